@@ -1,0 +1,48 @@
+"""Errors and warnings of inexeval.
+
+Every problem with the user's input is an :class:`InexevalError` carrying the file, the line
+(where known) and the reason; the command line turns it into one line on stderr and exit code 2.
+Warnings go through :func:`warn`, which the command line prints as one line each on stderr.
+"""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+
+def _where(file: str | Path | None, line: int | None) -> str:
+    if file is None:
+        return ""
+    return f"{file}:{line}: " if line is not None else f"{file}: "
+
+
+class InexevalError(Exception):
+    """A problem with the user's input or request, reported as ``file:line: reason``."""
+
+    def __init__(self, reason: str, file: str | Path | None = None, line: int | None = None):
+        self.reason = reason
+        self.file = None if file is None else str(file)
+        self.line = line
+        super().__init__(f"{_where(file, line)}{reason}")
+
+
+class FormatError(InexevalError):
+    """A file that cannot be read as the format it claims or was detected to be."""
+
+
+class MeasureError(InexevalError):
+    """Unknown measure names, parameters or values (all problems of one request together)."""
+
+
+class RunError(InexevalError):
+    """A run that breaks the rules of its task (overlap, interleaving, ...)."""
+
+
+class InexevalWarning(UserWarning):
+    """Something suspicious in the input that does not stop the evaluation."""
+
+
+def warn(reason: str, file: str | Path | None = None, line: int | None = None) -> None:
+    """Emit an :class:`InexevalWarning` as ``file:line: reason``."""
+    warnings.warn(f"{_where(file, line)}{reason}", InexevalWarning, stacklevel=2)

@@ -1,0 +1,121 @@
+"""The evaluation API: ``evaluate``, ``iter_calc`` and a reusable ``Evaluator``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any
+
+from inexeval.errors import MeasureError, warn
+from inexeval.measures.registry import Measure, TopicContext, parse_measures
+from inexeval.model import Assessments, Run, TopicRun
+from inexeval.model.run import make_topic_run
+from inexeval.results import Results, Row
+
+
+def _group(measures: Sequence[Measure]) -> dict[tuple[Any, ...], list[Measure]]:
+    groups: dict[tuple[Any, ...], list[Measure]] = {}
+    for m in measures:
+        groups.setdefault((m.family.name, m.params), []).append(m)
+    return groups
+
+
+class Evaluator:
+    """Measures and assessments bound once, to evaluate many runs (ir_measures' ``evaluator``).
+
+    ``complete`` (trec_eval's ``-c``): average over every assessed topic, a topic without results
+    scoring as an empty run; otherwise over the assessed topics present in the run.
+    ``order``: how results are ordered before scoring (``rank``, ``score`` or ``file``; see
+    :meth:`inexeval.model.TopicRun.ordered`).
+    """
+
+    def __init__(
+        self,
+        measures: Iterable[str | Measure],
+        assessments: Assessments,
+        *,
+        collection: Any = None,
+        num_docs: int | None = None,
+        complete: bool = False,
+        topics: Iterable[str] | None = None,
+        order: str = "rank",
+        options: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.measures = list(dict.fromkeys(parse_measures(list(measures))))
+        problems = [
+            f"{m} needs {' or '.join(m.family.scales)} assessments, not {assessments.scale}"
+            for m in self.measures
+            if m.family.scales is not None and assessments.scale not in m.family.scales
+        ]
+        if problems:
+            raise MeasureError("; ".join(dict.fromkeys(problems)), assessments.source)
+        self.assessments = assessments
+        self.collection = collection
+        if num_docs is None and collection is not None:
+            num_docs = collection.num_docs
+        self.num_docs = num_docs
+        self.complete = complete
+        self.topics = None if topics is None else set(topics)
+        self.order = order
+        self.options = dict(options or {})
+
+    def _topics_for(self, run: Run) -> list[str]:
+        assessed = [t for t in self.assessments if self.topics is None or t in self.topics]
+        if self.complete:
+            return sorted(assessed, key=_topic_key)
+        present = set(run)
+        return sorted((t for t in assessed if t in present), key=_topic_key)
+
+    def iter_calc(self, run: Run) -> Iterator[Row]:
+        """Yield one :class:`Row` per topic and measure, topics in natural id order."""
+        unassessed = [t for t in run if t not in self.assessments]
+        if unassessed:
+            shown = ", ".join(unassessed[:5]) + (" ..." if len(unassessed) > 5 else "")
+            warn(f"{len(unassessed)} topic(s) in the run have no assessments and are ignored: {shown}",
+                 run.source)
+        groups = _group(self.measures)
+        for topic in self._topics_for(run):
+            topic_run = run.topics.get(topic) or make_topic_run(topic, [])
+            topic_run = topic_run.ordered(self.order)
+            assessed = self.assessments[topic]
+            context = TopicContext(self.collection, self.num_docs, self.options)
+            for members in groups.values():
+                family = members[0].family
+                values = family.kernel(
+                    assessed, topic_run, context, members[0].settings, [m.cutoff for m in members]
+                )
+                for measure, value in zip(members, values):
+                    yield Row(run.name, topic, str(measure), value)
+
+    def evaluate(self, runs: Run | Sequence[Run]) -> Results:
+        runs = [runs] if isinstance(runs, Run) else list(runs)
+        results = Results(aggregates={str(m): m.family.aggregate for m in self.measures})
+        for run in runs:
+            results.topics_evaluated[run.name] = self._topics_for(run)
+            results.extend(list(self.iter_calc(run)))
+        return results
+
+
+def _topic_key(topic: str) -> tuple[int, int, str]:
+    return (0, int(topic), topic) if topic.isdigit() else (1, 0, topic)
+
+
+def evaluate(
+    assessments: Assessments,
+    run: Run | Sequence[Run],
+    measures: Iterable[str | Measure],
+    collection: Any = None,
+    **options: Any,
+) -> Results:
+    """Evaluate one run or several under the given measures; see :class:`Evaluator` for options."""
+    return Evaluator(measures, assessments, collection=collection, **options).evaluate(run)
+
+
+def iter_calc(
+    assessments: Assessments,
+    run: Run,
+    measures: Iterable[str | Measure],
+    collection: Any = None,
+    **options: Any,
+) -> Iterator[Row]:
+    """Yield ``Row(run, topic, measure, value)`` for every assessed topic and measure."""
+    return Evaluator(measures, assessments, collection=collection, **options).iter_calc(run)

@@ -1,0 +1,262 @@
+"""The measure registry and the measure-name grammar.
+
+A measure family (``P``, ``overlap``, ``inex_eval`` ...) is registered once with its typed
+parameters and a kernel. A :class:`Measure` is a family with parameter values and an optional
+cut-off, named by the ir_measures grammar ``NAME(param=value,...)@cutoff`` (``NAME[cutoff]`` is
+accepted too, as in the official ``iP[0.01]``). ``str(measure)`` is the canonical name: parameters
+equal to their default are left out.
+
+A kernel receives one topic's assessments and run, a :class:`TopicContext`, the parameter values
+and *all* the cut-offs requested for that family and those parameters, and returns one value per
+cut-off, so that shared work (sorting, cumulative sums) is done once.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from inexeval.errors import MeasureError
+
+Value = float | None
+"""A measure value; None means undefined for the topic (excluded from the mean)."""
+
+
+@dataclass(frozen=True)
+class Param:
+    """A typed parameter of a measure family."""
+
+    name: str
+    kind: type
+    default: Any
+    description: str
+    choices: tuple[Any, ...] | None = None
+
+    def convert(self, value: Any) -> Any:
+        if self.kind is bool and isinstance(value, str):
+            if value.lower() in ("true", "1", "yes"):
+                return True
+            if value.lower() in ("false", "0", "no"):
+                return False
+            raise ValueError(value)
+        if self.kind is str:
+            value = str(value)
+        elif self.kind is float and isinstance(value, (int, float, str)) and not isinstance(
+            value, bool
+        ):
+            value = float(value)
+        elif self.kind is int and isinstance(value, (int, str)) and not isinstance(value, bool):
+            value = int(value)
+        if not isinstance(value, self.kind):
+            raise ValueError(value)
+        return value
+
+
+@dataclass
+class TopicContext:
+    """What a kernel may use besides the topic's assessments and run: the collection index,
+    the number of documents of the collection, and a per-(run, topic) memo for shared work."""
+
+    collection: Any = None
+    num_docs: int | None = None
+    options: Mapping[str, Any] = field(default_factory=dict)
+    memo: dict[Any, Any] = field(default_factory=dict)
+
+    def cached(self, key: Any, make: Callable[[], Any]) -> Any:
+        if key not in self.memo:
+            self.memo[key] = make()
+        return self.memo[key]
+
+
+Kernel = Callable[[Any, Any, TopicContext, Mapping[str, Any], Sequence[Any]], Sequence[Value]]
+
+
+@dataclass(frozen=True)
+class Family:
+    """A registered measure family."""
+
+    name: str
+    description: str
+    kernel: Kernel
+    params: tuple[Param, ...] = ()
+    cutoff: type | None = None
+    cutoff_required: bool = False
+    aliases: tuple[str, ...] = ()
+    aggregate: str = "mean"
+    scales: tuple[str, ...] | None = None
+    bracket_cutoff: bool = False
+
+    def param(self, name: str) -> Param | None:
+        return next((p for p in self.params if p.name == name), None)
+
+
+@dataclass(frozen=True)
+class Measure:
+    """A family with parameter values and a cut-off; ``str()`` is its canonical name."""
+
+    family: Family
+    params: tuple[tuple[str, Any], ...]
+    cutoff: Any = None
+
+    @property
+    def name(self) -> str:
+        return self.family.name
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        values = {p.name: p.default for p in self.family.params}
+        values.update(self.params)
+        return values
+
+    def __str__(self) -> str:
+        text = self.family.name
+        shown = [(k, v) for k, v in self.params if v != self.family.param(k).default]  # type: ignore[union-attr]
+        if shown:
+            text += "(" + ",".join(f"{k}={_show(v)}" for k, v in shown) + ")"
+        if self.cutoff is not None:
+            cut = _show(self.cutoff)
+            text += f"[{cut}]" if self.family.bracket_cutoff else f"@{cut}"
+        return text
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.2f}" if round(value, 2) == value and value < 1.0001 else repr(value)
+    return str(value)
+
+
+REGISTRY: dict[str, Family] = {}
+
+
+def register(family: Family) -> Family:
+    """Add a family to the registry (under its name and aliases) and return it."""
+    for name in (family.name, *family.aliases):
+        if name in REGISTRY and REGISTRY[name] is not family:
+            raise ValueError(f"measure name {name!r} registered twice")
+        REGISTRY[name] = family
+    return family
+
+
+def families() -> list[Family]:
+    """Every registered family once, in name order."""
+    _load_builtin()
+    seen: dict[int, Family] = {}
+    for family in REGISTRY.values():
+        seen.setdefault(id(family), family)
+    return sorted(seen.values(), key=lambda f: f.name.lower())
+
+
+_NAME = re.compile(
+    r"^\s*(?P<name>[A-Za-z_][\w\-]*)\s*(?:\((?P<params>.*)\))?\s*"
+    r"(?:@\s*(?P<at>[^\s@\[\]]+)|\[\s*(?P<bracket>[^\]]+?)\s*\])?\s*$"
+)
+
+
+def _load_builtin() -> None:
+    import inexeval.measures  # noqa: F401  (registers the built-in families)
+
+
+def parse_measure(text: str) -> Measure:
+    """Parse one measure name; raises :class:`MeasureError` naming every problem in it."""
+    return parse_measures([text])[0]
+
+
+def parse_measures(texts: Iterable[str | Measure]) -> list[Measure]:
+    """Parse measure names; every problem of every name is reported in one :class:`MeasureError`."""
+    _load_builtin()
+    measures: list[Measure] = []
+    problems: list[str] = []
+    for text in texts:
+        if isinstance(text, Measure):
+            measures.append(text)
+            continue
+        measure = _parse_one(text, problems)
+        if measure is not None:
+            measures.append(measure)
+    if problems:
+        raise MeasureError("; ".join(problems))
+    return measures
+
+
+def _nearest(word: str, options: Iterable[str]) -> str:
+    options = list(options)
+    close = difflib.get_close_matches(word, options, n=1, cutoff=0.4)
+    if not close:
+        lowered = {o.lower(): o for o in options}
+        close = [lowered[word.lower()]] if word.lower() in lowered else []
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _parse_one(text: str, problems: list[str]) -> Measure | None:
+    match = _NAME.match(text)
+    if match is None:
+        problems.append(f"cannot read measure name {text!r} (expected NAME(param=value,...)@cutoff)")
+        return None
+    family = REGISTRY.get(match.group("name"))
+    if family is None:
+        problems.append(
+            f"unknown measure {match.group('name')!r}{_nearest(match.group('name'), REGISTRY)}"
+        )
+        return None
+    params: dict[str, Any] = {}
+    if match.group("params") and match.group("params").strip():
+        try:
+            call = ast.parse(f"f({match.group('params')})", mode="eval").body
+        except SyntaxError:
+            problems.append(f"cannot read the parameters of {text!r}")
+            return None
+        assert isinstance(call, ast.Call)
+        if call.args:
+            problems.append(f"{text!r}: parameters must be given as name=value")
+        for keyword in call.keywords:
+            name = keyword.arg or ""
+            param = family.param(name)
+            if param is None:
+                problems.append(
+                    f"{family.name} has no parameter {name!r}"
+                    f"{_nearest(name, [p.name for p in family.params])}"
+                )
+                continue
+            node = keyword.value
+            raw: Any = node.id if isinstance(node, ast.Name) else None
+            if raw is None:
+                try:
+                    raw = ast.literal_eval(node)
+                except ValueError:
+                    raw = ast.unparse(node)
+            try:
+                value = param.convert(raw)
+            except (ValueError, TypeError):
+                problems.append(f"{family.name}: {name}={raw!r} is not a {param.kind.__name__}")
+                continue
+            if param.choices is not None and value not in param.choices:
+                choices = [str(c) for c in param.choices]
+                problems.append(
+                    f"{family.name}: {name}={value!r} is not one of {', '.join(choices)}"
+                    f"{_nearest(str(value), choices)}"
+                )
+                continue
+            params[name] = value
+    cut_text = match.group("at") or match.group("bracket")
+    cutoff: Any = None
+    if cut_text is not None:
+        if family.cutoff is None:
+            problems.append(f"{family.name} takes no cut-off")
+            return None
+        try:
+            cutoff = family.cutoff(cut_text)
+        except ValueError:
+            problems.append(f"{family.name}: cut-off {cut_text!r} is not a {family.cutoff.__name__}")
+            return None
+        if cutoff <= 0 if family.cutoff is int else cutoff < 0:
+            problems.append(f"{family.name}: cut-off {cut_text!r} is out of range")
+            return None
+    elif family.cutoff_required:
+        problems.append(f"{family.name} needs a cut-off, e.g. {family.name}@10")
+        return None
+    ordered = tuple((p.name, params.get(p.name, p.default)) for p in family.params)
+    return Measure(family, ordered, cutoff)

@@ -1,0 +1,132 @@
+"""Runs: per topic, the results in the order the file gives them.
+
+A :class:`TopicRun` keeps parallel arrays in file order: the document (``files``), the canonical
+element path (``paths``; empty for passages and whole documents), the passage ``offsets`` and
+``lengths`` (-1 where the result is an element or a document; FOL ``X``/``-1`` offsets are kept
+as -1 with ``missing`` set), the ``ranks`` and ``rsv`` as given (NaN/-1 where absent) and the
+source ``lines``. :meth:`TopicRun.ordered` applies the ordering convention of DESIGN.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+RESULT_KINDS = ("element", "passage", "document")
+
+
+@dataclass(frozen=True, eq=False)
+class TopicRun:
+    """The results of one run for one topic (see module docstring)."""
+
+    topic: str
+    files: npt.NDArray[np.object_]
+    paths: npt.NDArray[np.object_]
+    offsets: npt.NDArray[np.int64]
+    lengths: npt.NDArray[np.int64]
+    ranks: npt.NDArray[np.int64]
+    rsv: npt.NDArray[np.float64]
+    lines: npt.NDArray[np.int64]
+    missing: npt.NDArray[np.bool_] = field(default_factory=lambda: np.zeros(0, dtype=bool))
+
+    def __post_init__(self) -> None:
+        if len(self.missing) != len(self.files):
+            object.__setattr__(self, "missing", np.zeros(len(self.files), dtype=bool))
+
+    def __len__(self) -> int:
+        return len(self.files)
+
+    def take(self, order: npt.NDArray[np.int64] | slice) -> TopicRun:
+        """A copy with the results reordered or cut by ``order``."""
+        return replace(
+            self,
+            files=self.files[order],
+            paths=self.paths[order],
+            offsets=self.offsets[order],
+            lengths=self.lengths[order],
+            ranks=self.ranks[order],
+            rsv=self.rsv[order],
+            lines=self.lines[order],
+            missing=self.missing[order],
+        )
+
+    def ordered(self, policy: str = "rank") -> TopicRun:
+        """Results in evaluation order.
+
+        ``rank``: by rank if every result has one, else by rsv descending if every result has
+        one, else file order (DESIGN.md); ``score``: by rsv descending; ``file``: file order.
+        Sorting is stable, so ties keep file order.
+        """
+        if policy == "file" or len(self) < 2:
+            return self
+        if policy == "rank" and bool(np.all(self.ranks >= 0)):
+            order = np.argsort(self.ranks, kind="stable")
+        elif policy in ("rank", "score") and not bool(np.any(np.isnan(self.rsv))):
+            order = np.argsort(-self.rsv, kind="stable")
+        else:
+            return self
+        if bool(np.all(order[1:] > order[:-1])):
+            return self
+        return self.take(order)
+
+    def tie_levels(self) -> npt.NDArray[np.int64]:
+        """Level number of each result in its current order: results with equal rsv next to
+        each other share a level (a weak ordering); without rsv each result is its own level."""
+        if len(self) == 0:
+            return np.zeros(0, dtype=np.int64)
+        if bool(np.any(np.isnan(self.rsv))):
+            return np.arange(len(self), dtype=np.int64)
+        change = np.concatenate(([True], self.rsv[1:] != self.rsv[:-1]))
+        return np.cumsum(change).astype(np.int64) - 1
+
+
+def make_topic_run(
+    topic: str,
+    files: list[str],
+    *,
+    paths: list[str] | None = None,
+    offsets: list[int] | None = None,
+    lengths: list[int] | None = None,
+    ranks: list[int] | None = None,
+    rsv: list[float] | None = None,
+    lines: list[int] | None = None,
+    missing: list[bool] | None = None,
+) -> TopicRun:
+    """Build a :class:`TopicRun` from lists; absent columns get their "absent" values."""
+    n = len(files)
+    return TopicRun(
+        topic=topic,
+        files=np.array(files, dtype=object),
+        paths=np.array(paths if paths is not None else [""] * n, dtype=object),
+        offsets=np.array(offsets if offsets is not None else [-1] * n, dtype=np.int64),
+        lengths=np.array(lengths if lengths is not None else [-1] * n, dtype=np.int64),
+        ranks=np.array(ranks if ranks is not None else [-1] * n, dtype=np.int64),
+        rsv=np.array(rsv if rsv is not None else [np.nan] * n, dtype=np.float64),
+        lines=np.array(lines if lines is not None else list(range(1, n + 1)), dtype=np.int64),
+        missing=np.array(missing if missing is not None else [False] * n, dtype=bool),
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class Run(Mapping[str, TopicRun]):
+    """A run: its name, the kind of its results and one :class:`TopicRun` per topic, in the order
+    topics first appear in the file."""
+
+    name: str
+    kind: str
+    topics: Mapping[str, TopicRun]
+    source: str | None = None
+    meta: Mapping[str, Any] = field(default_factory=dict)
+
+    def __getitem__(self, topic: str) -> TopicRun:
+        return self.topics[topic]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.topics)
+
+    def __len__(self) -> int:
+        return len(self.topics)
