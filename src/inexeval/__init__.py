@@ -1,0 +1,35 @@
+"""inexeval: evaluation of XML element retrieval and focused (passage) retrieval as in INEX.
+
+The API has three verbs, as ir_measures: :func:`evaluate` (per-topic values and means),
+:func:`iter_calc` (a stream of ``Row(run, topic, measure, value)``) and :class:`Evaluator`
+(measures and assessments bound once for many runs). Readers are in :mod:`inexeval.formats`
+(:func:`load_assessments`, :func:`load_run`), the collection index in :mod:`inexeval.collection`.
+Heavy modules are imported on first use, so the command line starts at once.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
+
+_LAZY = {
+    "evaluate": "inexeval.evaluation",
+    "iter_calc": "inexeval.evaluation",
+    "Evaluator": "inexeval.evaluation",
+    "Results": "inexeval.results",
+    "Row": "inexeval.results",
+    "load_assessments": "inexeval.formats.detect",
+    "load_run": "inexeval.formats.detect",
+    "load_collection": "inexeval.collection.build",
+    "build_index": "inexeval.collection.build",
+    "parse_measure": "inexeval.measures.registry",
+    "InexevalError": "inexeval.errors",
+}
+
+__all__ = sorted(_LAZY)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'inexeval' has no attribute {name!r}")

@@ -5,10 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
+import numpy as np
+
 from inexeval.errors import MeasureError, warn
 from inexeval.measures.registry import Measure, TopicContext, parse_measures
 from inexeval.model import Assessments, Run, TopicRun
 from inexeval.model.run import make_topic_run
+from inexeval.quantise import get as quantisation
 from inexeval.results import Results, Row
 
 
@@ -26,6 +29,10 @@ class Evaluator:
     scoring as an empty run; otherwise over the assessed topics present in the run.
     ``order``: how results are ordered before scoring (``rank``, ``score`` or ``file``; see
     :meth:`inexeval.model.TopicRun.ordered`).
+    ``limit``: results per topic kept for element and document runs (spec §1.7.3: 100 for INEX
+    2002 assessments, else 1500; 0 keeps all); longer lists are cut with a warning. Repeated
+    results of element and document runs are dropped after their first occurrence, with a warning
+    (spec §1.8, as INEX 2002 did).
     """
 
     def __init__(
@@ -38,6 +45,7 @@ class Evaluator:
         complete: bool = False,
         topics: Iterable[str] | None = None,
         order: str = "rank",
+        limit: int | None = None,
         options: Mapping[str, Any] | None = None,
     ) -> None:
         self.measures = list(dict.fromkeys(parse_measures(list(measures))))
@@ -46,6 +54,13 @@ class Evaluator:
             for m in self.measures
             if m.family.scales is not None and assessments.scale not in m.family.scales
         ]
+        for m in self.measures:
+            quant = m.settings.get("quant")
+            if isinstance(quant, str):
+                try:
+                    quantisation(quant, assessments.scale)
+                except MeasureError as error:
+                    problems.append(f"{m}: {error.reason}")
         if problems:
             raise MeasureError("; ".join(dict.fromkeys(problems)), assessments.source)
         self.assessments = assessments
@@ -56,6 +71,7 @@ class Evaluator:
         self.complete = complete
         self.topics = None if topics is None else set(topics)
         self.order = order
+        self.limit = (100 if assessments.scale == "inex2002" else 1500) if limit is None else limit
         self.options = dict(options or {})
 
     def _topics_for(self, run: Run) -> list[str]:
@@ -76,6 +92,8 @@ class Evaluator:
         for topic in self._topics_for(run):
             topic_run = run.topics.get(topic) or make_topic_run(topic, [])
             topic_run = topic_run.ordered(self.order)
+            if run.kind != "passage":
+                topic_run = prepare(topic_run, self.limit, run.source)
             assessed = self.assessments[topic]
             context = TopicContext(self.collection, self.num_docs, self.options)
             for members in groups.values():
@@ -93,6 +111,24 @@ class Evaluator:
             results.topics_evaluated[run.name] = self._topics_for(run)
             results.extend(list(self.iter_calc(run)))
         return results
+
+
+def prepare(run: TopicRun, limit: int, source: str | None = None) -> TopicRun:
+    """Drop repeated results (keeping the first) and cut the list at ``limit`` (0: no limit)."""
+    keys = list(zip(run.files.tolist(), run.paths.tolist(), run.offsets.tolist(),
+                    run.lengths.tolist()))
+    first: dict[tuple[Any, ...], int] = {}
+    keep = [first.setdefault(key, i) == i for i, key in enumerate(keys)]
+    if not all(keep):
+        repeated = [i for i, k in enumerate(keep) if not k]
+        line = int(run.lines[repeated[0]])
+        warn(f"topic {run.topic}: {len(repeated)} repeated result(s) dropped, the first kept "
+             f"(first repeat at line {line})", source)
+        run = run.take(np.flatnonzero(keep))
+    if limit and len(run) > limit:
+        warn(f"topic {run.topic}: {len(run)} results, cut to the first {limit}", source)
+        run = run.take(slice(0, limit))
+    return run
 
 
 def _topic_key(topic: str) -> tuple[int, int, str]:

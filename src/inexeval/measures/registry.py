@@ -89,6 +89,8 @@ class Family:
     aggregate: str = "mean"
     scales: tuple[str, ...] | None = None
     bracket_cutoff: bool = False
+    cutoff_range: tuple[float, float] | None = None
+    """Inclusive bounds of a float cut-off (an int cut-off must be at least 1)."""
 
     def param(self, name: str) -> Param | None:
         return next((p for p in self.params if p.name == name), None)
@@ -252,8 +254,11 @@ def _parse_one(text: str, problems: list[str]) -> Measure | None:
         except ValueError:
             problems.append(f"{family.name}: cut-off {cut_text!r} is not a {family.cutoff.__name__}")
             return None
-        if cutoff <= 0 if family.cutoff is int else cutoff < 0:
-            problems.append(f"{family.name}: cut-off {cut_text!r} is out of range")
+        low, high = family.cutoff_range or ((1, float("inf")) if family.cutoff is int else (0, 1))
+        if not low <= cutoff <= high:
+            problems.append(
+                f"{family.name}: cut-off {cut_text!r} is out of range (from {low} to {high})"
+            )
             return None
     elif family.cutoff_required:
         problems.append(f"{family.name} needs a cut-off, e.g. {family.name}@10")

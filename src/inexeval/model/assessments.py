@@ -17,7 +17,9 @@ trec        ``relevance`` (integer grade of a TREC document qrels line)
 
 ``highlights`` maps a document to its highlighted character spans, an ``(n, 2)`` int64 array of
 ``[start, end)`` rows sorted by start (FOL qrels, or 2005 passages resolved against the
-collection). ``explicit`` is False for records added by implicit assessment (spec §1.6).
+collection). ``passages`` keeps the 2005-2008 highlighted passages as given (``(start, end)``
+XPointers per document) until they are resolved against the collection into ``highlights``.
+``explicit`` is False for records added by implicit assessment (spec §1.6).
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ class TopicAssessments:
     explicit: npt.NDArray[np.bool_]
     highlights: Mapping[str, npt.NDArray[np.int64]] = field(default_factory=dict)
     best_entry_points: Mapping[str, Any] = field(default_factory=dict)
+    passages: Mapping[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
     source: str | None = None
 
     def __post_init__(self) -> None:

@@ -1,0 +1,77 @@
+"""The ``inexeval`` command line: parses arguments, calls the API, prints. No computation.
+
+Sub-commands live in :mod:`inexeval.commands`, one module each. Problems with the input become
+one line on stderr and exit code 2; warnings one line each on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import sys
+import warnings
+from collections.abc import Sequence
+from types import ModuleType
+
+import inexeval.commands
+
+
+def _commands() -> list[ModuleType]:
+    names = sorted(m.name for m in pkgutil.iter_modules(inexeval.commands.__path__))
+    return [importlib.import_module(f"inexeval.commands.{name}") for name in names]
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(
+        prog="inexeval",
+        description="Evaluate XML element and passage retrieval as the INEX campaigns did.",
+    )
+    top.add_argument("--version", action="version", version=f"inexeval {_version()}")
+    sub = top.add_subparsers(dest="command", metavar="COMMAND")
+    for module in _commands():
+        command = sub.add_parser(module.NAME, help=module.HELP, description=module.HELP)
+        module.add_arguments(command)
+        command.set_defaults(run=module.run)
+    return top
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("inexeval")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def _show_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+                  file: object = None, line: str | None = None) -> None:
+    print(f"inexeval: warning: {message}", file=sys.stderr)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from inexeval.errors import InexevalError
+
+    args = parser().parse_args(argv)
+    if getattr(args, "run", None) is None:
+        parser().print_help()
+        return 0
+    warnings.showwarning = _show_warning
+    try:
+        return int(args.run(args))
+    except InexevalError as error:
+        print(f"inexeval: error: {error}", file=sys.stderr)
+        return 2
+    except OSError as error:
+        where = f"{error.filename}: " if error.filename else ""
+        print(f"inexeval: error: {where}{error.strerror or error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

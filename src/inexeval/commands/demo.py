@@ -1,0 +1,55 @@
+"""``inexeval demo``: evaluate the bundled example data and print seed 000's tables."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+NAME = "demo"
+HELP = "evaluate the bundled example collection, assessments and three runs"
+
+CUTOFFS = (5, 10, 20, 30, 100, 200, 1500)
+QUANTISATIONS = (("strict", "strict"), ("liberal", "liberal"), ("exhaust.", "e3s321"),
+                 ("specific", "s3e321"))
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--digits", type=int, default=3, metavar="N", help="decimals printed (3)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from inexeval import demo
+    from inexeval.collection.build import build_index
+    from inexeval.collection.implicit import apply_implicit
+    from inexeval.evaluation import Evaluator
+    from inexeval.formats.detect import load_assessments, load_run
+
+    collection = build_index(demo.COLLECTION)
+    assessments = apply_implicit(load_assessments(demo.ASSESSMENTS_2004), collection=collection)
+    runs = [load_run(path) for path in demo.RUNS]
+    measures = [f"P(quant={q})@{k}" for k in CUTOFFS for _, q in QUANTISATIONS]
+    measures += [f"overlap@{k}" for k in CUTOFFS]
+    measures += ["inex_eval(quant=strict)", "inex_eval(quant=generalised)"]
+    results = Evaluator(measures, assessments, collection=collection, complete=True).evaluate(runs)
+    d = args.digits
+    out = sys.stdout
+    out.write(f"Example collection: {collection.num_docs} articles; {len(assessments)} topics "
+              "with INEX 2003/2004-style assessments (implicit assessments on); "
+              f"{len(runs)} runs.\n")
+    for run in runs:
+        out.write(f"\nPrecision and overlap of run {run.name} ({run.meta.get('description', '')})"
+                  "\n")
+        out.write("cut-off\t" + "\t".join(label for label, _ in QUANTISATIONS) + "\toverlap\n")
+        for k in CUTOFFS:
+            values = [results.mean(f"P(quant={q})@{k}", run.name) for _, q in QUANTISATIONS]
+            values.append(results.mean(f"overlap@{k}", run.name))
+            out.write(f"{k}\t" + "\t".join(f"{v:.{d}f}" for v in values if v is not None) + "\n")
+    out.write("\ninex_eval (mean average precision over 100 recall points)\n")
+    out.write("run\tstrict\tgeneralised\n")
+    for run in runs:
+        strict = results.mean("inex_eval", run.name)
+        generalised = results.mean("inex_eval(quant=generalised)", run.name)
+        out.write(f"{run.name}\t{strict:.{d}f}\t{generalised:.{d}f}\n")
+    out.write("\nTry: inexeval eval ASSESSMENTS RUN -m 'P(quant=generalised)@10' -q "
+              f"(example files under {demo.DATA})\n")
+    return 0

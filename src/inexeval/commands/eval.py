@@ -1,0 +1,132 @@
+"""``inexeval eval``: evaluate runs against assessments and print trec_eval-style results."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+NAME = "eval"
+HELP = "evaluate runs against assessments (trec_eval-style output)"
+
+TASKS = ("focused", "thorough", "relevant-in-context", "best-in-context", "t2i")
+
+DEFAULT_MEASURES = {
+    "inex2002": ["inex_eval(quant=strict)", "inex_eval(quant=generalised)", "P@10", "overlap@10"],
+    "inex2003": ["inex_eval(quant=strict)", "inex_eval(quant=generalised)", "P@10", "overlap@10"],
+    "inex2005": ["P@10", "overlap@10"],
+    "trec": ["P@10", "inex_eval"],
+}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("assessments", metavar="ASSESSMENTS",
+                        help="assessment file or folder of per-topic files (INEX XML, FOL or "
+                        "TREC qrels)")
+    parser.add_argument("runs", metavar="RUN", nargs="+", help="run files")
+    parser.add_argument("-m", "--measure", action="append", default=[], metavar="MEASURE",
+                        help="a measure, e.g. 'P(quant=strict)@10', overlap@10, "
+                        "'inex_eval(quant=generalised)' (repeatable; see `inexeval measures`)")
+    parser.add_argument("--task", choices=TASKS,
+                        help="the official INEX 2007-2010 measure set and run rules of a task")
+    parser.add_argument("--collection", metavar="DIR|INDEX",
+                        help="the XML documents, or an index saved by `inexeval index`")
+    parser.add_argument("--num-docs", type=int, metavar="N",
+                        help="documents in the collection (inex_eval's virtual final rank)")
+    parser.add_argument("-q", action="store_true", help="print per-topic values too")
+    parser.add_argument("-c", action="store_true",
+                        help="average over all assessed topics, a topic without results scoring 0")
+    parser.add_argument("--topics", metavar="IDS", help="comma-separated topic ids to evaluate")
+    parser.add_argument("--topic-file", metavar="FILE",
+                        help="topic file: CAS topics with target elements get no implicit "
+                        "assessments")
+    parser.add_argument("--implicit", choices=("on", "off"), default="on",
+                        help="implicit assessments of ancestors (spec §1.6; default on)")
+    parser.add_argument("--digits", type=int, default=4, metavar="N", help="decimals printed")
+    parser.add_argument("--format", choices=("trec", "csv", "json", "latex", "table"),
+                        default="trec", help="output format (default trec)")
+    parser.add_argument("--table", action="store_true",
+                        help="print runs x measures of the means (same as --format table)")
+    parser.add_argument("--assessments-format", metavar="FORMAT",
+                        help="override format detection: inex, fol, trec")
+    parser.add_argument("--run-format", metavar="FORMAT",
+                        help="override format detection: inex, trec, fol")
+    parser.add_argument("--order", choices=("rank", "score", "file"), default="rank",
+                        help="result order: rank if every result has one, else score, else file "
+                        "order (default); or by score or file order only")
+    parser.add_argument("--limit", type=int, metavar="N",
+                        help="results kept per topic (default 1500; 100 for INEX 2002; 0: all)")
+    passage = parser.add_argument_group("passage tasks (--task)")
+    passage.add_argument("--beta", type=float, default=0.25,
+                         help="relevant-in-context: weight of recall in the F-score (0.25)")
+    passage.add_argument("--bep-n", type=int, default=500,
+                         help="best-in-context: BEP distance limit in characters (500)")
+    passage.add_argument("--irr", type=int, default=300,
+                         help="t2i: tolerance to irrelevance in characters (300)")
+    passage.add_argument("--exact-buckets", action="store_true",
+                         help="focused/thorough: recall buckets in exact arithmetic instead of "
+                         "the official tool's floor(100*R) in doubles")
+
+
+def _assessments(args: argparse.Namespace, collection: Any) -> Any:
+    from inexeval.formats.detect import load_assessments
+
+    assessments = load_assessments(args.assessments, args.assessments_format)
+    if args.topics:
+        assessments = assessments.select({t.strip() for t in args.topics.split(",") if t.strip()})
+    if args.implicit == "on" and assessments.scale in ("inex2002", "inex2003", "inex2005"):
+        from inexeval.collection.implicit import apply_implicit
+
+        targets: set[str] = set()
+        if args.topic_file:
+            from inexeval.formats.topics import read_topics
+
+            targets = {t for t, topic in read_topics(args.topic_file).items()
+                       if topic.target_elements}
+        assessments = apply_implicit(assessments, skip=targets, collection=collection)
+    return assessments
+
+
+def run(args: argparse.Namespace) -> int:
+    from inexeval.errors import InexevalError
+    from inexeval.evaluation import Evaluator
+    from inexeval.formats.detect import load_run
+    from inexeval.report import render
+
+    for path in [args.assessments, *args.runs, *([args.collection] if args.collection else [])]:
+        if not Path(path).exists():
+            raise InexevalError("no such file or folder", path)
+    collection = None
+    if args.collection:
+        from inexeval.collection.build import load_collection
+
+        collection = load_collection(args.collection)
+    assessments = _assessments(args, collection)
+    runs = [load_run(path, args.run_format) for path in args.runs]
+    _unique_names(runs)
+    fmt = "table" if args.table else args.format
+    if args.task:
+        from inexeval.measures.focused import evaluate_task
+
+        results = evaluate_task(assessments, runs, args.task, complete=args.c, beta=args.beta,
+                                bep_n=args.bep_n, irr=args.irr, exact_buckets=args.exact_buckets,
+                                measures=args.measure or None)
+    else:
+        measures = args.measure or DEFAULT_MEASURES.get(assessments.scale, ["P@10"])
+        evaluator = Evaluator(measures, assessments, collection=collection,
+                              num_docs=args.num_docs, complete=args.c, order=args.order,
+                              limit=args.limit)
+        results = evaluator.evaluate(runs)
+    sys.stdout.write(render(results, fmt, digits=args.digits, per_topic=args.q))
+    return 0
+
+
+def _unique_names(runs: list[Any]) -> None:
+    """Several runs with one run-id would be indistinguishable: name them by file instead."""
+    names = [r.name for r in runs]
+    if len(set(names)) < len(names):
+        from dataclasses import replace
+
+        for i, r in enumerate(runs):
+            runs[i] = replace(r, name=str(r.source or r.name))

@@ -1,0 +1,31 @@
+"""``inexeval index DIR -o INDEX``: index a collection's XML documents once and save the index."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from inexeval.collection.build import build_index, save_index
+
+NAME = "index"
+HELP = "index the XML documents of a collection folder and save the index to one file"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("folder", metavar="DIR", help="collection folder (every *.xml below it)")
+    parser.add_argument("-o", "--output", metavar="INDEX", required=True,
+                        help="file to write the index to (.npz)")
+    parser.add_argument("--quiet", action="store_true", help="do not report progress")
+
+
+def _progress(done: int, total: int) -> None:
+    if done == total or done % 1000 == 0:
+        print(f"indexed {done}/{total} documents", file=sys.stderr)
+
+
+def run(args: argparse.Namespace) -> int:
+    index = build_index(args.folder, progress=None if args.quiet else _progress)
+    save_index(index, args.output)
+    elements = sum(len(index[name]) for name in index)
+    print(f"{index.num_docs} documents, {elements} elements -> {args.output}")
+    return 0

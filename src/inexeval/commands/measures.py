@@ -1,0 +1,39 @@
+"""``inexeval measures``: list every measure with its parameters and defaults."""
+
+from __future__ import annotations
+
+import argparse
+import textwrap
+
+NAME = "measures"
+HELP = "list every measure and quantisation with parameters, defaults and descriptions"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("name", nargs="?", help="show only this measure")
+
+
+def run(args: argparse.Namespace) -> int:
+    from inexeval.measures.registry import families
+    from inexeval.quantise import describe
+
+    for family in families():
+        if args.name and args.name not in (family.name, *family.aliases):
+            continue
+        cut = ""
+        if family.cutoff is not None:
+            cut = f"{'[' if family.bracket_cutoff else '@'}{family.cutoff.__name__}" + (
+                "]" if family.bracket_cutoff else "")
+            if not family.cutoff_required:
+                cut = f"[{cut}]"
+        aliases = f"  (also {', '.join(family.aliases)})" if family.aliases else ""
+        print(f"{family.name}{cut}{aliases}")
+        print(textwrap.indent(textwrap.fill(family.description, 76), "    "))
+        for p in family.params:
+            choices = f" {{{', '.join(map(str, p.choices))}}}" if p.choices else ""
+            print(f"    {p.name}: {p.kind.__name__} = {p.default!r}{choices}  {p.description}")
+    if not args.name:
+        print("\nquantisations (quant=...):")
+        for name, scale, description in describe():
+            print(f"    {name:16} {scale:9} {description}")
+    return 0

@@ -1,0 +1,421 @@
+"""inex_eval_ng: overlap-aware, size-weighted recall_o and precision_o (INEX 2003 official).
+
+Seed 000 §2.3 eqs. 5-7 (after Gövert, Kazai, Fuhr and Lalmas), spec §3.3. For the first ``k``
+results ``c_1..c_k``, with per-dimension quantised exhaustivity ``e'`` and specificity ``s'``::
+
+    |c'_i|       = |text(c_i) \\ U_{j<i} text(c_j)|   (overlap=considered; |c_i| when ignored)
+    recall_o(k)  = sum_i e'(c_i) |c'_i| / |c_i|  /  recall base
+    precision_o(k) = sum_i s'(c_i) |c'_i|  /  sum_i |c'_i|
+
+This module also holds what the element measures of INEX 2003-2006 (this one, the xCG family and
+HiXEval) share: where each result's text lies (:func:`result_geometry`, with the precedence of
+size sources documented there), the layout of a collection rebuilt from an INEX 2005 assessment
+file when no collection index is given (:func:`assessment_layout`), and interpolation at recall
+points (:func:`interpolate_max`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from inexeval import spans
+from inexeval.collection.index import CollectionIndex, DocumentIndex
+from inexeval.collection.paths import ancestors, depth, parent, steps
+from inexeval.errors import InexevalError, warn
+from inexeval.measures.registry import Family, Param, TopicContext, Value, register
+from inexeval.model.assessments import TopicAssessments
+from inexeval.model.run import TopicRun
+from inexeval.quantise import quantise_dimensions
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+RECALL_POINTS: FloatArray = np.arange(1, 101, dtype=np.float64) / 100.0
+"""The 100 recall points 0.01, 0.02, ..., 1.00 (spec §3.3, §4.6; §12 Q4)."""
+
+_EPS = 1e-9
+
+UNKNOWN_SIZE = Param(
+    "unknown_size", int, -1,
+    "size in characters of a result whose size cannot be known (-1: such a result is an error; "
+    "spec §9.4)",
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# Where the results' text lies
+
+
+@dataclass(frozen=True)
+class ResultGeometry:
+    """The text of each result of a topic's run, in rank order: a document code and the span
+    ``[start, end)``; ``judged`` is the position of the result among the topic's judged units
+    (-1 when not judged); ``codes`` maps document names to their codes; ``collection`` is the
+    element index the spans come from (the real one, or :func:`assessment_layout`'s)."""
+
+    docs: IntArray
+    starts: IntArray
+    ends: IntArray
+    judged: IntArray
+    codes: Mapping[str, int]
+    collection: CollectionIndex
+
+    @property
+    def sizes(self) -> IntArray:
+        return self.ends - self.starts
+
+
+def result_geometry(
+    ta: TopicAssessments, run: TopicRun, ctx: TopicContext, unknown_size: int
+) -> ResultGeometry:
+    """Spans of every result of ``run`` (memoised per topic in ``ctx``).
+
+    Precedence of size sources (spec §1.3, §9.4, §12 Q13): the collection index ``ctx.collection``
+    when given (element spans by path; a passage is ``[offset, offset + length)``); otherwise,
+    for INEX 2005-2008 assessments, the layout rebuilt from the assessment file's ``size`` and
+    ``rsize`` (:func:`assessment_layout`), which knows only judged elements. A result whose span
+    is still unknown (a path not in the index, an FOL offset ``X``) is an error unless
+    ``unknown_size >= 0``, in which case it is given that many characters of its own, overlapping
+    nothing and containing no highlighted text.
+    """
+
+    def make() -> ResultGeometry:
+        collection = ctx.collection if ctx.collection is not None else _layout(ta, ctx)[0]
+        n = len(run)
+        codes: dict[str, int] = {name: i for i, name in enumerate(collection)}
+        starts = np.zeros(n, dtype=np.int64)
+        ends = np.zeros(n, dtype=np.int64)
+        docs = np.zeros(n, dtype=np.int64)
+        files = run.files.tolist()
+        paths = run.paths.tolist()
+        offsets = run.offsets.tolist()
+        lengths = run.lengths.tolist()
+        missing = run.missing.tolist()
+        fresh = len(codes)
+        for i in range(n):
+            file = files[i]
+            span: tuple[int, int] | None = None
+            if missing[i]:
+                span = None
+            elif offsets[i] >= 0:
+                span = (offsets[i], offsets[i] + max(lengths[i], 0))
+            else:
+                document = collection.get(file)
+                if document is not None:
+                    span = document.span(paths[i])
+            if span is None:
+                if unknown_size < 0:
+                    what = paths[i] or f"offset {offsets[i]}"
+                    raise InexevalError(
+                        f"topic {run.topic}: the size of result {file} {what} is unknown (not in "
+                        "the collection index or the assessments); give unknown_size=N to score "
+                        "it as N non-relevant characters",
+                        None, int(run.lines[i]),
+                    )
+                docs[i], starts[i], ends[i] = fresh, 0, unknown_size
+                fresh += 1
+                continue
+            code = codes.get(file)
+            if code is None:
+                code = codes[file] = fresh
+                fresh += 1
+            docs[i], starts[i], ends[i] = code, span[0], span[1]
+        judged = ta.lookup(files, paths)
+        return ResultGeometry(docs, starts, ends, judged, codes, collection)
+
+    result: ResultGeometry = ctx.cached(("element-geometry", unknown_size), make)
+    return result
+
+
+def highlight_arrays(
+    ta: TopicAssessments, geometry: ResultGeometry, ctx: TopicContext
+) -> tuple[IntArray, IntArray, IntArray]:
+    """The topic's highlighted text as merged ``(docs, starts, ends)`` in ``geometry``'s codes:
+    the assessments' resolved highlights with a collection index, else the layout's."""
+    if ctx.collection is not None:
+        highlights = ta.highlights
+        if not highlights and ta.passages:
+            raise InexevalError(
+                f"topic {ta.topic}: the highlighted passages are not resolved against the "
+                "collection (read the assessments with the collection index)", ta.source,
+            )
+    else:
+        highlights = _layout(ta, ctx)[1]
+    codes = geometry.codes
+    docs: list[IntArray] = []
+    starts: list[IntArray] = []
+    ends: list[IntArray] = []
+    extra = max(codes.values(), default=-1) + 1 + len(geometry.docs)
+    for file, rows in highlights.items():
+        rows = np.asarray(rows, dtype=np.int64).reshape(-1, 2)
+        code = codes.get(file)
+        if code is None:
+            code, extra = extra, extra + 1
+        docs.append(np.full(len(rows), code, dtype=np.int64))
+        starts.append(rows[:, 0])
+        ends.append(rows[:, 1])
+    if not docs:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, empty
+    return spans.merge(np.concatenate(starts), np.concatenate(ends), np.concatenate(docs))
+
+
+def _layout(ta: TopicAssessments, ctx: TopicContext) -> tuple[CollectionIndex, dict[str, IntArray]]:
+    layout: tuple[CollectionIndex, dict[str, IntArray]] = ctx.cached(
+        ("assessment-layout",), lambda: assessment_layout(ta)
+    )
+    return layout
+
+
+def assessment_layout(
+    ta: TopicAssessments,
+) -> tuple[CollectionIndex, dict[str, IntArray]]:
+    """An element index and highlighted spans rebuilt from an INEX 2005-2008 assessment file.
+
+    Without the collection, the positions of elements are unknown but their nesting (paths) and
+    sizes (``size``, ``rsize``) are given, and that is all the overlap-aware measures need: each
+    element's children are laid side by side from its start, its own text follows, and the
+    highlighted characters of its own text (``rsize`` minus its judged children's) are placed at
+    the start of that text. Every size, every nesting and every highlighted count of a judged
+    element is then exact, so unseen and seen-highlighted sizes are too. An inconsistent file
+    (children larger than their parent, rsize above size) is repaired upwards with a warning.
+    """
+    size = ta.dims.get("size")
+    rsize = ta.dims.get("rsize")
+    if size is None:
+        raise InexevalError(
+            f"topic {ta.topic}: element sizes are needed; give the collection index "
+            f"({ta.scale} assessments carry no sizes)", ta.source,
+        )
+    rsize_values = np.zeros(len(ta)) if rsize is None else np.nan_to_num(rsize)
+    by_file: dict[str, dict[str, tuple[float, float]]] = {}
+    for file, path, s, r in zip(ta.files.tolist(), ta.paths.tolist(), size.tolist(),
+                                rsize_values.tolist()):
+        if path:
+            by_file.setdefault(file, {})[path] = (s, r)
+    documents: dict[str, DocumentIndex] = {}
+    highlights: dict[str, IntArray] = {}
+    repaired = 0
+    for file, judged in by_file.items():
+        documents[file], highlights[file], bad = _layout_document(file, judged)
+        repaired += bad
+    if repaired:
+        warn(f"topic {ta.topic}: {repaired} judged element(s) have sizes inconsistent with their "
+             "children or rsize above size; sizes were raised to fit", ta.source)
+    return CollectionIndex(documents, source=ta.source), highlights
+
+
+def _layout_document(
+    file: str, judged: Mapping[str, tuple[float, float]]
+) -> tuple[DocumentIndex, IntArray, int]:
+    """One document of :func:`assessment_layout`: its index, its highlights and the number of
+    elements whose sizes had to be raised."""
+    children: dict[str | None, list[str]] = {}
+    for path in sorted({a for p in judged for a in [p, *ancestors(p)]}, key=_path_order):
+        children.setdefault(parent(path), []).append(path)
+    total: dict[str, tuple[int, int]] = {}
+    repaired = 0
+    for path in sorted((p for k in children.values() for p in k), key=depth, reverse=True):
+        kids = children.get(path, [])
+        inner = sum(total[k][0] for k in kids)
+        inner_h = sum(total[k][1] for k in kids)
+        size, rsize = judged.get(path, (float("nan"), float("nan")))
+        own = inner if np.isnan(size) else int(size)
+        rel = inner_h if np.isnan(rsize) else int(rsize)
+        if own < inner or rel < inner_h or rel > own:
+            repaired += 1
+            rel = max(rel, inner_h)
+            own = max(own, inner, rel)
+        total[path] = (own, rel)
+    paths: list[str] = []
+    parents: list[int] = []
+    starts: list[int] = []
+    marked: list[tuple[int, int]] = []
+    begin: dict[str, int] = {}
+    cursor = 0
+    for root in children.get(None, []):
+        begin[root] = cursor
+        cursor += total[root][0]
+    stack: list[tuple[str, int]] = [(r, -1) for r in reversed(children.get(None, []))]
+    while stack:
+        path, up = stack.pop()
+        me = len(paths)
+        paths.append(path)
+        parents.append(up)
+        starts.append(begin[path])
+        inner, inner_h = begin[path], 0
+        kids = children.get(path, [])
+        for kid in kids:
+            begin[kid] = inner
+            inner += total[kid][0]
+            inner_h += total[kid][1]
+        if total[path][1] > inner_h:
+            marked.append((inner, inner + total[path][1] - inner_h))
+        stack.extend((k, me) for k in reversed(kids))
+    index = DocumentIndex(
+        name=file,
+        paths=tuple(paths),
+        tags=tuple(steps(p)[-1].split("[")[0] for p in paths),
+        parent=np.array(parents, dtype=np.int64),
+        depth=np.array([depth(p) for p in paths], dtype=np.int64),
+        start=np.array(starts, dtype=np.int64),
+        end=np.array([a + total[p][0] for p, a in zip(paths, starts)], dtype=np.int64),
+        length=cursor,
+    )
+    return index, np.array(sorted(marked), dtype=np.int64).reshape(-1, 2), repaired
+
+
+def _path_order(path: str) -> tuple[tuple[str, int], ...]:
+    return tuple((s.split("[")[0], int(s.split("[")[1][:-1])) for s in steps(path))
+
+
+# ---------------------------------------------------------------------------------------------
+# Interpolation
+
+
+def interpolate_max(
+    recall: FloatArray, values: FloatArray, points: Sequence[float] | FloatArray = RECALL_POINTS
+) -> FloatArray:
+    """``max{ values[k] : recall[k] >= x }`` for every point ``x`` (0 where no ``k`` qualifies):
+    the interpolation of inex_eval_ng precision (spec §3.3) and of effort-precision (spec §4.6).
+    Recall values within 1e-9 of a point count as reaching it (exact decimals, spec §0.3)."""
+    x = np.asarray(points, dtype=np.float64)
+    if len(recall) == 0:
+        return np.zeros(len(x))
+    order = np.argsort(recall, kind="stable")
+    r = recall[order]
+    best_from = np.maximum.accumulate(values[order][::-1])[::-1]
+    at = np.searchsorted(r, x - _EPS, side="left")
+    out = np.zeros(len(x))
+    inside = at < len(r)
+    out[inside] = best_from[at[inside]]
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# inex_eval_ng
+
+
+def overlap_free_recall_base(ta: TopicAssessments, exhaustivity: FloatArray) -> float:
+    """The largest ``sum e'`` of a set of judged elements of which none contains another.
+
+    The alternative recall denominator of spec §12 Q3: seed 002 §7.3.3 states that with overlap
+    considered 100 % recall does not require returning overlapping answers, which the literal
+    denominator of seed 000 eq. 5 (every component counted, nested ones several times) cannot
+    give. Computed bottom-up: ``best(c) = max(e'(c), sum of best over c's nearest judged
+    descendants)``.
+    """
+    best: dict[tuple[str, str], float] = {}
+    below: dict[tuple[str, str], float] = {}
+    units = sorted(
+        zip(ta.files.tolist(), ta.paths.tolist(), exhaustivity.tolist()),
+        key=lambda u: -depth(u[1]),
+    )
+    judged = {(f, p) for f, p, _ in units}
+    total = 0.0
+    for file, path, e in units:
+        key = (file, path)
+        best[key] = max(e, below.get(key, 0.0))
+        up = next(((file, a) for a in ancestors(path) if (file, a) in judged), None) if path else None
+        if up is None:
+            total += best[key]
+        else:
+            below[up] = below.get(up, 0.0) + best[key]
+    return total
+
+
+def recall_precision_o(
+    ta: TopicAssessments,
+    run: TopicRun,
+    ctx: TopicContext,
+    *,
+    quant: str = "strict",
+    overlap: str = "considered",
+    recall_base: str = "literal",
+    unknown_size: int = -1,
+) -> tuple[FloatArray, FloatArray] | None:
+    """``recall_o(k)`` and ``precision_o(k)`` at every rank ``k`` (seed 000 eqs. 5-7).
+
+    precision_o is NaN until some text has been seen (spec §3.3); None is returned when the
+    recall base is 0 (nothing relevant under the quantisation: the topic is left out).
+    """
+    exhaustivity, specificity = quantise_dimensions(quant, ta)
+    if recall_base == "literal":
+        base = float(exhaustivity.sum())
+    else:
+        base = overlap_free_recall_base(ta, exhaustivity)
+    if base <= 0:
+        return None
+    if len(run) == 0:
+        return np.zeros(0), np.zeros(0)
+    geometry = result_geometry(ta, run, ctx, unknown_size)
+    sizes = geometry.sizes.astype(np.float64)
+    if overlap == "considered":
+        unseen = ctx.cached(
+            ("unseen", unknown_size),
+            lambda: spans.unseen_lengths(geometry.starts, geometry.ends, geometry.docs),
+        ).astype(np.float64)
+    else:
+        unseen = sizes
+    judged = geometry.judged
+    e = np.where(judged >= 0, exhaustivity[judged], 0.0)
+    s = np.where(judged >= 0, specificity[judged], 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        fraction = np.where(sizes > 0, unseen / sizes, 0.0)
+        text = np.cumsum(unseen)
+        precision = np.where(text > 0, np.cumsum(s * unseen) / text, np.nan)
+    return np.cumsum(e * fraction) / base, precision
+
+
+def _ng_kernel(
+    ta: TopicAssessments,
+    run: TopicRun,
+    ctx: TopicContext,
+    params: Mapping[str, Any],
+    cutoffs: Sequence[Any],
+) -> list[Value]:
+    curve = recall_precision_o(
+        ta, run, ctx, quant=params["quant"], overlap=params["overlap"],
+        recall_base=params["recall_base"], unknown_size=params["unknown_size"],
+    )
+    if curve is None:
+        return [None] * len(cutoffs)
+    defined = ~np.isnan(curve[1])
+    recall, precision = curve[0][defined], curve[1][defined]
+    out: list[Value] = []
+    for cutoff in cutoffs:
+        if cutoff is None:
+            out.append(float(interpolate_max(recall, precision).mean()))
+        else:
+            out.append(float(interpolate_max(recall, precision, [float(cutoff)])[0]))
+    return out
+
+
+INEX_EVAL_NG = register(Family(
+    name="inex_eval_ng",
+    description=(
+        "INEX 2003 overlap-aware size-weighted precision_o/recall_o (seed 000 eqs. 5-7, spec "
+        "§3.3): without cut-off the mean of the interpolated precision max{precision_o(k) : "
+        "recall_o(k) >= x} over x = 0.01..1.00; @x that precision at recall x. Defaults: "
+        "quant=strict, overlap=considered, recall_base=literal."
+    ),
+    kernel=_ng_kernel,
+    params=(
+        Param("quant", str, "strict", "per-dimension quantisation: strict (e'=[e=3], s'=[s=3]) "
+              "or generalised (e/3, s/3)", ("strict", "generalised")),
+        Param("overlap", str, "considered", "considered: only unseen text counts (|c'|); "
+              "ignored: the whole element counts every time", ("considered", "ignored")),
+        Param("recall_base", str, "literal", "literal: sum of e' over every judged component "
+              "(seed 000 eq. 5); overlap_free: the largest sum of e' over judged components none "
+              "of which contains another (seed 002 §7.3.3, spec §12 Q3)",
+              ("literal", "overlap_free")),
+        UNKNOWN_SIZE,
+    ),
+    cutoff=float,
+    scales=("inex2003",),
+))

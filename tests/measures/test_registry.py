@@ -1,0 +1,38 @@
+"""The measure-name grammar and the error report for bad names."""
+
+from __future__ import annotations
+
+import pytest
+
+from inexeval.errors import MeasureError
+from inexeval.evaluation import Evaluator
+from inexeval.measures.registry import parse_measure, parse_measures
+from tests.helpers import assessments
+
+
+def test_canonical_names_drop_defaults() -> None:
+    assert str(parse_measure("P(quant=strict)@10")) == "P@10"
+    assert str(parse_measure("P(quant='liberal')@5")) == "P(quant=liberal)@5"
+    assert str(parse_measure("inex_eval(quant=generalised)")) == "inex_eval(quant=generalised)"
+    assert str(parse_measure("inex_eval@0.5")) == "inex_eval@0.50"
+    assert parse_measure("P@10") == parse_measure("P(quant=strict)@10")
+
+
+def test_every_problem_is_reported_together_with_nearest_names() -> None:
+    with pytest.raises(MeasureError) as error:
+        parse_measures(["Pp@10", "P(qant=strict)@5", "overlap", "inex_eval(ties=scores)",
+                        "P@x", "inex_eval@2"])
+    text = str(error.value)
+    for expected in ("unknown measure 'Pp'", "did you mean 'P'", "no parameter 'qant'",
+                     "did you mean 'quant'", "overlap needs a cut-off", "'scores' is not one of",
+                     "cut-off 'x' is not a int", "cut-off '2' is out of range"):
+        assert expected in text
+
+
+def test_unknown_quantisation_is_reported_before_evaluation() -> None:
+    qrels = assessments("inex2003", {"1": [("A", "/a[1]", {"exhaustivity": 3,
+                                                           "specificity": 3})]})
+    with pytest.raises(MeasureError) as error:
+        Evaluator(["P(quant=strcit)@5", "P(quant=strict2005)@5"], qrels)
+    assert "did you mean 'strict'" in str(error.value)
+    assert "strict2005" in str(error.value) and "inex2005" in str(error.value)
