@@ -73,6 +73,7 @@ class Evaluator:
         self.order = order
         self.limit = (100 if assessments.scale == "inex2002" else 1500) if limit is None else limit
         self.options = dict(options or {})
+        self.shared: dict[Any, Any] = {}
 
     def _topics_for(self, run: Run) -> list[str]:
         assessed = [t for t in self.assessments if self.topics is None or t in self.topics]
@@ -95,7 +96,8 @@ class Evaluator:
             if run.kind != "passage":
                 topic_run = prepare(topic_run, self.limit, run.source)
             assessed = self.assessments[topic]
-            context = TopicContext(self.collection, self.num_docs, self.options)
+            context = TopicContext(self.collection, self.num_docs, self.options,
+                                   shared=self.shared)
             for members in groups.values():
                 family = members[0].family
                 values = family.kernel(
@@ -155,3 +157,18 @@ def iter_calc(
 ) -> Iterator[Row]:
     """Yield ``Row(run, topic, measure, value)`` for every assessed topic and measure."""
     return Evaluator(measures, assessments, collection=collection, **options).iter_calc(run)
+
+
+def with_implicit(assessments: Assessments, *, skip: Iterable[str] = (),
+                  collection: Any = None) -> Assessments:
+    """Assessments with the implicit assessments of their scale added (spec §1.6), except for
+    the topics in ``skip`` (INEX 2002: CAS topics with target elements)."""
+    from dataclasses import replace
+
+    from inexeval.collection.implicit import implicit_assessments
+
+    skipped = set(skip)
+    return replace(assessments, topics={
+        t: ta if t in skipped else implicit_assessments(ta, collection)
+        for t, ta in assessments.items()
+    })

@@ -29,14 +29,18 @@ ALL = "all"
 class Results:
     """Per-topic values of several runs and measures, with their means.
 
-    ``aggregates`` maps a measure name to ``mean`` or ``sum``; ``overall`` holds rows a measure
-    family computed itself for ``all`` (official layouts whose ``all`` is not a plain mean).
+    ``aggregates`` maps a measure name to ``mean``, ``sum`` or ``none`` (a per-topic value with
+    no ``all`` row of its own, e.g. the official ``AiP`` whose mean is given as ``MAiP`` in
+    ``overall``); ``overall`` holds rows a measure family computed itself for ``all`` (official
+    layouts whose ``all`` is not a plain mean).
     """
 
     rows: list[Row] = field(default_factory=list)
     aggregates: dict[str, str] = field(default_factory=dict)
     overall: list[Row] = field(default_factory=list)
     topics_evaluated: dict[str, list[str]] = field(default_factory=dict)
+    _means: dict[tuple[str | None, str], float | None] = field(default_factory=dict, repr=False)
+    _means_of: int = field(default=-1, repr=False)
 
     def runs(self) -> list[str]:
         return list(dict.fromkeys(r.run for r in self.rows + self.overall))
@@ -48,7 +52,10 @@ class Results:
         return list(dict.fromkeys(r.topic for r in self.rows if run is None or r.run == run))
 
     def value(self, run: str, topic: str, measure: str) -> float | None:
-        for row in self.rows if topic != ALL else self.means():
+        """The value of one run, topic (or ``all``) and measure."""
+        if topic == ALL:
+            return self.mean(measure, run)
+        for row in self.rows:
             if row.run == run and row.topic == topic and row.measure == measure:
                 return row.value
         raise KeyError((run, topic, measure))
@@ -66,6 +73,8 @@ class Results:
             for row in self.rows:
                 if row.run != run or row.measure in given_names:
                     continue
+                if self.aggregates.get(row.measure) == "none":
+                    continue
                 values = by_measure.setdefault(row.measure, [])
                 if row.value is not None:
                     values.append(row.value)
@@ -77,10 +86,17 @@ class Results:
         return out
 
     def mean(self, measure: str, run: str | None = None) -> float | None:
-        for row in self.means():
-            if row.measure == measure and (run is None or row.run == run):
-                return row.value
-        raise KeyError(measure)
+        """The ``all`` value of a measure (of the first run if ``run`` is None)."""
+        if self._means_of != len(self.rows) + len(self.overall):
+            self._means = {}
+            for row in self.means():
+                self._means.setdefault((row.run, row.measure), row.value)
+                self._means.setdefault((None, row.measure), row.value)
+            self._means_of = len(self.rows) + len(self.overall)
+        try:
+            return self._means[(run, measure)]
+        except KeyError:
+            raise KeyError(measure if run is None else (run, measure)) from None
 
     def __iter__(self) -> Iterator[Row]:
         return iter(self.rows)

@@ -246,3 +246,23 @@ def unseen_covered(
     )
     relevant = np.bincount(cover.owner, weights=hits, minlength=n)
     return unseen.astype(np.int64), relevant.astype(np.int64)
+
+
+def conflicts(starts: Any, ends: Any, docs: Any = None) -> bool:
+    """Whether two intervals of one document conflict: ``s1 < e2 and s2 < e1``.
+
+    That is the official INEX overlap rule (spec §15.3): intervals sharing a character conflict,
+    touching ones do not, and an empty interval conflicts only with one that strictly contains
+    its position. Sorted by (document, start, end), an interval conflicts with an earlier one iff
+    its start lies before the running maximum of the earlier ends of its document.
+    """
+    s, e = _ints(starts), _ints(ends)
+    d = _docs_or_zero(docs, len(s))
+    if len(s) < 2:
+        return False
+    e = np.maximum(e, s)
+    order = np.lexsort((e, s, d))
+    s, e, d = s[order], e[order], d[order]
+    reach = _reach(d, e)
+    same = d[1:] == d[:-1]
+    return bool(np.any(same & (s[1:] < reach[:-1])))

@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from inexeval import evaluate
-from inexeval.measures.cutoff import first_overlap_rank
+from inexeval.measures.cutoff import first_overlap_ranks
+from inexeval.measures.registry import TopicContext
 from inexeval.model.run import make_topic_run
 from tests.helpers import assessments, element_run
 
@@ -34,7 +35,7 @@ def test_t_ov_1_overlap_at_cutoffs() -> None:
 def test_t_ov_2_paths_compared_by_steps() -> None:
     run = make_topic_run("1", ["A", "A"], paths=["/article[1]/bdy[1]/sec[1]",
                                                  "/article[1]/bdy[1]/sec[10]"])
-    assert first_overlap_rank(run).tolist() == [2, 2]
+    assert first_overlap_ranks(run, TopicContext()).tolist() == [2, 2]
 
 
 @pytest.mark.parametrize("k", [2, 3, 5, 8])
@@ -46,7 +47,7 @@ def test_t_ov_3_root_first_gives_full_overlap(k: int) -> None:
 
 def test_same_element_twice_overlaps_when_duplicates_kept() -> None:
     run = make_topic_run("1", ["A", "A"], paths=["/article[1]", "/article[1]"])
-    assert first_overlap_rank(run).tolist() == [1, 0]
+    assert first_overlap_ranks(run, TopicContext()).tolist() == [1, 0]
 
 
 def test_precision_keeps_denominator_k_and_uses_quantisation() -> None:
@@ -113,7 +114,7 @@ def test_overlap_matches_brute_force(items: list[tuple[str, list[int]]], k: int)
     paths = ["/article[1]" + "".join(f"/s[{i}]" for i in steps) for _, steps in items]
     files = [f for f, _ in items]
     run = make_topic_run("1", files, paths=paths)
-    partner = first_overlap_rank(run)
+    partner = first_overlap_ranks(run, TopicContext())
     n = len(items)
     for r in range(n):
         expect = min([s for s in range(n) if s != r and files[s] == files[r] and (

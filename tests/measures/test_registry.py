@@ -33,6 +33,9 @@ def test_unknown_quantisation_is_reported_before_evaluation() -> None:
     qrels = assessments("inex2003", {"1": [("A", "/a[1]", {"exhaustivity": 3,
                                                            "specificity": 3})]})
     with pytest.raises(MeasureError) as error:
-        Evaluator(["P(quant=strcit)@5", "P(quant=strict2005)@5"], qrels)
+        Evaluator(["P(quant=strcit)@5", "overlap@5"], qrels)
     assert "did you mean 'strict'" in str(error.value)
-    assert "strict2005" in str(error.value) and "inex2005" in str(error.value)
+    with pytest.raises(MeasureError) as error:
+        Evaluator(["P(quant=strict2005)@5", "inex_eval(quant=gen2005)"], qrels)
+    assert "strict2005" in str(error.value) and "gen2005" in str(error.value)
+    assert "inex2005" in str(error.value)

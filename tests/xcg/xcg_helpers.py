@@ -63,3 +63,4 @@ def score(name: str, ta: TopicAssessments, tr: TopicRun, coll: CollectionIndex |
 
 
 import inexeval.measures.ng  # noqa: E402,F401  (registers the families under test)
+import inexeval.measures.xcg  # noqa: E402,F401

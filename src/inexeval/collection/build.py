@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
-from lxml import etree
+from lxml import etree  # type: ignore[import-untyped]
 
 from inexeval.collection.index import CollectionIndex, DocumentIndex
 from inexeval.errors import FormatError, InexevalError
@@ -61,7 +61,7 @@ class _Frame:
     """An open element during the walk: its position, its children still to visit, the ranks
     of its children by tag, and whether the last content seen was text (a text node is open)."""
 
-    __slots__ = ("index", "element", "children", "ranks", "in_text")
+    __slots__ = ("children", "element", "in_text", "index", "ranks")
 
     def __init__(self, index: int, element: etree._Element) -> None:
         self.index = index
@@ -152,7 +152,7 @@ def index_document(name: str, source: str | Path | bytes) -> IndexedDocument:
 
 def _document_name(file: Path, folder: Path) -> str:
     relative = file.relative_to(folder).as_posix()
-    return relative[: -len(".xml")] if relative.endswith(".xml") else relative
+    return relative.removesuffix(".xml")
 
 
 def build_index(

@@ -9,6 +9,8 @@ NAME = "demo"
 HELP = "evaluate the bundled example collection, assessments and three runs"
 
 CUTOFFS = (5, 10, 20, 30, 100, 200, 1500)
+BEHAVIOUR = {"overlapping": "heavy overlap: paragraphs with all their ancestors",
+             "focused": "no overlap: paragraphs only", "articles": "whole articles only"}
 QUANTISATIONS = (("strict", "strict"), ("liberal", "liberal"), ("exhaust.", "e3s321"),
                  ("specific", "s3e321"))
 
@@ -20,16 +22,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from inexeval import demo
     from inexeval.collection.build import build_index
-    from inexeval.collection.implicit import apply_implicit
+    from inexeval.evaluation import with_implicit
     from inexeval.evaluation import Evaluator
     from inexeval.formats.detect import load_assessments, load_run
+    from inexeval.measures.registry import parse_measure
 
     collection = build_index(demo.COLLECTION)
-    assessments = apply_implicit(load_assessments(demo.ASSESSMENTS_2004), collection=collection)
+    assessments = with_implicit(load_assessments(demo.ASSESSMENTS_2004), collection=collection)
     runs = [load_run(path) for path in demo.RUNS]
     measures = [f"P(quant={q})@{k}" for k in CUTOFFS for _, q in QUANTISATIONS]
     measures += [f"overlap@{k}" for k in CUTOFFS]
     measures += ["inex_eval(quant=strict)", "inex_eval(quant=generalised)"]
+    names = {m: str(parse_measure(m)) for m in measures}
     results = Evaluator(measures, assessments, collection=collection, complete=True).evaluate(runs)
     d = args.digits
     out = sys.stdout
@@ -37,18 +41,18 @@ def run(args: argparse.Namespace) -> int:
               "with INEX 2003/2004-style assessments (implicit assessments on); "
               f"{len(runs)} runs.\n")
     for run in runs:
-        out.write(f"\nPrecision and overlap of run {run.name} ({run.meta.get('description', '')})"
+        out.write(f"\nPrecision and overlap of run {run.name} ({BEHAVIOUR.get(run.name, run.name)})"
                   "\n")
         out.write("cut-off\t" + "\t".join(label for label, _ in QUANTISATIONS) + "\toverlap\n")
         for k in CUTOFFS:
-            values = [results.mean(f"P(quant={q})@{k}", run.name) for _, q in QUANTISATIONS]
-            values.append(results.mean(f"overlap@{k}", run.name))
+            values = [results.mean(names[f"P(quant={q})@{k}"], run.name) for _, q in QUANTISATIONS]
+            values.append(results.mean(names[f"overlap@{k}"], run.name))
             out.write(f"{k}\t" + "\t".join(f"{v:.{d}f}" for v in values if v is not None) + "\n")
     out.write("\ninex_eval (mean average precision over 100 recall points)\n")
     out.write("run\tstrict\tgeneralised\n")
     for run in runs:
-        strict = results.mean("inex_eval", run.name)
-        generalised = results.mean("inex_eval(quant=generalised)", run.name)
+        strict = results.mean(names["inex_eval(quant=strict)"], run.name)
+        generalised = results.mean(names["inex_eval(quant=generalised)"], run.name)
         out.write(f"{run.name}\t{strict:.{d}f}\t{generalised:.{d}f}\n")
     out.write("\nTry: inexeval eval ASSESSMENTS RUN -m 'P(quant=generalised)@10' -q "
               f"(example files under {demo.DATA})\n")

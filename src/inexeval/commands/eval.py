@@ -76,7 +76,7 @@ def _assessments(args: argparse.Namespace, collection: Any) -> Any:
     if args.topics:
         assessments = assessments.select({t.strip() for t in args.topics.split(",") if t.strip()})
     if args.implicit == "on" and assessments.scale in ("inex2002", "inex2003", "inex2005"):
-        from inexeval.collection.implicit import apply_implicit
+        from inexeval.evaluation import with_implicit
 
         targets: set[str] = set()
         if args.topic_file:
@@ -84,7 +84,7 @@ def _assessments(args: argparse.Namespace, collection: Any) -> Any:
 
             targets = {t for t, topic in read_topics(args.topic_file).items()
                        if topic.target_elements}
-        assessments = apply_implicit(assessments, skip=targets, collection=collection)
+        assessments = with_implicit(assessments, skip=targets, collection=collection)
     return assessments
 
 
@@ -94,6 +94,10 @@ def run(args: argparse.Namespace) -> int:
     from inexeval.formats.detect import load_run
     from inexeval.report import render
 
+    if args.measure:
+        from inexeval.measures.registry import parse_measures
+
+        parse_measures(args.measure)
     for path in [args.assessments, *args.runs, *([args.collection] if args.collection else [])]:
         if not Path(path).exists():
             raise InexevalError("no such file or folder", path)

@@ -52,11 +52,12 @@ _XPOINTER = re.compile(r"^(?P<path>.*?)(?:/text\(\)(?:\[\s*(?P<node>\d+)\s*\])?)
 
 class XPointer(NamedTuple):
     """A point of a 2005+ passage or best entry point (spec §1.2): the element's canonical
-    path, the 1-based text-node child (0 = the element itself) and the character offset in it."""
+    path, the 1-based text-node child (0 = the element itself) and the character offset in it
+    (None when the pointer gives none: the start or the end of the node, depending on use)."""
 
     path: str
     text_node: int
-    offset: int
+    offset: int | None
 
 
 def parse_xpointer(text: str) -> XPointer:
@@ -72,7 +73,8 @@ def parse_xpointer(text: str) -> XPointer:
         node = int(match.group("node") or 1)
         if node < 1:
             raise InexevalError(f"XPointer {text!r} has a text node position below 1")
-    return XPointer(canonical_path(match.group("path")), node, int(match.group("offset") or 0))
+    offset = match.group("offset")
+    return XPointer(canonical_path(match.group("path")), node, None if offset is None else int(offset))
 
 
 class _Topic:

@@ -16,7 +16,7 @@ from inexeval.model.run import Run, TopicRun, make_topic_run
 
 
 class _Columns:
-    __slots__ = ("files", "paths", "offsets", "lengths", "ranks", "rsv", "lines", "seen")
+    __slots__ = ("files", "lengths", "lines", "offsets", "paths", "ranks", "rsv", "seen")
 
     def __init__(self) -> None:
         self.files: list[str] = []

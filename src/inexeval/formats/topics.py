@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lxml import etree
+from lxml import etree  # type: ignore[import-untyped]
 
 from inexeval.errors import FormatError, InexevalError
 from inexeval.formats.xmlsafe import parse
@@ -111,7 +111,7 @@ def _topic_id(element: etree._Element, file: Path) -> str:
     for name in _ID_ATTRIBUTES:
         value = element.get(name)
         if value is not None and value.strip():
-            return value.strip()
+            return str(value).strip()
     raise FormatError(f"<{element.tag}> has no topic id attribute", file, element.sourceline)
 
 

@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
-from lxml import etree
+from lxml import etree  # type: ignore[import-untyped]
 
 from inexeval.errors import FormatError
 
@@ -33,7 +33,7 @@ _OPTIONS = {"resolve_entities": False, "no_network": True, "load_dtd": False, "h
 
 def parser() -> etree.XMLParser:
     """A fresh lxml parser with the safe options (a parser is not thread-safe: make one each)."""
-    return etree.XMLParser(remove_blank_text=False, **_OPTIONS)  # type: ignore[arg-type]
+    return etree.XMLParser(remove_blank_text=False, **_OPTIONS)
 
 
 def _syntax_error(error: etree.XMLSyntaxError, file: str | Path) -> FormatError:
@@ -60,14 +60,14 @@ def parse(source: str | Path | bytes, file: str | Path | None = None) -> etree._
     """Parse a whole (small) XML document: a path, or bytes with ``file`` naming them."""
     name = file if file is not None else (source if not isinstance(source, bytes) else "<bytes>")
     try:
-        if isinstance(source, bytes):
-            tree = etree.ElementTree(etree.fromstring(source, parser()))
-        else:
-            tree = etree.parse(str(source), parser())
+        # Bytes rather than a file name: lxml reports encoding errors of named files as OSError
+        # without a line.
+        data = source if isinstance(source, bytes) else Path(source).read_bytes()
+        tree = etree.ElementTree(etree.fromstring(data, parser()))
     except etree.XMLSyntaxError as error:
         raise _syntax_error(error, name) from None
     except OSError as error:
-        raise FormatError(f"cannot read the file: {error}", name) from None
+        raise FormatError(f"cannot read the file: {error.strerror or error}", name) from None
     check_entities(tree, name)
     return tree
 
@@ -89,7 +89,7 @@ def iterparse(
         stream = etree.iterparse(
             str(source) if isinstance(source, (str, Path)) else source,
             events=tuple(wanted | {"start"}),
-            **_OPTIONS,  # type: ignore[arg-type]
+            **_OPTIONS,
         )
         for event, element in stream:
             if not checked:

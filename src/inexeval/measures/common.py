@@ -1,23 +1,91 @@
-"""Helpers shared by the element measures: matching results to judged units, quantised gains."""
+"""Helpers shared by the element measures: an element table (integer ids with parent links, so
+that nesting and matching are array operations), matching results to judged units, quantised
+gains, and the first overlapping rank of every result."""
 
 from __future__ import annotations
 
 import numpy as np
 import numpy.typing as npt
 
+from inexeval.collection.paths import parent
+from inexeval.measures.registry import Param, TopicContext
 from inexeval.model import TopicAssessments, TopicRun
+from inexeval.quantise import get as quantisation
 from inexeval.quantise import quantise
-from inexeval.measures.registry import TopicContext
+
+IntArray = npt.NDArray[np.int64]
 
 
-def judged_positions(ta: TopicAssessments, run: TopicRun, ctx: TopicContext) -> npt.NDArray[np.int64]:
+def _known_quantisation(name: str) -> None:
+    quantisation(name)
+
+
+QUANT = Param("quant", str, "strict", "quantisation of the assessments (see `inexeval measures`)",
+              check=_known_quantisation)
+"""The ``quant`` parameter shared by the element measures (default ``strict``)."""
+
+
+class ElementTable:
+    """Integer ids for ``(document, path)`` units, with the id of each unit's parent.
+
+    A whole document is the unit ``(document, "")`` and the parent of its root element, so that
+    a document overlaps every element of it. Ids are interned once and reused across runs and
+    topics, which turns nesting tests into array lookups along the parent chain.
+    """
+
+    def __init__(self) -> None:
+        self._ids: dict[tuple[str, str], int] = {}
+        self._parent: list[int] = []
+        self._parent_array: IntArray = np.zeros(0, dtype=np.int64)
+
+    def _intern(self, file: str, path: str) -> int:
+        key = (file, path)
+        found = self._ids.get(key)
+        if found is not None:
+            return found
+        up = parent(path) if path else None
+        parent_id = self._intern(file, up if up is not None else "") if path else -1
+        new = len(self._parent)
+        self._ids[key] = new
+        self._parent.append(parent_id)
+        return new
+
+    def ids(self, files: list[str], paths: list[str]) -> IntArray:
+        """The id of each ``(file, path)``, interning new ones."""
+        get = self._ids.get
+        out = [get((f, p)) for f, p in zip(files, paths)]
+        if any(i is None for i in out):
+            out = [self._intern(f, p) if i is None else i for f, p, i in zip(files, paths, out)]
+        return np.array(out, dtype=np.int64)
+
+    @property
+    def parents(self) -> IntArray:
+        if len(self._parent_array) != len(self._parent):
+            self._parent_array = np.array(self._parent, dtype=np.int64)
+        return self._parent_array
+
+
+def element_table(ctx: TopicContext) -> ElementTable:
+    table = ctx.shared.get("elements")
+    if table is None:
+        table = ctx.shared["elements"] = ElementTable()
+    return table  # type: ignore[no-any-return]
+
+
+def result_ids(run: TopicRun, ctx: TopicContext) -> IntArray:
+    """Element-table id of each result of the topic run (memoised for the run and topic)."""
+    return ctx.cached("ids", lambda: element_table(ctx).ids(  # type: ignore[no-any-return]
+        run.files.tolist(), run.paths.tolist()))
+
+
+def judged_positions(ta: TopicAssessments, run: TopicRun, ctx: TopicContext) -> IntArray:
     """Position in ``ta`` of each result's judged unit, -1 where the result is not judged.
 
     Document-level assessments (FOL or TREC qrels: every path empty) match results by document
     alone, so an article run, or an element run seen at article level, meets its judgements.
     """
 
-    def match() -> npt.NDArray[np.int64]:
+    def match() -> IntArray:
         if len(ta) and not any(ta.paths.tolist()):
             return ta.lookup(run.files, [""] * len(run))
         return ta.lookup(run.files, run.paths)
@@ -42,3 +110,41 @@ def gains(ta: TopicAssessments, run: TopicRun, ctx: TopicContext, quant: str) ->
         return out
 
     return ctx.cached(("gains", id(ta), quant), make)  # type: ignore[no-any-return]
+
+
+def first_overlap_rank(ids: IntArray, parents: IntArray) -> IntArray:
+    """For each result (0-based rank r) with element id ``ids[r]``, the smallest rank r' != r of a
+    result nested with it (the same unit, an ancestor or a descendant), or ``len(ids)`` if none.
+
+    Vectorised along the parent chain: cost O(n log n + n * depth).
+    """
+    n = len(ids)
+    partner = np.full(n, n, dtype=np.int64)
+    if n < 2:
+        return partner
+    rank = np.arange(n, dtype=np.int64)
+    order = np.argsort(ids, kind="stable")
+    sorted_ids = ids[order]
+    starts = np.flatnonzero(np.concatenate(([True], sorted_ids[1:] != sorted_ids[:-1])))
+    unique = sorted_ids[starts]
+    first = order[starts]
+    counts = np.diff(np.append(starts, n))
+    own = np.searchsorted(unique, ids)
+    repeated = counts[own] > 1
+    if np.any(repeated):
+        second = np.where(counts > 1, order[np.minimum(starts + 1, n - 1)], n)
+        partner[repeated] = np.where(first[own[repeated]] == rank[repeated],
+                                     second[own[repeated]], first[own[repeated]])
+    below = np.full(len(unique), n, dtype=np.int64)
+    ancestor = parents[ids]
+    live = ancestor >= 0
+    while np.any(live):
+        a = ancestor[live]
+        pos = np.minimum(np.searchsorted(unique, a), len(unique) - 1)
+        present = unique[pos] == a
+        who = rank[live][present]
+        partner[who] = np.minimum(partner[who], first[pos[present]])
+        np.minimum.at(below, pos[present], who)
+        ancestor[live] = parents[a]
+        live = ancestor >= 0
+    return np.minimum(partner, below[own])

@@ -154,7 +154,7 @@ def normal_below(probs: Sequence[float] | FloatArray, n_levels: int) -> FloatArr
     skew = float((p * (1.0 - p) * (1.0 - 2.0 * p)).sum()) / sd**3
     z = (m - 0.5 - mean) / sd
     phi = np.exp(-z * z / 2.0) / math.sqrt(2.0 * math.pi)
-    cdf = 0.5 * (1.0 + _ERF(z / math.sqrt(2.0)).astype(np.float64))
+    cdf = 0.5 * (1.0 + np.asarray(_ERF(z / math.sqrt(2.0)), dtype=np.float64))
     return np.clip(cdf + skew * (1.0 - z * z) * phi / 6.0, 0.0, 1.0)
 
 
@@ -399,7 +399,9 @@ def _recall_kernel(ideal_length: str, ta: TopicAssessments, run: TopicRun, ctx: 
 
 
 def _level(cutoff: float) -> Fraction:
-    level = Fraction(repr(cutoff))
+    """The recall level as an exact fraction (spec §0.3): the nearest one with a denominator of
+    at most 10^6, so that ``0.29`` is 29/100 and ``float(67/231)`` is 67/231."""
+    level = Fraction(cutoff).limit_denominator(10**6)
     if not 0 < level <= 1:
         raise MeasureError(f"recall level {cutoff!r} is not in (0, 1]")
     return level

@@ -24,6 +24,7 @@ reaches a target with the noisy-or of its pointers' probabilities [D].
 from __future__ import annotations
 
 import bisect
+import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -87,7 +88,7 @@ class Geometry:
         for dim in ("size", "length"):
             if dim in ta.dims:
                 for f, p, v in zip(ta.files.tolist(), ta.paths.tolist(), ta.dims[dim].tolist()):
-                    if v == v and (dim == "size" or p == ""):  # v == v: not NaN
+                    if not math.isnan(v) and (dim == "size" or p == ""):
                         self._sizes.setdefault((f, p), float(v))
 
     def span(self, file: str, path: str) -> tuple[int, int] | None:
@@ -109,7 +110,8 @@ class NavigationModel(Protocol):
     """``reach(items, targets, geometry, lines)`` -> :class:`Reach`; ``lines`` gives the run
     line of each item (None when the list is not a run) for error messages."""
 
-    name: str
+    @property
+    def name(self) -> str: ...
 
     def reach(self, items: Sequence[Item], targets: Sequence[Pointer], geometry: Geometry,
               lines: Sequence[int | None]) -> Reach: ...
@@ -223,9 +225,9 @@ class T2INavigation:
         found: dict[tuple[int, int], float] = {}
         for k, item in enumerate(items):
             for pointer in item:
-                spans = by_file.get(pointer.file)
-                if not spans:
+                if not by_file.get(pointer.file):
                     continue
+                spans = by_file[pointer.file]
                 start = pointer.offset if pointer.offset >= 0 else None
                 if start is None:
                     span = geometry.span(pointer.file, pointer.path)
@@ -360,3 +362,27 @@ def items_of(run: TopicRun, grouping: str) -> tuple[list[Item], list[int | None]
             items.append((pointer,))
             item_lines.append(lines[i])
     return items, item_lines
+
+
+def hitting_probability(moves: Mapping[str, Mapping[str, float]], start: str,
+                        targets: Iterable[str]) -> float:
+    """Probability that a user who starts at ``start`` and, at each node ``u``, moves on to
+    ``v`` with probability ``moves[u][v]`` (and stops with the rest) ever reaches one of
+    ``targets``: how seed 004 §3.2 summarises observed multi-step navigation into one
+    ``P(k ⇝ x)`` (Fig. 2: 0.536 and 0.7). Solves the first-step equations
+    ``h(u) = Σ_v moves[u][v] · h(v)``, ``h = 1`` on the targets."""
+    goal = set(targets)
+    nodes = sorted({start, *goal, *moves, *(v for out in moves.values() for v in out)})
+    at = {node: i for i, node in enumerate(nodes)}
+    system = np.eye(len(nodes))
+    rhs = np.zeros(len(nodes))
+    for node in nodes:
+        out = moves.get(node, {})
+        if any(not 0.0 <= p <= 1.0 for p in out.values()) or sum(out.values()) > 1.0 + 1e-12:
+            raise InexevalError(f"moves from {node!r} are not probabilities summing to at most 1")
+        if node in goal:
+            rhs[at[node]] = 1.0
+            continue
+        for v, p in out.items():
+            system[at[node], at[v]] -= p
+    return float(np.linalg.solve(system, rhs)[at[start]])

@@ -56,7 +56,8 @@ class ResultGeometry:
     """The text of each result of a topic's run, in rank order: a document code and the span
     ``[start, end)``; ``judged`` is the position of the result among the topic's judged units
     (-1 when not judged); ``codes`` maps document names to their codes; ``collection`` is the
-    element index the spans come from (the real one, or :func:`assessment_layout`'s)."""
+    element index the spans come from: the real one, or :func:`assessment_layout`'s when
+    ``synthetic``."""
 
     docs: IntArray
     starts: IntArray
@@ -64,6 +65,7 @@ class ResultGeometry:
     judged: IntArray
     codes: Mapping[str, int]
     collection: CollectionIndex
+    synthetic: bool
 
     @property
     def sizes(self) -> IntArray:
@@ -75,17 +77,23 @@ def result_geometry(
 ) -> ResultGeometry:
     """Spans of every result of ``run`` (memoised per topic in ``ctx``).
 
-    Precedence of size sources (spec §1.3, §9.4, §12 Q13): the collection index ``ctx.collection``
-    when given (element spans by path; a passage is ``[offset, offset + length)``); otherwise,
-    for INEX 2005-2008 assessments, the layout rebuilt from the assessment file's ``size`` and
-    ``rsize`` (:func:`assessment_layout`), which knows only judged elements. A result whose span
+    Precedence of size sources (spec §1.3, §9.4, §12 Q13): a passage is ``[offset, offset +
+    length)``; an element's span comes from the collection index ``ctx.collection`` when given;
+    otherwise, for INEX 2005-2008 assessments, from the layout rebuilt from the assessment file's
+    ``size`` and ``rsize`` (:func:`assessment_layout`), which knows only judged elements. A result whose span
     is still unknown (a path not in the index, an FOL offset ``X``) is an error unless
     ``unknown_size >= 0``, in which case it is given that many characters of its own, overlapping
     nothing and containing no highlighted text.
     """
 
     def make() -> ResultGeometry:
-        collection = ctx.collection if ctx.collection is not None else _layout(ta, ctx)[0]
+        collection = ctx.collection
+        synthetic = (collection is None and "size" in ta.dims
+                     and bool(np.any((run.offsets < 0) & ~run.missing)))
+        if synthetic:
+            collection = _layout(ta, ctx)[0]
+        elif collection is None:
+            collection = CollectionIndex({})
         n = len(run)
         codes: dict[str, int] = {name: i for i, name in enumerate(collection)}
         starts = np.zeros(n, dtype=np.int64)
@@ -126,7 +134,7 @@ def result_geometry(
                 fresh += 1
             docs[i], starts[i], ends[i] = code, span[0], span[1]
         judged = ta.lookup(files, paths)
-        return ResultGeometry(docs, starts, ends, judged, codes, collection)
+        return ResultGeometry(docs, starts, ends, judged, codes, collection, synthetic)
 
     result: ResultGeometry = ctx.cached(("element-geometry", unknown_size), make)
     return result
@@ -136,16 +144,18 @@ def highlight_arrays(
     ta: TopicAssessments, geometry: ResultGeometry, ctx: TopicContext
 ) -> tuple[IntArray, IntArray, IntArray]:
     """The topic's highlighted text as merged ``(docs, starts, ends)`` in ``geometry``'s codes:
-    the assessments' resolved highlights with a collection index, else the layout's."""
-    if ctx.collection is not None:
+    the layout's when the spans are rebuilt from the assessments, else the assessments' own
+    (FOL passages, or 2005-2008 passages resolved against the collection)."""
+    highlights: Mapping[str, IntArray]
+    if geometry.synthetic:
+        highlights = _layout(ta, ctx)[1]
+    else:
         highlights = ta.highlights
         if not highlights and ta.passages:
             raise InexevalError(
                 f"topic {ta.topic}: the highlighted passages are not resolved against the "
                 "collection (read the assessments with the collection index)", ta.source,
             )
-    else:
-        highlights = _layout(ta, ctx)[1]
     codes = geometry.codes
     docs: list[IntArray] = []
     starts: list[IntArray] = []

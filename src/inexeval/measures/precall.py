@@ -10,7 +10,7 @@ import numpy as np
 import numpy.typing as npt
 
 from inexeval.errors import warn
-from inexeval.measures.common import gains, quantised
+from inexeval.measures.common import QUANT, gains, quantised
 from inexeval.measures.registry import Family, Param, TopicContext, Value, register
 from inexeval.model import TopicAssessments, TopicRun
 
@@ -100,7 +100,7 @@ INEX_EVAL = register(Family(
     "over x = 0.01..1.00 (seed 003 eqs. 4-7)",
     kernel=_inex_eval,
     params=(
-        Param("quant", str, "strict", "quantisation of the assessments"),
+        QUANT,
         Param("ties", str, "none", "none: each result its own level; score: results with equal "
               "rsv form one level (a weak ordering)", choices=("none", "score")),
     ),

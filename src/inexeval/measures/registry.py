@@ -35,6 +35,8 @@ class Param:
     default: Any
     description: str
     choices: tuple[Any, ...] | None = None
+    check: Callable[[Any], None] | None = None
+    """Raises :class:`MeasureError` for a value of the right type that is not valid."""
 
     def convert(self, value: Any) -> Any:
         if self.kind is bool and isinstance(value, str):
@@ -59,12 +61,15 @@ class Param:
 @dataclass
 class TopicContext:
     """What a kernel may use besides the topic's assessments and run: the collection index,
-    the number of documents of the collection, and a per-(run, topic) memo for shared work."""
+    the number of documents of the collection, a per-(run, topic) memo for work shared by the
+    families of one topic, and ``shared``, a memo kept by the evaluator across runs and topics
+    (e.g. the element table of :mod:`inexeval.measures.common`)."""
 
     collection: Any = None
     num_docs: int | None = None
     options: Mapping[str, Any] = field(default_factory=dict)
     memo: dict[Any, Any] = field(default_factory=dict)
+    shared: dict[Any, Any] = field(default_factory=dict)
 
     def cached(self, key: Any, make: Callable[[], Any]) -> Any:
         if key not in self.memo:
@@ -242,6 +247,12 @@ def _parse_one(text: str, problems: list[str]) -> Measure | None:
                     f"{_nearest(str(value), choices)}"
                 )
                 continue
+            if param.check is not None:
+                try:
+                    param.check(value)
+                except MeasureError as error:
+                    problems.append(f"{family.name}: {error.reason}")
+                    continue
             params[name] = value
     cut_text = match.group("at") or match.group("bracket")
     cutoff: Any = None

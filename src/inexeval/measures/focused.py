@@ -1,0 +1,659 @@
+"""The character-based tasks of INEX 2007-2010 as the official evaluator computes them.
+
+Focused and Thorough (iP[x], MAiP, article and character precision/recall; spec §5.2, §15.5,
+§15.6), Relevant in Context (per-article F-beta, gP[r], gR[r], MAgP; §5.3, §15.8), Best in
+Context (BEP distance, §5.4, §15.9) and Relevant in Context scored with T2I (§15.10), on FOL qrels
+(:func:`inexeval.formats.fol.read_fol_qrels`) and passage runs. :func:`evaluate_task` reproduces
+the official evaluator inex_eval 3.1 value for value (§15, worked examples §15.15), including its
+surprises, which are defaults here:
+
+* the ranking is the file order (rank and score columns ignored), nothing is truncated;
+* precision is measured after every passage; recall buckets are ``floor(100.0 * R)`` taken in
+  doubles, so 29/100 lands in bucket 28 (``exact_buckets=True``: exact rational buckets);
+* a non-existent passage (``X``/``-1``) counts 18 characters (0 in a Thorough relevant article);
+* Thorough charges only characters of an article not returned before (relevant articles only);
+* judged passages are counted once per listing (§15.4), declared ``rsize`` is used for recall.
+
+One deliberate difference: the run is grouped by topic, so a topic whose lines are split into
+several blocks is scored as one list (the official tool carries the previous topic's rank
+counter and article table into it and prints wrong values or "Impossible recall point").
+
+The families registered for ``-m`` (scale ``fol``) are ``iP[x]`` (``iP@x`` is the same),
+``MAiP`` (alias ``AiP``), ``art_prec``, ``art_rec``, ``art_f1``, ``char_prec``, ``char_rec``,
+``char_f1`` (parameter ``task=focused|thorough``), and ``gP[r]``, ``gR[r]``, ``MAgP`` (alias
+``AgP``) with ``task=relevant-in-context|best-in-context|t2i``, ``beta``, ``bep_n``, ``irr``.
+"""
+
+from __future__ import annotations
+
+import math
+import weakref
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from inexeval import spans
+from inexeval.errors import MeasureError, RunError, warn
+from inexeval.measures.registry import Family, Param, TopicContext, Value, register
+from inexeval.model import Assessments, Run, TopicAssessments, TopicRun
+from inexeval.model.run import make_topic_run
+from inexeval.results import Results, Row
+
+TASKS = ("focused", "thorough", "relevant-in-context", "best-in-context", "t2i")
+IN_CONTEXT = ("relevant-in-context", "best-in-context", "t2i")
+NONEXISTENT_SIZE = 18
+"""Size the official tool gives a non-existent (``X``/``-1``) passage (its "mean length")."""
+NONEXISTENT_OFFSET = -10000
+"""Offset the official tool gives a non-existent passage (never within ``bep_n`` of a BEP)."""
+RECALL_POINTS = tuple(b / 100 for b in range(101))
+REPORTED_IP = (0, 1, 5, 10)
+REPORTED_RANKS = (1, 2, 3, 5, 10, 25, 50)
+COUNTS = ("num_ret", "num_rel", "num_rel_ret", "ret_size", "rel_size", "rel_ret_size")
+SCORES = ("art_prec", "art_rec", "art_f1", "char_prec", "char_rec", "char_f1")
+
+IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
+
+
+# --------------------------------------------------------------------------------------------
+# The qrels of one topic, prepared once
+
+
+@dataclass(frozen=True)
+class _Judged:
+    """One topic's FOL judgements in the official reading (spec §15.2)."""
+
+    index: dict[str, int]
+    rsize: IntArray
+    length: IntArray
+    bep: IntArray
+    doc: IntArray
+    start: IntArray
+    end: IntArray
+    trel: int
+    nrel: int
+    merged: dict[int, tuple[IntArray, IntArray]] = field(default_factory=dict)
+
+    def union(self, article: int) -> tuple[IntArray, IntArray]:
+        """The article's highlighted characters as merged intervals (T2I reads a set)."""
+        if article not in self.merged:
+            lo, hi = np.searchsorted(self.doc, [article, article + 1])
+            _, s, e = spans.merge(self.start[lo:hi], self.end[lo:hi])
+            self.merged[article] = (s, e)
+        return self.merged[article]
+
+
+_PREPARED: weakref.WeakKeyDictionary[TopicAssessments, _Judged] = weakref.WeakKeyDictionary()
+
+
+def _judged(assessed: TopicAssessments) -> _Judged:
+    prepared = _PREPARED.get(assessed)
+    if prepared is not None:
+        return prepared
+    files = assessed.files.tolist()
+    rsize = assessed.dim("rsize").astype(np.int64)
+    length = assessed.dim("length").astype(np.int64)
+    index: dict[str, int] = {}
+    first: list[int] = []
+    for i, article in enumerate(files):
+        if article not in index:
+            index[article] = len(first)
+            first.append(i)
+    rows = np.array(first, dtype=np.int64)
+    docs, starts, ends = [], [], []
+    for article, code in index.items():
+        highlights = assessed.highlights.get(article)
+        if highlights is not None and len(highlights):
+            docs.append(np.full(len(highlights), code, dtype=np.int64))
+            starts.append(highlights[:, 0])
+            ends.append(highlights[:, 1])
+    positive = rsize > 0
+    prepared = _Judged(
+        index=index,
+        rsize=rsize[rows],
+        length=length[rows],
+        bep=np.array([int(assessed.best_entry_points.get(a, -1)) for a in index], dtype=np.int64),
+        doc=np.concatenate(docs) if docs else np.zeros(0, dtype=np.int64),
+        start=np.concatenate(starts) if starts else np.zeros(0, dtype=np.int64),
+        end=np.concatenate(ends) if ends else np.zeros(0, dtype=np.int64),
+        trel=int(rsize[positive].sum()),
+        nrel=int(np.count_nonzero(positive)),
+    )
+    _PREPARED[assessed] = prepared
+    return prepared
+
+
+# --------------------------------------------------------------------------------------------
+# One topic's run, mapped onto the judgements
+
+
+@dataclass(frozen=True)
+class _Lines:
+    article: IntArray
+    """Judged article of each line (first qrels record), -1 if unjudged."""
+    doc: IntArray
+    """Article code of each line: judged index, or beyond the judged ones for unjudged articles."""
+    relevant: npt.NDArray[np.bool_]
+    start: IntArray
+    end: IntArray
+    missing: npt.NDArray[np.bool_]
+    lines: IntArray
+    files: npt.NDArray[np.object_]
+
+
+def _map_lines(judged: _Judged, run: TopicRun) -> _Lines:
+    files = run.files.tolist()
+    article = np.fromiter((judged.index.get(f, -1) for f in files), dtype=np.int64,
+                          count=len(files))
+    others: dict[str, int] = {}
+    base = len(judged.index)
+    doc = np.fromiter(
+        (a if a >= 0 else base + others.setdefault(f, len(others)) for a, f in zip(article, files)),
+        dtype=np.int64, count=len(files))
+    relevant = np.zeros(len(files), dtype=bool)
+    known = article >= 0
+    relevant[known] = judged.rsize[article[known]] > 0
+    missing = run.missing
+    start = np.where(missing, NONEXISTENT_OFFSET, run.offsets)
+    end = np.where(missing, NONEXISTENT_OFFSET, run.offsets + run.lengths)
+    return _Lines(article, doc, relevant, start, end, missing, run.lines, run.files)
+
+
+def _relevant_chars(judged: _Judged, lines: _Lines, sel: npt.NDArray[np.bool_]) -> IntArray:
+    """``rel`` of spec §15.4 for the selected lines (0 elsewhere)."""
+    rel = np.zeros(len(lines.doc), dtype=np.int64)
+    if sel.any():
+        rel[sel] = spans.covered_lengths(judged.start, judged.end, lines.start[sel],
+                                         lines.end[sel], judged.doc, lines.doc[sel])
+    return rel
+
+
+# --------------------------------------------------------------------------------------------
+# Run rules (spec §1.8, §15.3)
+
+
+def _violation(lines: _Lines, topic: str, task: str) -> tuple[int, str] | None:
+    """The first line (file order) breaking the task's rules, with the reason; None if none."""
+    n = len(lines.doc)
+    if n == 0:
+        return None
+    found: list[tuple[int, int, str]] = []
+    change = np.ones(n, dtype=bool)
+    change[1:] = lines.doc[1:] != lines.doc[:-1]
+    if task in IN_CONTEXT:
+        heads = np.flatnonzero(change)
+        _, first = np.unique(lines.doc[heads], return_index=True)
+        again = np.setdiff1d(np.arange(len(heads)), first)
+        if len(again):
+            i = int(heads[again.min()])
+            found.append((i, 0, f"article results are interleaved in topic {topic} (article "
+                                f"{lines.files[i]}): interleaved results are not allowed in "
+                                "in-context tasks"))
+        if task == "best-in-context" and not change.all():
+            i = int(np.flatnonzero(~change)[0])
+            found.append((i, 0, f"multiple results from a single article in topic {topic} "
+                                f"(article {lines.files[i]}): best in context allows one"))
+    if task != "thorough" and task != "best-in-context":
+        live = ~lines.missing
+        if spans.conflicts(lines.start[live], lines.end[live], lines.doc[live]):
+            i = _first_overlap(lines)
+            found.append((i, 1, f"passage overlaps with previously retrieved passages in topic "
+                                f"{topic} (article {lines.files[i]})"))
+    if not found:
+        return None
+    i, _, reason = min(found)
+    return int(lines.lines[i]), reason
+
+
+def _first_overlap(lines: _Lines) -> int:
+    """Index of the first line conflicting with an earlier recorded passage (error path only)."""
+    recorded: dict[int, list[tuple[int, int]]] = {}
+    for i in range(len(lines.doc)):
+        if lines.missing[i]:
+            continue
+        s, e = int(lines.start[i]), int(lines.end[i])
+        earlier = recorded.setdefault(int(lines.doc[i]), [])
+        if any(s0 < e and e0 > s for s0, e0 in earlier):
+            return i
+        earlier.append((s, e))
+    raise AssertionError("conflict detected but not found")
+
+
+# --------------------------------------------------------------------------------------------
+# Per-topic scores
+
+
+@dataclass
+class TopicScores:
+    """One topic's official values: counts, named values in output order, recall curve."""
+
+    counts: dict[str, int]
+    values: dict[str, float]
+    curve: FloatArray
+    impossible: list[int] = field(default_factory=list)
+    ranks: dict[str, FloatArray] = field(default_factory=dict)
+    """In-context tasks: ``gP`` and ``gR`` at every article rank."""
+
+
+def _sequential_sum(values: FloatArray) -> float:
+    """Left-to-right double sum, as the official tool adds (numpy's sum is pairwise)."""
+    return float(np.cumsum(values)[-1]) if len(values) else 0.0
+
+
+def _div(a: float, b: float) -> float:
+    """IEEE division as in Java: x/0 is NaN for x = 0, infinite otherwise."""
+    if b == 0:
+        return math.nan if a == 0 or math.isnan(a) else math.copysign(math.inf, a)
+    return a / b
+
+
+def _f1(p: float, r: float) -> float:
+    return _div((2 * p) * r, p + r) if p > 0 else 0.0
+
+
+def _focused_topic(judged: _Judged, lines: _Lines, thorough: bool, exact: bool) -> TopicScores:
+    """Focused (§15.5) or Thorough (§15.6) values of one topic."""
+    size = np.where(lines.missing, NONEXISTENT_SIZE, lines.end - lines.start)
+    if thorough:
+        unseen, unseen_rel = spans.unseen_covered(
+            np.where(lines.missing, 0, lines.start), np.where(lines.missing, 0, lines.end),
+            judged.start, judged.end, lines.doc, judged.doc)
+        size = np.where(lines.relevant, unseen, size)
+        rel = np.where(lines.relevant, unseen_rel, 0)
+    else:
+        rel = _relevant_chars(judged, lines, lines.relevant & ~lines.missing)
+    found = np.cumsum(rel)
+    seen = np.cumsum(size)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        precision = found / seen.astype(np.float64)
+        recall = found / np.float64(judged.trel)
+        if exact:
+            bucket = (100 * found) // judged.trel if judged.trel > 0 else np.zeros_like(found)
+        else:
+            bucket = np.floor(100.0 * np.nan_to_num(recall, nan=0.0, posinf=1e9)).astype(np.int64)
+    usable = ~np.isnan(precision)
+    impossible = usable & (bucket > 100)
+    usable &= bucket <= 100
+    raw = np.zeros(101, dtype=np.float64)
+    np.maximum.at(raw, bucket[usable], precision[usable])
+    curve = np.maximum.accumulate(raw[::-1])[::-1]
+    articles = np.unique(lines.doc)
+    ret_docs = len(articles)
+    rel_found = int(np.count_nonzero(judged.rsize[articles[articles < len(judged.index)]] > 0))
+    rs_n, s_n = int(found[-1]) if len(found) else 0, int(seen[-1]) if len(seen) else 0
+    art_prec = rel_found / ret_docs if ret_docs else 0.0
+    art_rec = _div(rel_found, judged.nrel)
+    char_prec = rs_n / s_n if s_n else 0.0
+    char_rec = _div(rs_n, judged.trel)
+    values = {
+        "art_prec": art_prec, "art_rec": art_rec, "art_f1": _f1(art_prec, art_rec),
+        "char_prec": char_prec, "char_rec": char_rec, "char_f1": _f1(char_prec, char_rec),
+    }
+    for b in REPORTED_IP:
+        values[f"iP[{RECALL_POINTS[b]:.2f}]"] = float(curve[b])
+    values["AiP"] = _sequential_sum(curve) / 101
+    counts = {"num_ret": ret_docs, "num_rel": judged.nrel, "num_rel_ret": rel_found,
+              "ret_size": s_n, "rel_size": judged.trel, "rel_ret_size": rs_n}
+    return TopicScores(counts, values, curve, bucket[impossible].tolist())
+
+
+def _t2i_score(judged: _Judged, article: int, starts: IntArray, ends: IntArray,
+               tolerance: int) -> float:
+    """T2I score of one article (§15.10): precision of what a user reads, stopping at the
+    ``tolerance``-th irrelevant character; recorded passages first, then the rest in order."""
+    segments = list(zip(starts.tolist(), ends.tolist()))
+    cursor = 0
+    for s, e in list(segments):
+        if s > cursor:
+            segments.append((cursor, s))
+        cursor = e
+    length = int(judged.length[article])
+    if cursor < length:
+        segments.append((cursor, length))
+    if tolerance == 0:
+        lo, hi = np.searchsorted(judged.doc, [article, article + 1])
+        first = next(((s, e) for s, e in segments if e > s), None)
+        inside = first is not None and bool(np.any(
+            (judged.start[lo:hi] < first[0]) & (first[0] < judged.end[lo:hi])))
+        return 1.0 if inside and first is segments[0] else 0.0
+    hs, he = judged.union(article)
+    read_relevant = read_irrelevant = 0
+    for a, b in segments:
+        i = int(np.searchsorted(he, a, side="right"))
+        position = a
+        while position < b:
+            if i < len(hs) and hs[i] <= position:
+                step = min(int(he[i]), b) - position
+                read_relevant += step
+                position += step
+                i += 1
+                continue
+            step = min(int(hs[i]) if i < len(hs) else b, b) - position
+            if read_irrelevant + step >= tolerance:
+                read_irrelevant = tolerance
+                return read_relevant / (read_relevant + read_irrelevant)
+            read_irrelevant += step
+            position += step
+    total = read_relevant + read_irrelevant
+    return read_relevant / total if total else 0.0
+
+
+def _in_context_topic(judged: _Judged, lines: _Lines, task: str, beta: float, bep_n: int,
+                      irr: int) -> TopicScores:
+    """Relevant in Context (§15.8), Best in Context (§15.9) or T2I (§15.10) values of a topic."""
+    n = len(lines.doc)
+    head = np.ones(n, dtype=bool)
+    head[1:] = lines.doc[1:] != lines.doc[:-1]
+    heads = np.flatnonzero(head)
+    k = len(heads)
+    size = np.where(lines.missing, NONEXISTENT_SIZE, lines.end - lines.start)
+    rel = _relevant_chars(judged, lines, lines.relevant & ~lines.missing)
+    block_relevant = lines.relevant[heads] if k else np.zeros(0, dtype=bool)
+    score = np.zeros(k, dtype=np.float64)
+    if task == "relevant-in-context" and k:
+        found = np.add.reduceat(rel, heads)
+        returned = np.add.reduceat(size, heads)
+        beta2 = beta * beta
+        for j in np.flatnonzero(found > 0).tolist():
+            p = found[j] / returned[j]
+            r = found[j] / judged.rsize[lines.article[heads[j]]]
+            score[j] = ((1 + beta2) * p) * r / ((beta2 * p) + r)
+    elif task == "best-in-context":
+        for j, i in enumerate(heads.tolist()):
+            a = int(lines.article[i])
+            if lines.relevant[i] and judged.bep[a] > -1:
+                distance = abs(int(judged.bep[a]) - int(lines.start[i]))
+                score[j] = (bep_n - distance) / bep_n if distance <= bep_n else 0.0
+    elif task == "t2i":
+        bounds = np.append(heads, n)
+        for j in range(k):
+            a = int(lines.article[heads[j]])
+            if a < 0:
+                continue
+            block = slice(int(bounds[j]), int(bounds[j + 1]))
+            live = ~lines.missing[block]
+            starts, ends = lines.start[block][live], lines.end[block][live]
+            order = np.argsort(starts, kind="stable")
+            score[j] = _t2i_score(judged, a, starts[order], ends[order], irr)
+    gp = np.cumsum(score) / np.arange(1, k + 1) if k else np.zeros(0)
+    rel_at = np.cumsum(block_relevant)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        gr = rel_at / np.float64(judged.nrel)
+    if k:
+        agp = _div(_sequential_sum(gp[block_relevant]), judged.nrel)
+    else:
+        agp = 0.0 if judged.nrel > 0 else math.nan
+    values: dict[str, float] = {}
+    for c in REPORTED_RANKS:
+        at = min(c, k) - 1
+        values[f"gP[{c}]"] = float(gp[at]) if k else 0.0
+        values[f"gR[{c}]"] = float(gr[at]) if k else 0.0
+    values["AgP"] = agp
+    raw = np.zeros(11, dtype=np.float64)
+    bucket = np.floor(10.0 * np.nan_to_num(gr, nan=0.0)).astype(np.int64)
+    keep = bucket <= 10
+    np.maximum.at(raw, bucket[keep], gp[keep])
+    curve = np.maximum.accumulate(raw[::-1])[::-1]
+    best = task == "best-in-context"
+    counts = {"num_ret": k, "num_rel": judged.nrel, "num_rel_ret": int(block_relevant.sum()),
+              "ret_size": 0 if best else int(size.sum()), "rel_size": judged.trel,
+              "rel_ret_size": 0 if best else int(rel.sum())}
+    return TopicScores(counts, values, curve, ranks={"gP": gp, "gR": gr})
+
+
+@dataclass(frozen=True)
+class TaskSettings:
+    """Parameters of the official tasks (defaults of inex_eval 3.1, spec §15.1)."""
+
+    task: str = "focused"
+    beta: float = 0.25
+    bep_n: int = 500
+    irr: int = 300
+    exact_buckets: bool = False
+
+    def __post_init__(self) -> None:
+        if self.task not in TASKS:
+            raise MeasureError(f"unknown task {self.task!r} (one of {', '.join(TASKS)})")
+        if self.bep_n <= 0:
+            raise MeasureError(f"bep_n must be positive, not {self.bep_n}")
+        if self.irr < 0:
+            raise MeasureError(f"irr must be at least 0, not {self.irr}")
+
+
+def topic_scores(assessed: TopicAssessments, run: TopicRun, settings: TaskSettings,
+                 source: str | None = None) -> TopicScores:
+    """The official values of one topic under a task; raises :class:`RunError` on rule breaks."""
+    judged = _judged(assessed)
+    lines = _map_lines(judged, run)
+    broken = _violation(lines, assessed.topic, settings.task)
+    if broken is not None:
+        line, reason = broken
+        raise RunError(reason if source else f"{reason} (run line {line})", source, line)
+    if settings.task in IN_CONTEXT:
+        return _in_context_topic(judged, lines, settings.task, settings.beta, settings.bep_n,
+                                 settings.irr)
+    return _focused_topic(judged, lines, settings.task == "thorough", settings.exact_buckets)
+
+
+# --------------------------------------------------------------------------------------------
+# Whole runs, with the official "all" lines
+
+
+def topic_order(topics: Sequence[str]) -> list[str]:
+    """Official order of topics: by string (``"10" < "100" < "9"``, spec §15.11)."""
+    return sorted(topics)
+
+
+def measure_names(task: str, per_topic: bool) -> list[str]:
+    """Names in the order the official tool prints them (spec §15.13).
+
+    Per topic: the six counts, then ``art_*``/``char_*``, ``iP[0.00..0.10]`` and ``AiP``
+    (focused, thorough) or ``gP[c]``/``gR[c]`` alternating and ``AgP`` (in-context tasks).
+    ``all``: ``num_q``, the counts, then the means with ``MAiP``/``MAgP`` and ``ircl_prn.x``.
+    """
+    counts = list(COUNTS)
+    if task in IN_CONTEXT:
+        ranks = [f"g{w}[{c}]" for c in REPORTED_RANKS for w in "PR"]
+        if per_topic:
+            return counts + ranks + ["AgP"]
+        return ["num_q"] + counts + ["MAgP"] + ranks + [f"ircl_prn.{b / 10:.2f}" for b in
+                                                          range(11)]
+    ips = [f"iP[{RECALL_POINTS[b]:.2f}]" for b in REPORTED_IP]
+    if per_topic:
+        return counts + list(SCORES) + ips + ["AiP"]
+    return (["num_q"] + counts + list(SCORES) + ips + ["MAiP"]
+            + [f"ircl_prn.{x:.2f}" for x in RECALL_POINTS])
+
+
+def _mean(values: list[float]) -> float:
+    return _div(_sequential_sum(np.array(values, dtype=np.float64)), len(values))
+
+
+def _overall(task: str, scores: dict[str, TopicScores], included: list[str],
+             all_topics: list[str]) -> dict[str, float]:
+    """The "all" values: counts summed (over T, or over every qrels topic in-context), the rest
+    the plain mean over T in topic order (spec §15.5, §15.7)."""
+    summed = all_topics if task in IN_CONTEXT else included
+    out: dict[str, float] = {"num_q": float(len(included))}
+    for name in COUNTS:
+        out[name] = float(sum(scores[t].counts[name] for t in summed))
+    per_topic_names = measure_names(task, per_topic=True)[len(COUNTS):]
+    means = {name: _mean([scores[t].values[name] for t in included]) for name in per_topic_names}
+    curves = [scores[t].curve for t in included]
+    points = len(curves[0]) if curves else (11 if task in IN_CONTEXT else 101)
+    curve = [_mean([float(c[b]) for c in curves]) for b in range(points)]
+    for name in measure_names(task, per_topic=False)[1 + len(COUNTS):]:
+        if name.startswith("ircl_prn."):
+            out[name] = curve[round(float(name[9:]) * (points - 1))]
+        elif name in ("MAiP", "MAgP"):
+            out[name] = means["A" + name[2:]]
+        else:
+            out[name] = means[name]
+    return out
+
+
+def _warn_input(assessments: Assessments, run: Run) -> None:
+    unknown = [t for t in run if t not in assessments]
+    if unknown:
+        first = min(int(run[t].lines[0]) for t in unknown)
+        warn(f"{len(unknown)} topic(s) of the run are not in the qrels and are ignored: "
+             f"{', '.join(unknown[:5])}{' ...' if len(unknown) > 5 else ''}", run.source, first)
+    beyond: list[int] = []
+    for topic, results in run.items():
+        if topic not in assessments or not len(results):
+            continue
+        judged = _judged(assessments[topic])
+        article = np.fromiter((judged.index.get(f, -1) for f in results.files.tolist()),
+                              dtype=np.int64, count=len(results))
+        known = (article >= 0) & ~results.missing
+        past = known.copy()
+        past[known] = (results.offsets + results.lengths)[known] > judged.length[article[known]]
+        beyond.extend(results.lines[past].tolist())
+    if beyond:
+        warn(f"{len(beyond)} passage(s) end beyond the article length given in the qrels",
+             run.source, min(beyond))
+
+
+def evaluate_task(
+    qrels: Assessments,
+    runs: Sequence[Run],
+    task: str,
+    *,
+    complete: bool = False,
+    per_topic: bool = True,
+    beta: float = 0.25,
+    bep_n: int = 500,
+    irr: int = 300,
+    exact_buckets: bool = False,
+) -> Results:
+    """Evaluate FOL runs under an official INEX task exactly as inex_eval 3.1 does (spec §15).
+
+    ``task``: ``focused``, ``thorough``, ``relevant-in-context``, ``best-in-context`` or ``t2i``.
+    ``complete`` (``-c``): average over every qrels topic; otherwise over the qrels topics with at
+    least one run line. ``beta`` (``-beta``, 0.25): weight of recall in the RiC F-score;
+    ``bep_n`` (``-n``, 500): BEP distance limit; ``irr`` (``-irr``, 300): T2I tolerance in
+    characters; ``exact_buckets``: exact rational recall buckets instead of the tool's doubles.
+
+    Per-topic rows (if ``per_topic``) use the official per-topic names (``AiP``, ``AgP``) and
+    come topic by topic in string order of topic ids, measures in official order
+    (:func:`measure_names`); ``Results.means()`` gives the official "all" lines in official
+    order (``num_q`` first, ``MAiP``/``MAgP``, ``ircl_prn.x``), NaN where the tool prints NaN.
+    Runs breaking the task's rules raise :class:`RunError` naming the run file and line.
+    """
+    if qrels.scale != "fol":
+        raise MeasureError(f"task {task} needs FOL qrels, not {qrels.scale} assessments",
+                           qrels.source)
+    settings = TaskSettings(task, beta, bep_n, irr, exact_buckets)
+    all_topics = topic_order(list(qrels))
+    per_topic_names = measure_names(task, per_topic=True)
+    results = Results(aggregates={"AiP": "none", "AgP": "none"})
+    labels = [run.name for run in runs]
+    for run, label in zip(runs, labels):
+        if labels.count(label) > 1:
+            label = f"{label} ({run.source})"
+        _warn_input(qrels, run)
+        scores = {}
+        for topic in all_topics:
+            results_of = run.topics.get(topic)
+            scores[topic] = topic_scores(qrels[topic], results_of or make_topic_run(topic, []),
+                                         settings, run.source)
+            if scores[topic].impossible:
+                warn(f"impossible recall point {scores[topic].impossible[0]} in topic {topic} "
+                     "(the qrels declare fewer relevant characters than their passages hold); "
+                     "point skipped as the official tool does", run.source)
+        included = [t for t in all_topics if complete or len(run.topics.get(t, ()))]
+        results.topics_evaluated[label] = included
+        if per_topic:
+            for topic in included:
+                values = {**scores[topic].counts, **scores[topic].values}
+                results.extend([Row(label, topic, name, float(values[name]))
+                                for name in per_topic_names])
+        overall = _overall(task, scores, included, all_topics)
+        results.overall.extend(Row(label, "all", name, value) for name, value in overall.items())
+    return results
+
+
+# --------------------------------------------------------------------------------------------
+# Families for -m
+
+
+def _scores(assessed: TopicAssessments, run: TopicRun, ctx: TopicContext,
+            settings: TaskSettings) -> TopicScores:
+    result: TopicScores = ctx.cached(("focused.topic_scores", settings),
+                                     lambda: topic_scores(assessed, run, settings))
+    return result
+
+
+def _defined(value: float) -> Value:
+    return None if math.isnan(value) else value
+
+
+def _settings(params: Mapping[str, Any]) -> TaskSettings:
+    return TaskSettings(**{k: v for k, v in params.items()
+                           if k in ("task", "beta", "bep_n", "irr", "exact_buckets")})
+
+
+def _ip_kernel(assessed: Any, run: Any, ctx: TopicContext, params: Mapping[str, Any],
+               cutoffs: Sequence[Any]) -> list[Value]:
+    scores = _scores(assessed, run, ctx, _settings(params))
+    out: list[Value] = []
+    for x in cutoffs:
+        bucket = round(float(x) * 100)
+        if not 0 <= bucket <= 100 or abs(bucket - float(x) * 100) > 1e-6:
+            raise MeasureError(f"iP[{x}]: recall level must be one of 0.00, 0.01, ..., 1.00")
+        out.append(float(scores.curve[bucket]))
+    return out
+
+
+def _value_kernel(name: str) -> Any:
+    def kernel(assessed: Any, run: Any, ctx: TopicContext, params: Mapping[str, Any],
+               cutoffs: Sequence[Any]) -> list[Value]:
+        scores = _scores(assessed, run, ctx, _settings(params))
+        if name in ("gP", "gR"):
+            return [_defined(_rank_value(scores, name, int(c))) for c in cutoffs]
+        return [_defined(scores.values[name])]
+    return kernel
+
+
+def _rank_value(scores: TopicScores, name: str, cutoff: int) -> float:
+    """gP/gR at any rank with the official rule: past the last article, the last article's
+    value (not divided by the cut-off, spec §15.7); 0 for an empty list."""
+    values = scores.ranks[name]
+    return float(values[min(cutoff, len(values)) - 1]) if len(values) else 0.0
+
+
+_FOCUSED_TASK = Param("task", str, "focused", "official task: focused or thorough (characters "
+                      "returned before are not charged again)", ("focused", "thorough"))
+_EXACT = Param("exact_buckets", bool, False, "exact rational recall buckets instead of the "
+               "official floor(100.0*R) in doubles (29/100 -> bucket 29, not 28)")
+_CONTEXT_PARAMS = (
+    Param("task", str, "relevant-in-context", "official in-context task", IN_CONTEXT),
+    Param("beta", float, 0.25, "weight of recall in the per-article F-score (RiC; INEX 2010)"),
+    Param("bep_n", int, 500, "BEP distance limit n in characters (BiC; 1000 in 2007)"),
+    Param("irr", int, 300, "tolerance to irrelevance in characters (t2i)"),
+)
+
+register(Family("iP", "interpolated precision at recall level x, official INEX 2007-2010 "
+                "(Kamps et al. 2007; inex_eval 3.1, spec §5.2, §15.5)", _ip_kernel,
+                (_FOCUSED_TASK, _EXACT), cutoff=float, cutoff_required=True, scales=("fol",),
+                bracket_cutoff=True))
+register(Family("MAiP", "mean average interpolated precision over 101 recall levels (spec §5.2, "
+                "§15.5); per topic AiP", _value_kernel("AiP"), (_FOCUSED_TASK, _EXACT),
+                aliases=("AiP",), scales=("fol",)))
+for _name, _what in (("art_prec", "article precision"), ("art_rec", "article recall"),
+                     ("art_f1", "article F1"), ("char_prec", "character precision"),
+                     ("char_rec", "character recall"), ("char_f1", "character F1")):
+    register(Family(_name, f"{_what} of the whole list, inex_eval 3.1 (spec §15.5)",
+                    _value_kernel(_name), (_FOCUSED_TASK,), scales=("fol",)))
+register(Family("gP", "generalised precision at article rank r, in-context tasks (spec §5.3, "
+                "§15.7); past the last article the last value", _value_kernel("gP"),
+                _CONTEXT_PARAMS, cutoff=int, cutoff_required=True, scales=("fol",),
+                bracket_cutoff=True))
+register(Family("gR", "generalised recall at article rank r (spec §5.3, §15.7)",
+                _value_kernel("gR"), _CONTEXT_PARAMS, cutoff=int, cutoff_required=True,
+                scales=("fol",), bracket_cutoff=True))
+register(Family("MAgP", "mean average generalised precision (spec §5.3, §15.7); per topic AgP",
+                _value_kernel("AgP"), _CONTEXT_PARAMS, aliases=("AgP",), scales=("fol",)))

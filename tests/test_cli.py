@@ -1,0 +1,94 @@
+"""The command line end to end on the bundled example data, and its handling of bad input."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from inexeval import demo
+from inexeval.cli import main
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "inexeval.cli", *args], capture_output=True,
+                          text=True, timeout=120)
+
+
+def test_demo_prints_seed_000_tables() -> None:
+    done = run_cli("demo")
+    assert done.returncode == 0, done.stderr
+    assert "cut-off\tstrict\tliberal\texhaust.\tspecific\toverlap" in done.stdout
+    assert done.stdout.count("\n1500\t") == 3
+    assert "inex_eval" in done.stdout
+
+
+def test_eval_trec_output_with_per_topic_lines(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["eval", str(demo.ASSESSMENTS_2004), str(demo.RUNS[0]), "-m", "P@10",
+                 "-m", "overlap@10", "-q", "--collection", str(demo.COLLECTION)])
+    assert code == 0
+    lines = capsys.readouterr().out.splitlines()
+    fields = [line.split("\t") for line in lines]
+    assert all(len(f) == 3 for f in fields)
+    assert ["num_q", "all", "3"] in fields
+    assert {f[1] for f in fields} == {"91", "92", "93", "all"}
+    per_topic = [float(f[2]) for f in fields if f[0] == "P@10" and f[1] != "all"]
+    mean = next(float(f[2]) for f in fields if f[0] == "P@10" and f[1] == "all")
+    assert mean == pytest.approx(sum(per_topic) / len(per_topic), abs=1e-4)
+
+
+def test_several_runs_get_a_run_column_and_table(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["eval", str(demo.ASSESSMENTS_2004), *map(str, demo.RUNS), "-m", "P@5"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert {line.split("\t")[0] for line in lines} == {"overlapping", "focused", "articles"}
+    assert main(["eval", str(demo.ASSESSMENTS_2004), *map(str, demo.RUNS), "-m", "P@5",
+                 "--table"]) == 0
+    table = capsys.readouterr().out.splitlines()
+    assert table[0].split() == ["run", "P@5"] and len(table) == 4
+
+
+@pytest.mark.parametrize("fmt", ["csv", "json", "latex"])
+def test_other_formats(fmt: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["eval", str(demo.ASSESSMENTS_2004), str(demo.RUNS[1]), "-m", "P@5",
+                 "--format", fmt]) == 0
+    assert "P@5" in capsys.readouterr().out
+
+
+def test_unknown_measures_reported_together_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["eval", str(demo.ASSESSMENTS_2004), str(demo.RUNS[0]), "-m", "Pp@10",
+                 "-m", "P(qaunt=strict)@5", "-m", "P(quant=strictt)@5"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert len(err.strip().splitlines()) == 1
+    assert "'Pp'" in err and "'qaunt'" in err and "'strictt'" in err
+
+
+def test_missing_file_exit_2(tmp_path: Path) -> None:
+    done = run_cli("eval", str(tmp_path / "nothing.xml"), str(demo.RUNS[0]))
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and "nothing.xml" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_malformed_assessments_exit_2(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.xml"
+    bad.write_text("<assessments topic='1'>\n<file file='a'>\n<path path='/a[1]' "
+                   "exhaustiveness='3' specificity='3'>\n</assessments>\n")
+    done = run_cli("eval", str(bad), str(demo.RUNS[0]))
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "bad.xml" in done.stderr and len(done.stderr.strip().splitlines()) == 1
+
+
+def test_inputs_are_not_modified(tmp_path: Path) -> None:
+    before = {p: p.read_bytes() for p in [*demo.ASSESSMENTS_2004.iterdir(), *demo.RUNS]}
+    assert run_cli("eval", str(demo.ASSESSMENTS_2004), *map(str, demo.RUNS)).returncode == 0
+    assert before == {p: p.read_bytes() for p in before}
+
+
+def test_measures_lists_every_family(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["measures"]) == 0
+    out = capsys.readouterr().out
+    for name in ("P@int", "overlap@int", "inex_eval[@float]", "quant: str = 'strict'"):
+        assert name in out
