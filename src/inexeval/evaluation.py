@@ -6,8 +6,10 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from inexeval.errors import MeasureError, warn
+from inexeval.measures.common import element_table
 from inexeval.measures.registry import Measure, TopicContext, parse_measures
 from inexeval.model import Assessments, Run, TopicRun
 from inexeval.model.run import make_topic_run
@@ -89,22 +91,41 @@ class Evaluator:
             shown = ", ".join(unassessed[:5]) + (" ..." if len(unassessed) > 5 else "")
             warn(f"{len(unassessed)} topic(s) in the run have no assessments and are ignored: {shown}",
                  run.source)
-        groups = _group(self.measures)
+        groups = [(ms[0].settings, [m.cutoff for m in ms], ms) for ms in _group(self.measures).values()]
+        names = {id(ms): [str(m) for m in ms] for _, _, ms in groups}
         for topic in self._topics_for(run):
             topic_run = run.topics.get(topic) or make_topic_run(topic, [])
             topic_run = topic_run.ordered(self.order)
-            if run.kind != "passage":
-                topic_run = prepare(topic_run, self.limit, run.source)
-            assessed = self.assessments[topic]
             context = TopicContext(self.collection, self.num_docs, self.options,
                                    shared=self.shared)
-            for members in groups.values():
-                family = members[0].family
-                values = family.kernel(
-                    assessed, topic_run, context, members[0].settings, [m.cutoff for m in members]
-                )
-                for measure, value in zip(members, values):
-                    yield Row(run.name, topic, str(measure), value)
+            if run.kind != "passage":
+                ids = element_table(context).ids(topic_run.files.tolist(),
+                                                 topic_run.paths.tolist())
+                topic_run, ids = prepare(topic_run, ids, self.limit, run.source)
+                context.memo["ids"] = ids
+                if self.collection is not None and run.kind == "element":
+                    self._check_collection(topic_run, ids, run.source)
+            assessed = self.assessments[topic]
+            for settings, cutoffs, members in groups:
+                values = members[0].family.kernel(assessed, topic_run, context, settings, cutoffs)
+                for name, value in zip(names[id(members)], values):
+                    yield Row(run.name, topic, name, value)
+
+    def _check_collection(self, run: TopicRun, ids: npt.NDArray[np.int64],
+                          source: str | None) -> None:
+        """Warn about results whose element is not in the collection (scored non-relevant)."""
+        known: dict[int, bool] = self.shared.setdefault("in collection", {})
+        absent = []
+        for i, element in enumerate(ids.tolist()):
+            if element not in known:
+                known[element] = self.collection.span(run.files[i], run.paths[i]) is not None
+            if not known[element]:
+                absent.append(i)
+        if absent:
+            first = absent[0]
+            warn(f"topic {run.topic}: {len(absent)} result(s) not in the collection, scored "
+                 f"non-relevant (first: {run.files[first]} {run.paths[first]})", source,
+                 int(run.lines[first]))
 
     def evaluate(self, runs: Run | Sequence[Run]) -> Results:
         runs = [runs] if isinstance(runs, Run) else list(runs)
@@ -115,22 +136,22 @@ class Evaluator:
         return results
 
 
-def prepare(run: TopicRun, limit: int, source: str | None = None) -> TopicRun:
-    """Drop repeated results (keeping the first) and cut the list at ``limit`` (0: no limit)."""
-    keys = list(zip(run.files.tolist(), run.paths.tolist(), run.offsets.tolist(),
-                    run.lengths.tolist()))
-    first: dict[tuple[Any, ...], int] = {}
-    keep = [first.setdefault(key, i) == i for i, key in enumerate(keys)]
-    if not all(keep):
-        repeated = [i for i, k in enumerate(keep) if not k]
-        line = int(run.lines[repeated[0]])
+def prepare(run: TopicRun, ids: npt.NDArray[np.int64], limit: int,
+            source: str | None = None) -> tuple[TopicRun, npt.NDArray[np.int64]]:
+    """Drop repeated results (same element-table id; the first is kept) and cut the list at
+    ``limit`` (0: no limit). Returns the run and the ids of its results."""
+    _, first = np.unique(ids, return_index=True)
+    if len(first) < len(ids):
+        keep = np.zeros(len(ids), dtype=bool)
+        keep[first] = True
+        repeated = np.flatnonzero(~keep)
         warn(f"topic {run.topic}: {len(repeated)} repeated result(s) dropped, the first kept "
-             f"(first repeat at line {line})", source)
-        run = run.take(np.flatnonzero(keep))
+             f"(first repeat at line {int(run.lines[repeated[0]])})", source)
+        run, ids = run.take(np.flatnonzero(keep)), ids[keep]
     if limit and len(run) > limit:
         warn(f"topic {run.topic}: {len(run)} results, cut to the first {limit}", source)
-        run = run.take(slice(0, limit))
-    return run
+        run, ids = run.take(slice(0, limit)), ids[:limit]
+    return run, ids
 
 
 def _topic_key(topic: str) -> tuple[int, int, str]:
@@ -160,15 +181,21 @@ def iter_calc(
 
 
 def with_implicit(assessments: Assessments, *, skip: Iterable[str] = (),
-                  collection: Any = None) -> Assessments:
-    """Assessments with the implicit assessments of their scale added (spec §1.6), except for
-    the topics in ``skip`` (INEX 2002: CAS topics with target elements)."""
+                  collection: Any = None, implicit: bool = True) -> Assessments:
+    """Assessments ready for the element measures: INEX 2005-2008 highlighted passages resolved
+    into character spans when the collection is given, and the implicit assessments of the scale
+    added (spec §1.6) unless ``implicit`` is False, except for the topics in ``skip`` (INEX 2002:
+    CAS topics with target elements)."""
     from dataclasses import replace
 
-    from inexeval.collection.implicit import implicit_assessments
+    from inexeval.collection.implicit import implicit_assessments, resolve_passages
 
     skipped = set(skip)
-    return replace(assessments, topics={
-        t: ta if t in skipped else implicit_assessments(ta, collection)
-        for t, ta in assessments.items()
-    })
+    topics = {}
+    for t, ta in assessments.items():
+        if collection is not None and ta.passages:
+            ta = resolve_passages(ta, collection)
+        if implicit and t not in skipped:
+            ta = implicit_assessments(ta, collection)
+        topics[t] = ta
+    return replace(assessments, topics=topics)

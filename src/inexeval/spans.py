@@ -47,9 +47,9 @@ def document_codes(*file_arrays: Sequence[Any] | npt.NDArray[Any]) -> list[IntAr
     names get equal codes (codes are positions in the sorted set of all names).
     """
     sizes = [len(a) for a in file_arrays]
-    everything = np.concatenate([np.asarray(a, dtype=object) for a in file_arrays]) if sizes else []
-    if len(everything) == 0:
+    if sum(sizes) == 0:
         return [np.zeros(0, dtype=np.int64) for _ in sizes]
+    everything = np.concatenate([np.asarray(a, dtype=object) for a in file_arrays])
     _, inverse = np.unique(np.asarray(everything, dtype=str), return_inverse=True)
     inverse = inverse.astype(np.int64).reshape(-1)
     return list(np.split(inverse, np.cumsum(sizes)[:-1]))
@@ -126,7 +126,8 @@ class _Prefix:
         base = np.searchsorted(self.keys, docs * self.axis.stride, side="left")
         upto = np.searchsorted(self.keys, self.axis.place(docs, positions), side="left")
         local = positions - self.axis.low
-        return (upto - base) * local - (self.cumsum[upto] - self.cumsum[base])
+        excess: IntArray = (upto - base) * local - (self.cumsum[upto] - self.cumsum[base])
+        return excess
 
 
 def covered_lengths(

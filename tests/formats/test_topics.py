@@ -29,7 +29,7 @@ def test_inex2009_topics() -> None:
 def test_inex2010_topics_with_inline_dtd() -> None:
     topics = read_topics(SHARED / "inex2010" / "2010-topics.xml")
     assert len(topics) == 107
-    assert list(topics)[0] == "2010001"
+    assert next(iter(topics)) == "2010001"
     # the inline DTD redeclares amp; it keeps its standard meaning
     assert topics["2010092"].fields["phrasetitle"].endswith('"Drum & bass"')
     assert topics["2010003"].castitle.startswith("//article[about(., Monuments)")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -28,7 +30,7 @@ def test_merge_is_the_union(items: list[tuple[int, int, int]]) -> None:
         got_pieces = [(s, e) for d, s, e in zip(md, ms, me) if d == doc]
         got = set().union(*[_chars(int(s), int(e)) for s, e in got_pieces])
         assert got == want
-        assert all(a[1] < b[0] for a, b in zip(got_pieces, got_pieces[1:]))
+        assert all(a[1] < b[0] for a, b in itertools.pairwise(got_pieces))
 
 
 @settings(max_examples=200, deadline=None)

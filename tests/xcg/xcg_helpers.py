@@ -6,6 +6,10 @@ from typing import Any
 
 import numpy as np
 
+# importing the modules registers the families under test
+import inexeval.measures.hixeval
+import inexeval.measures.ng
+import inexeval.measures.xcg  # noqa: F401
 from inexeval.collection.index import CollectionIndex, DocumentIndex
 from inexeval.collection.paths import depth, parent
 from inexeval.measures.registry import TopicContext, parse_measure
@@ -61,6 +65,3 @@ def score(name: str, ta: TopicAssessments, tr: TopicRun, coll: CollectionIndex |
     ctx = TopicContext(coll, None if coll is None else coll.num_docs)
     return measure.family.kernel(ta, tr, ctx, measure.settings, [measure.cutoff])[0]
 
-
-import inexeval.measures.ng  # noqa: E402,F401  (registers the families under test)
-import inexeval.measures.xcg  # noqa: E402,F401

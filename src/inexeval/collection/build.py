@@ -114,7 +114,7 @@ def index_document(name: str, source: str | Path | bytes) -> IndexedDocument:
         text(frame, len(element.text or ""))
         return frame
 
-    # An explicit stack instead of recursion: documents may nest deeper than Python allows.
+    # An explicit stack instead of recursion keeps the walk one flat loop over lxml nodes.
     stack = [open_element(root, None)]
     while stack:
         frame = stack[-1]

@@ -75,7 +75,7 @@ def _assessments(args: argparse.Namespace, collection: Any) -> Any:
     assessments = load_assessments(args.assessments, args.assessments_format)
     if args.topics:
         assessments = assessments.select({t.strip() for t in args.topics.split(",") if t.strip()})
-    if args.implicit == "on" and assessments.scale in ("inex2002", "inex2003", "inex2005"):
+    if assessments.scale in ("inex2002", "inex2003", "inex2005"):
         from inexeval.evaluation import with_implicit
 
         targets: set[str] = set()
@@ -84,7 +84,8 @@ def _assessments(args: argparse.Namespace, collection: Any) -> Any:
 
             targets = {t for t, topic in read_topics(args.topic_file).items()
                        if topic.target_elements}
-        assessments = with_implicit(assessments, skip=targets, collection=collection)
+        assessments = with_implicit(assessments, skip=targets, collection=collection,
+                                    implicit=args.implicit == "on")
     return assessments
 
 

@@ -31,19 +31,44 @@ NONEXISTENT_OFFSETS = (b"X", b"-1")
 """Run offsets meaning "no passage" (spec §1.7.2): kept with ``missing`` set and offset -1."""
 
 _INTEGER = re.compile(rb"[+-]?[0-9]+")
-_LEADING_BLANK = re.compile(rb"(?m)^[ \t\x0b\x0c]+\S")
+_BLANK_BYTE = np.zeros(256, dtype=bool)
+_BLANK_BYTE[list(b" \t\n\x0b\x0c\r")] = True
 
 
-def _lines(path: str | Path) -> list[bytes]:
-    """The file's lines, split at LF, CR or CRLF (a final terminator ends the last line)."""
+def _normalised(path: str | Path) -> bytes:
+    """The file's bytes with every line ending (LF, CR or CRLF) made LF."""
     try:
         data = Path(path).read_bytes()
     except OSError as error:
         raise FormatError(f"cannot read: {error.strerror or error}", path) from None
-    lines = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n").split(b"\n")
+    return data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+
+
+def _lines(path: str | Path) -> list[bytes]:
+    """The file's lines (a final terminator ends the last line, it does not start a new one)."""
+    lines = _normalised(path).split(b"\n")
     if lines and lines[-1] == b"":
         lines.pop()
     return lines
+
+
+def _field_counts(data: bytes) -> npt.NDArray[np.int64]:
+    """Number of fields of each line as the official tool splits it (a leading blank adds an
+    empty field), computed on the bytes at once: a field starts at a non-blank byte that
+    follows a blank or begins the data."""
+    if not data:
+        return np.zeros(0, dtype=np.int64)
+    raw = np.frombuffer(data, dtype=np.uint8)
+    blank = _BLANK_BYTE[raw]
+    breaks = np.flatnonzero(raw == 10)
+    lines = len(breaks) + (0 if raw[-1] == 10 else 1)
+    starts = ~blank
+    starts[1:] &= blank[:-1]
+    line_of = np.searchsorted(breaks, np.flatnonzero(starts))
+    counts = np.bincount(line_of, minlength=lines)[:lines].astype(np.int64)
+    heads = np.concatenate(([0], breaks + 1))[:lines]
+    counts += (blank[heads] & (raw[heads] != 10) & (counts > 0)).astype(np.int64)
+    return counts
 
 
 def _fields(line: bytes) -> list[bytes]:
@@ -135,24 +160,20 @@ def read_fol_run(path: str | Path) -> Run:
     A topic whose lines come in several blocks is grouped (with a warning; the official tool
     mis-scores such a topic, spec §15.12).
     """
-    lines = _lines(path)
-    rows = [line.split() for line in lines]
-    counts = np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
-    data_has_leading_blank = any(_LEADING_BLANK.match(line) for line in lines) if lines else False
-    if data_has_leading_blank:
-        counts += np.fromiter((line[:1].isspace() and bool(line.strip()) for line in lines),
-                              dtype=np.int64, count=len(lines))
+    data = _normalised(path)
+    counts = _field_counts(data)
     bad = np.flatnonzero(counts != 8)
     if len(bad):
         number = int(bad[0])
-        shown = lines[number].decode("utf-8", "replace")
+        shown = data.split(b"\n")[number].decode("utf-8", "replace")
         problem = "too many fields" if counts[number] > 8 else "fields missing"
         raise RunError(f"{problem} (a run line has 8: topic Q0 article rank score run-id offset "
                        f"length): {shown!r}", path, number + 1)
-    if not rows:
+    if len(counts) == 0:
         return Run("", "passage", {}, source=str(path), meta={"run_ids": {}})
-    columns = list(zip(*rows))
-    topics = np.array(columns[0], dtype=object)
+    fields = data.split()
+    columns = [tuple(fields[c::8]) for c in range(8)]
+    topics = columns[0]
     offsets_raw = np.array(columns[6])
     missing = np.isin(offsets_raw, NONEXISTENT_OFFSETS)
     offsets = _integers(np.where(missing, b"0", offsets_raw), "offset", path)
@@ -164,9 +185,9 @@ def read_fol_run(path: str | Path) -> Run:
         raise RunError(f"negative passage length {int(lengths[number])}", path, number + 1)
     ranks = _lenient(np.array(columns[3]), np.int64, -1)
     scores = _lenient(np.array(columns[4]), np.float64, np.nan)
-    files = np.array([_text(f, path, i + 1) for i, f in enumerate(columns[2])], dtype=object)
-    run_ids = [_text(r, path, i + 1) for i, r in enumerate(columns[5])]
-    codes, first = _topic_codes(topics)
+    files = np.array(_texts(columns[2], path), dtype=object)
+    run_ids = columns[5]
+    codes, first = _topic_codes(np.array(columns[0]))
     order = np.argsort(codes, kind="stable")
     blocks = int(np.count_nonzero(codes[1:] != codes[:-1])) + 1
     if blocks != len(first):
@@ -184,22 +205,24 @@ def read_fol_run(path: str | Path) -> Run:
             topic=topic, files=files[take], paths=np.full(len(take), "", dtype=object),
             offsets=offsets[take], lengths=lengths[take], ranks=ranks[take], rsv=scores[take],
             lines=take.astype(np.int64) + 1, missing=missing[take])
-        run_id_of[topic] = run_ids[int(take[-1])]
-    return Run(run_ids[-1], "passage", per_topic, source=str(path), meta={"run_ids": run_id_of})
+        run_id_of[topic] = _text(run_ids[int(take[-1])], path, int(take[-1]) + 1)
+    return Run(_text(run_ids[-1], path, len(counts)), "passage", per_topic, source=str(path), meta={"run_ids": run_id_of})
 
 
-def _topic_codes(topics: npt.NDArray[np.object_]) -> tuple[npt.NDArray[np.int64], list[int]]:
+def _topic_codes(topics: npt.NDArray[np.bytes_]) -> tuple[npt.NDArray[np.int64], list[int]]:
     """Topic code per line (codes in order of first appearance) and each topic's first line."""
-    index: dict[bytes, int] = {}
-    first: list[int] = []
-    codes = np.empty(len(topics), dtype=np.int64)
-    for i, topic in enumerate(topics.tolist()):
-        code = index.get(topic)
-        if code is None:
-            code = index[topic] = len(first)
-            first.append(i)
-        codes[i] = code
-    return codes, first
+    _, first, inverse = np.unique(topics, return_index=True, return_inverse=True)
+    rank = np.empty(len(first), dtype=np.int64)
+    rank[np.argsort(first, kind="stable")] = np.arange(len(first))
+    return rank[inverse.reshape(-1)], np.sort(first).tolist()
+
+
+def _texts(values: tuple[bytes, ...], path: str | Path) -> list[str]:
+    """A column of byte fields as text (one decode for the whole column)."""
+    try:
+        return b"\n".join(values).decode("utf-8").split("\n")
+    except UnicodeDecodeError:
+        return [_text(v, path, i + 1) for i, v in enumerate(values)]
 
 
 def _first_split(codes: npt.NDArray[np.int64]) -> int:
@@ -214,7 +237,7 @@ def _integers(values: npt.NDArray[Any], what: str, path: str | Path) -> npt.NDAr
     """Strict integer parsing of a bytes column (numpy alone would accept ``1_0``)."""
     try:
         parsed = values.astype(np.int64)
-        if not any(b"_" in v for v in values.tolist()):
+        if b"_" not in b" ".join(values.tolist()):
             return parsed
     except (ValueError, OverflowError):
         pass

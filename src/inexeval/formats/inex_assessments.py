@@ -26,6 +26,7 @@ a :class:`~inexeval.errors.FormatError` naming the file and the line (spec §9.4
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -98,7 +99,7 @@ def _int(value: str | None, name: str, file: Path, line: int | None) -> int:
         raise FormatError(f"{name}={value!r} is not an integer", file, line) from None
 
 
-def detect_scale(attributes: dict[str, str]) -> str | None:
+def detect_scale(attributes: Mapping[str, str]) -> str | None:
     """The assessment scale a record's attribute names belong to, None if they tell nothing."""
     if "relevance" in attributes or "coverage" in attributes:
         return "inex2002"
@@ -109,7 +110,7 @@ def detect_scale(attributes: dict[str, str]) -> str | None:
     return None
 
 
-def _values(scale: str, a: dict[str, str], file: Path, line: int | None) -> dict[str, Any]:
+def _values(scale: str, a: Mapping[str, str], file: Path, line: int | None) -> dict[str, Any]:
     if scale == "inex2002":
         relevance = _int(a.get("relevance"), "relevance", file, line)
         coverage = (a.get("coverage") or "").strip().upper()
@@ -156,6 +157,45 @@ def _xpointer(value: str | None, name: str, file: Path, line: int | None) -> str
     return value.strip()
 
 
+_RECORD_TAGS = frozenset({"path", "element", "passage", "best-entry-point"})
+
+
+def _record(current: _Topic, document: str, tag: str, attributes: Mapping[str, str],
+            scale: str | None, file: Path, line: int | None) -> str | None:
+    """Add one record of a ``<file>`` block; returns the scale, fixed by the first record."""
+    if tag == "passage":
+        start = _xpointer(attributes.get("start"), "start", file, line)
+        end = _xpointer(attributes.get("end"), "end", file, line)
+        if "size" in attributes and _int(attributes["size"], "size", file, line) < 0:
+            raise FormatError(f"negative passage size {attributes['size']}", file, line)
+        current.passages.setdefault(document, []).append((start, end))
+        return scale
+    if tag == "best-entry-point":
+        current.best_entry_points[document] = _xpointer(attributes.get("path"), "path", file, line)
+        return scale
+    path = _path(attributes.get("path"), file, line)
+    found = detect_scale(attributes)
+    if scale is None:
+        if found is None:
+            raise FormatError(
+                f"cannot tell the assessment scale from attributes {sorted(attributes)}",
+                file, line)
+        scale = found
+    elif found is not None and found != scale:
+        raise FormatError(
+            f"a {found} record in {scale} assessments (attributes {sorted(attributes)})",
+            file, line)
+    values = _values(scale, attributes, file, line)
+    key = (document, path)
+    if key in current.seen:
+        raise FormatError(
+            f"duplicated assessment of {document} {path} (first at line {current.seen[key]})",
+            file, line)
+    current.seen[key] = line or 0
+    current.records.append((document, path, values))
+    return scale
+
+
 def _read_file(file: Path, scale: str | None) -> tuple[list[_Topic], str | None]:
     """Stream one assessment file; returns its topic(s) and the scale seen so far."""
     topics: list[_Topic] = []
@@ -164,7 +204,6 @@ def _read_file(file: Path, scale: str | None) -> tuple[list[_Topic], str | None]
     skip = 0
     for event, element in iterparse(file, file):
         tag = element.tag
-        line = element.sourceline
         if event == "start":
             if tag == "inex_topic":
                 skip += 1
@@ -173,53 +212,25 @@ def _read_file(file: Path, scale: str | None) -> tuple[list[_Topic], str | None]
             elif tag == "assessments":
                 topic = next((element.get(n) for n in _TOPIC_ATTRIBUTES if element.get(n)), None)
                 if topic is None:
-                    raise FormatError("<assessments> has no topic attribute", file, line)
+                    raise FormatError("<assessments> has no topic attribute", file,
+                                      element.sourceline)
                 current = _Topic(topic.strip(), file)
                 topics.append(current)
             elif tag == "file":
                 name = element.get("file") or element.get("name")
                 if name is None or not name.strip():
-                    raise FormatError("<file> has no file or name attribute", file, line)
+                    raise FormatError("<file> has no file or name attribute", file,
+                                      element.sourceline)
                 document = name.strip()
             continue
         if tag == "inex_topic":
             skip -= 1
-        elif skip or not isinstance(tag, str):
-            pass
-        elif tag in ("path", "element", "passage", "best-entry-point"):
+        elif tag in _RECORD_TAGS and not skip:
             if current is None or document is None:
-                raise FormatError(f"<{tag}> outside <assessments> › <file>", file, line)
-            attributes = dict(element.attrib)
-            if tag == "passage":
-                start = _xpointer(attributes.get("start"), "start", file, line)
-                end = _xpointer(attributes.get("end"), "end", file, line)
-                if "size" in attributes and _int(attributes["size"], "size", file, line) < 0:
-                    raise FormatError(f"negative passage size {attributes['size']}", file, line)
-                current.passages.setdefault(document, []).append((start, end))
-            elif tag == "best-entry-point":
-                bep = attributes.get("path")
-                current.best_entry_points[document] = _xpointer(bep, "path", file, line)
-            else:
-                path = _path(attributes.get("path"), file, line)
-                found = detect_scale(attributes)
-                if scale is None:
-                    if found is None:
-                        raise FormatError(
-                            f"cannot tell the assessment scale from attributes {sorted(attributes)}",
-                            file, line)
-                    scale = found
-                elif found is not None and found != scale:
-                    raise FormatError(
-                        f"a {found} record in {scale} assessments (attributes {sorted(attributes)})",
-                        file, line)
-                values = _values(scale, attributes, file, line)
-                key = (document, path)
-                if key in current.seen:
-                    raise FormatError(
-                        f"duplicated assessment of {document} {path} (first at line "
-                        f"{current.seen[key]})", file, line)
-                current.seen[key] = line or 0
-                current.records.append((document, path, values))
+                raise FormatError(f"<{tag}> outside <assessments> › <file>", file,
+                                  element.sourceline)
+            scale = _record(current, document, tag, element.attrib, scale, file,
+                            element.sourceline)
         elif tag == "file":
             document = None
         if tag != "assessments":

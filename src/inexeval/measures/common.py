@@ -35,8 +35,7 @@ class ElementTable:
 
     def __init__(self) -> None:
         self._ids: dict[tuple[str, str], int] = {}
-        self._parent: list[int] = []
-        self._parent_array: IntArray = np.zeros(0, dtype=np.int64)
+        self._parents: IntArray = np.zeros(1024, dtype=np.int64)
 
     def _intern(self, file: str, path: str) -> int:
         key = (file, path)
@@ -45,24 +44,25 @@ class ElementTable:
             return found
         up = parent(path) if path else None
         parent_id = self._intern(file, up if up is not None else "") if path else -1
-        new = len(self._parent)
+        new = len(self._ids)
+        if new == len(self._parents):
+            self._parents = np.concatenate([self._parents, np.zeros_like(self._parents)])
         self._ids[key] = new
-        self._parent.append(parent_id)
+        self._parents[new] = parent_id
         return new
 
     def ids(self, files: list[str], paths: list[str]) -> IntArray:
         """The id of each ``(file, path)``, interning new ones."""
         get = self._ids.get
         out = [get((f, p)) for f, p in zip(files, paths)]
-        if any(i is None for i in out):
+        if None in out:
             out = [self._intern(f, p) if i is None else i for f, p, i in zip(files, paths, out)]
         return np.array(out, dtype=np.int64)
 
     @property
     def parents(self) -> IntArray:
-        if len(self._parent_array) != len(self._parent):
-            self._parent_array = np.array(self._parent, dtype=np.int64)
-        return self._parent_array
+        """Parent id of every id (-1 for whole documents)."""
+        return self._parents[: len(self._ids)]
 
 
 def element_table(ctx: TopicContext) -> ElementTable:
@@ -85,17 +85,29 @@ def judged_positions(ta: TopicAssessments, run: TopicRun, ctx: TopicContext) -> 
     alone, so an article run, or an element run seen at article level, meets its judgements.
     """
 
+    def judged_ids() -> tuple[IntArray, IntArray, bool]:
+        ids = element_table(ctx).ids(ta.files.tolist(), ta.paths.tolist())
+        unique, first = np.unique(ids, return_index=True)
+        return unique, first, bool(len(ta)) and not any(ta.paths.tolist())
+
     def match() -> IntArray:
-        if len(ta) and not any(ta.paths.tolist()):
-            return ta.lookup(run.files, [""] * len(run))
-        return ta.lookup(run.files, run.paths)
+        unique, first, documents_only = ctx.shared_cached(("judged ids", id(ta)), judged_ids)
+        if documents_only:
+            ids = element_table(ctx).ids(run.files.tolist(), [""] * len(run))
+        else:
+            ids = result_ids(run, ctx)
+        if not len(unique):
+            return np.full(len(run), -1, dtype=np.int64)
+        pos = np.minimum(np.searchsorted(unique, ids), len(unique) - 1)
+        return np.where(unique[pos] == ids, first[pos], -1)
 
     return ctx.cached(("judged", id(ta)), match)  # type: ignore[no-any-return]
 
 
 def quantised(ta: TopicAssessments, ctx: TopicContext, quant: str) -> npt.NDArray[np.float64]:
     """Quantised value of every judged unit of the topic (memoised for the topic)."""
-    return ctx.cached(("quant", id(ta), quant), lambda: quantise(quant, ta))  # type: ignore[no-any-return]
+    return ctx.shared_cached(("quant", id(ta), quant),  # type: ignore[no-any-return]
+                             lambda: quantise(quant, ta))
 
 
 def gains(ta: TopicAssessments, run: TopicRun, ctx: TopicContext, quant: str) -> npt.NDArray[np.float64]:

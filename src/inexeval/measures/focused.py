@@ -189,19 +189,19 @@ def _violation(lines: _Lines, topic: str, task: str) -> tuple[int, str] | None:
         again = np.setdiff1d(np.arange(len(heads)), first)
         if len(again):
             i = int(heads[again.min()])
-            found.append((i, 0, f"article results are interleaved in topic {topic} (article "
+            found.append((i, 0, (f"article results are interleaved in topic {topic} (article "
                                 f"{lines.files[i]}): interleaved results are not allowed in "
-                                "in-context tasks"))
+                                "in-context tasks")))
         if task == "best-in-context" and not change.all():
             i = int(np.flatnonzero(~change)[0])
-            found.append((i, 0, f"multiple results from a single article in topic {topic} "
-                                f"(article {lines.files[i]}): best in context allows one"))
+            found.append((i, 0, (f"multiple results from a single article in topic {topic} "
+                                f"(article {lines.files[i]}): best in context allows one")))
     if task != "thorough" and task != "best-in-context":
         live = ~lines.missing
         if spans.conflicts(lines.start[live], lines.end[live], lines.doc[live]):
             i = _first_overlap(lines)
-            found.append((i, 1, f"passage overlaps with previously retrieved passages in topic "
-                                f"{topic} (article {lines.files[i]})"))
+            found.append((i, 1, (f"passage overlaps with previously retrieved passages in topic "
+                                f"{topic} (article {lines.files[i]})")))
     if not found:
         return None
     i, _, reason = min(found)

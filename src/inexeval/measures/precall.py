@@ -3,6 +3,7 @@ seed 000 eqs. 1-2; spec §3.2), the official measure of INEX 2002-2004."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -76,7 +77,8 @@ def _inex_eval(
     cutoffs: Sequence[Any],
 ) -> list[Value]:
     quant = params["quant"]
-    total = float(quantised(ta, ctx, quant).sum())
+    # fsum: n is correctly rounded whatever the order of the assessment records.
+    total = math.fsum(quantised(ta, ctx, quant).tolist())
     if total <= _EPSILON:
         return [None] * len(cutoffs)
     relevance = gains(ta, run, ctx, quant)

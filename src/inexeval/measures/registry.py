@@ -72,9 +72,17 @@ class TopicContext:
     shared: dict[Any, Any] = field(default_factory=dict)
 
     def cached(self, key: Any, make: Callable[[], Any]) -> Any:
+        """``make()``, computed once per run and topic."""
         if key not in self.memo:
             self.memo[key] = make()
         return self.memo[key]
+
+    def shared_cached(self, key: Any, make: Callable[[], Any]) -> Any:
+        """``make()``, computed once per evaluator (for work that depends only on the topic's
+        assessments, keyed by them)."""
+        if key not in self.shared:
+            self.shared[key] = make()
+        return self.shared[key]
 
 
 Kernel = Callable[[Any, Any, TopicContext, Mapping[str, Any], Sequence[Any]], Sequence[Value]]
