@@ -26,7 +26,8 @@ _LAZY = {
     "InexevalError": "inexeval.errors",
 }
 
-__all__ = sorted(_LAZY)
+__all__ = ["Evaluator", "InexevalError", "Results", "Row", "build_index", "evaluate", "iter_calc",
+           "load_assessments", "load_collection", "load_run", "parse_measure"]
 
 
 def __getattr__(name: str) -> Any:

@@ -177,7 +177,7 @@ for (_rel, _cov), _value in {(3, _E): 1.0, (3, _L): 0.75, (2, _E): 0.75, (2, _L)
 
 
 def _strict2002(relevance: FloatArray, coverage: FloatArray, **_: Any) -> FloatArray:
-    return ((relevance == 3) & (coverage == _E)).astype(np.float64)
+    return np.asarray((relevance == 3) & (coverage == _E), dtype=np.float64)
 
 
 def _generalised2002(relevance: FloatArray, coverage: FloatArray, **_: Any) -> FloatArray:
@@ -202,7 +202,7 @@ def _exhaustivity2005(exhaustivity: FloatArray, too_small_value: float) -> Float
 
 
 def _strict2005(exhaustivity: FloatArray, specificity: FloatArray, **_: Any) -> FloatArray:
-    return ((exhaustivity == 2) & (specificity >= 1.0)).astype(np.float64)
+    return np.asarray((exhaustivity == 2) & (specificity >= 1.0), dtype=np.float64)
 
 
 def _gen2005(exhaustivity: FloatArray, specificity: FloatArray, too_small_value: float = 0,

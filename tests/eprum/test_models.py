@@ -18,6 +18,7 @@ from inexeval.measures.navigation import (
     Item,
     Pointer,
     parse_navigation,
+    read_navigation,
 )
 from inexeval.model import Assessments, Run
 from inexeval.model.assessments import build_topic
@@ -188,3 +189,10 @@ def test_empty_run_and_no_ideal_units() -> None:
     assert values == {"EPRUM": 0.0, "EPRUM[0.50]": 0.0, "EPRUM_P@5": 0.0, "GR@5": 0.0}
     values = evaluate(["EPRUM", "GR@5"], [("d1", P2)], {("d1", P2): 0})
     assert values == {"EPRUM": None, "GR@5": None}
+
+
+def test_read_navigation_file(tmp_path: Any) -> None:
+    path = tmp_path / "nav.txt"
+    path.write_text(f"d1 {P1} d1 {P2} 0.25\n\nd1 {P1} d1 {P2} 0.5\n", encoding="utf-8")
+    with pytest.raises(InexevalError, match=r"nav.txt:3: pair .* already given on line 1"):
+        read_navigation(path)

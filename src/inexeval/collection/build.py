@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
-from lxml import etree  # type: ignore[import-untyped]
+from lxml import etree
 
 from inexeval.collection.index import CollectionIndex, DocumentIndex
 from inexeval.errors import FormatError, InexevalError

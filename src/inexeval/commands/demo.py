@@ -22,8 +22,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from inexeval import demo
     from inexeval.collection.build import build_index
-    from inexeval.evaluation import with_implicit
-    from inexeval.evaluation import Evaluator
+    from inexeval.evaluation import Evaluator, with_implicit
     from inexeval.formats.detect import load_assessments, load_run
     from inexeval.measures.registry import parse_measure
 

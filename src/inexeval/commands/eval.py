@@ -57,6 +57,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "order (default); or by score or file order only")
     parser.add_argument("--limit", type=int, metavar="N",
                         help="results kept per topic (default 1500; 100 for INEX 2002; 0: all)")
+    parser.add_argument("--navigation", metavar="FILE",
+                        help="custom navigation model for nav=custom (rows FROM_FILE FROM_PATH "
+                        "TO_FILE TO_PATH PROBABILITY)")
+    parser.add_argument("--ideal-run", metavar="RUN",
+                        help="the ideal list for ideal_list=given (EPRUM, PRUM, T2I)")
     passage = parser.add_argument_group("passage tasks (--task)")
     passage.add_argument("--beta", type=float, default=0.25,
                          help="relevant-in-context: weight of recall in the F-score (0.25)")
@@ -115,16 +120,37 @@ def run(args: argparse.Namespace) -> int:
         from inexeval.measures.focused import evaluate_task
 
         results = evaluate_task(assessments, runs, args.task, complete=args.c, beta=args.beta,
-                                bep_n=args.bep_n, irr=args.irr, exact_buckets=args.exact_buckets,
-                                measures=args.measure or None)
+                                bep_n=args.bep_n, irr=args.irr, exact_buckets=args.exact_buckets)
+        if args.measure:
+            results = _only(results, args.measure)
     else:
         measures = args.measure or DEFAULT_MEASURES.get(assessments.scale, ["P@10"])
+        options: dict[str, Any] = {}
+        if args.navigation:
+            from inexeval.measures.navigation import read_navigation
+
+            options["navigation"] = read_navigation(args.navigation)
+        if args.ideal_run:
+            options["ideal_run"] = load_run(args.ideal_run, args.run_format)
         evaluator = Evaluator(measures, assessments, collection=collection,
                               num_docs=args.num_docs, complete=args.c, order=args.order,
-                              limit=args.limit)
+                              limit=args.limit, options=options)
         results = evaluator.evaluate(runs)
     sys.stdout.write(render(results, fmt, digits=args.digits, per_topic=args.q))
     return 0
+
+
+def _only(results: Any, measures: list[str]) -> Any:
+    """Keep the official task's lines of the measures asked for with ``-m`` (``iP@0.01`` and
+    ``iP[0.01]`` are one measure; ``MAiP`` also keeps the per-topic ``AiP``, ``MAgP`` ``AgP``)."""
+    from dataclasses import replace
+
+    from inexeval.measures.registry import parse_measures
+
+    wanted = {str(m) for m in parse_measures(measures)} | set(measures)
+    wanted |= {name[2:] for name in wanted if name in ("MAiP", "MAgP")}
+    return replace(results, rows=[r for r in results.rows if r.measure in wanted],
+                   overall=[r for r in results.overall if r.measure in wanted | {"num_q"}])
 
 
 def _unique_names(runs: list[Any]) -> None:

@@ -5,8 +5,6 @@ from __future__ import annotations
 import argparse
 import sys
 
-from inexeval.collection.build import build_index, save_index
-
 NAME = "index"
 HELP = "index the XML documents of a collection folder and save the index to one file"
 
@@ -24,6 +22,8 @@ def _progress(done: int, total: int) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from inexeval.collection.build import build_index, save_index
+
     index = build_index(args.folder, progress=None if args.quiet else _progress)
     save_index(index, args.output)
     elements = sum(len(index[name]) for name in index)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from lxml import etree  # type: ignore[import-untyped]
+from lxml import etree
 
 from inexeval.collection.paths import canonical_path
 from inexeval.errors import FormatError, InexevalError

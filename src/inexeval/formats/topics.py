@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lxml import etree  # type: ignore[import-untyped]
+from lxml import etree
 
 from inexeval.errors import FormatError, InexevalError
 from inexeval.formats.xmlsafe import parse

@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
-from lxml import etree  # type: ignore[import-untyped]
+from lxml import etree
 
 from inexeval.errors import FormatError
 

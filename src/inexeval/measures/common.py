@@ -67,9 +67,9 @@ class ElementTable:
 
 def element_table(ctx: TopicContext) -> ElementTable:
     table = ctx.shared.get("elements")
-    if table is None:
+    if not isinstance(table, ElementTable):
         table = ctx.shared["elements"] = ElementTable()
-    return table  # type: ignore[no-any-return]
+    return table
 
 
 def result_ids(run: TopicRun, ctx: TopicContext) -> IntArray:

@@ -308,6 +308,10 @@ def navigation_model(params: Mapping[str, Any], ctx: TopicContext) -> Navigation
     return model  # type: ignore[no-any-return]
 
 
+def _geometry(ta: TopicAssessments, ctx: TopicContext) -> Geometry:
+    return ctx.cached(("geometry", id(ta)), lambda: Geometry(ctx.collection, ta))  # type: ignore[no-any-return]
+
+
 def _restrict(reach: Reach, keep: npt.NDArray[np.bool_]) -> Reach:
     renumber = np.cumsum(keep) - 1
     mask = keep[reach.targets]
@@ -337,8 +341,7 @@ def levels(ta: TopicAssessments, run: TopicRun, ctx: TopicContext,
         quant = params["quant"]
         ideal = ideal_set(ta, quantised(ta, ctx, quant), params["ideal"], quant)
         model = navigation_model(params, ctx)
-        geometry: Geometry = ctx.cached(("geometry", id(ta)),
-                                        lambda: Geometry(ctx.collection, ta))
+        geometry = _geometry(ta, ctx)
         items, lines = items_of(run, params["items"])
         reach = model.reach(items, ideal.units, geometry, lines)
         ideal_items, ideal_lines = _ideal_items(params, ctx, ta, ideal)
@@ -415,20 +418,20 @@ def _rank_kernel(ta: TopicAssessments, run: TopicRun, ctx: TopicContext,
     found = levels(ta, run, ctx, params)
     if not found:
         return [None] * len(cutoffs)
+    best = [expected_ideal_search_length(level.below_ideal) for level in found]
     out: list[Value] = []
     for k in cutoffs:
         parts: list[tuple[float, float | None]] = []
-        for level in found:
+        for level, ideal_length in zip(found, best):
             if len(level.below) == 0:
                 parts.append((level.weight, 0.0))
                 continue
             below = np.append(level.below[min(k, len(level.below)) - 1], 1.0)
             discovered = below[1:] - below[:-1]  # P(F_k = f), f = 1..t
-            best = expected_ideal_search_length(level.below_ideal)
-            # a count the sorted-ideal list cannot surely reach has no defined E[ML*]: those
-            # users are left out of the expectation
-            ok = np.isfinite(best)
-            parts.append((level.weight, float(discovered[ok] @ best[ok]) / k))
+            # a count the ideal list cannot surely reach has no finite E[ML*]: those users are
+            # left out of the expectation
+            ok = np.isfinite(ideal_length)
+            parts.append((level.weight, float(discovered[ok] @ ideal_length[ok]) / k))
         out.append(_combine(parts, params["levels_norm"]))
     return out
 
@@ -443,8 +446,7 @@ def _gr_kernel(scale: float, ta: TopicAssessments, run: TopicRun, ctx: TopicCont
     units = tuple(Pointer(ta.files[i], ta.paths[i]) for i in relevant.tolist())
     w = weights[relevant]
     items, lines = items_of(run, params["items"])
-    geometry = ctx.cached(("geometry", id(ta)), lambda: Geometry(ctx.collection, ta))
-    reach = navigation_model(params, ctx).reach(items, units, geometry, lines)
+    reach = navigation_model(params, ctx).reach(items, units, _geometry(ta, ctx), lines)
     gain = np.zeros(len(items) + 1, dtype=np.float64)
     for k, x, before, after in seen_updates(reach):
         gain[k + 1] += w[x] * (after - before)

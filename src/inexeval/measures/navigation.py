@@ -385,4 +385,7 @@ def hitting_probability(moves: Mapping[str, Mapping[str, float]], start: str,
             continue
         for v, p in out.items():
             system[at[node], at[v]] -= p
-    return float(np.linalg.solve(system, rhs)[at[start]])
+    try:
+        return float(np.linalg.solve(system, rhs)[at[start]])
+    except np.linalg.LinAlgError:
+        raise InexevalError("the moves form a cycle the user never leaves") from None

@@ -27,6 +27,7 @@ from inexeval import spans
 from inexeval.collection.index import CollectionIndex, DocumentIndex
 from inexeval.collection.paths import ancestors, depth, parent, steps
 from inexeval.errors import InexevalError, warn
+from inexeval.measures.common import judged_positions, result_ids
 from inexeval.measures.registry import Family, Param, TopicContext, Value, register
 from inexeval.model.assessments import TopicAssessments
 from inexeval.model.run import TopicRun
@@ -55,9 +56,9 @@ UNKNOWN_SIZE = Param(
 class ResultGeometry:
     """The text of each result of a topic's run, in rank order: a document code and the span
     ``[start, end)``; ``judged`` is the position of the result among the topic's judged units
-    (-1 when not judged); ``codes`` maps document names to their codes; ``collection`` is the
-    element index the spans come from: the real one, or :func:`assessment_layout`'s when
-    ``synthetic``."""
+    (-1 when not judged); ``codes`` maps document names (of the results and of the highlighted
+    text) to their codes; ``collection`` is the element index the spans come from: the real one, or
+    :func:`assessment_layout`'s when ``synthetic``."""
 
     docs: IntArray
     starts: IntArray
@@ -94,50 +95,71 @@ def result_geometry(
             collection = _layout(ta, ctx)[0]
         elif collection is None:
             collection = CollectionIndex({})
-        n = len(run)
-        codes: dict[str, int] = {name: i for i, name in enumerate(collection)}
-        starts = np.zeros(n, dtype=np.int64)
-        ends = np.zeros(n, dtype=np.int64)
-        docs = np.zeros(n, dtype=np.int64)
-        files = run.files.tolist()
-        paths = run.paths.tolist()
-        offsets = run.offsets.tolist()
-        lengths = run.lengths.tolist()
-        missing = run.missing.tolist()
-        fresh = len(codes)
-        for i in range(n):
-            file = files[i]
-            span: tuple[int, int] | None = None
-            if missing[i]:
-                span = None
-            elif offsets[i] >= 0:
-                span = (offsets[i], offsets[i] + max(lengths[i], 0))
-            else:
-                document = collection.get(file)
-                if document is not None:
-                    span = document.span(paths[i])
-            if span is None:
-                if unknown_size < 0:
-                    what = paths[i] or f"offset {offsets[i]}"
-                    raise InexevalError(
-                        f"topic {run.topic}: the size of result {file} {what} is unknown (not in "
-                        "the collection index or the assessments); give unknown_size=N to score "
-                        "it as N non-relevant characters",
-                        None, int(run.lines[i]),
-                    )
-                docs[i], starts[i], ends[i] = fresh, 0, unknown_size
-                fresh += 1
-                continue
-            code = codes.get(file)
-            if code is None:
-                code = codes[file] = fresh
-                fresh += 1
-            docs[i], starts[i], ends[i] = code, span[0], span[1]
-        judged = ta.lookup(files, paths)
-        return ResultGeometry(docs, starts, ends, judged, codes, collection, synthetic)
+        table: _SpanTable = ctx.shared_cached(("element spans", id(collection)),
+                                              lambda: _SpanTable(collection))
+        docs, starts, ends = table.lookup(run, result_ids(run, ctx))
+        table.codes_of(list(_highlights(ta, ctx, synthetic)))
+        passage = (run.offsets >= 0) & ~run.missing
+        if np.any(passage):
+            docs[passage] = table.codes_of(run.files[passage].tolist())
+            starts[passage] = run.offsets[passage]
+            ends[passage] = run.offsets[passage] + np.maximum(run.lengths[passage], 0)
+        unknown = np.flatnonzero(docs < 0)
+        if len(unknown):
+            if unknown_size < 0:
+                i = int(unknown[0])
+                what = run.paths[i] or f"offset {run.offsets[i]}"
+                raise InexevalError(
+                    f"topic {run.topic}: the size of result {run.files[i]} {what} is unknown (not "
+                    "in the collection index or the assessments); give unknown_size=N to score "
+                    "it as N non-relevant characters",
+                    None, int(run.lines[i]),
+                )
+            docs[unknown] = len(table.codes) + np.arange(len(unknown))
+            starts[unknown] = 0
+            ends[unknown] = unknown_size
+        return ResultGeometry(docs, starts, ends, judged_positions(ta, run, ctx), table.codes,
+                              collection, synthetic)
 
     result: ResultGeometry = ctx.cached(("element-geometry", unknown_size), make)
     return result
+
+
+class _SpanTable:
+    """Spans of elements by element-table id (:mod:`inexeval.measures.common`), resolved in the
+    collection once per evaluator and reused by every run; documents get integer codes."""
+
+    def __init__(self, collection: CollectionIndex) -> None:
+        self.collection = collection
+        self.codes: dict[str, int] = {}
+        self.docs = np.full(0, -2, dtype=np.int64)
+        self.starts = np.zeros(0, dtype=np.int64)
+        self.ends = np.zeros(0, dtype=np.int64)
+
+    def codes_of(self, files: list[str]) -> IntArray:
+        codes = self.codes
+        return np.array([codes.setdefault(f, len(codes)) for f in files], dtype=np.int64)
+
+    def lookup(self, run: TopicRun, ids: IntArray) -> tuple[IntArray, IntArray, IntArray]:
+        """``(docs, starts, ends)`` of each result's element; doc -1 where it is not indexed."""
+        if len(ids) and int(ids.max()) >= len(self.docs):
+            grow = int(ids.max()) + 1 - len(self.docs)
+            self.docs = np.concatenate([self.docs, np.full(grow, -2, dtype=np.int64)])
+            self.starts = np.concatenate([self.starts, np.zeros(grow, dtype=np.int64)])
+            self.ends = np.concatenate([self.ends, np.zeros(grow, dtype=np.int64)])
+        new = np.flatnonzero(self.docs[ids] == -2)
+        if len(new):
+            files, paths = run.files.tolist(), run.paths.tolist()
+            for i in new.tolist():
+                element = int(ids[i])
+                document = self.collection.get(files[i])
+                span = None if document is None else document.span(paths[i])
+                if span is None:
+                    self.docs[element] = -1
+                else:
+                    self.docs[element] = self.codes.setdefault(files[i], len(self.codes))
+                    self.starts[element], self.ends[element] = span
+        return self.docs[ids].copy(), self.starts[ids].copy(), self.ends[ids].copy()
 
 
 def highlight_arrays(
@@ -146,38 +168,38 @@ def highlight_arrays(
     """The topic's highlighted text as merged ``(docs, starts, ends)`` in ``geometry``'s codes:
     the layout's when the spans are rebuilt from the assessments, else the assessments' own
     (FOL passages, or 2005-2008 passages resolved against the collection)."""
-    highlights: Mapping[str, IntArray]
-    if geometry.synthetic:
-        highlights = _layout(ta, ctx)[1]
-    else:
-        highlights = ta.highlights
-        if not highlights and ta.passages:
-            raise InexevalError(
-                f"topic {ta.topic}: the highlighted passages are not resolved against the "
-                "collection (read the assessments with the collection index)", ta.source,
-            )
-    codes = geometry.codes
-    docs: list[IntArray] = []
-    starts: list[IntArray] = []
-    ends: list[IntArray] = []
-    extra = max(codes.values(), default=-1) + 1 + len(geometry.docs)
-    for file, rows in highlights.items():
-        rows = np.asarray(rows, dtype=np.int64).reshape(-1, 2)
-        code = codes.get(file)
-        if code is None:
-            code, extra = extra, extra + 1
-        docs.append(np.full(len(rows), code, dtype=np.int64))
-        starts.append(rows[:, 0])
-        ends.append(rows[:, 1])
-    if not docs:
-        empty = np.zeros(0, dtype=np.int64)
-        return empty, empty, empty
-    return spans.merge(np.concatenate(starts), np.concatenate(ends), np.concatenate(docs))
+
+    def make() -> tuple[IntArray, IntArray, IntArray]:
+        highlights = _highlights(ta, ctx, geometry.synthetic)
+        if not highlights:
+            empty = np.zeros(0, dtype=np.int64)
+            return empty, empty, empty
+        rows = [np.asarray(r, dtype=np.int64).reshape(-1, 2) for r in highlights.values()]
+        docs = np.concatenate([np.full(len(r), geometry.codes[f], dtype=np.int64)
+                               for f, r in zip(highlights, rows)])
+        table = np.concatenate(rows)
+        return spans.merge(table[:, 0], table[:, 1], docs)
+
+    merged: tuple[IntArray, IntArray, IntArray] = ctx.shared_cached(
+        ("merged highlights", id(ta), id(geometry.collection)), make)
+    return merged
+
+
+def _highlights(ta: TopicAssessments, ctx: TopicContext, synthetic: bool) -> Mapping[str, IntArray]:
+    """The highlighted spans matching the element spans: the layout's, or the assessments'."""
+    if synthetic:
+        return _layout(ta, ctx)[1]
+    if not ta.highlights and ta.passages:
+        raise InexevalError(
+            f"topic {ta.topic}: the highlighted passages are not resolved against the "
+            "collection (read the assessments with the collection index)", ta.source,
+        )
+    return ta.highlights
 
 
 def _layout(ta: TopicAssessments, ctx: TopicContext) -> tuple[CollectionIndex, dict[str, IntArray]]:
-    layout: tuple[CollectionIndex, dict[str, IntArray]] = ctx.cached(
-        ("assessment-layout",), lambda: assessment_layout(ta)
+    layout: tuple[CollectionIndex, dict[str, IntArray]] = ctx.shared_cached(
+        ("assessment layout", id(ta)), lambda: assessment_layout(ta)
     )
     return layout
 

@@ -54,7 +54,7 @@ class Param:
         elif self.kind is int and isinstance(value, (int, str)) and not isinstance(value, bool):
             value = int(value)
         if not isinstance(value, self.kind):
-            raise ValueError(value)
+            raise TypeError(value)
         return value
 
 

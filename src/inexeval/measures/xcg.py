@@ -18,6 +18,7 @@ their cumulative sums. Everything the sources leave open is a parameter (spec §
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -26,7 +27,9 @@ import numpy as np
 import numpy.typing as npt
 
 from inexeval import spans
+from inexeval.collection.index import CollectionIndex
 from inexeval.collection.paths import ancestors, depth
+from inexeval.measures.common import judged_positions
 from inexeval.measures.ng import (
     RECALL_POINTS,
     UNKNOWN_SIZE,
@@ -134,17 +137,23 @@ def gain_vectors(
     size-weighted average it is meant to be (spec §11 E-S0-2). Text of ``c_i`` outside its
     children adds nothing when ``c_i`` is partially seen (spec §4.3 [D]).
     """
-    values = quantised_values(ta, quant, too_small_value)
-    irb_units = ideal_recall_base(ta, values, irb)
+    values, irb_units = ctx.shared_cached(
+        ("xcg recall base", id(ta), quant, too_small_value, irb),
+        lambda: _recall_base(ta, quant, too_small_value, irb),
+    )
     base = irb_units if ideal_base == "irb" else full_recall_base(values)
     ideal = np.sort(values[base])[::-1]
     if len(run) == 0:
         return GainVectors(np.zeros(0), ideal)
-    judged = ta.lookup(run.files.tolist(), run.paths.tolist())
+    judged = judged_positions(ta, run, ctx)
     x = np.where(judged >= 0, values[judged], 0.0)
     if alpha > 0:
         geometry = result_geometry(ta, run, ctx, unknown_size)
-        gain = _relevance_values(ta, run, geometry, values, x, alpha)
+        layout = ctx.shared_cached(
+            ("xcg layout", id(ta), id(geometry.collection), quant, too_small_value),
+            lambda: _RecallBaseLayout(ta, geometry.collection, values),
+        )
+        gain = _relevance_values(run, geometry, layout, x, alpha)
     else:
         gain = x.copy()
     if cap_to_ideal:
@@ -152,11 +161,17 @@ def gain_vectors(
     return GainVectors(gain, ideal)
 
 
+def _recall_base(
+    ta: TopicAssessments, quant: str, too_small_value: float, irb: str
+) -> tuple[FloatArray, IntArray]:
+    values = quantised_values(ta, quant, too_small_value)
+    return values, ideal_recall_base(ta, values, irb)
+
+
 def _relevance_values(
-    ta: TopicAssessments,
     run: TopicRun,
     geometry: ResultGeometry,
-    values: FloatArray,
+    layout: _RecallBaseLayout,
     x: FloatArray,
     alpha: float,
 ) -> FloatArray:
@@ -167,99 +182,118 @@ def _relevance_values(
     gain[unseen == 0] *= 1.0 - alpha
     if len(partial) == 0:
         return gain
-    seen = _SeenTimes(ta, geometry, values)
+    seen = _SeenTimes(layout, geometry)
     files = run.files.tolist()
     paths = run.paths.tolist()
     for i in partial.tolist():
         if run.offsets[i] >= 0:
             continue
-        children = seen.children(files[i], paths[i])
-        inner = sum(seen.value(ch, i, alpha) * seen.size[ch] for ch in children)
+        children = layout.children(files[i], paths[i])
+        inner = sum(seen.value(ch, i, alpha) * layout.size[ch] for ch in children)
         gain[i] = alpha * inner / float(sizes[i]) + (1.0 - alpha) * x[i]
     return gain
 
 
-class _SeenTimes:
-    """For each element of the full recall base: when text of it was first retrieved and when
-    all of it had been (rank positions; a large number for never), from the ranked results'
-    first-cover stretches, and its relevant children in the collection index."""
+class _RecallBaseLayout:
+    """The full recall base of a topic placed in the collection index: each element's span and
+    its relevant children (kept across runs)."""
 
-    def __init__(self, ta: TopicAssessments, geometry: ResultGeometry, values: FloatArray):
+    def __init__(self, ta: TopicAssessments, collection: CollectionIndex, values: FloatArray):
         self.values = values
-        self.collection = geometry.collection
-        never = np.iinfo(np.int64).max
-        frb = full_recall_base(values).tolist()
+        self.collection = collection
         files = ta.files.tolist()
         paths = ta.paths.tolist()
         self.position: dict[tuple[str, str], int] = {}
         self.frb_positions: dict[str, list[int]] = {}
         located: list[int] = []
-        docs: list[int] = []
         starts: list[int] = []
         ends: list[int] = []
-        for unit in frb:
-            document = self.collection.get(files[unit])
-            code = geometry.codes.get(files[unit])
+        for unit in full_recall_base(values).tolist():
+            document = collection.get(files[unit])
             position = -1 if document is None else document.find(paths[unit])
-            if position < 0 or code is None:
+            if document is None or position < 0:
                 continue
             self.position[(files[unit], paths[unit])] = unit
             self.frb_positions.setdefault(files[unit], []).append(position)
             located.append(unit)
-            docs.append(code)
-            starts.append(int(document.start[position]))  # type: ignore[union-attr]
-            ends.append(int(document.end[position]))  # type: ignore[union-attr]
+            starts.append(int(document.start[position]))
+            ends.append(int(document.end[position]))
         for positions in self.frb_positions.values():
             positions.sort()
         self.units = {unit: k for k, unit in enumerate(located)}
         self.key_of = {unit: key for key, unit in self.position.items()}
-        q_docs, q_starts, q_ends = (np.array(a, dtype=np.int64) for a in (docs, starts, ends))
-        self.size: dict[int, int] = dict(zip(located, (q_ends - q_starts).tolist()))
-        cover = spans.first_cover(geometry.starts, geometry.ends, geometry.docs)
-        self.first = np.full(len(located), never, dtype=np.int64)
-        self.full = np.full(len(located), never, dtype=np.int64)
-        if len(cover.owner) and len(located):
-            stride = int(max(cover.ends.max(), q_ends.max())) + 1
-            g_start = cover.docs * stride + cover.starts
-            g_end = cover.docs * stride + cover.ends
-            low = np.searchsorted(g_end, q_docs * stride + q_starts, side="right")
-            high = np.searchsorted(g_start, q_docs * stride + q_ends, side="left")
-            covered = spans.covered_lengths(cover.starts, cover.ends, q_starts, q_ends,
-                                            cover.docs, q_docs)
-            for k in np.flatnonzero(high > low).tolist():
-                owners = cover.owner[low[k]:high[k]]
-                self.first[k] = owners.min()
-                if covered[k] == q_ends[k] - q_starts[k]:
-                    self.full[k] = owners.max()
+        self.files = [files[u] for u in located]
+        self.starts = np.array(starts, dtype=np.int64)
+        self.ends = np.array(ends, dtype=np.int64)
+        self.size: dict[int, int] = dict(zip(located, (self.ends - self.starts).tolist()))
+        self._children: dict[tuple[str, str], list[int]] = {}
 
     def children(self, file: str, path: str) -> list[int]:
-        """Judged positions of the relevant children of element ``path`` of ``file``."""
+        """Judged positions of the relevant children of element ``path`` of ``file``: the
+        elements of the full recall base inside it with none of them in between."""
+        key = (file, path)
+        found = self._children.get(key)
+        if found is not None:
+            return found
+        found = []
         document = self.collection.get(file)
         mine = -1 if document is None else document.find(path)
-        if mine < 0:
-            return []
-        assert document is not None
-        end = int(document.subtree_end[mine])
-        positions = self.frb_positions.get(file, [])
-        k = int(np.searchsorted(positions, mine, side="right"))
-        found: list[int] = []
-        while k < len(positions) and positions[k] < end:
-            found.append(self.position[(file, document.paths[positions[k]])])
-            k = int(np.searchsorted(positions, document.subtree_end[positions[k]], side="left"))
+        if document is not None and mine >= 0:
+            end = int(document.subtree_end[mine])
+            positions = self.frb_positions.get(file, [])
+            k = bisect.bisect_right(positions, mine)
+            while k < len(positions) and positions[k] < end:
+                found.append(self.position[(file, document.paths[positions[k]])])
+                k = bisect.bisect_left(positions, int(document.subtree_end[positions[k]]))
+        self._children[key] = found
         return found
+
+
+class _SeenTimes:
+    """For each element of the full recall base: the first rank at which some of its text was
+    retrieved, and the rank by which all of it had been (a large number for never), from the
+    ranked results' first-cover stretches (vectorised)."""
+
+    def __init__(self, layout: _RecallBaseLayout, geometry: ResultGeometry):
+        self.layout = layout
+        never = np.iinfo(np.int64).max
+        n = len(layout.files)
+        self.first = np.full(n, never, dtype=np.int64)
+        self.full = np.full(n, never, dtype=np.int64)
+        cover = spans.first_cover(geometry.starts, geometry.ends, geometry.docs)
+        if not len(cover.owner) or not n:
+            return
+        docs = np.array([geometry.codes.get(f, -1) for f in layout.files], dtype=np.int64)
+        stride = int(max(cover.ends.max(), layout.ends.max())) + 1
+        g_start = cover.docs * stride + cover.starts
+        g_end = cover.docs * stride + cover.ends
+        low = np.searchsorted(g_end, docs * stride + layout.starts, side="right")
+        high = np.searchsorted(g_start, docs * stride + layout.ends, side="left")
+        hit = np.flatnonzero((high > low) & (docs >= 0))
+        if not len(hit):
+            return
+        bounds = np.empty(2 * len(hit), dtype=np.int64)
+        bounds[0::2], bounds[1::2] = low[hit], high[hit]
+        owners = np.append(cover.owner, 0)  # so that a range may end at the last stretch
+        self.first[hit] = np.minimum.reduceat(owners, bounds)[0::2]
+        covered = spans.covered_lengths(cover.starts, cover.ends, layout.starts[hit],
+                                        layout.ends[hit], cover.docs, docs[hit])
+        whole = covered == layout.ends[hit] - layout.starts[hit]
+        self.full[hit[whole]] = np.maximum.reduceat(owners, bounds)[0::2][whole]
 
     def value(self, unit: int, rank: int, alpha: float) -> float:
         """``rv`` of a full-recall-base element relative to the results before ``rank``."""
-        k = self.units[unit]
-        x = float(self.values[unit])
+        layout = self.layout
+        k = layout.units[unit]
+        x = float(layout.values[unit])
         if self.first[k] >= rank:
             return x
         if self.full[k] < rank:
             return (1.0 - alpha) * x
         inner = 0.0
-        for child in self.children(*self.key_of[unit]):
-            inner += self.value(child, rank, alpha) * self.size[child]
-        return alpha * inner / float(self.size[unit]) + (1.0 - alpha) * x
+        for child in layout.children(*layout.key_of[unit]):
+            inner += self.value(child, rank, alpha) * layout.size[child]
+        return alpha * inner / float(layout.size[unit]) + (1.0 - alpha) * x
 
 
 def _cap(
