@@ -44,8 +44,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--implicit", choices=("on", "off"), default="on",
                         help="implicit assessments of ancestors (spec §1.6; default on)")
     parser.add_argument("--digits", type=int, default=4, metavar="N", help="decimals printed")
-    parser.add_argument("--format", choices=("trec", "csv", "json", "latex", "table"),
-                        default="trec", help="output format (default trec)")
+    parser.add_argument("--format", choices=("trec", "csv", "json", "latex", "table", "official"),
+                        default="trec", help="output format (default trec; official: the "
+                        "official INEX evaluator's layout, with --task)")
     parser.add_argument("--table", action="store_true",
                         help="print runs x measures of the means (same as --format table)")
     parser.add_argument("--assessments-format", metavar="FORMAT",
@@ -116,13 +117,22 @@ def run(args: argparse.Namespace) -> int:
     runs = [load_run(path, args.run_format) for path in args.runs]
     _unique_names(runs)
     fmt = "table" if args.table else args.format
+    if fmt == "official" and not args.task:
+        raise InexevalError("--format official goes with --task")
     if args.task:
         from inexeval.measures.focused import evaluate_task
 
-        results = evaluate_task(assessments, runs, args.task, complete=args.c, beta=args.beta,
+        results = evaluate_task(assessments, runs, args.task, complete=args.c, per_topic=args.q,
+                                beta=args.beta,
                                 bep_n=args.bep_n, irr=args.irr, exact_buckets=args.exact_buckets)
         if args.measure:
             results = _only(results, args.measure)
+        if fmt == "official":
+            from inexeval.report.official import render_official
+
+            sys.stdout.write(render_official(results, runs, args.runs, list(assessments),
+                                             per_topic=args.q))
+            return 0
     else:
         measures = args.measure or DEFAULT_MEASURES.get(assessments.scale, ["P@10"])
         options: dict[str, Any] = {}

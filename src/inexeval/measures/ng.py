@@ -97,9 +97,16 @@ def result_geometry(
             collection = CollectionIndex({})
         table: _SpanTable = ctx.shared_cached(("element spans", id(collection)),
                                               lambda: _SpanTable(collection))
-        docs, starts, ends = table.lookup(run, result_ids(run, ctx))
-        table.codes_of(list(_highlights(ta, ctx, synthetic)))
+        n = len(run)
+        docs = np.full(n, -1, dtype=np.int64)
+        starts = np.zeros(n, dtype=np.int64)
+        ends = np.zeros(n, dtype=np.int64)
         passage = (run.offsets >= 0) & ~run.missing
+        element = np.flatnonzero((run.offsets < 0) & ~run.missing)
+        if len(element):
+            ids = result_ids(run, ctx)[element]
+            docs[element], starts[element], ends[element] = table.lookup(run, ids, element)
+        table.codes_of(list(_highlights(ta, ctx, synthetic)))
         if np.any(passage):
             docs[passage] = table.codes_of(run.files[passage].tolist())
             starts[passage] = run.offsets[passage]
@@ -135,13 +142,23 @@ class _SpanTable:
         self.docs = np.full(0, -2, dtype=np.int64)
         self.starts = np.zeros(0, dtype=np.int64)
         self.ends = np.zeros(0, dtype=np.int64)
+        self._documents: dict[str, dict[str, tuple[int, int]]] = {}
+
+    def _document(self, file: str) -> dict[str, tuple[int, int]]:
+        document = self.collection.get(file)
+        if document is None:
+            return {}
+        return dict(zip(document.paths, zip(document.start.tolist(), document.end.tolist())))
 
     def codes_of(self, files: list[str]) -> IntArray:
         codes = self.codes
         return np.array([codes.setdefault(f, len(codes)) for f in files], dtype=np.int64)
 
-    def lookup(self, run: TopicRun, ids: IntArray) -> tuple[IntArray, IntArray, IntArray]:
-        """``(docs, starts, ends)`` of each result's element; doc -1 where it is not indexed."""
+    def lookup(
+        self, run: TopicRun, ids: IntArray, rows: IntArray
+    ) -> tuple[IntArray, IntArray, IntArray]:
+        """``(docs, starts, ends)`` of the elements ``ids`` of the results at ``rows`` of ``run``;
+        doc -1 where the element is not indexed."""
         if len(ids) and int(ids.max()) >= len(self.docs):
             grow = int(ids.max()) + 1 - len(self.docs)
             self.docs = np.concatenate([self.docs, np.full(grow, -2, dtype=np.int64)])
@@ -149,16 +166,25 @@ class _SpanTable:
             self.ends = np.concatenate([self.ends, np.zeros(grow, dtype=np.int64)])
         new = np.flatnonzero(self.docs[ids] == -2)
         if len(new):
-            files, paths = run.files.tolist(), run.paths.tolist()
-            for i in new.tolist():
-                element = int(ids[i])
-                document = self.collection.get(files[i])
-                span = None if document is None else document.span(paths[i])
-                if span is None:
-                    self.docs[element] = -1
+            files, paths = run.files[rows[new]].tolist(), run.paths[rows[new]].tolist()
+            elements, codes, starts, ends = [], [], [], []
+            for k, i in enumerate(new.tolist()):
+                spans_of = self._documents.get(files[k])
+                if spans_of is None:
+                    spans_of = self._documents[files[k]] = self._document(files[k])
+                found = spans_of.get(paths[k])
+                elements.append(int(ids[i]))
+                if found is None:
+                    codes.append(-1)
+                    starts.append(0)
+                    ends.append(0)
                 else:
-                    self.docs[element] = self.codes.setdefault(files[i], len(self.codes))
-                    self.starts[element], self.ends[element] = span
+                    codes.append(self.codes.setdefault(files[k], len(self.codes)))
+                    starts.append(found[0])
+                    ends.append(found[1])
+            self.docs[elements] = codes
+            self.starts[elements] = starts
+            self.ends[elements] = ends
         return self.docs[ids].copy(), self.starts[ids].copy(), self.ends[ids].copy()
 
 

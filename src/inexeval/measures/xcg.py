@@ -29,7 +29,7 @@ import numpy.typing as npt
 from inexeval import spans
 from inexeval.collection.index import CollectionIndex
 from inexeval.collection.paths import ancestors, depth
-from inexeval.measures.common import judged_positions
+from inexeval.measures.common import QUANT, judged_positions
 from inexeval.measures.ng import (
     RECALL_POINTS,
     UNKNOWN_SIZE,
@@ -386,8 +386,7 @@ def mean_average_effort_precision(
 
 
 XCG_PARAMS = (
-    Param("quant", str, "strict", "quantisation (spec §2.1); strict is the strict one of the "
-          "assessments' scale (strict2005 for INEX 2005-2008)"),
+    QUANT,
     Param("alpha", float, 1.0, "weight of already seen text in rv: 0 ignores overlap "
           "(Thorough), 1 gives seen text no value (Focused)"),
     Param("ideal_base", str, "irb", "ideal vector from the ideal (irb) or full (frb) recall "
