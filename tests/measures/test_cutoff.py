@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.helpers import assessments, element_run
 
 from inexeval import evaluate
 from inexeval.measures.cutoff import first_overlap_ranks
 from inexeval.measures.registry import TopicContext
 from inexeval.model.run import make_topic_run
-from tests.helpers import assessments, element_run
 
 T_OV_RUN = [("A", "/article[1]"), ("A", "/article[1]/bdy[1]/sec[1]"),
             ("B", "/article[1]/bdy[1]/sec[2]"), ("A", "/article[1]/bdy[1]/sec[2]")]

@@ -9,13 +9,13 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.helpers import assessments
 
 from inexeval import evaluate
 from inexeval.measures.precall import estimated_components, precall
 from inexeval.measures.registry import parse_measure
 from inexeval.model import Run
 from inexeval.model.run import make_topic_run
-from tests.helpers import assessments
 
 
 def test_t_pr_1_weak_ordering() -> None:

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from tests.helpers import assessments
 
 from inexeval.errors import MeasureError
 from inexeval.evaluation import Evaluator
 from inexeval.measures.registry import parse_measure, parse_measures
-from tests.helpers import assessments
 
 
 def test_canonical_names_drop_defaults() -> None:

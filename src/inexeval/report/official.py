@@ -11,8 +11,8 @@ after the point, and in scientific form (``5.673758865248227E-4``) below 10^-3 o
 from __future__ import annotations
 
 import math
-from decimal import Decimal
 from collections.abc import Mapping, Sequence
+from decimal import Decimal
 
 from inexeval.model import Run
 from inexeval.report.text import COUNT_MEASURES
