@@ -126,3 +126,14 @@ def test_assessment_layout_keeps_sizes_nesting_and_rsize() -> None:
     assert s1 is not None
     inside = np.clip(np.minimum(marked[:, 1], s1[1]) - np.maximum(marked[:, 0], s1[0]), 0, None)
     assert int(inside.sum()) == 300
+
+
+def test_t_q_per_dimension_quantisations() -> None:
+    ta = assessments("inex2003", [("d", "/a[1]", {"exhaustivity": e, "specificity": s})
+                                  for e, s in [(3, 3), (3, 1), (2, 3), (1, 2), (0, 0)]])
+    e, s = quantise_dimensions("strict", ta)
+    np.testing.assert_array_equal(e, [1, 1, 0, 0, 0])
+    np.testing.assert_array_equal(s, [1, 0, 1, 0, 0])
+    e, s = quantise_dimensions("generalised", ta)
+    np.testing.assert_allclose(e, [1, 1, 2 / 3, 1 / 3, 0])
+    np.testing.assert_allclose(s, [1, 1 / 3, 1, 2 / 3, 0])

@@ -24,6 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from inexeval.errors import FormatError, RunError, warn
+from inexeval.formats.lines import field_counts, read_normalised
 from inexeval.model import Assessments, Run, TopicRun
 from inexeval.model.assessments import build_topic
 
@@ -31,44 +32,12 @@ NONEXISTENT_OFFSETS = (b"X", b"-1")
 """Run offsets meaning "no passage" (spec §1.7.2): kept with ``missing`` set and offset -1."""
 
 _INTEGER = re.compile(rb"[+-]?[0-9]+")
-_BLANK_BYTE = np.zeros(256, dtype=bool)
-_BLANK_BYTE[list(b" \t\n\x0b\x0c\r")] = True
-
-
-def _normalised(path: str | Path) -> bytes:
-    """The file's bytes with every line ending (LF, CR or CRLF) made LF."""
-    try:
-        data = Path(path).read_bytes()
-    except OSError as error:
-        raise FormatError(f"cannot read: {error.strerror or error}", path) from None
-    return data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-
-
 def _lines(path: str | Path) -> list[bytes]:
     """The file's lines (a final terminator ends the last line, it does not start a new one)."""
-    lines = _normalised(path).split(b"\n")
+    lines = read_normalised(path).split(b"\n")
     if lines and lines[-1] == b"":
         lines.pop()
     return lines
-
-
-def _field_counts(data: bytes) -> npt.NDArray[np.int64]:
-    """Number of fields of each line as the official tool splits it (a leading blank adds an
-    empty field), computed on the bytes at once: a field starts at a non-blank byte that
-    follows a blank or begins the data."""
-    if not data:
-        return np.zeros(0, dtype=np.int64)
-    raw = np.frombuffer(data, dtype=np.uint8)
-    blank = _BLANK_BYTE[raw]
-    breaks = np.flatnonzero(raw == 10)
-    lines = len(breaks) + (0 if raw[-1] == 10 else 1)
-    starts = ~blank
-    starts[1:] &= blank[:-1]
-    line_of = np.searchsorted(breaks, np.flatnonzero(starts))
-    counts = np.bincount(line_of, minlength=lines)[:lines].astype(np.int64)
-    heads = np.concatenate(([0], breaks + 1))[:lines]
-    counts += (blank[heads] & (raw[heads] != 10) & (counts > 0)).astype(np.int64)
-    return counts
 
 
 def _fields(line: bytes) -> list[bytes]:
@@ -160,8 +129,8 @@ def read_fol_run(path: str | Path) -> Run:
     A topic whose lines come in several blocks is grouped (with a warning; the official tool
     mis-scores such a topic, spec §15.12).
     """
-    data = _normalised(path)
-    counts = _field_counts(data)
+    data = read_normalised(path)
+    counts = field_counts(data)
     bad = np.flatnonzero(counts != 8)
     if len(bad):
         number = int(bad[0])

@@ -59,12 +59,17 @@ class RunBuilder:
         columns.lines.append(line)
 
     def build(self, name: str, kind: str, meta: dict[str, Any] | None = None) -> Run:
-        if self.duplicates:
-            warn(f"{self.duplicates} duplicated result(s) ignored, the first occurrence kept",
-                 self.source, self.first_duplicate)
         topics: dict[str, TopicRun] = {
             topic: make_topic_run(topic, c.files, paths=c.paths, offsets=c.offsets,
                                   lengths=c.lengths, ranks=c.ranks, rsv=c.rsv, lines=c.lines)
             for topic, c in self.topics.items()
         }
+        return self.finish(name, kind, topics, meta)
+
+    def finish(self, name: str, kind: str, topics: dict[str, TopicRun],
+               meta: dict[str, Any] | None = None) -> Run:
+        """The run of ``topics``, with the warning about dropped duplicates."""
+        if self.duplicates:
+            warn(f"{self.duplicates} duplicated result(s) ignored, the first occurrence kept",
+                 self.source, self.first_duplicate)
         return Run(name=name, kind=kind, topics=topics, source=self.source, meta=meta or {})

@@ -23,9 +23,10 @@ import numpy as np
 
 from inexeval.collection.paths import canonical_path
 from inexeval.errors import FormatError, InexevalError
+from inexeval.formats.lines import field_counts, read_normalised
 from inexeval.formats.runbuild import RunBuilder
 from inexeval.model.assessments import Assessments, TopicAssessments, build_topic
-from inexeval.model.run import Run
+from inexeval.model.run import Run, TopicRun
 
 RUN_KINDS = {6: "document", 7: "element"}
 
@@ -67,8 +68,76 @@ def _float(value: str, name: str, path: Path, line: int) -> float:
 
 
 def read_trec_run(path: str | Path) -> Run:
-    """Read a TREC-like element run (7 columns) or a TREC document run (6 columns)."""
+    """Read a TREC-like element run (7 columns) or a TREC document run (6 columns).
+
+    A well-formed file (every line with the same 6 or 7 fields) is read column-wise at once;
+    anything else is read line by line, which finds and names the first bad line."""
     path = Path(path)
+    if not path.is_file():
+        raise InexevalError("no such file", path)
+    data = read_normalised(path)
+    counts = field_counts(data)
+    if len(counts) and int(counts[0]) in RUN_KINDS and bool(np.all(counts == counts[0])):
+        fast = _read_columns(path, data, int(counts[0]))
+        if fast is not None:
+            return fast
+    return _read_lines(path)
+
+
+def _read_columns(path: Path, data: bytes, columns: int) -> Run | None:
+    """The run read column-wise, or None where a value needs the line-by-line reader's message."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    tokens = data.split()
+    try:
+        ranks = np.array(tokens[3::columns]).astype(np.int64)
+        rsv = np.array(tokens[4::columns]).astype(np.float64)
+    except (ValueError, OverflowError):
+        return None
+    if not bool(np.all(np.isfinite(rsv))):
+        return None
+    topics = [t.decode("utf-8") for t in tokens[0::columns]]
+    files = [f.decode("utf-8") for f in tokens[2::columns]]
+    if columns == 7:
+        try:
+            canonical = {p: canonical_path(p.decode("utf-8")) for p in set(tokens[6::columns])}
+        except InexevalError:
+            return None
+        paths = [canonical[p] for p in tokens[6::columns]]
+    else:
+        paths = [""] * len(files)
+    builder = RunBuilder(path)
+    keys = list(zip(topics, files, paths))
+    if len(set(keys)) < len(keys):
+        first: dict[tuple[str, str, str], int] = {}
+        keep = [first.setdefault(key, i) == i for i, key in enumerate(keys)]
+        builder.duplicates = keep.count(False)
+        builder.first_duplicate = keep.index(False) + 1
+        order = np.flatnonzero(keep)
+    else:
+        order = np.arange(len(keys))
+    topic_array = np.array(topics, dtype=object)[order]
+    first_of: dict[str, int] = {}
+    codes = np.array([first_of.setdefault(t, len(first_of)) for t in topic_array.tolist()],
+                     dtype=np.int64)
+    grouped = order[np.argsort(codes, kind="stable")]
+    bounds = np.searchsorted(np.sort(codes, kind="stable"), np.arange(len(first_of) + 1))
+    file_array = np.array(files, dtype=object)
+    path_array = np.array(paths, dtype=object)
+    topic_runs = {}
+    for code, topic in enumerate(first_of):
+        take = grouped[bounds[code]:bounds[code + 1]]
+        topic_runs[topic] = TopicRun(
+            topic=topic, files=file_array[take], paths=path_array[take],
+            offsets=np.full(len(take), -1, dtype=np.int64),
+            lengths=np.full(len(take), -1, dtype=np.int64), ranks=ranks[take], rsv=rsv[take],
+            lines=take.astype(np.int64) + 1)
+    return builder.finish(tokens[5].decode("utf-8"), RUN_KINDS[columns], topic_runs)
+
+
+def _read_lines(path: Path) -> Run:
     builder = RunBuilder(path)
     columns = 0
     name = ""

@@ -24,7 +24,7 @@ import numpy.typing as npt
 from inexeval import spans
 from inexeval.collection.index import CollectionIndex
 from inexeval.errors import InexevalError, warn
-from inexeval.measures.ng import UNKNOWN_SIZE, highlight_arrays, result_geometry
+from inexeval.measures.ng import UNKNOWN_SIZE, first_cover, highlight_arrays, result_geometry
 from inexeval.measures.registry import Family, Param, TopicContext, Value, register
 from inexeval.model.assessments import TopicAssessments
 from inexeval.model.run import TopicRun
@@ -50,11 +50,11 @@ def hixeval_curves(
         return np.zeros(0), np.zeros(0), np.zeros(0)
     rsize = spans.covered_lengths(h_starts, h_ends, geometry.starts, geometry.ends, h_docs,
                                   geometry.docs).astype(np.float64)
-    _, new_highlighted = ctx.cached(
-        ("unseen-highlighted", unknown_size),
-        lambda: spans.unseen_covered(geometry.starts, geometry.ends, h_starts, h_ends,
-                                     geometry.docs, h_docs),
-    )
+    # the highlighted characters among each result's unseen ones (spans.unseen_covered, on
+    # the first-cover stretches the other measures of this topic share)
+    cover = first_cover(geometry, ctx)
+    hits = spans.covered_lengths(h_starts, h_ends, cover.starts, cover.ends, h_docs, cover.docs)
+    new_highlighted = np.bincount(cover.owner, weights=hits, minlength=len(run))
     rval = rsize - alpha * (rsize - new_highlighted)
     gained = np.cumsum(rval)
     read = np.cumsum(geometry.sizes.astype(np.float64))

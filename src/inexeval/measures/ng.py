@@ -188,6 +188,23 @@ class _SpanTable:
         return self.docs[ids].copy(), self.starts[ids].copy(), self.ends[ids].copy()
 
 
+def first_cover(geometry: ResultGeometry, ctx: TopicContext) -> spans.Cover:
+    """Which result first covers each stretch of text (memoised per run and topic: shared by
+    inex_eval_ng, the xCG family and HiXEval)."""
+    cover: spans.Cover = ctx.cached(
+        ("first cover", id(geometry)),
+        lambda: spans.first_cover(geometry.starts, geometry.ends, geometry.docs),
+    )
+    return cover
+
+
+def unseen_lengths(geometry: ResultGeometry, ctx: TopicContext) -> IntArray:
+    """For each result, its characters not covered by earlier results (spec §3.3's ``|c'_i|``)."""
+    cover = first_cover(geometry, ctx)
+    return np.bincount(cover.owner, weights=cover.ends - cover.starts,
+                       minlength=len(geometry.docs)).astype(np.int64)
+
+
 def highlight_arrays(
     ta: TopicAssessments, geometry: ResultGeometry, ctx: TopicContext
 ) -> tuple[IntArray, IntArray, IntArray]:
@@ -414,10 +431,7 @@ def recall_precision_o(
     geometry = result_geometry(ta, run, ctx, unknown_size)
     sizes = geometry.sizes.astype(np.float64)
     if overlap == "considered":
-        unseen = ctx.cached(
-            ("unseen", unknown_size),
-            lambda: spans.unseen_lengths(geometry.starts, geometry.ends, geometry.docs),
-        ).astype(np.float64)
+        unseen = unseen_lengths(geometry, ctx).astype(np.float64)
     else:
         unseen = sizes
     judged = geometry.judged

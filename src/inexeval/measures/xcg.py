@@ -34,6 +34,7 @@ from inexeval.measures.ng import (
     RECALL_POINTS,
     UNKNOWN_SIZE,
     ResultGeometry,
+    first_cover,
     interpolate_max,
     result_geometry,
 )
@@ -153,7 +154,7 @@ def gain_vectors(
             ("xcg layout", id(ta), id(geometry.collection), quant, too_small_value),
             lambda: _RecallBaseLayout(ta, geometry.collection, values),
         )
-        gain = _relevance_values(run, geometry, layout, x, alpha)
+        gain = _relevance_values(run, geometry, first_cover(geometry, ctx), layout, x, alpha)
     else:
         gain = x.copy()
     if cap_to_ideal:
@@ -171,18 +172,19 @@ def _recall_base(
 def _relevance_values(
     run: TopicRun,
     geometry: ResultGeometry,
+    cover: spans.Cover,
     layout: _RecallBaseLayout,
     x: FloatArray,
     alpha: float,
 ) -> FloatArray:
     sizes = geometry.sizes
-    unseen = spans.unseen_lengths(geometry.starts, geometry.ends, geometry.docs)
+    unseen = np.bincount(cover.owner, weights=cover.ends - cover.starts, minlength=len(sizes))
     gain = x.copy()
     partial = np.flatnonzero((unseen > 0) & (unseen < sizes))
     gain[unseen == 0] *= 1.0 - alpha
     if len(partial) == 0:
         return gain
-    seen = _SeenTimes(layout, geometry)
+    seen = _SeenTimes(layout, geometry, cover)
     files = run.files.tolist()
     paths = run.paths.tolist()
     for i in partial.tolist():
@@ -254,13 +256,12 @@ class _SeenTimes:
     retrieved, and the rank by which all of it had been (a large number for never), from the
     ranked results' first-cover stretches (vectorised)."""
 
-    def __init__(self, layout: _RecallBaseLayout, geometry: ResultGeometry):
+    def __init__(self, layout: _RecallBaseLayout, geometry: ResultGeometry, cover: spans.Cover):
         self.layout = layout
         never = np.iinfo(np.int64).max
         n = len(layout.files)
         self.first = np.full(n, never, dtype=np.int64)
         self.full = np.full(n, never, dtype=np.int64)
-        cover = spans.first_cover(geometry.starts, geometry.ends, geometry.docs)
         if not len(cover.owner) or not n:
             return
         docs = np.array([geometry.codes.get(f, -1) for f in layout.files], dtype=np.int64)
@@ -472,25 +473,27 @@ def _maep_kernel(
 
 _WHERE = "spec §4, seed 000 eqs. 13-14; defaults in the module inexeval.measures.xcg"
 
+_SCALES = ("inex2002", "inex2003", "inex2005")
+
 register(Family(
-    name="xCG", kernel=_xcg_kernel, params=XCG_PARAMS, cutoff=int, cutoff_required=True,
+    name="xCG", kernel=_xcg_kernel, params=XCG_PARAMS, scales=_SCALES, cutoff=int, cutoff_required=True,
     description=f"extended cumulated gain xCG[k], the sum of rv over the first k results ({_WHERE})",
 ))
 register(Family(
-    name="nxCG", kernel=_nxcg_kernel, params=XCG_PARAMS, cutoff=int, cutoff_required=True,
+    name="nxCG", kernel=_nxcg_kernel, params=XCG_PARAMS, scales=_SCALES, cutoff=int, cutoff_required=True,
     description=f"normalised xCG[k] = xCG[k] / xCI[k] (INEX 2005-2006 official; {_WHERE})",
 ))
 register(Family(
-    name="MAnxCG", kernel=_manxcg_kernel, params=XCG_PARAMS, cutoff=int,
+    name="MAnxCG", kernel=_manxcg_kernel, params=XCG_PARAMS, scales=_SCALES, cutoff=int,
     description=f"mean of nxCG[1..K], K = 1500 without cut-off ({_WHERE})",
 ))
 register(Family(
-    name="ep", kernel=_ep_kernel, params=(*XCG_PARAMS, I_IDEAL), cutoff=float,
+    name="ep", kernel=_ep_kernel, params=(*XCG_PARAMS, I_IDEAL), cutoff=float, scales=_SCALES,
     cutoff_required=True,
     description=f"interpolated effort-precision at gain-recall r, max{{ep : gr >= r}} ({_WHERE})",
 ))
 register(Family(
-    name="MAep", kernel=_maep_kernel,
+    name="MAep", kernel=_maep_kernel, scales=_SCALES,
     params=(*XCG_PARAMS, I_IDEAL, Param("interpolated", bool, False, "mean of interpolated ep "
             "over gr = 0.01..1.00 instead of the sum of ep at the natural points over the size "
             "of the ideal base")),
