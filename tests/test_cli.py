@@ -92,3 +92,30 @@ def test_measures_lists_every_family(capsys: pytest.CaptureFixture[str]) -> None
     out = capsys.readouterr().out
     for name in ("P@int", "overlap@int", "inex_eval[@float]", "quant: str = 'strict'"):
         assert name in out
+
+
+def test_simulate_random_runs_degrade_eprum(tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "random.txt"
+    assert main(["simulate", "random", str(demo.ASSESSMENTS_2004), "--collection",
+                 str(demo.COLLECTION), "-o", str(out), "--move", "0", "--move", "0.9"]) == 0
+    values = []
+    for move in ("0", "0.9"):
+        capsys.readouterr()
+        assert main(["eval", str(demo.ASSESSMENTS_2004), str(tmp_path / f"random-m{move}.txt"),
+                     "--collection", str(demo.COLLECTION), "-m", "EPRUM"]) == 0
+        values.append(float(capsys.readouterr().out.splitlines()[-1].split("\t")[2]))
+    assert values[0] == 1.0 and values[1] < 0.9
+
+
+def test_convert_then_task_evaluation(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    qrels, fol = tmp_path / "q.txt", tmp_path / "r.fol"
+    assert main(["convert", "assessments", str(demo.ASSESSMENTS_2005), "--collection",
+                 str(demo.COLLECTION), "-o", str(qrels)]) == 0
+    assert main(["convert", "run", str(demo.RUNS[1]), "--collection", str(demo.COLLECTION),
+                 "-o", str(fol)]) == 0
+    capsys.readouterr()
+    assert main(["eval", str(qrels), str(fol), "--task", "focused", "-m", "iP@0.01",
+                 "-m", "MAiP"]) == 0
+    names = {line.split("\t")[0] for line in capsys.readouterr().out.splitlines()}
+    assert names == {"num_q", "iP[0.01]", "MAiP"}

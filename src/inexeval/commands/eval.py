@@ -43,6 +43,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "assessments")
     parser.add_argument("--implicit", choices=("on", "off"), default="on",
                         help="implicit assessments of ancestors (spec §1.6; default on)")
+    parser.add_argument("--strict", action="store_true",
+                        help="inconsistent highlighting assessments (overlapping passages, rsize "
+                        "or sizes that disagree) are an error instead of a warning")
     parser.add_argument("--digits", type=int, default=4, metavar="N", help="decimals printed")
     parser.add_argument("--format", choices=("trec", "csv", "json", "latex", "table", "official"),
                         default="trec", help="output format (default trec; official: the "
@@ -92,6 +95,11 @@ def _assessments(args: argparse.Namespace, collection: Any) -> Any:
                        if topic.target_elements}
         assessments = with_implicit(assessments, skip=targets, collection=collection,
                                     implicit=args.implicit == "on")
+    if assessments.scale == "inex2005":
+        from inexeval.measures.hixeval import validate_highlighting
+
+        for ta in assessments.values():
+            validate_highlighting(ta, collection, strict=args.strict)
     return assessments
 
 

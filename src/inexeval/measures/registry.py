@@ -131,7 +131,8 @@ class Measure:
         text = self.family.name
         shown = [(k, v) for k, v in self.params if v != self.family.param(k).default]  # type: ignore[union-attr]
         if shown:
-            text += "(" + ",".join(f"{k}={_show(v)}" for k, v in shown) + ")"
+            text += "(" + ",".join(
+                f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in shown) + ")"
         if self.cutoff is not None:
             cut = _show(self.cutoff)
             text += f"[{cut}]" if self.family.bracket_cutoff else f"@{cut}"
