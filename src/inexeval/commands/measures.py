@@ -22,10 +22,11 @@ def run(args: argparse.Namespace) -> int:
             continue
         cut = ""
         if family.cutoff is not None:
-            cut = f"{'[' if family.bracket_cutoff else '@'}{family.cutoff.__name__}" + (
-                "]" if family.bracket_cutoff else "")
+            kind = family.cutoff.__name__
             if not family.cutoff_required:
-                cut = f"[{cut}]"
+                cut = f"[@{kind}]"
+            else:
+                cut = f"[{kind}]" if family.bracket_cutoff else f"@{kind}"
         aliases = f"  (also {', '.join(family.aliases)})" if family.aliases else ""
         print(f"{family.name}{cut}{aliases}")
         print(textwrap.indent(textwrap.fill(family.description, 76), "    "))
