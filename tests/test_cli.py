@@ -119,3 +119,16 @@ def test_convert_then_task_evaluation(tmp_path: Path, capsys: pytest.CaptureFixt
                  "-m", "MAiP"]) == 0
     names = {line.split("\t")[0] for line in capsys.readouterr().out.splitlines()}
     assert names == {"num_q", "iP[0.01]", "MAiP"}
+
+
+def test_simulated_grade_runs_on_demo_ea_beats_ba(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["simulate", "grades", str(demo.ASSESSMENTS_2005), "--collection",
+                 str(demo.COLLECTION), "-o", str(tmp_path)]) == 0
+    capsys.readouterr()
+    assert main(["eval", str(demo.ASSESSMENTS_2005), str(tmp_path / "EA.txt"),
+                 str(tmp_path / "BA.txt"), "--collection", str(demo.COLLECTION),
+                 "-m", "HiXEval_F", "--strict"]) == 0
+    means = {line.split("\t")[0]: float(line.split("\t")[3])
+             for line in capsys.readouterr().out.splitlines() if "\tHiXEval_F\t" in line}
+    assert means["EA"] > means["BA"]

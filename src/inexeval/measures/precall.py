@@ -86,10 +86,10 @@ def _inex_eval(
     components = None
     if ctx.num_docs is not None:
         components = estimated_components(ta, ctx.num_docs)
-    elif relevance.sum() < total - _EPSILON and not ctx.memo.get("warned_no_docs"):
-        ctx.memo["warned_no_docs"] = True
-        warn(f"topic {ta.topic}: no --num-docs or --collection, so inex_eval gives precision 0 "
-             "at recall the run does not reach (no virtual final rank)")
+    elif relevance.sum() < total - _EPSILON and not ctx.shared.get("warned no num_docs"):
+        ctx.shared["warned no num_docs"] = True
+        warn("no --num-docs or --collection: inex_eval gives precision 0 at recall a run does "
+             "not reach (no virtual final rank)")
     points = np.unique(np.concatenate([RECALL_POINTS, [c for c in cutoffs if c is not None]]))
     values = dict(zip(points.tolist(), precall(relevance, levels, total, points, components).tolist()))
     mean = float(np.mean([values[x] for x in RECALL_POINTS.tolist()]))

@@ -413,58 +413,45 @@ def _vectors(
     return vectors
 
 
-def _xcg_kernel(
-    ta: TopicAssessments, run: TopicRun, ctx: TopicContext, params: Mapping[str, Any],
-    cutoffs: Sequence[Any],
-) -> list[Value]:
-    vectors = _vectors(ta, run, ctx, params)
-    longest = max(int(k) for k in cutoffs)
-    xcg, _ = cumulated(vectors, longest)
+def _kernel(compute: Any, needs_ideal: bool = True) -> Any:
+    """A registry kernel from ``compute(vectors, params, cutoffs)``; with ``needs_ideal`` a topic
+    whose ideal gain is 0 is undefined (left out of the mean)."""
+
+    def kernel(
+        ta: TopicAssessments, run: TopicRun, ctx: TopicContext, params: Mapping[str, Any],
+        cutoffs: Sequence[Any],
+    ) -> list[Value]:
+        vectors = _vectors(ta, run, ctx, params)
+        if needs_ideal and not vectors.ideal.sum() > 0:
+            return [None] * len(cutoffs)
+        return list(compute(vectors, params, cutoffs))
+
+    return kernel
+
+
+def _xcg(vectors: GainVectors, params: Mapping[str, Any], cutoffs: Sequence[Any]) -> list[Value]:
+    xcg, _ = cumulated(vectors, max(int(k) for k in cutoffs))
     return [float(xcg[int(k) - 1]) for k in cutoffs]
 
 
-def _nxcg_kernel(
-    ta: TopicAssessments, run: TopicRun, ctx: TopicContext, params: Mapping[str, Any],
-    cutoffs: Sequence[Any],
-) -> list[Value]:
-    vectors = _vectors(ta, run, ctx, params)
-    if not vectors.ideal.sum() > 0:
-        return [None] * len(cutoffs)
+def _nxcg(vectors: GainVectors, params: Mapping[str, Any], cutoffs: Sequence[Any]) -> list[Value]:
     curve = normalised_xcg(vectors, max(int(k) for k in cutoffs))
     return [float(curve[int(k) - 1]) for k in cutoffs]
 
 
-def _manxcg_kernel(
-    ta: TopicAssessments, run: TopicRun, ctx: TopicContext, params: Mapping[str, Any],
-    cutoffs: Sequence[Any],
-) -> list[Value]:
-    vectors = _vectors(ta, run, ctx, params)
-    if not vectors.ideal.sum() > 0:
-        return [None] * len(cutoffs)
+def _manxcg(vectors: GainVectors, params: Mapping[str, Any],
+            cutoffs: Sequence[Any]) -> list[Value]:
     lengths = [1500 if k is None else int(k) for k in cutoffs]
     curve = normalised_xcg(vectors, max(lengths))
     return [float(curve[:k].mean()) for k in lengths]
 
 
-def _ep_kernel(
-    ta: TopicAssessments, run: TopicRun, ctx: TopicContext, params: Mapping[str, Any],
-    cutoffs: Sequence[Any],
-) -> list[Value]:
-    vectors = _vectors(ta, run, ctx, params)
-    if not vectors.ideal.sum() > 0:
-        return [None] * len(cutoffs)
+def _ep(vectors: GainVectors, params: Mapping[str, Any], cutoffs: Sequence[Any]) -> list[Value]:
     recall, precision = effort_precision(vectors, params["i_ideal"])
-    got = interpolate_max(recall, precision, [float(r) for r in cutoffs])
-    return [float(v) for v in got]
+    return [float(v) for v in interpolate_max(recall, precision, [float(r) for r in cutoffs])]
 
 
-def _maep_kernel(
-    ta: TopicAssessments, run: TopicRun, ctx: TopicContext, params: Mapping[str, Any],
-    cutoffs: Sequence[Any],
-) -> list[Value]:
-    vectors = _vectors(ta, run, ctx, params)
-    if not vectors.ideal.sum() > 0:
-        return [None] * len(cutoffs)
+def _maep(vectors: GainVectors, params: Mapping[str, Any], cutoffs: Sequence[Any]) -> list[Value]:
     value = mean_average_effort_precision(
         vectors, interpolated=params["interpolated"], i_ideal=params["i_ideal"]
     )
@@ -476,24 +463,24 @@ _WHERE = "spec §4, seed 000 eqs. 13-14; defaults in the module inexeval.measure
 _SCALES = ("inex2002", "inex2003", "inex2005")
 
 register(Family(
-    name="xCG", kernel=_xcg_kernel, params=XCG_PARAMS, scales=_SCALES, cutoff=int, cutoff_required=True,
+    name="xCG", kernel=_kernel(_xcg, needs_ideal=False), params=XCG_PARAMS, scales=_SCALES, cutoff=int, cutoff_required=True,
     description=f"extended cumulated gain xCG[k], the sum of rv over the first k results ({_WHERE})",
 ))
 register(Family(
-    name="nxCG", kernel=_nxcg_kernel, params=XCG_PARAMS, scales=_SCALES, cutoff=int, cutoff_required=True,
+    name="nxCG", kernel=_kernel(_nxcg), params=XCG_PARAMS, scales=_SCALES, cutoff=int, cutoff_required=True,
     description=f"normalised xCG[k] = xCG[k] / xCI[k] (INEX 2005-2006 official; {_WHERE})",
 ))
 register(Family(
-    name="MAnxCG", kernel=_manxcg_kernel, params=XCG_PARAMS, scales=_SCALES, cutoff=int,
+    name="MAnxCG", kernel=_kernel(_manxcg), params=XCG_PARAMS, scales=_SCALES, cutoff=int,
     description=f"mean of nxCG[1..K], K = 1500 without cut-off ({_WHERE})",
 ))
 register(Family(
-    name="ep", kernel=_ep_kernel, params=(*XCG_PARAMS, I_IDEAL), cutoff=float, scales=_SCALES,
+    name="ep", kernel=_kernel(_ep), params=(*XCG_PARAMS, I_IDEAL), cutoff=float, scales=_SCALES,
     cutoff_required=True,
     description=f"interpolated effort-precision at gain-recall r, max{{ep : gr >= r}} ({_WHERE})",
 ))
 register(Family(
-    name="MAep", kernel=_maep_kernel, scales=_SCALES,
+    name="MAep", kernel=_kernel(_maep), scales=_SCALES,
     params=(*XCG_PARAMS, I_IDEAL, Param("interpolated", bool, False, "mean of interpolated ep "
             "over gr = 0.01..1.00 instead of the sum of ep at the natural points over the size "
             "of the ideal base")),
