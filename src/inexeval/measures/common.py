@@ -36,6 +36,7 @@ class ElementTable:
     def __init__(self) -> None:
         self._ids: dict[tuple[str, str], int] = {}
         self._parents: IntArray = np.zeros(1024, dtype=np.int64)
+        self._scratch: IntArray = np.zeros(0, dtype=np.int64)
 
     def _intern(self, file: str, path: str) -> int:
         key = (file, path)
@@ -54,7 +55,7 @@ class ElementTable:
     def ids(self, files: list[str], paths: list[str]) -> IntArray:
         """The id of each ``(file, path)``, interning new ones."""
         get = self._ids.get
-        out = [get((f, p)) for f, p in zip(files, paths)]
+        out = [get(key) for key in zip(files, paths)]
         if None in out:
             out = [self._intern(f, p) if i is None else i for f, p, i in zip(files, paths, out)]
         return np.array(out, dtype=np.int64)
@@ -63,6 +64,13 @@ class ElementTable:
     def parents(self) -> IntArray:
         """Parent id of every id (-1 for whole documents)."""
         return self._parents[: len(self._ids)]
+
+    def positions(self) -> IntArray:
+        """A scratch array over all ids, -1 everywhere: callers set entries, read them and set
+        them back to -1, so that mapping ids to positions costs O(n), not O(table size)."""
+        if len(self._scratch) < len(self._parents):
+            self._scratch = np.full(len(self._parents), -1, dtype=np.int64)
+        return self._scratch
 
 
 def element_table(ctx: TopicContext) -> ElementTable:
@@ -124,11 +132,14 @@ def gains(ta: TopicAssessments, run: TopicRun, ctx: TopicContext, quant: str) ->
     return ctx.cached(("gains", id(ta), quant), make)  # type: ignore[no-any-return]
 
 
-def first_overlap_rank(ids: IntArray, parents: IntArray) -> IntArray:
+def first_overlap_rank(ids: IntArray, parents: IntArray,
+                       scratch: IntArray | None = None) -> IntArray:
     """For each result (0-based rank r) with element id ``ids[r]``, the smallest rank r' != r of a
     result nested with it (the same unit, an ancestor or a descendant), or ``len(ids)`` if none.
 
-    Vectorised along the parent chain: cost O(n log n + n * depth).
+    Vectorised along the parent chain: cost O(n log n + n * depth). ``scratch`` (all -1, at
+    least as long as ``parents``; see :meth:`ElementTable.positions`) makes the id lookups
+    direct; it is left all -1 again.
     """
     n = len(ids)
     partner = np.full(n, n, dtype=np.int64)
@@ -141,22 +152,28 @@ def first_overlap_rank(ids: IntArray, parents: IntArray) -> IntArray:
     unique = sorted_ids[starts]
     first = order[starts]
     counts = np.diff(np.append(starts, n))
-    own = np.searchsorted(unique, ids)
-    repeated = counts[own] > 1
-    if np.any(repeated):
-        second = np.where(counts > 1, order[np.minimum(starts + 1, n - 1)], n)
-        partner[repeated] = np.where(first[own[repeated]] == rank[repeated],
-                                     second[own[repeated]], first[own[repeated]])
-    below = np.full(len(unique), n, dtype=np.int64)
-    ancestor = parents[ids]
-    live = ancestor >= 0
-    while np.any(live):
-        a = ancestor[live]
-        pos = np.minimum(np.searchsorted(unique, a), len(unique) - 1)
-        present = unique[pos] == a
-        who = rank[live][present]
-        partner[who] = np.minimum(partner[who], first[pos[present]])
-        np.minimum.at(below, pos[present], who)
-        ancestor[live] = parents[a]
+    if scratch is None:
+        scratch = np.full(len(parents), -1, dtype=np.int64)
+    scratch[unique] = np.arange(len(unique))
+    try:
+        own = scratch[ids]
+        repeated = counts[own] > 1
+        if np.any(repeated):
+            second = np.where(counts > 1, order[np.minimum(starts + 1, n - 1)], n)
+            partner[repeated] = np.where(first[own[repeated]] == rank[repeated],
+                                         second[own[repeated]], first[own[repeated]])
+        below = np.full(len(unique), n, dtype=np.int64)
+        ancestor = parents[ids]
         live = ancestor >= 0
+        while np.any(live):
+            a = ancestor[live]
+            pos = scratch[a]
+            present = pos >= 0
+            who = rank[live][present]
+            partner[who] = np.minimum(partner[who], first[pos[present]])
+            np.minimum.at(below, pos[present], who)
+            ancestor[live] = parents[a]
+            live = ancestor >= 0
+    finally:
+        scratch[unique] = -1
     return np.minimum(partner, below[own])

@@ -55,7 +55,8 @@ def first_overlap_ranks(run: TopicRun, ctx: TopicContext) -> npt.NDArray[np.int6
     partner = np.full(n, n, dtype=np.int64)
     units = np.flatnonzero(run.offsets < 0)
     if len(units):
-        nested = first_overlap_rank(result_ids(run, ctx)[units], element_table(ctx).parents)
+        table = element_table(ctx)
+        nested = first_overlap_rank(result_ids(run, ctx)[units], table.parents, table.positions())
         partner[units] = np.where(nested < len(units), units[np.minimum(nested, len(units) - 1)], n)
     passages = np.flatnonzero(run.offsets >= 0)
     if len(passages):

@@ -78,7 +78,8 @@ def _inex_eval(
 ) -> list[Value]:
     quant = params["quant"]
     # fsum: n is correctly rounded whatever the order of the assessment records.
-    total = math.fsum(quantised(ta, ctx, quant).tolist())
+    total = ctx.shared_cached(("n", id(ta), quant),
+                              lambda: math.fsum(quantised(ta, ctx, quant).tolist()))
     if total <= _EPSILON:
         return [None] * len(cutoffs)
     relevance = gains(ta, run, ctx, quant)
