@@ -12,6 +12,7 @@ whole batch in under 60 s.
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import tempfile
 import time
@@ -21,7 +22,8 @@ from inexeval.formats.fol import read_fol_qrels, read_fol_run
 from inexeval.measures.focused import TASKS, evaluate_task
 from inexeval.model import Assessments
 
-QRELS = Path("/work/shared/data/inex2010/inex2010.qrels")
+QRELS = Path(os.environ.get("INEXEVAL_SHARED", Path(__file__).resolve().parents[2] / "shared")
+             ) / "data" / "inex2010" / "inex2010.qrels"
 
 
 def write_runs(qrels: Assessments, folder: Path, runs: int, passages: int, seed: int) -> list[Path]:

@@ -10,7 +10,7 @@ import random
 from dataclasses import dataclass
 from pathlib import Path
 
-WORDS = "xml element retrieval passage query ranking relevance structure index score".split()
+WORDS = ["xml", "element", "retrieval", "passage", "query", "ranking", "relevance", "structure", "index", "score"]
 
 
 @dataclass

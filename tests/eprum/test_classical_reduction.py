@@ -5,11 +5,11 @@ the real INEX 2010 FOL qrels."""
 from __future__ import annotations
 
 from fractions import Fraction
-from pathlib import Path
 
 import ir_measures
 import numpy as np
 import pytest
+from tests.helpers import DATA
 
 from inexeval.evaluation import Evaluator
 from inexeval.measures import eprum  # noqa: F401  (registers the families)
@@ -17,7 +17,7 @@ from inexeval.model import Assessments, Run
 from inexeval.model.assessments import build_topic
 from inexeval.model.run import make_topic_run
 
-QRELS = Path("/work/shared/data/inex2010/inex2010.qrels")
+QRELS = DATA / "inex2010" / "inex2010.qrels"
 TOPICS = ("2010003", "2010004", "2010010", "2010014", "2010023")
 
 

@@ -15,7 +15,7 @@ from inexeval.formats.detect import (
 )
 
 DATA = Path(__file__).parents[1] / "data" / "formats"
-SHARED = Path("/work/shared/data")
+from tests.helpers import DATA as SHARED
 
 
 def test_real_fol_files_are_detected() -> None:

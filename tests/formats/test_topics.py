@@ -11,7 +11,7 @@ from inexeval.errors import FormatError, InexevalError
 from inexeval.formats.topics import nexi_target, read_topics
 
 DATA = Path(__file__).parents[1] / "data" / "formats" / "topics"
-SHARED = Path("/work/shared/data")
+from tests.helpers import DATA as SHARED
 
 
 def test_inex2009_topics() -> None:

@@ -12,10 +12,6 @@ from inexeval.formats.fol import read_fol_qrels, read_fol_run
 from inexeval.measures.focused import evaluate_task
 from inexeval.results import Results
 
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
-if not DATA.exists():
-    DATA = Path("/work/shared/data")
-
 
 def same(a: float | None, b: float | None) -> bool:
     """Numeric equality to 1e-9 with NaN equal to NaN."""
