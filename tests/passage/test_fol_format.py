@@ -8,11 +8,10 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.helpers import DATA
 
 from inexeval.errors import FormatError, RunError
 from inexeval.formats.fol import read_fol_qrels, read_fol_run, write_fol_qrels, write_fol_run
-
-from .conftest import DATA
 
 
 def test_inex2010_qrels_read_as_the_official_tool() -> None:

@@ -5,12 +5,13 @@ from __future__ import annotations
 import math
 
 import pytest
+from tests.helpers import DATA
 
 from inexeval.formats.fol import read_fol_qrels, read_fol_run
 from inexeval.measures.focused import evaluate_task
 from inexeval.model import Assessments
 
-from .conftest import DATA, same
+from .conftest import same
 
 IPCS = DATA / "ipcs"
 TASKS = {"f": "focused", "t": "thorough", "r": "relevant-in-context", "i": "t2i",
