@@ -321,7 +321,16 @@ def _restrict(reach: Reach, keep: npt.NDArray[np.bool_]) -> Reach:
 def _ideal_items(params: Mapping[str, Any], ctx: TopicContext, ta: TopicAssessments,
                  ideal: IdealSet) -> tuple[list[Item], list[int | None]]:
     if params["ideal_list"] == "sorted":
-        return [(u,) for u in ideal.units], [None] * len(ideal.units)
+        if params["items"] != "document":
+            return [(u,) for u in ideal.units], [None] * len(ideal.units)
+        # Fetch & Browse: an item may hold every ideal unit of a document, so the ideal list
+        # takes documents with the most idealism first (ML* is a minimum over all lists).
+        groups: dict[str, list[int]] = {}
+        for i, unit in enumerate(ideal.units):
+            groups.setdefault(unit.file, []).append(i)
+        ordered = sorted(groups.values(), key=lambda g: (-max(ideal.idealism[g]),
+                                                          -float(ideal.idealism[g].sum())))
+        return [tuple(ideal.units[i] for i in g) for g in ordered], [None] * len(ordered)
     given = ctx.options.get("ideal_run")
     if given is None:
         raise MeasureError("ideal_list=given needs an ideal run (option 'ideal_run')")

@@ -105,6 +105,13 @@ class Geometry:
             return float(span[1] - span[0])
         return self._sizes.get((file, path))
 
+    def absent(self, file: str, path: str) -> bool:
+        """True when the collection holds the document but not this element, and the
+        assessments give it no size: a result that points at no text (spec §9.4)."""
+        doc = None if self.collection is None else self.collection.get(file)
+        return (doc is not None and path != "" and doc.span(path) is None
+                and (file, path) not in self._sizes)
+
 
 class NavigationModel(Protocol):
     """``reach(items, targets, geometry, lines)`` -> :class:`Reach`; ``lines`` gives the run
@@ -166,6 +173,12 @@ class HierarchicalNavigation:
                         "results, not passages")
                 paths, positions = by_file[pointer.file]
                 path = pointer.path
+                if geometry.absent(pointer.file, path):
+                    # No text: the user reaches nothing by browsing from it (seed 004 §7).
+                    j = bisect.bisect_left(paths, path)
+                    if j < len(paths) and paths[j] == path:
+                        _noisy_or(found, k, positions[j], 1.0)
+                    continue
                 # ancestors-or-self (the document "" included) by exact lookup, descendants as
                 # the sorted range of paths that start with path + "/"
                 for up in ([path, *ancestors(path), ""] if path else [""]):
@@ -229,6 +242,8 @@ class T2INavigation:
                     continue
                 spans = by_file[pointer.file]
                 start = pointer.offset if pointer.offset >= 0 else None
+                if start is None and geometry.absent(pointer.file, pointer.path):
+                    continue
                 if start is None:
                     span = geometry.span(pointer.file, pointer.path)
                     if span is None:
