@@ -10,6 +10,7 @@ import pytest
 
 from inexeval import demo
 from inexeval.cli import main
+from tests.helpers import DATA
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -132,3 +133,36 @@ def test_simulated_grade_runs_on_demo_ea_beats_ba(tmp_path: Path,
     means = {line.split("\t")[0]: float(line.split("\t")[3])
              for line in capsys.readouterr().out.splitlines() if "\tHiXEval_F\t" in line}
     assert means["EA"] > means["BA"]
+
+
+@pytest.mark.parametrize("option", [["--num-docs", "0"], ["--limit", "-1"], ["--digits", "-3"],
+                                    ["--num-docs", "x"]])
+def test_bad_numeric_options_one_line_exit_2(option: list[str]) -> None:
+    done = run_cli("eval", str(demo.ASSESSMENTS_2004), str(demo.RUNS[0]), *option)
+    assert done.returncode == 2
+    assert len(done.stderr.strip().splitlines()) == 1 and option[0] in done.stderr
+
+
+def test_task_rejects_measures_outside_its_set(capsys: pytest.CaptureFixture[str]) -> None:
+    qrels, run = DATA / "ipcs" / "INEX_Qrels.txt", DATA / "ipcs" / "bert_inex_converted_1.run"
+    assert main(["eval", str(qrels), str(run), "--task", "focused", "-m", "iP[0.5]"]) == 2
+    assert "iP[0.50]" in capsys.readouterr().err
+
+
+def test_outputs_never_write_into_inputs(tmp_path: Path) -> None:
+    folder = tmp_path / "assessments"
+    folder.mkdir()
+    for source in demo.ASSESSMENTS_2004.iterdir():
+        (folder / source.name).write_bytes(source.read_bytes())
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    target = folder / "topic-91.xml"
+    assert run_cli("simulate", "ideal", str(folder), "-o", str(target)).returncode == 2
+    assert run_cli("index", str(demo.COLLECTION), "-o",
+                   str(demo.COLLECTION / "x.idx")).returncode == 2
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
+    assert not (demo.COLLECTION / "x.idx").exists()
+
+
+def test_no_assessed_topic_still_prints_num_q(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["eval", str(demo.ASSESSMENTS_2004), str(demo.RUNS[0]), "--topics", "999"]) == 0
+    assert capsys.readouterr().out.splitlines() == ["num_q\tall\t0"]

@@ -24,10 +24,12 @@ _LAZY = {
     "build_index": "inexeval.collection.build",
     "parse_measure": "inexeval.measures.registry",
     "InexevalError": "inexeval.errors",
+    "with_implicit": "inexeval.evaluation",
 }
 
 __all__ = ["Evaluator", "InexevalError", "Results", "Row", "build_index", "evaluate", "iter_calc",
-           "load_assessments", "load_collection", "load_run", "parse_measure"]
+           "load_assessments", "load_collection", "load_run", "parse_measure",
+           "with_implicit"]
 
 
 def __getattr__(name: str) -> Any:

@@ -13,9 +13,50 @@ import pkgutil
 import sys
 import warnings
 from collections.abc import Sequence
+from pathlib import Path
 from types import ModuleType
+from typing import NoReturn
 
 import inexeval.commands
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with its errors as one line on stderr and exit code 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"inexeval: error: {self.prog}: {message}\n")
+
+
+def non_negative(text: str) -> int:
+    """argparse type: a whole number >= 0."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is negative")
+    return value
+
+
+def positive(text: str) -> int:
+    """argparse type: a whole number >= 1."""
+    value = non_negative(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not at least 1")
+    return value
+
+
+def check_output(output: str | Path, *inputs: str | Path) -> None:
+    """Refuse an output path that is one of the inputs or lies inside an input folder: nothing
+    the user gave is modified."""
+    from inexeval.errors import InexevalError
+
+    target = Path(output).resolve()
+    for given in inputs:
+        source = Path(given).resolve()
+        if target == source or (source.is_dir() and source in target.parents):
+            raise InexevalError(f"the output would overwrite or write into the input {given}",
+                                output)
 
 
 def _commands() -> list[ModuleType]:
@@ -24,7 +65,7 @@ def _commands() -> list[ModuleType]:
 
 
 def parser() -> argparse.ArgumentParser:
-    top = argparse.ArgumentParser(
+    top = _Parser(
         prog="inexeval",
         description="Evaluate XML element and passage retrieval as the INEX campaigns did.",
     )

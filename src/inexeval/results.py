@@ -43,7 +43,9 @@ class Results:
     _means_of: int = field(default=-1, repr=False)
 
     def runs(self) -> list[str]:
-        return list(dict.fromkeys(r.run for r in self.rows + self.overall))
+        """Run names in evaluation order (also runs with no assessed topic: ``num_q`` 0)."""
+        return list(dict.fromkeys([*self.topics_evaluated,
+                                   *(r.run for r in self.rows + self.overall)]))
 
     def measures(self) -> list[str]:
         return list(dict.fromkeys(r.measure for r in self.rows + self.overall))

@@ -21,6 +21,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    from inexeval.cli import check_output
     from inexeval.collection.build import load_collection
     from inexeval.convert import element_run_to_passages, highlights_to_fol
     from inexeval.errors import InexevalError
@@ -30,8 +31,7 @@ def run(args: argparse.Namespace) -> int:
     for path in (args.input, args.collection):
         if not Path(path).exists():
             raise InexevalError("no such file or folder", path)
-    if Path(args.output).resolve() == Path(args.input).resolve():
-        raise InexevalError("the output would overwrite the input", args.output)
+    check_output(args.output, args.input, args.collection)
     collection = load_collection(args.collection)
     if args.what == "run":
         converted = element_run_to_passages(load_run(args.input, args.run_format), collection)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from inexeval.cli import non_negative
+
 NAME = "demo"
 HELP = "evaluate the bundled example collection, assessments and three runs"
 
@@ -16,7 +18,7 @@ QUANTISATIONS = (("strict", "strict"), ("liberal", "liberal"), ("exhaust.", "e3s
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--digits", type=int, default=3, metavar="N", help="decimals printed (3)")
+    parser.add_argument("--digits", type=non_negative, default=3, metavar="N", help="decimals printed (3)")
 
 
 def run(args: argparse.Namespace) -> int:

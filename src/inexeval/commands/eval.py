@@ -7,6 +7,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from inexeval.cli import non_negative, positive
+
 NAME = "eval"
 HELP = "evaluate runs against assessments (trec_eval-style output)"
 
@@ -32,7 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the official INEX 2007-2010 measure set and run rules of a task")
     parser.add_argument("--collection", metavar="DIR|INDEX",
                         help="the XML documents, or an index saved by `inexeval index`")
-    parser.add_argument("--num-docs", type=int, metavar="N",
+    parser.add_argument("--num-docs", type=positive, metavar="N",
                         help="documents in the collection (inex_eval's virtual final rank)")
     parser.add_argument("-q", action="store_true", help="print per-topic values too")
     parser.add_argument("-c", action="store_true",
@@ -46,7 +48,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--strict", action="store_true",
                         help="inconsistent highlighting assessments (overlapping passages, rsize "
                         "or sizes that disagree) are an error instead of a warning")
-    parser.add_argument("--digits", type=int, default=4, metavar="N", help="decimals printed")
+    parser.add_argument("--digits", type=non_negative, default=4, metavar="N", help="decimals printed")
     parser.add_argument("--format", choices=("trec", "csv", "json", "latex", "table", "official"),
                         default="trec", help="output format (default trec; official: the "
                         "official INEX evaluator's layout, with --task)")
@@ -59,7 +61,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--order", choices=("rank", "score", "file"), default="rank",
                         help="result order: rank if every result has one, else score, else file "
                         "order (default); or by score or file order only")
-    parser.add_argument("--limit", type=int, metavar="N",
+    parser.add_argument("--limit", type=non_negative, metavar="N",
                         help="results kept per topic (default 1500; 100 for INEX 2002; 0: all)")
     parser.add_argument("--navigation", metavar="FILE",
                         help="custom navigation model for nav=custom (rows FROM_FILE FROM_PATH "
@@ -69,9 +71,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     passage = parser.add_argument_group("passage tasks (--task)")
     passage.add_argument("--beta", type=float, default=0.25,
                          help="relevant-in-context: weight of recall in the F-score (0.25)")
-    passage.add_argument("--bep-n", type=int, default=500,
+    passage.add_argument("--bep-n", type=positive, default=500,
                          help="best-in-context: BEP distance limit in characters (500)")
-    passage.add_argument("--irr", type=int, default=300,
+    passage.add_argument("--irr", type=non_negative, default=300,
                          help="t2i: tolerance to irrelevance in characters (300)")
     passage.add_argument("--exact-buckets", action="store_true",
                          help="focused/thorough: recall buckets in exact arithmetic instead of "
@@ -163,10 +165,19 @@ def _only(results: Any, measures: list[str]) -> Any:
     ``iP[0.01]`` are one measure; ``MAiP`` also keeps the per-topic ``AiP``, ``MAgP`` ``AgP``)."""
     from dataclasses import replace
 
+    from inexeval.errors import MeasureError
     from inexeval.measures.registry import parse_measures
 
     wanted = {str(m) for m in parse_measures(measures)} | set(measures)
     wanted |= {name[2:] for name in wanted if name in ("MAiP", "MAgP")}
+    offered = {r.measure for r in results.rows + results.overall}
+    asked = [str(m) for m in parse_measures(measures)]
+    missing = [name for name in asked if name not in offered]
+    if missing:
+        shown = sorted(m for m in offered - {"num_q"} if not m.startswith("ircl_prn."))
+        raise MeasureError(f"not in the measure set of this task: {', '.join(missing)} (it has "
+                           f"{', '.join(shown)}, ircl_prn.0.00 ... ircl_prn.1.00; without --task, "
+                           "-m computes any measure)")
     return replace(results, rows=[r for r in results.rows if r.measure in wanted],
                    overall=[r for r in results.overall if r.measure in wanted | {"num_q"}])
 

@@ -22,8 +22,10 @@ def _progress(done: int, total: int) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from inexeval.cli import check_output
     from inexeval.collection.build import build_index, save_index
 
+    check_output(args.output, args.folder)
     index = build_index(args.folder, progress=None if args.quiet else _progress)
     save_index(index, args.output)
     elements = sum(len(index[name]) for name in index)

@@ -15,6 +15,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from inexeval.cli import check_output, non_negative
+
 NAME = "simulate"
 HELP = "build simulated runs (five-point grades, ideal answer sets, randomised ideal runs)"
 
@@ -34,7 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--move", type=float, action="append",
                         help="random: move probability in [0, 1) (repeatable: one run each)")
     parser.add_argument("--seed", type=int, default=0, help="random: seed of the walk (0)")
-    parser.add_argument("--limit", type=int, default=1500, help="results per topic (1500)")
+    parser.add_argument("--limit", type=non_negative, default=1500, help="results per topic (1500)")
 
 
 def _write(run: Any, path: Path) -> None:
@@ -54,6 +56,7 @@ def run(args: argparse.Namespace) -> int:
     for path in [args.assessments, *([args.collection] if args.collection else [])]:
         if not Path(path).exists():
             raise InexevalError("no such file or folder", path)
+    check_output(args.output, args.assessments, *([args.collection] if args.collection else []))
     collection = None
     if args.collection:
         from inexeval.collection.build import load_collection
@@ -85,5 +88,6 @@ def run(args: argparse.Namespace) -> int:
             walked = random_walk_run(ideal, collection, move, seed=args.seed,
                                      name=f"random-m{move:g}")
             target = out if len(moves) == 1 else out.with_name(f"{out.stem}-m{move:g}{out.suffix}")
+            check_output(target, args.assessments, args.collection)
             _write(walked, target)
     return 0

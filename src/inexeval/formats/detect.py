@@ -52,10 +52,6 @@ def _existing(path: str | Path) -> Path:
     return path
 
 
-def _is_offset(text: str) -> bool:
-    return text in ("X", "-1") or text.isdigit()
-
-
 def detect_assessments_format(path: str | Path) -> str:
     """``inex``, ``fol`` or ``trec``, from the content of ``path`` (a folder is ``inex``)."""
     path = _existing(path)
@@ -89,7 +85,7 @@ def detect_run_format(path: str | Path) -> str:
     line, fields = _first_fields(path)
     if len(fields) in (6, 7):
         return "trec"
-    if len(fields) == 8 and _is_offset(fields[6]) and fields[7].lstrip("-").isdigit():
+    if len(fields) == 8:
         return "fol"
     raise FormatError(f"cannot tell the run format of a {len(fields)}-column line (expected 6 "
                       "or 7 columns, or 8 for FOL passages)", path, line)
