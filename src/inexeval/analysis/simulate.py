@@ -22,7 +22,7 @@ import numpy.typing as npt
 from inexeval import spans
 from inexeval.analysis.grades import five_point_grades
 from inexeval.collection.index import CollectionIndex
-from inexeval.collection.paths import parent
+from inexeval.collection.paths import ancestors
 from inexeval.errors import InexevalError
 from inexeval.model import Assessments, Run, TopicAssessments
 from inexeval.model.run import TopicRun, make_topic_run
@@ -57,13 +57,15 @@ def _harmonic(precision: npt.NDArray[np.float64], recall: npt.NDArray[np.float64
 
 def _relevant_total(ta: TopicAssessments) -> float:
     """``Trel``: the highlighted characters of the topic, from the resolved passages, else the
-    ``rsize`` of the judged elements that have no judged parent."""
+    ``rsize`` of the judged elements that have no judged ancestor."""
     if ta.highlights:
         _, starts, ends = _merged_all(ta)
         return float((ends - starts).sum())
     rsize = np.nan_to_num(ta.dims.get("rsize", np.zeros(len(ta))))
-    top = ta.lookup(ta.files.tolist(), [parent(p) or "\0root" for p in ta.paths.tolist()]) < 0
-    return float(rsize[top].sum())
+    judged = set(zip(ta.files.tolist(), ta.paths.tolist()))
+    top = np.array([not any((f, a) in judged for a in ancestors(p))
+                    for f, p in zip(ta.files.tolist(), ta.paths.tolist())], dtype=bool)
+    return float(rsize[top].sum()) if len(top) else 0.0
 
 
 def _merged_all(ta: TopicAssessments) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64],

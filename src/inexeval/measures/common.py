@@ -8,6 +8,7 @@ import numpy as np
 import numpy.typing as npt
 
 from inexeval.collection.paths import parent
+from inexeval.errors import MeasureError
 from inexeval.measures.registry import Param, TopicContext
 from inexeval.model import TopicAssessments, TopicRun
 from inexeval.quantise import get as quantisation
@@ -18,6 +19,12 @@ IntArray = npt.NDArray[np.int64]
 
 def _known_quantisation(name: str) -> None:
     quantisation(name)
+
+
+def unit_interval(value: float) -> None:
+    """Param check: a value in [0, 1] (e.g. the overlap weight ``alpha``)."""
+    if not 0.0 <= value <= 1.0:
+        raise MeasureError(f"{value!r} is not in [0, 1]")
 
 
 QUANT = Param("quant", str, "strict", "quantisation of the assessments (see `inexeval measures`)",

@@ -24,6 +24,7 @@ import numpy.typing as npt
 from inexeval import spans
 from inexeval.collection.index import CollectionIndex
 from inexeval.errors import InexevalError, warn
+from inexeval.measures.common import unit_interval
 from inexeval.measures.ng import UNKNOWN_SIZE, first_cover, highlight_arrays, result_geometry
 from inexeval.measures.registry import Family, Param, TopicContext, Value, register
 from inexeval.model.assessments import TopicAssessments
@@ -45,6 +46,11 @@ def hixeval_curves(
     h_docs, h_starts, h_ends = highlight_arrays(ta, geometry, ctx)
     total = float((h_ends - h_starts).sum())
     if total <= 0:
+        rsize_given = ta.dims.get("rsize")
+        if rsize_given is not None and bool(np.nansum(rsize_given) > 0):
+            warn(f"topic {ta.topic}: the assessments give rsize but no highlighted passages; "
+                 "HiXEval leaves the topic out (evaluate without the collection to score it "
+                 "from size and rsize)", ta.source)
         return None
     if len(run) == 0:
         return np.zeros(0), np.zeros(0), np.zeros(0)
@@ -92,7 +98,7 @@ def _kernel(which: int) -> Any:
 
 _PARAMS = (
     Param("alpha", float, 1.0, "weight of highlighted text already retrieved: 1 counts it "
-          "once (seed 001), 0 every time"),
+          "once (seed 001), 0 every time", check=unit_interval),
     UNKNOWN_SIZE,
 )
 for _which, (_name, _what) in enumerate((("P", "precision"), ("R", "recall"), ("F", "F"))):

@@ -24,6 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from inexeval import spans
+from inexeval.collection.implicit import resolve_passages
 from inexeval.collection.index import CollectionIndex, DocumentIndex
 from inexeval.collection.paths import ancestors, depth, parent, steps
 from inexeval.errors import InexevalError, warn
@@ -233,10 +234,13 @@ def _highlights(ta: TopicAssessments, ctx: TopicContext, synthetic: bool) -> Map
     if synthetic:
         return _layout(ta, ctx)[1]
     if not ta.highlights and ta.passages:
-        raise InexevalError(
-            f"topic {ta.topic}: the highlighted passages are not resolved against the "
-            "collection (read the assessments with the collection index)", ta.source,
-        )
+        if ctx.collection is None:
+            raise InexevalError(
+                f"topic {ta.topic}: the highlighted passages need the collection index to be "
+                "resolved", ta.source)
+        resolved: TopicAssessments = ctx.shared_cached(
+            ("resolved passages", id(ta)), lambda: resolve_passages(ta, ctx.collection))
+        return resolved.highlights
     return ta.highlights
 
 

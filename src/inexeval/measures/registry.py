@@ -220,8 +220,9 @@ def _parse_one(text: str, problems: list[str]) -> Measure | None:
         return None
     params: dict[str, Any] = {}
     if match.group("params") and match.group("params").strip():
+        source = f"f({match.group('params')})"
         try:
-            call = ast.parse(f"f({match.group('params')})", mode="eval").body
+            call = ast.parse(source, mode="eval").body
         except SyntaxError:
             problems.append(f"cannot read the parameters of {text!r}")
             return None
@@ -243,7 +244,8 @@ def _parse_one(text: str, problems: list[str]) -> Measure | None:
                 try:
                     raw = ast.literal_eval(node)
                 except ValueError:
-                    raw = ast.unparse(node)
+                    # a bare word with dashes, e.g. irb=strict-path
+                    raw = "".join((ast.get_source_segment(source, node) or "").split())
             try:
                 value = param.convert(raw)
             except (ValueError, TypeError):
@@ -260,7 +262,7 @@ def _parse_one(text: str, problems: list[str]) -> Measure | None:
                 try:
                     param.check(value)
                 except MeasureError as error:
-                    problems.append(f"{family.name}: {error.reason}")
+                    problems.append(f"{family.name} {name}: {error.reason}")
                     continue
             params[name] = value
     cut_text = match.group("at") or match.group("bracket")

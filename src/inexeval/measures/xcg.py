@@ -29,7 +29,7 @@ import numpy.typing as npt
 from inexeval import spans
 from inexeval.collection.index import CollectionIndex
 from inexeval.collection.paths import ancestors, depth
-from inexeval.measures.common import QUANT, judged_positions
+from inexeval.measures.common import QUANT, judged_positions, unit_interval
 from inexeval.measures.ng import (
     RECALL_POINTS,
     UNKNOWN_SIZE,
@@ -389,7 +389,7 @@ def mean_average_effort_precision(
 XCG_PARAMS = (
     QUANT,
     Param("alpha", float, 1.0, "weight of already seen text in rv: 0 ignores overlap "
-          "(Thorough), 1 gives seen text no value (Focused)"),
+          "(Thorough), 1 gives seen text no value (Focused)", check=unit_interval),
     Param("ideal_base", str, "irb", "ideal vector from the ideal (irb) or full (frb) recall "
           "base", ("irb", "frb")),
     Param("irb", str, "greedy", "conflict rule of the ideal recall base", ("greedy",
@@ -413,16 +413,16 @@ def _vectors(
     return vectors
 
 
-def _kernel(compute: Any, needs_ideal: bool = True) -> Any:
-    """A registry kernel from ``compute(vectors, params, cutoffs)``; with ``needs_ideal`` a topic
-    whose ideal gain is 0 is undefined (left out of the mean)."""
+def _kernel(compute: Any) -> Any:
+    """A registry kernel from ``compute(vectors, params, cutoffs)``; a topic whose ideal gain is
+    0 (nothing relevant under the quantisation) is undefined and left out of the mean (§9.1)."""
 
     def kernel(
         ta: TopicAssessments, run: TopicRun, ctx: TopicContext, params: Mapping[str, Any],
         cutoffs: Sequence[Any],
     ) -> list[Value]:
         vectors = _vectors(ta, run, ctx, params)
-        if needs_ideal and not vectors.ideal.sum() > 0:
+        if not vectors.ideal.sum() > 0:
             return [None] * len(cutoffs)
         return list(compute(vectors, params, cutoffs))
 
@@ -463,7 +463,7 @@ _WHERE = "spec §4, seed 000 eqs. 13-14; defaults in the module inexeval.measure
 _SCALES = ("inex2002", "inex2003", "inex2005")
 
 register(Family(
-    name="xCG", kernel=_kernel(_xcg, needs_ideal=False), params=XCG_PARAMS, scales=_SCALES, cutoff=int, cutoff_required=True,
+    name="xCG", kernel=_kernel(_xcg), params=XCG_PARAMS, scales=_SCALES, cutoff=int, cutoff_required=True,
     description=f"extended cumulated gain xCG[k], the sum of rv over the first k results ({_WHERE})",
 ))
 register(Family(
