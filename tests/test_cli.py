@@ -166,3 +166,19 @@ def test_outputs_never_write_into_inputs(tmp_path: Path) -> None:
 def test_no_assessed_topic_still_prints_num_q(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["eval", str(demo.ASSESSMENTS_2004), str(demo.RUNS[0]), "--topics", "999"]) == 0
     assert capsys.readouterr().out.splitlines() == ["num_q\tall\t0"]
+
+
+def test_overlapping_highlights_warn_or_fail_with_strict(tmp_path: Path) -> None:
+    text = (demo.ASSESSMENTS_2005 / "topic-91.xml").read_text()
+    first = text.index("<passage ")
+    line = text[first:text.index("\n", first)]
+    start = line.split('start="')[1].split('"')[0]
+    inner = line.replace(start, start[:-1] + "5", 1).replace('size="', 'size="0', 1)
+    (tmp_path / "topic-91.xml").write_text(text.replace(line, line + "\n    " + inner, 1))
+    common = ["eval", str(tmp_path), str(demo.RUNS[1]), "--collection", str(demo.COLLECTION),
+              "-m", "HiXEval_F"]
+    lenient = run_cli(*common)
+    assert lenient.returncode == 0 and "overlaps" in lenient.stderr
+    strict = run_cli(*common, "--strict")
+    assert strict.returncode == 2 and "overlaps" in strict.stderr
+    assert "Traceback" not in strict.stderr

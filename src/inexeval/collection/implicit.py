@@ -186,10 +186,12 @@ def merge_spans(spans: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
     return np.stack([starts, ends], axis=1).astype(np.int64)
 
 
-def resolve_passages(ta: TopicAssessments, collection: CollectionIndex) -> TopicAssessments:
+def resolve_passages(ta: TopicAssessments, collection: CollectionIndex,
+                     merge: bool = True) -> TopicAssessments:
     """Resolve ``ta.passages`` (start/end XPointers) into ``ta.highlights`` (sorted, merged
     ``[start, end)`` character spans per document, spec §1.5.3: the exporter merged overlapping
-    passages too) and the best entry points into character offsets.
+    passages too; ``merge=False`` keeps them as given, sorted by start, to check them) and the
+    best entry points into character offsets.
 
     Offsets count Unicode characters of text (tags excluded) as the collection index does;
     the files' own ``size`` attributes may differ (X-Rai counted bytes, or merged whitespace,
@@ -208,7 +210,9 @@ def resolve_passages(ta: TopicAssessments, collection: CollectionIndex) -> Topic
                     f"passage {start_text} - {end_text} of {file} ends before it starts",
                     ta.source)
             rows.append((start, end))
-        highlights[file] = merge_spans(np.array(rows, dtype=np.int64).reshape(-1, 2))
+        spans = np.array(rows, dtype=np.int64).reshape(-1, 2)
+        highlights[file] = merge_spans(spans) if merge else spans[np.argsort(spans[:, 0],
+                                                                             kind="stable")]
     best = {
         file: (_point(_document(collection, file, ta), parse_xpointer(bep), False, ta.source)
                if isinstance(bep, str) else bep)

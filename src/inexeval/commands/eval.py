@@ -86,6 +86,14 @@ def _assessments(args: argparse.Namespace, collection: Any) -> Any:
     assessments = load_assessments(args.assessments, args.assessments_format)
     if args.topics:
         assessments = assessments.select({t.strip() for t in args.topics.split(",") if t.strip()})
+    if assessments.scale == "inex2005":
+        from inexeval.collection.implicit import resolve_passages
+        from inexeval.measures.hixeval import validate_highlighting
+
+        for ta in assessments.values():
+            as_given = ta if collection is None or not ta.passages else resolve_passages(
+                ta, collection, merge=False)
+            validate_highlighting(as_given, collection, strict=args.strict)
     if assessments.scale in ("inex2002", "inex2003", "inex2005"):
         from inexeval.evaluation import with_implicit
 
@@ -97,11 +105,6 @@ def _assessments(args: argparse.Namespace, collection: Any) -> Any:
                        if topic.target_elements}
         assessments = with_implicit(assessments, skip=targets, collection=collection,
                                     implicit=args.implicit == "on")
-    if assessments.scale == "inex2005":
-        from inexeval.measures.hixeval import validate_highlighting
-
-        for ta in assessments.values():
-            validate_highlighting(ta, collection, strict=args.strict)
     return assessments
 
 
