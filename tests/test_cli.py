@@ -104,7 +104,7 @@ def test_simulate_random_runs_degrade_eprum(tmp_path: Path,
     for move in ("0", "0.9"):
         capsys.readouterr()
         assert main(["eval", str(demo.ASSESSMENTS_2004), str(tmp_path / f"random-m{move}.txt"),
-                     "--collection", str(demo.COLLECTION), "-m", "EPRUM"]) == 0
+                     "--collection", str(demo.COLLECTION), "-m", "EPRUM", "--keep-repeats"]) == 0
         values.append(float(capsys.readouterr().out.splitlines()[-1].split("\t")[2]))
     assert values[0] == 1.0 and values[1] < 0.9
 
@@ -182,3 +182,17 @@ def test_overlapping_highlights_warn_or_fail_with_strict(tmp_path: Path) -> None
     strict = run_cli(*common, "--strict")
     assert strict.returncode == 2 and "overlaps" in strict.stderr
     assert "Traceback" not in strict.stderr
+
+
+def test_keep_repeats(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run = tmp_path / "run.txt"
+    run.write_text("91 Q0 co/2000/r7005 1 2.0 r /article[1]/bdy[1]/sec[1]/p[1]\n"
+                   "91 Q0 co/2000/r7005 2 1.0 r /article[1]/bdy[1]/sec[1]/p[1]\n")
+    common = ["eval", str(demo.ASSESSMENTS_2004), str(run), "-m", "P(quant=liberal)@2"]
+    assert main(common) == 0
+    dropped = capsys.readouterr()
+    assert main([*common, "--keep-repeats"]) == 0
+    kept = capsys.readouterr()
+    assert "duplicated" in dropped.err and "duplicated" not in kept.err
+    value = {out.splitlines()[-1] for out in (dropped.out, kept.out)}
+    assert value == {"P(quant=liberal)@2\tall\t0.5000", "P(quant=liberal)@2\tall\t1.0000"}

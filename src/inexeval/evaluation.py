@@ -34,7 +34,8 @@ class Evaluator:
     ``limit``: results per topic kept for element and document runs (spec §1.7.3: 100 for INEX
     2002 assessments, else 1500; 0 keeps all); longer lists are cut with a warning. Repeated
     results of element and document runs are dropped after their first occurrence, with a warning
-    (spec §1.8, as INEX 2002 did).
+    (spec §1.8, as INEX 2002 did), unless ``keep_repeats`` (seed 004's randomised runs keep the
+    element a walk lands on twice).
     """
 
     def __init__(
@@ -48,6 +49,7 @@ class Evaluator:
         topics: Iterable[str] | None = None,
         order: str = "rank",
         limit: int | None = None,
+        keep_repeats: bool = False,
         options: Mapping[str, Any] | None = None,
     ) -> None:
         self.measures = list(dict.fromkeys(parse_measures(list(measures))))
@@ -73,6 +75,7 @@ class Evaluator:
         self.complete = complete
         self.topics = None if topics is None else set(topics)
         self.order = order
+        self.keep_repeats = keep_repeats
         self.limit = (100 if assessments.scale == "inex2002" else 1500) if limit is None else limit
         self.options = dict(options or {})
         self.shared: dict[Any, Any] = {}
@@ -101,7 +104,8 @@ class Evaluator:
             if run.kind != "passage":
                 ids = element_table(context).ids(topic_run.files.tolist(),
                                                  topic_run.paths.tolist())
-                topic_run, ids = prepare(topic_run, ids, self.limit, run.source)
+                topic_run, ids = prepare(topic_run, ids, self.limit, run.source,
+                                         self.keep_repeats)
                 context.memo["ids"] = ids
                 if self.collection is not None and run.kind == "element":
                     self._check_collection(topic_run, ids, run.source)
@@ -136,12 +140,13 @@ class Evaluator:
         return results
 
 
-def prepare(run: TopicRun, ids: npt.NDArray[np.int64], limit: int,
-            source: str | None = None) -> tuple[TopicRun, npt.NDArray[np.int64]]:
-    """Drop repeated results (same element-table id; the first is kept) and cut the list at
-    ``limit`` (0: no limit). Returns the run and the ids of its results."""
+def prepare(run: TopicRun, ids: npt.NDArray[np.int64], limit: int, source: str | None = None,
+            keep_repeats: bool = False) -> tuple[TopicRun, npt.NDArray[np.int64]]:
+    """Drop repeated results (same element-table id; the first is kept) unless
+    ``keep_repeats``, and cut the list at ``limit`` (0: no limit). Returns the run and the ids
+    of its results."""
     _, first = np.unique(ids, return_index=True)
-    if len(first) < len(ids):
+    if len(first) < len(ids) and not keep_repeats:
         keep = np.zeros(len(ids), dtype=bool)
         keep[first] = True
         repeated = np.flatnonzero(~keep)

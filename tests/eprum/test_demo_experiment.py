@@ -18,10 +18,10 @@ def test_eprum_falls_with_the_move_probability() -> None:
     collection = build_index(demo.COLLECTION)
     assessments = with_implicit(load_assessments(demo.ASSESSMENTS_2004), collection=collection)
     ideal = ideal_run(assessments)
-    evaluator = Evaluator(["EPRUM"], assessments, collection=collection)
+    evaluator = Evaluator(["EPRUM"], assessments, collection=collection, keep_repeats=True)
     curve = []
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # a walk may land twice on one element
+        warnings.simplefilter("ignore")
         for move in np.arange(10) / 10:
             runs = [random_walk_run(ideal, collection, float(move), seed=s, name=str(s))
                     for s in range(20)]

@@ -60,3 +60,17 @@ def test_result_absent_from_collection_reaches_nothing() -> None:
     with pytest.warns(UserWarning, match="not in the collection"):
         got = values(qrels, run, ["EPRUM", "GR@2", "T2I(tolerance=10)"])
     assert got == pytest.approx({"EPRUM": 0.5, "GR@2": 100.0, "T2I(tolerance=10)": 0.5})
+
+
+def test_repeats_kept_for_randomised_runs() -> None:
+    """Seed 004 §7: two walks landing on one element stay two ranks of the list."""
+    qrels = judged(["/article[1]/sec[1]/p[1]", "/article[1]/sec[1]/p[2]"])
+    run = ranked(["/article[1]/sec[1]", "/article[1]/sec[1]"])
+    results = evaluate(qrels, run, ["EPRUM@0.5", "EPRUM@1", "EPRUM"], collection=collection(),
+                       keep_repeats=True)
+    # each rank reaches p1 and p2 with probability 30/60 = 0.5, independently
+    got = [results.value("r", "1", m) for m in ("EPRUM[0.50]", "EPRUM[1.00]", "EPRUM")]
+    assert got == pytest.approx([0.84375, 0.8125, 0.828125])
+    with pytest.warns(UserWarning, match="repeated"):
+        dropped = evaluate(qrels, run, ["EPRUM"], collection=collection())
+    assert dropped.value("r", "1", "EPRUM") == pytest.approx(0.625)

@@ -61,6 +61,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--order", choices=("rank", "score", "file"), default="rank",
                         help="result order: rank if every result has one, else score, else file "
                         "order (default); or by score or file order only")
+    parser.add_argument("--keep-repeats", action="store_true",
+                        help="keep a result repeated in a topic (seed 004's randomised runs); "
+                        "by default only its first occurrence counts, as in INEX 2002")
     parser.add_argument("--limit", type=non_negative, metavar="N",
                         help="results kept per topic (default 1500; 100 for INEX 2002; 0: all)")
     parser.add_argument("--navigation", metavar="FILE",
@@ -127,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
 
         collection = load_collection(args.collection)
     assessments = _assessments(args, collection)
-    runs = [load_run(path, args.run_format) for path in args.runs]
+    runs = [load_run(path, args.run_format, args.keep_repeats) for path in args.runs]
     _unique_names(runs)
     fmt = "table" if args.table else args.format
     if fmt == "official" and not args.task:
@@ -157,7 +160,8 @@ def run(args: argparse.Namespace) -> int:
             options["ideal_run"] = load_run(args.ideal_run, args.run_format)
         evaluator = Evaluator(measures, assessments, collection=collection,
                               num_docs=args.num_docs, complete=args.c, order=args.order,
-                              limit=args.limit, options=options)
+                              limit=args.limit, keep_repeats=args.keep_repeats,
+                              options=options)
         results = evaluator.evaluate(runs)
     sys.stdout.write(render(results, fmt, digits=args.digits, per_topic=args.q))
     return 0

@@ -108,14 +108,16 @@ def load_assessments(path: str | Path, fmt: str | None = None) -> Assessments:
     raise InexevalError(f"unknown assessment format {fmt!r} (known: {', '.join(ASSESSMENT_FORMATS)})")
 
 
-def load_run(path: str | Path, fmt: str | None = None) -> Run:
-    """Read a run in ``fmt`` (one of :data:`RUN_FORMATS`), detected if None."""
+def load_run(path: str | Path, fmt: str | None = None, keep_repeats: bool = False) -> Run:
+    """Read a run in ``fmt`` (one of :data:`RUN_FORMATS`), detected if None. Element and
+    document runs drop a repeated result (warning) unless ``keep_repeats``; FOL runs keep
+    everything, as the official evaluator does."""
     fmt = fmt or detect_run_format(path)
     _existing(path)
     if fmt == "xml":
-        return read_submission(path)
+        return read_submission(path, keep_repeats)
     if fmt == "trec":
-        return read_trec_run(path)
+        return read_trec_run(path, keep_repeats)
     if fmt == "fol":
         from inexeval.formats.fol import read_fol_run
 

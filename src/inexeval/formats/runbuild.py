@@ -32,8 +32,9 @@ class _Columns:
 class RunBuilder:
     """Collects results topic by topic; :meth:`build` makes the :class:`Run`."""
 
-    def __init__(self, source: str | Path) -> None:
+    def __init__(self, source: str | Path, keep_repeats: bool = False) -> None:
         self.source = str(source)
+        self.keep_repeats = keep_repeats
         self.topics: dict[str, _Columns] = {}
         self.duplicates = 0
         self.first_duplicate: int | None = None
@@ -44,7 +45,7 @@ class RunBuilder:
         if columns is None:
             columns = self.topics[topic] = _Columns()
         key = (file, path, offset, length)
-        if key in columns.seen:
+        if key in columns.seen and not self.keep_repeats:
             self.duplicates += 1
             if self.first_duplicate is None:
                 self.first_duplicate = line

@@ -42,12 +42,13 @@ def _number(text: str, name: str, kind: type, file: Path, line: int | None) -> f
     return float(value)
 
 
-def read_submission(path: str | Path) -> Run:
-    """Read an INEX XML submission into a :class:`Run` of kind ``element`` or ``passage``."""
+def read_submission(path: str | Path, keep_repeats: bool = False) -> Run:
+    """Read an INEX XML submission into a :class:`Run` of kind ``element`` or ``passage``
+    (a repeated result is dropped with a warning unless ``keep_repeats``)."""
     path = Path(path)
     if not path.is_file():
         raise InexevalError("no such file", path)
-    builder = RunBuilder(path)
+    builder = RunBuilder(path, keep_repeats)
     meta: dict[str, str] = {}
     topic: str | None = None
     kind: str | None = None

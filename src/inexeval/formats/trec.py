@@ -67,8 +67,9 @@ def _float(value: str, name: str, path: Path, line: int) -> float:
     return number
 
 
-def read_trec_run(path: str | Path) -> Run:
-    """Read a TREC-like element run (7 columns) or a TREC document run (6 columns).
+def read_trec_run(path: str | Path, keep_repeats: bool = False) -> Run:
+    """Read a TREC-like element run (7 columns) or a TREC document run (6 columns); a repeated
+    result is dropped with a warning unless ``keep_repeats``.
 
     A well-formed file (every line with the same 6 or 7 fields) is read column-wise at once;
     anything else is read line by line, which finds and names the first bad line."""
@@ -78,13 +79,13 @@ def read_trec_run(path: str | Path) -> Run:
     data = read_normalised(path)
     counts = field_counts(data)
     if len(counts) and int(counts[0]) in RUN_KINDS and bool(np.all(counts == counts[0])):
-        fast = _read_columns(path, data, int(counts[0]))
+        fast = _read_columns(path, data, int(counts[0]), keep_repeats)
         if fast is not None:
             return fast
-    return _read_lines(path)
+    return _read_lines(path, keep_repeats)
 
 
-def _read_columns(path: Path, data: bytes, columns: int) -> Run | None:
+def _read_columns(path: Path, data: bytes, columns: int, keep_repeats: bool) -> Run | None:
     """The run read column-wise, or None where a value needs the line-by-line reader's message."""
     try:
         data.decode("utf-8")
@@ -108,9 +109,9 @@ def _read_columns(path: Path, data: bytes, columns: int) -> Run | None:
         paths = [canonical[p] for p in tokens[6::columns]]
     else:
         paths = [""] * len(files)
-    builder = RunBuilder(path)
+    builder = RunBuilder(path, keep_repeats)
     keys = list(zip(topics, files, paths))
-    if len(set(keys)) < len(keys):
+    if not keep_repeats and len(set(keys)) < len(keys):
         first: dict[tuple[str, str, str], int] = {}
         keep = [first.setdefault(key, i) == i for i, key in enumerate(keys)]
         builder.duplicates = keep.count(False)
@@ -137,8 +138,8 @@ def _read_columns(path: Path, data: bytes, columns: int) -> Run | None:
     return builder.finish(tokens[5].decode("utf-8"), RUN_KINDS[columns], topic_runs)
 
 
-def _read_lines(path: Path) -> Run:
-    builder = RunBuilder(path)
+def _read_lines(path: Path, keep_repeats: bool = False) -> Run:
+    builder = RunBuilder(path, keep_repeats)
     columns = 0
     name = ""
     for line, fields in read_lines(path):
