@@ -117,16 +117,20 @@ class Evaluator:
 
     def _check_collection(self, run: TopicRun, ids: npt.NDArray[np.int64],
                           source: str | None) -> None:
-        """Warn about results whose element is not in the collection (scored non-relevant)."""
-        known: dict[int, bool] = self.shared.setdefault("in collection", {})
-        absent = []
-        for i, element in enumerate(ids.tolist()):
-            if element not in known:
-                known[element] = self.collection.span(run.files[i], run.paths[i]) is not None
-            if not known[element]:
-                absent.append(i)
-        if absent:
-            first = absent[0]
+        """Warn about results whose element is not in the collection (scored non-relevant).
+        Each element is looked up once per evaluator: ``known`` is 1 (present), -1 (absent) or
+        0 (not looked up yet) by element-table id."""
+        known: npt.NDArray[np.int8] = self.shared.get("in collection", np.zeros(0, np.int8))
+        if len(known) <= int(ids.max(initial=-1)):
+            known = np.concatenate([known, np.zeros(2 * int(ids.max()) + 1 - len(known),
+                                                    np.int8)])
+            self.shared["in collection"] = known
+        for i in np.flatnonzero(known[ids] == 0).tolist():
+            present = self.collection.span(run.files[i], run.paths[i]) is not None
+            known[ids[i]] = 1 if present else -1
+        absent = np.flatnonzero(known[ids] < 0)
+        if len(absent):
+            first = int(absent[0])
             warn(f"topic {run.topic}: {len(absent)} result(s) not in the collection, scored "
                  f"non-relevant (first: {run.files[first]} {run.paths[first]})", source,
                  int(run.lines[first]))

@@ -15,11 +15,12 @@ are skipped); every problem is a :class:`~inexeval.errors.FormatError` with the 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
 import numpy as np
+import numpy.typing as npt
 
 from inexeval.collection.paths import canonical_path
 from inexeval.errors import FormatError, InexevalError
@@ -99,43 +100,56 @@ def _read_columns(path: Path, data: bytes, columns: int, keep_repeats: bool) -> 
         return None
     if not bool(np.all(np.isfinite(rsv))):
         return None
-    topics = [t.decode("utf-8") for t in tokens[0::columns]]
-    files = [f.decode("utf-8") for f in tokens[2::columns]]
+    # Each column as codes into its distinct values, so that only distinct values are decoded.
+    topic_values, topic_codes = _distinct(tokens[0::columns], lambda t: t.decode("utf-8"))
+    file_values, file_codes = _distinct(tokens[2::columns], lambda f: f.decode("utf-8"))
     if columns == 7:
         try:
-            canonical = {p: canonical_path(p.decode("utf-8")) for p in set(tokens[6::columns])}
+            path_values, path_codes = _distinct(tokens[6::columns],
+                                                lambda p: canonical_path(p.decode("utf-8")))
         except InexevalError:
             return None
-        paths = [canonical[p] for p in tokens[6::columns]]
+        # two spellings of one path are one path
+        path_values, merged = np.unique(path_values.astype(str), return_inverse=True)
+        path_values, path_codes = path_values.astype(object), merged[path_codes]
     else:
-        paths = [""] * len(files)
+        path_values = np.array([""], dtype=object)
+        path_codes = np.zeros(len(file_codes), dtype=np.int64)
     builder = RunBuilder(path, keep_repeats)
-    keys = list(zip(topics, files, paths))
-    if not keep_repeats and len(set(keys)) < len(keys):
-        first: dict[tuple[str, str, str], int] = {}
-        keep = [first.setdefault(key, i) == i for i, key in enumerate(keys)]
-        builder.duplicates = keep.count(False)
-        builder.first_duplicate = keep.index(False) + 1
-        order = np.flatnonzero(keep)
-    else:
-        order = np.arange(len(keys))
-    topic_array = np.array(topics, dtype=object)[order]
-    first_of: dict[str, int] = {}
-    codes = np.array([first_of.setdefault(t, len(first_of)) for t in topic_array.tolist()],
-                     dtype=np.int64)
+    n = len(file_codes)
+    keys = (topic_codes * len(file_values) + file_codes) * len(path_values) + path_codes
+    order = np.arange(n)
+    if not keep_repeats:
+        _, first = np.unique(keys, return_index=True)
+        if len(first) < n:
+            keep = np.zeros(n, dtype=bool)
+            keep[first] = True
+            builder.duplicates = int(n - len(first))
+            builder.first_duplicate = int(np.flatnonzero(~keep)[0]) + 1
+            order = np.flatnonzero(keep)
+    # topic codes follow first appearance; results of a topic stay in file order
+    codes = topic_codes[order]
     grouped = order[np.argsort(codes, kind="stable")]
-    bounds = np.searchsorted(np.sort(codes, kind="stable"), np.arange(len(first_of) + 1))
-    file_array = np.array(files, dtype=object)
-    path_array = np.array(paths, dtype=object)
+    bounds = np.searchsorted(np.sort(codes, kind="stable"), np.arange(len(topic_values) + 1))
     topic_runs = {}
-    for code, topic in enumerate(first_of):
+    for code in range(len(topic_values)):
         take = grouped[bounds[code]:bounds[code + 1]]
+        topic = str(topic_values[code])
         topic_runs[topic] = TopicRun(
-            topic=topic, files=file_array[take], paths=path_array[take],
+            topic=topic, files=file_values[file_codes[take]], paths=path_values[path_codes[take]],
             offsets=np.full(len(take), -1, dtype=np.int64),
             lengths=np.full(len(take), -1, dtype=np.int64), ranks=ranks[take], rsv=rsv[take],
             lines=take.astype(np.int64) + 1)
     return builder.finish(tokens[5].decode("utf-8"), RUN_KINDS[columns], topic_runs)
+
+
+def _distinct(tokens: list[bytes], convert: Callable[[bytes], str]
+              ) -> tuple[npt.NDArray[np.object_], npt.NDArray[np.int64]]:
+    """The distinct values of a column in order of first appearance, converted, and each token's
+    code into them (a dict beats sorting the byte strings here)."""
+    index: dict[bytes, int] = {}
+    codes = np.array([index.setdefault(t, len(index)) for t in tokens], dtype=np.int64)
+    return np.array([convert(v) for v in index], dtype=object), codes
 
 
 def _read_lines(path: Path, keep_repeats: bool = False) -> Run:
