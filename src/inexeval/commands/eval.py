@@ -139,8 +139,8 @@ def run(args: argparse.Namespace) -> int:
         from inexeval.measures.focused import evaluate_task
 
         results = evaluate_task(assessments, runs, args.task, complete=args.c, per_topic=args.q,
-                                beta=args.beta,
-                                bep_n=args.bep_n, irr=args.irr, exact_buckets=args.exact_buckets)
+                                beta=args.beta, bep_n=args.bep_n, irr=args.irr,
+                                exact_buckets=args.exact_buckets)
         if args.measure:
             results = _only(results, args.measure)
         if fmt == "official":
@@ -175,10 +175,9 @@ def _only(results: Any, measures: list[str]) -> Any:
     from inexeval.errors import MeasureError
     from inexeval.measures.registry import parse_measures
 
-    wanted = {str(m) for m in parse_measures(measures)} | set(measures)
-    wanted |= {name[2:] for name in wanted if name in ("MAiP", "MAgP")}
-    offered = {r.measure for r in results.rows + results.overall}
     asked = [str(m) for m in parse_measures(measures)]
+    wanted = set(asked) | {name[2:] for name in asked if name in ("MAiP", "MAgP")}
+    offered = {r.measure for r in results.rows + results.overall}
     missing = [name for name in asked if name not in offered]
     if missing:
         shown = sorted(m for m in offered - {"num_q"} if not m.startswith("ircl_prn."))
