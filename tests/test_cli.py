@@ -196,3 +196,10 @@ def test_keep_repeats(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert "duplicated" in dropped.err and "duplicated" not in kept.err
     value = {out.splitlines()[-1] for out in (dropped.out, kept.out)}
     assert value == {"P(quant=liberal)@2\tall\t0.5000", "P(quant=liberal)@2\tall\t1.0000"}
+
+
+def test_task_measure_filter_keeps_per_topic_lines(capsys: pytest.CaptureFixture[str]) -> None:
+    qrels, run = DATA / "ipcs" / "INEX_Qrels.txt", DATA / "ipcs" / "bert_inex_converted_1.run"
+    assert main(["eval", str(qrels), str(run), "--task", "focused", "-m", "MAiP", "-q"]) == 0
+    names = [line.split("\t")[0] for line in capsys.readouterr().out.splitlines()]
+    assert set(names) == {"AiP", "num_q", "MAiP"} and names.count("AiP") == 60

@@ -176,7 +176,7 @@ def _only(results: Any, measures: list[str]) -> Any:
     from inexeval.measures.registry import parse_measures
 
     asked = [str(m) for m in parse_measures(measures)]
-    wanted = set(asked) | {name[2:] for name in asked if name in ("MAiP", "MAgP")}
+    wanted = set(asked) | {name[1:] for name in asked if name in ("MAiP", "MAgP")}
     offered = {r.measure for r in results.rows + results.overall}
     missing = [name for name in asked if name not in offered]
     if missing:
