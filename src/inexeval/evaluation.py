@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -110,9 +112,16 @@ class Evaluator:
                 if self.collection is not None and run.kind == "element":
                     self._check_collection(topic_run, ids, run.source)
             assessed = self.assessments[topic]
+            # A topic without results scores 0 (spec §9.1), not what a measure would give an
+            # empty list (inex_eval's virtual final rank alone would give it some precision);
+            # it stays undefined (None, or NaN as the official tools print) where the topic has
+            # nothing relevant.
+            missing = len(topic_run) == 0
             for settings, cutoffs, members in groups:
                 values = members[0].family.kernel(assessed, topic_run, context, settings, cutoffs)
                 for name, value in zip(names[id(members)], values):
+                    if missing and value is not None and not math.isnan(value):
+                        value = 0.0
                     yield Row(run.name, topic, name, value)
 
     def _check_collection(self, run: TopicRun, ids: npt.NDArray[np.int64],

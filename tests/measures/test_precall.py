@@ -113,3 +113,14 @@ def test_precall_is_a_probability(values: list[float], extra: float, weak: bool,
     levels = np.arange(len(values)) // (3 if weak else 1)
     out = precall(relevance, levels, total, np.arange(1, 101) / 100, len(values) + more)
     assert np.all((out >= 0) & (out <= 1 + 1e-12))
+
+
+def test_topic_without_results_scores_zero_with_complete() -> None:
+    qrels = assessments("inex2003", {
+        "1": [("A", "/article[1]", {"exhaustivity": 3, "specificity": 3})],
+        "2": [("B", "/article[1]", {"exhaustivity": 3, "specificity": 3})],
+    })
+    run = Run("r", "element", {"1": make_topic_run("1", ["A"], paths=["/article[1]"])})
+    results = evaluate(qrels, run, ["inex_eval"], num_docs=1000, complete=True)
+    assert results.value("r", "2", "inex_eval") == 0.0
+    assert results.mean("inex_eval") == 0.5
