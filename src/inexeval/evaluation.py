@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
