@@ -203,3 +203,26 @@ def test_task_measure_filter_keeps_per_topic_lines(capsys: pytest.CaptureFixture
     assert main(["eval", str(qrels), str(run), "--task", "focused", "-m", "MAiP", "-q"]) == 0
     names = [line.split("\t")[0] for line in capsys.readouterr().out.splitlines()]
     assert set(names) == {"AiP", "num_q", "MAiP"} and names.count("AiP") == 60
+
+
+def test_fol_writer_writes_plain_scores(tmp_path: Path) -> None:
+    out = tmp_path / "run.fol"
+    assert main(["convert", "run", str(demo.RUNS[0]), "--collection", str(demo.COLLECTION),
+                 "-o", str(out)]) == 0
+    scores = [line.split()[4] for line in out.read_text().splitlines()]
+    assert all(float(score) == float(score) for score in scores)
+
+
+def test_topics_selection_warns_only_about_unknown_ids(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["eval", str(demo.ASSESSMENTS_2004), str(demo.RUNS[1]), "--topics", "92,999",
+                 "-m", "P@5"]) == 0
+    captured = capsys.readouterr()
+    assert "999" in captured.err and "91" not in captured.err
+    assert captured.out.splitlines()[0] == "num_q\tall\t1"
+
+
+def test_measures_command_names_unknown_measure(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["measures", "Pp"]) == 2
+    assert "did you mean 'P'" in capsys.readouterr().err
+    assert main(["measures", "P@10"]) == 0
+    assert capsys.readouterr().out.startswith("P@int")

@@ -33,7 +33,8 @@ class Evaluator:
     ``order``: how results are ordered before scoring (``rank``, ``score`` or ``file``; see
     :meth:`inexeval.model.TopicRun.ordered`).
     ``limit``: results per topic kept for element and document runs (spec §1.7.3: 100 for INEX
-    2002 assessments, else 1500; 0 keeps all); longer lists are cut with a warning. Repeated
+    2002 assessments, else 1500; 0 keeps all); longer lists are cut with a warning. Passage runs
+    are cut only at a ``limit`` given explicitly (the official tool keeps everything). Repeated
     results of element and document runs are dropped after their first occurrence, with a warning
     (spec §1.8, as INEX 2002 did), unless ``keep_repeats`` (seed 004's randomised runs keep the
     element a walk lands on twice).
@@ -78,6 +79,7 @@ class Evaluator:
         self.order = order
         self.keep_repeats = keep_repeats
         self.limit = (100 if assessments.scale == "inex2002" else 1500) if limit is None else limit
+        self.passage_limit = limit or 0
         self.options = dict(options or {})
         self.shared: dict[Any, Any] = {}
 
@@ -102,6 +104,10 @@ class Evaluator:
             topic_run = topic_run.ordered(self.order)
             context = TopicContext(self.collection, self.num_docs, self.options,
                                    shared=self.shared)
+            if run.kind == "passage" and self.passage_limit and len(topic_run) > self.passage_limit:
+                warn(f"topic {topic}: {len(topic_run)} results, cut to the first "
+                     f"{self.passage_limit}", run.source)
+                topic_run = topic_run.take(slice(0, self.passage_limit))
             if run.kind != "passage":
                 ids = element_table(context).ids(topic_run.files.tolist(),
                                                  topic_run.paths.tolist())

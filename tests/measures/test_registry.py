@@ -39,3 +39,16 @@ def test_unknown_quantisation_is_reported_before_evaluation() -> None:
         Evaluator(["P(quant=strict2005)@5", "inex_eval(quant=gen2005)"], qrels)
     assert "strict2005" in str(error.value) and "gen2005" in str(error.value)
     assert "inex2005" in str(error.value)
+
+
+def test_printed_names_parse_back() -> None:
+    for name in ["gP(task=best-in-context)[5]", "nxCG(irb=strict-path)@3",
+                 "xCG(alpha=0.1234567)@10", "gP(beta=12345678)[1]", "MAep(interpolated=true)",
+                 "P(quant=liberal,binarise=True)@5", "EPRUM(nav=classical)@0.5"]:
+        measure = parse_measure(name)
+        assert parse_measure(str(measure)) == measure
+
+
+def test_beta_must_be_positive_and_finite() -> None:
+    with pytest.raises(MeasureError, match="beta"):
+        parse_measures(["gP(beta=nan)[5]", "gP(beta=-1)[5]"])

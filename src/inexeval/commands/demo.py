@@ -48,13 +48,15 @@ def run(args: argparse.Namespace) -> int:
         for k in CUTOFFS:
             values = [results.mean(names[f"P(quant={q})@{k}"], run.name) for _, q in QUANTISATIONS]
             values.append(results.mean(names[f"overlap@{k}"], run.name))
-            out.write(f"{k}\t" + "\t".join(f"{v:.{d}f}" for v in values if v is not None) + "\n")
+            out.write(f"{k}\t" + "\t".join("-" if v is None else f"{v:.{d}f}" for v in values)
+                      + "\n")
     out.write("\ninex_eval (mean average precision over 100 recall points)\n")
     out.write("run\tstrict\tgeneralised\n")
     for run in runs:
         strict = results.mean(names["inex_eval(quant=strict)"], run.name)
         generalised = results.mean(names["inex_eval(quant=generalised)"], run.name)
-        out.write(f"{run.name}\t{strict:.{d}f}\t{generalised:.{d}f}\n")
+        cells = ["-" if v is None else f"{v:.{d}f}" for v in (strict, generalised)]
+        out.write(f"{run.name}\t" + "\t".join(cells) + "\n")
     out.write("\nTry: inexeval eval ASSESSMENTS RUN -m 'P(quant=generalised)@10' -q "
               f"(example files under {demo.DATA})\n")
     return 0

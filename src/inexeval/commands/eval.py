@@ -57,7 +57,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--assessments-format", metavar="FORMAT",
                         help="override format detection: inex, fol, trec")
     parser.add_argument("--run-format", metavar="FORMAT",
-                        help="override format detection: inex, trec, fol")
+                        help="override format detection: xml (INEX submission), trec, fol")
     parser.add_argument("--order", choices=("rank", "score", "file"), default="rank",
                         help="result order: rank if every result has one, else score, else file "
                         "order (default); or by score or file order only")
@@ -65,7 +65,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="keep a result repeated in a topic (seed 004's randomised runs); "
                         "by default only its first occurrence counts, as in INEX 2002")
     parser.add_argument("--limit", type=non_negative, metavar="N",
-                        help="results kept per topic (default 1500; 100 for INEX 2002; 0: all)")
+                        help="results kept per topic (default 1500 for element and document "
+                        "runs, 100 for INEX 2002, none for passage runs; 0: all)")
     parser.add_argument("--navigation", metavar="FILE",
                         help="custom navigation model for nav=custom (rows FROM_FILE FROM_PATH "
                         "TO_FILE TO_PATH PROBABILITY)")
@@ -87,8 +88,14 @@ def _assessments(args: argparse.Namespace, collection: Any) -> Any:
     from inexeval.formats.detect import load_assessments
 
     assessments = load_assessments(args.assessments, args.assessments_format)
-    if args.topics:
-        assessments = assessments.select({t.strip() for t in args.topics.split(",") if t.strip()})
+    if args.topics is not None:
+        from inexeval.errors import warn
+
+        unknown = sorted(_selected(args) - set(assessments))
+        if unknown:
+            warn(f"--topics names topic(s) without assessments: {', '.join(unknown)}",
+                 args.assessments)
+        assessments = assessments.select(_selected(args))
     if assessments.scale == "inex2005":
         from inexeval.collection.implicit import resolve_passages
         from inexeval.measures.hixeval import validate_highlighting
@@ -111,6 +118,18 @@ def _assessments(args: argparse.Namespace, collection: Any) -> Any:
     return assessments
 
 
+def _selected(args: argparse.Namespace) -> set[str]:
+    return {t.strip() for t in args.topics.split(",") if t.strip()}
+
+
+# Options of element evaluation that the official passage tasks do not use (spec §15: file
+# order, no limit, FOL qrels).
+_NOT_FOR_TASKS = (("limit", None), ("order", "rank"), ("keep_repeats", False),
+                  ("num_docs", None), ("collection", None), ("implicit", "on"),
+                  ("strict", False), ("topic_file", None), ("navigation", None),
+                  ("ideal_run", None))
+
+
 def run(args: argparse.Namespace) -> int:
     from inexeval.errors import InexevalError
     from inexeval.evaluation import Evaluator
@@ -131,12 +150,24 @@ def run(args: argparse.Namespace) -> int:
         collection = load_collection(args.collection)
     assessments = _assessments(args, collection)
     runs = [load_run(path, args.run_format, args.keep_repeats) for path in args.runs]
+    if args.topics is not None:
+        from dataclasses import replace
+
+        runs = [replace(r, topics={t: tr for t, tr in r.items() if t in _selected(args)})
+                for r in runs]
     _unique_names(runs)
     fmt = "table" if args.table else args.format
     if fmt == "official" and not args.task:
         raise InexevalError("--format official goes with --task")
     if args.task:
+        from inexeval.errors import warn
         from inexeval.measures.focused import evaluate_task
+
+        unused = ["--" + name.replace("_", "-") for name, default in _NOT_FOR_TASKS
+                  if getattr(args, name) != default]
+        if unused:
+            warn(f"{', '.join(unused)} not used by --task (the official evaluator's rules: "
+                 "file order, no limit, FOL qrels)")
 
         results = evaluate_task(assessments, runs, args.task, complete=args.c, per_topic=args.q,
                                 beta=args.beta, bep_n=args.bep_n, irr=args.irr,

@@ -10,15 +10,16 @@ HELP = "list every measure and quantisation with parameters, defaults and descri
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("name", nargs="?", help="show only this measure")
+    parser.add_argument("name", nargs="?", help="show only this measure (a name like P or P@10)")
 
 
 def run(args: argparse.Namespace) -> int:
-    from inexeval.measures.registry import families
+    from inexeval.measures.registry import families, parse_measure
     from inexeval.quantise import describe
 
+    wanted = parse_measure(args.name).family if args.name else None
     for family in families():
-        if args.name and args.name not in (family.name, *family.aliases):
+        if wanted is not None and family is not wanted:
             continue
         cut = ""
         if family.cutoff is not None:

@@ -83,6 +83,11 @@ def run(args: argparse.Namespace) -> int:
         if collection is None:
             raise InexevalError("simulate random needs --collection (the trees to walk)")
         ideal = ideal_run(assessments, quant=args.quant or "strict")
+        if args.limit:
+            from dataclasses import replace
+
+            ideal = replace(ideal, topics={t: r.take(slice(0, args.limit))
+                                           for t, r in ideal.items()})
         moves = args.move or [0.0]
         for move in moves:
             walked = random_walk_run(ideal, collection, move, seed=args.seed,

@@ -25,6 +25,7 @@ from inexeval.model.run import Run
 
 ASSESSMENT_FORMATS = ("inex", *DIM_TYPES, "fol", "trec")
 RUN_FORMATS = ("xml", "trec", "fol")
+"""Run formats; ``inex`` is accepted for ``xml`` (INEX submissions)."""
 
 
 def _is_xml(path: Path) -> bool:
@@ -114,7 +115,7 @@ def load_run(path: str | Path, fmt: str | None = None, keep_repeats: bool = Fals
     everything, as the official evaluator does."""
     fmt = fmt or detect_run_format(path)
     _existing(path)
-    if fmt == "xml":
+    if fmt in ("xml", "inex"):
         return read_submission(path, keep_repeats)
     if fmt == "trec":
         return read_trec_run(path, keep_repeats)

@@ -253,7 +253,7 @@ def write_fol_run(run: Run, out: str | Path | TextIO, run_id: str | None = None)
             n = len(results)
             for i in range(n):
                 rank = int(results.ranks[i]) if results.ranks[i] >= 0 else i + 1
-                score = results.rsv[i] if not np.isnan(results.rsv[i]) else float(n - i)
+                score = float(results.rsv[i]) if not np.isnan(results.rsv[i]) else float(n - i)
                 offset = "X" if results.missing[i] else str(int(results.offsets[i]))
                 yield (f"{topic} Q0 {results.files[i]} {rank} {score!r} {name} {offset} "
                        f"{max(int(results.lengths[i]), 0)}\n")

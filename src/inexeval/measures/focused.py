@@ -546,6 +546,12 @@ def evaluate_task(
     if qrels.scale != "fol":
         raise MeasureError(f"task {task} needs FOL qrels, not {qrels.scale} assessments",
                            qrels.source)
+    for name, value, check in (("beta", beta, positive_finite), ("bep_n", bep_n, positive_finite),
+                               ("irr", irr, non_negative)):
+        try:
+            check(value)
+        except MeasureError as error:
+            raise MeasureError(f"{name}: {error.reason}") from None
     settings = TaskSettings(task, beta, bep_n, irr, exact_buckets)
     all_topics = topic_order(list(qrels))
     per_topic_names = measure_names(task, per_topic=True)
@@ -625,15 +631,29 @@ def _rank_value(scores: TopicScores, name: str, cutoff: int) -> float:
     return float(values[min(cutoff, len(values)) - 1]) if len(values) else 0.0
 
 
+def positive_finite(value: float) -> None:
+    """Param check: a finite number above 0 (``beta``, ``bep_n``)."""
+    if not (math.isfinite(value) and value > 0):
+        raise MeasureError(f"{value!r} is not a finite number above 0")
+
+
+def non_negative(value: float) -> None:
+    """Param check: a number of at least 0 (``irr``)."""
+    if not value >= 0:
+        raise MeasureError(f"{value!r} is negative")
+
+
 _FOCUSED_TASK = Param("task", str, "focused", "official task: focused or thorough (characters "
                       "returned before are not charged again)", ("focused", "thorough"))
 _EXACT = Param("exact_buckets", bool, False, "exact rational recall buckets instead of the "
                "official floor(100.0*R) in doubles (29/100 -> bucket 29, not 28)")
 _CONTEXT_PARAMS = (
     Param("task", str, "relevant-in-context", "official in-context task", IN_CONTEXT),
-    Param("beta", float, 0.25, "weight of recall in the per-article F-score (RiC; INEX 2010)"),
-    Param("bep_n", int, 500, "BEP distance limit n in characters (BiC; 1000 in 2007)"),
-    Param("irr", int, 300, "tolerance to irrelevance in characters (t2i)"),
+    Param("beta", float, 0.25, "weight of recall in the per-article F-score (RiC; INEX 2010)",
+          check=positive_finite),
+    Param("bep_n", int, 500, "BEP distance limit n in characters (BiC; 1000 in 2007)",
+          check=positive_finite),
+    Param("irr", int, 300, "tolerance to irrelevance in characters (t2i)", check=non_negative),
 )
 
 register(Family("iP", "interpolated precision at recall level x, official INEX 2007-2010 "

@@ -132,7 +132,7 @@ class Measure:
         shown = [(k, v) for k, v in self.params if v != self.family.param(k).default]  # type: ignore[union-attr]
         if shown:
             text += "(" + ",".join(
-                f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in shown) + ")"
+                f"{k}={v!r}" if isinstance(v, float) else f"{k}={v}" for k, v in shown) + ")"
         if self.cutoff is not None:
             cut = _show(self.cutoff)
             text += f"[{cut}]" if self.family.bracket_cutoff else f"@{cut}"
@@ -170,6 +170,9 @@ _NAME = re.compile(
     r"^\s*(?P<name>[A-Za-z_][\w\-]*)\s*(?:\((?P<params>.*)\))?\s*"
     r"(?:@\s*(?P<at>[^\s@\[\]]+)|\[\s*(?P<bracket>[^\]]+?)\s*\])?\s*$"
 )
+
+
+_BARE_VALUE = re.compile(r"\b([A-Za-z_]\w*)\s*=\s*([A-Za-z_][\w\-]*)(?=\s*(?:,|$))")
 
 
 def _load_builtin() -> None:
@@ -220,9 +223,11 @@ def _parse_one(text: str, problems: list[str]) -> Measure | None:
         return None
     params: dict[str, Any] = {}
     if match.group("params") and match.group("params").strip():
-        source = f"f({match.group('params')})"
+        # bare words may hold dashes or keywords (task=best-in-context): quote them first
+        quoted = _BARE_VALUE.sub(lambda m: f"{m.group(1)}={m.group(2)!r}",
+                                 match.group("params"))
         try:
-            call = ast.parse(source, mode="eval").body
+            call = ast.parse(f"f({quoted})", mode="eval").body
         except SyntaxError:
             problems.append(f"cannot read the parameters of {text!r}")
             return None
@@ -244,8 +249,7 @@ def _parse_one(text: str, problems: list[str]) -> Measure | None:
                 try:
                     raw = ast.literal_eval(node)
                 except ValueError:
-                    # a bare word with dashes, e.g. irb=strict-path
-                    raw = "".join((ast.get_source_segment(source, node) or "").split())
+                    raw = ast.unparse(node)
             try:
                 value = param.convert(raw)
             except (ValueError, TypeError):

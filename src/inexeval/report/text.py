@@ -96,7 +96,8 @@ def render_latex(results: Results, digits: int = 4, per_topic: bool = False) -> 
     def escape(text: str) -> str:
         text = text.replace("\\", "\x00")
         for a, b in (("_", r"\_"), ("&", r"\&"), ("%", r"\%"), ("#", r"\#"), ("$", r"\$"),
-                     ("{", r"\{"), ("}", r"\}")):
+                     ("{", r"\{"), ("}", r"\}"), ("~", r"\textasciitilde{}"),
+                     ("^", r"\textasciicircum{}")):
             text = text.replace(a, b)
         return text.replace("\x00", r"\textbackslash{}")
 
