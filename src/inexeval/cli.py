@@ -93,15 +93,18 @@ def _show_warning(message: Warning | str, category: type[Warning], filename: str
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from inexeval.errors import InexevalError
+    from inexeval.errors import InexevalError, InexevalWarning
 
     args = parser().parse_args(argv)
     if getattr(args, "run", None) is None:
         parser().print_help()
         return 0
-    warnings.showwarning = _show_warning
     try:
-        return int(args.run(args))
+        with warnings.catch_warnings():
+            # every warning about the input, each as one line (not once per source location)
+            warnings.simplefilter("always", InexevalWarning)
+            warnings.showwarning = _show_warning
+            return int(args.run(args))
     except InexevalError as error:
         print(f"inexeval: error: {error}", file=sys.stderr)
         return 2
