@@ -57,3 +57,13 @@ def test_shuffled_assessments_bounded_and_repeatable(tmp_path: Path, seed: int,
         [(r.measure, r.value) for r in shuffled.rows]
     for row in first.rows:
         assert row.value is None or 0.0 <= row.value <= 1.0 + 1e-12
+
+
+def test_iter_calc_yields_topic_measure_value() -> None:
+    from inexeval import demo, iter_calc
+
+    qrels = load_assessments(demo.ASSESSMENTS_2004)
+    rows = list(iter_calc(qrels, load_run(demo.RUNS[1]), ["P@5", "overlap@5"]))
+    assert len(rows) == 6
+    for topic, measure, value in rows:
+        assert topic in qrels and measure in ("P@5", "overlap@5") and 0 <= value <= 1

@@ -1,7 +1,7 @@
 """inexeval: evaluation of XML element retrieval and focused (passage) retrieval as in INEX.
 
 The API has three verbs, as ir_measures: :func:`evaluate` (per-topic values and means),
-:func:`iter_calc` (a stream of ``Row(run, topic, measure, value)``) and :class:`Evaluator`
+:func:`iter_calc` (a stream of ``Metric(topic, measure, value)``) and :class:`Evaluator`
 (measures and assessments bound once for many runs). Readers are in :mod:`inexeval.formats`
 (:func:`load_assessments`, :func:`load_run`), the collection index in :mod:`inexeval.collection`.
 Heavy modules are imported on first use, so the command line starts at once.
@@ -18,6 +18,7 @@ _LAZY = {
     "Evaluator": "inexeval.evaluation",
     "Results": "inexeval.results",
     "Row": "inexeval.results",
+    "Metric": "inexeval.results",
     "load_assessments": "inexeval.formats.detect",
     "load_run": "inexeval.formats.detect",
     "load_collection": "inexeval.collection.build",
@@ -27,7 +28,7 @@ _LAZY = {
     "with_implicit": "inexeval.evaluation",
 }
 
-__all__ = ["Evaluator", "InexevalError", "Results", "Row", "build_index", "evaluate", "iter_calc",
+__all__ = ["Evaluator", "InexevalError", "Metric", "Results", "Row", "build_index", "evaluate", "iter_calc",
            "load_assessments", "load_collection", "load_run", "parse_measure",
            "with_implicit"]
 

@@ -15,7 +15,7 @@ from inexeval.measures.registry import Measure, TopicContext, parse_measures
 from inexeval.model import Assessments, Run, TopicRun
 from inexeval.model.run import make_topic_run
 from inexeval.quantise import get as quantisation
-from inexeval.results import Results, Row
+from inexeval.results import Metric, Results, Row
 
 
 def _group(measures: Sequence[Measure]) -> dict[tuple[Any, ...], list[Measure]]:
@@ -90,8 +90,14 @@ class Evaluator:
         present = set(run)
         return sorted((t for t in assessed if t in present), key=_topic_key)
 
-    def iter_calc(self, run: Run) -> Iterator[Row]:
-        """Yield one :class:`Row` per topic and measure, topics in natural id order."""
+    def iter_calc(self, run: Run) -> Iterator[Metric]:
+        """Yield ``Metric(topic, measure, value)`` per topic and measure, topics in natural id
+        order (ir_measures' ``iter_calc``)."""
+        for row in self.rows(run):
+            yield Metric(row.topic, row.measure, row.value)
+
+    def rows(self, run: Run) -> Iterator[Row]:
+        """Yield one :class:`Row` (run, topic, measure, value) per topic and measure."""
         unassessed = [t for t in run if t not in self.assessments]
         if unassessed:
             shown = ", ".join(unassessed[:5]) + (" ..." if len(unassessed) > 5 else "")
@@ -154,7 +160,7 @@ class Evaluator:
         results = Results(aggregates={str(m): m.family.aggregate for m in self.measures})
         for run in runs:
             results.topics_evaluated[run.name] = self._topics_for(run)
-            results.extend(list(self.iter_calc(run)))
+            results.extend(list(self.rows(run)))
         return results
 
 
@@ -198,8 +204,8 @@ def iter_calc(
     measures: Iterable[str | Measure],
     collection: Any = None,
     **options: Any,
-) -> Iterator[Row]:
-    """Yield ``Row(run, topic, measure, value)`` for every assessed topic and measure."""
+) -> Iterator[Metric]:
+    """Yield ``Metric(topic, measure, value)`` for every assessed topic and measure."""
     return Evaluator(measures, assessments, collection=collection, **options).iter_calc(run)
 
 

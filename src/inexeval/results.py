@@ -22,6 +22,14 @@ class Row(NamedTuple):
     value: float | None
 
 
+class Metric(NamedTuple):
+    """One value of one run, as ``iter_calc`` yields it (ir_measures' ``Metric``)."""
+
+    topic: str
+    measure: str
+    value: float | None
+
+
 ALL = "all"
 
 
