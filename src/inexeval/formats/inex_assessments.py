@@ -211,6 +211,9 @@ def _read_file(file: Path, scale: str | None) -> tuple[list[_Topic], str | None]
                 continue
             elif tag == "assessments":
                 topic = next((element.get(n) for n in _TOPIC_ATTRIBUTES if element.get(n)), None)
+                if topic is None:  # other spellings, e.g. topic-no or inex_topic_id
+                    topic = next((v for k, v in element.attrib.items()
+                                  if "topic" in str(k).lower() and v.strip()), None)
                 if topic is None:
                     raise FormatError("<assessments> has no topic attribute", file,
                                       element.sourceline)
