@@ -226,3 +226,38 @@ def test_measures_command_names_unknown_measure(capsys: pytest.CaptureFixture[st
     assert "did you mean 'P'" in capsys.readouterr().err
     assert main(["measures", "P@10"]) == 0
     assert capsys.readouterr().out.startswith("P@int")
+
+
+def test_latex_escapes_special_characters() -> None:
+    from inexeval.report.text import render_latex
+    from inexeval.results import Results, Row
+
+    results = Results(rows=[Row("a_b&c%d#e$f{g}h\\i~j^k", "1", "P@5", 0.5)])
+    text = render_latex(results)
+    assert r"a\_b\&c\%d\#e\$f\{g\}h\textbackslash{}i\textasciitilde{}j\textasciicircum{}k" in text
+
+
+def test_run_format_inex_is_an_alias(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["eval", str(demo.ASSESSMENTS_2004), str(demo.RUNS[1]), "--run-format", "inex",
+                 "-m", "P@5"]) == 0
+    assert "P@5\tall" in capsys.readouterr().out
+
+
+def test_simulate_random_respects_limit(tmp_path: Path) -> None:
+    out = tmp_path / "r.txt"
+    assert main(["simulate", "random", str(demo.ASSESSMENTS_2004), "--collection",
+                 str(demo.COLLECTION), "-o", str(out), "--limit", "2"]) == 0
+    per_topic: dict[str, int] = {}
+    for line in out.read_text().splitlines():
+        per_topic[line.split()[0]] = per_topic.get(line.split()[0], 0) + 1
+    assert set(per_topic.values()) == {2}
+
+
+def test_passage_limit_and_task_option_warning() -> None:
+    qrels, run = DATA / "ipcs" / "INEX_Qrels.txt", DATA / "ipcs" / "bert_inex_converted_1.run"
+    full = run_cli("eval", str(qrels), str(run), "-m", "char_prec")
+    cut = run_cli("eval", str(qrels), str(run), "-m", "char_prec", "--limit", "5")
+    assert full.returncode == cut.returncode == 0
+    assert full.stdout != cut.stdout and "cut to the first 5" in cut.stderr
+    task = run_cli("eval", str(qrels), str(run), "--task", "focused", "--limit", "5")
+    assert task.returncode == 0 and "--limit not used by --task" in task.stderr

@@ -63,3 +63,21 @@ def test_simulated_runs_count_highlighted_text_once() -> None:
     rsv = dict(zip(run.paths.tolist(), run.rsv.tolist()))
     assert rsv[ROOT] == pytest.approx(2 * 0.5 * 1.0 / 1.5)
     assert rsv[ROOT + "/a[1]/b[1]"] == pytest.approx(2 * 1.0 * 0.4 / 1.4)
+
+
+def test_unresolved_passages_are_resolved_with_the_collection() -> None:
+    from inexeval import demo
+    from inexeval.collection.build import build_index
+    from inexeval.evaluation import with_implicit
+    from inexeval.formats.detect import load_assessments, load_run
+
+    collection = build_index(demo.COLLECTION)
+    qrels = load_assessments(demo.ASSESSMENTS_2005)
+    run = load_run(demo.RUNS[1])
+    measures = ["nxCG(quant=gen2006)@10", "HiXEval_P@10"]
+    on_demand = evaluate(qrels, run, measures, collection=collection)
+    resolved = with_implicit(qrels, collection=collection, implicit=False)
+    beforehand = evaluate(resolved, run, measures, collection=collection)
+    for measure in measures:
+        assert on_demand.mean(measure) == pytest.approx(beforehand.mean(measure))
+        assert on_demand.mean(measure) > 0
