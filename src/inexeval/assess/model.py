@@ -1,0 +1,81 @@
+"""The judgement of one document by one assessor for one topic: the unit every stage shares.
+
+The store saves it, the HTTP API sends it (as :meth:`Judgement.to_api`), the consistency rules
+check it and the exporters write it. Offsets are Unicode code points into the document's text as
+:mod:`inexeval.collection` counts it (the offsets of FOL qrels), ends exclusive.
+
+Modes and their per-element values (``values`` maps a canonical element path to a code):
+
+========== ====================================================================================
+mode       what an assessor gives
+========== ====================================================================================
+highlight  passages; ``exhaustivity`` ``"2"``, ``"1"`` or ``"?"`` (too small) for each element
+           holding highlighted text (INEX 2005-2008, Piwowarski et al.); a best entry point
+2002       ``values``: relevance 0-3 and coverage N/S/L/E, written ``"3E"``, ``"1S"``, ``"0N"``
+           (INEX 2002, Kazai et al.)
+2003       ``values``: exhaustivity 0-3 and specificity 0-3, written ``"E3S2"`` (INEX 2003/2004)
+========== ====================================================================================
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+MODES = ("highlight", "2002", "2003")
+STATUSES = ("unseen", "in-progress", "done")
+EXHAUSTIVITY_VALUES = ("2", "1", "?")
+
+Passage = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """One (topic, assessor, document) judgement; see the module docstring."""
+
+    topic: str
+    file: str
+    assessor: str
+    status: str = "unseen"
+    passages: tuple[Passage, ...] = ()
+    best_entry_point: int | None = None
+    exhaustivity: Mapping[str, str] = field(default_factory=dict)
+    values: Mapping[str, str] = field(default_factory=dict)
+    version: int = 0
+    seconds: float = 0.0
+    updated: str | None = None
+
+    @property
+    def relevant(self) -> bool:
+        """Done with highlighted text (highlight mode) or a non-zero value (2002/2003)."""
+        if self.passages:
+            return True
+        return any(not _is_zero(code) for code in self.values.values())
+
+    def to_api(self) -> dict[str, Any]:
+        """The JSON object of ``GET /api/topics/{topic}/docs/{file}``."""
+        return {
+            "topic": self.topic, "file": self.file, "assessor": self.assessor,
+            "version": self.version, "status": self.status,
+            "passages": [list(p) for p in self.passages],
+            "best_entry_point": self.best_entry_point,
+            "exhaustivity": dict(self.exhaustivity), "values": dict(self.values),
+            "seconds": self.seconds, "updated": self.updated,
+        }
+
+
+def merge_passages(passages: list[Passage] | tuple[Passage, ...]) -> tuple[Passage, ...]:
+    """Sorted ``[start, end)`` passages with touching or overlapping ones merged."""
+    merged: list[list[int]] = []
+    for start, end in sorted(passages):
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    return tuple((s, e) for s, e in merged)
+
+
+def _is_zero(code: str) -> bool:
+    """``"0N"`` (2002) and ``"E0S0"`` (2003) are the non-relevant codes."""
+    return code in ("0N", "E0S0")
