@@ -13,7 +13,6 @@ import pkgutil
 import sys
 import warnings
 from collections.abc import Sequence
-from pathlib import Path
 from types import ModuleType
 from typing import NoReturn
 
@@ -44,19 +43,6 @@ def positive(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"{text!r} is not at least 1")
     return value
-
-
-def check_output(output: str | Path, *inputs: str | Path) -> None:
-    """Refuse an output path that is one of the inputs or lies inside an input folder: nothing
-    the user gave is modified."""
-    from inexeval.errors import InexevalError
-
-    target = Path(output).resolve()
-    for given in inputs:
-        source = Path(given).resolve()
-        if target == source or (source.is_dir() and source in target.parents):
-            raise InexevalError(f"the output would overwrite or write into the input {given}",
-                                output)
 
 
 def _commands() -> list[ModuleType]:

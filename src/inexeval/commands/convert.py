@@ -21,12 +21,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from inexeval.cli import check_output
     from inexeval.collection.build import load_collection
     from inexeval.convert import element_run_to_passages, highlights_to_fol
     from inexeval.errors import InexevalError
     from inexeval.formats.detect import load_assessments, load_run
     from inexeval.formats.fol import write_fol_qrels, write_fol_run
+    from inexeval.outputs import check_output
 
     for path in (args.input, args.collection):
         if not Path(path).exists():

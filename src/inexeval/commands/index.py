@@ -22,8 +22,8 @@ def _progress(done: int, total: int) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from inexeval.cli import check_output
     from inexeval.collection.build import build_index, save_index
+    from inexeval.outputs import check_output
 
     check_output(args.output, args.folder)
     index = build_index(args.folder, progress=None if args.quiet else _progress)

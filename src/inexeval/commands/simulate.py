@@ -15,7 +15,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from inexeval.cli import check_output, non_negative
+from inexeval.cli import non_negative
+from inexeval.outputs import check_output
 
 NAME = "simulate"
 HELP = "build simulated runs (five-point grades, ideal answer sets, randomised ideal runs)"

@@ -1,0 +1,90 @@
+"""Writing outputs safely: never over an input, never half-written.
+
+Every file inexeval writes goes through :func:`atomic_output`: the content is written to a
+temporary file in the target's folder and renamed over the target only when writing succeeded,
+so a killed or failed command leaves either no output or the previous one, never a partial file.
+:func:`check_output` refuses a target that is one of the inputs (also through a hard link or a
+symbolic link: device and inode are compared) or lies inside an input folder, and a target whose
+folder does not exist.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+from inexeval.errors import InexevalError
+
+
+def check_output(output: str | Path, *inputs: str | Path | None) -> Path:
+    """The output path, checked: not empty, its folder exists, and it is none of the inputs."""
+    if str(output) == "":
+        raise InexevalError("the output file name is empty", "-o")
+    target = Path(output)
+    folder = target.parent if str(target.parent) else Path(".")
+    if not folder.is_dir():
+        raise InexevalError(f"the output folder {str(folder)[:80]} does not exist", output)
+    resolved = target.resolve()
+    target_stat = _stat(target)
+    for given in inputs:
+        if given is None or str(given) in ("", "-"):
+            continue
+        source = Path(given)
+        source_resolved = source.resolve()
+        same_file = target_stat is not None and (source_stat := _stat(source)) is not None and (
+            (source_stat.st_dev, source_stat.st_ino) == (target_stat.st_dev, target_stat.st_ino))
+        inside = source_resolved.is_dir() and source_resolved in resolved.parents
+        if same_file or resolved == source_resolved or inside:
+            raise InexevalError(f"the output would overwrite or write into the input {given}",
+                                output)
+    return target
+
+
+def _stat(path: Path) -> os.stat_result | None:
+    try:
+        return path.stat()
+    except OSError:
+        return None
+
+
+@contextlib.contextmanager
+def atomic_output(path: str | Path, mode: str = "w") -> Iterator[IO[Any]]:
+    """A file object to write ``path`` through: a temporary file in the same folder, renamed over
+    ``path`` when the ``with`` block ends without an exception and removed otherwise. ``mode`` is
+    ``"w"`` (UTF-8 text with ``\\n`` line ends) or ``"wb"``."""
+    path = Path(path)
+    folder = path.parent if str(path.parent) else Path(".")
+    try:
+        fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=folder)
+    except OSError as error:
+        raise InexevalError(f"cannot write: {error.strerror or error}", path) from None
+    try:
+        handle: IO[Any] = (os.fdopen(fd, "wb") if mode == "wb"
+                           else os.fdopen(fd, "w", encoding="utf-8", newline="\n"))
+        with handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temporary, 0o666 & ~_umask())
+        os.replace(temporary, path)
+    except OSError as error:
+        _remove(temporary)
+        raise InexevalError(f"cannot write: {error.strerror or error}", path) from None
+    except BaseException:
+        _remove(temporary)
+        raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _remove(path: str) -> None:
+    with contextlib.suppress(OSError):
+        os.unlink(path)
