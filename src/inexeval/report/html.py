@@ -1,0 +1,316 @@
+"""The self-contained HTML report (``inexeval report``, ``inexeval compare --format html``).
+
+One file with its CSS, its figures (inline SVG, :mod:`inexeval.report.svg`) and a few lines of
+vanilla JavaScript (sortable tables) inside: no request leaves the file, which a Content Security
+Policy also enforces, so it can be mailed around and opened offline. Built with the standard
+library (the report works from the core install); every string that comes from an input file
+(run names, topic ids, measure names, paths) goes through :func:`html.escape`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from html import escape
+
+from inexeval.report import svg
+
+BETTER = "▲"
+WORSE = "▼"
+
+_CSS = """
+:root { --ink:#1f2933; --muted:#52606d; --line:#d9e2ec; --soft:#f5f7fa; --accent:#0b4f8a;
+        --win:#2e7d32; --loss:#c62828; }
+* { box-sizing:border-box; }
+body { margin:0; font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,
+       sans-serif; color:var(--ink); background:#eef2f6; }
+header { background:var(--accent); color:#fff; padding:28px 0 22px; }
+header h1 { margin:0 0 4px; font-size:26px; font-weight:600; }
+header p { margin:0; opacity:.9; }
+main, .wrap { max-width:1080px; margin:0 auto; padding:0 24px; }
+main { padding-bottom:40px; }
+section { background:#fff; border:1px solid var(--line); border-radius:8px; margin:22px 0;
+          padding:18px 22px; }
+h2 { margin:0 0 10px; font-size:19px; color:var(--accent); }
+h3 { margin:16px 0 6px; font-size:15px; }
+p.note { color:var(--muted); margin:6px 0 0; font-size:13px; }
+table { border-collapse:collapse; font-variant-numeric:tabular-nums; font-size:14px; }
+th, td { padding:5px 10px; border-bottom:1px solid var(--line); text-align:right;
+         white-space:nowrap; }
+th { background:var(--soft); font-weight:600; }
+th:first-child, td:first-child { text-align:left; }
+tbody tr:nth-child(even) { background:#fafbfc; }
+tbody tr:hover { background:#eef6ff; }
+td.best { font-weight:700; }
+.baseline td { background:#fffbea; }
+.mark-better { color:var(--win); font-weight:700; }
+.mark-worse { color:var(--loss); font-weight:700; }
+.scroll { overflow-x:auto; max-height:560px; overflow-y:auto; }
+table.sortable th { cursor:pointer; user-select:none; position:sticky; top:0; }
+table.sortable th::after { content:" ↕"; color:#9aa5b1; font-size:11px; }
+table.sortable th[aria-sort=ascending]::after { content:" ▲"; color:var(--accent); }
+table.sortable th[aria-sort=descending]::after { content:" ▼"; color:var(--accent); }
+.figures { display:grid; grid-template-columns:repeat(auto-fit,minmax(440px,1fr)); gap:16px; }
+figure { margin:0; }
+figcaption { font-size:13px; color:var(--muted); margin-top:4px; }
+svg.chart { width:100%; height:auto; display:block; }
+svg .plot-area { fill:#fff; stroke:#bcccdc; }
+svg .grid { stroke:#e4e7eb; }
+svg .axis, svg .zero { stroke:#52606d; }
+svg text { font:11px system-ui,sans-serif; fill:#52606d; }
+svg .axis-label { font-size:12px; fill:#1f2933; }
+ul.legend { list-style:none; padding:0; margin:6px 0 0; display:flex; flex-wrap:wrap;
+            gap:4px 16px; font-size:13px; }
+.swatch { display:inline-block; width:14px; height:4px; margin-right:6px; vertical-align:middle;
+          border-radius:2px; }
+td.matrix { text-align:center; min-width:70px; }
+pre { background:var(--soft); border:1px solid var(--line); border-radius:6px; padding:10px 12px;
+      white-space:pre-wrap; word-break:break-all; font-size:13px; margin:6px 0; }
+footer { color:var(--muted); font-size:12px; text-align:center; padding:0 0 28px; }
+"""
+
+_SORT_JS = """
+document.querySelectorAll("table.sortable").forEach(function (table) {
+  table.querySelectorAll("thead th").forEach(function (th, column) {
+    th.addEventListener("click", function () {
+      var ascending = th.getAttribute("aria-sort") !== "ascending";
+      table.querySelectorAll("thead th").forEach(function (o) { o.removeAttribute("aria-sort"); });
+      th.setAttribute("aria-sort", ascending ? "ascending" : "descending");
+      var body = table.tBodies[0];
+      var rows = Array.prototype.slice.call(body.rows);
+      function key(row) {
+        var cell = row.cells[column];
+        var value = cell.getAttribute("data-value");
+        return value === null ? cell.textContent : parseFloat(value);
+      }
+      rows.sort(function (a, b) {
+        var x = key(a), y = key(b), order;
+        if (typeof x === "number" && typeof y === "number") {
+          if (isNaN(x) || isNaN(y)) { order = isNaN(x) - isNaN(y); return order; }
+          order = x - y;
+        } else {
+          order = String(x).localeCompare(String(y), undefined, {numeric: true});
+        }
+        return ascending ? order : -order;
+      });
+      rows.forEach(function (row) { body.appendChild(row); });
+    });
+  });
+});
+"""
+
+_POLICY = ("default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; "
+           "img-src data:")
+"""Nothing may be loaded from anywhere: the page is its own and only resource."""
+
+
+@dataclass
+class Curve:
+    """One figure of curves: x, one series per run, axis labels and a caption."""
+
+    title: str
+    x: Sequence[float]
+    series: Mapping[str, Sequence[float]]
+    x_label: str
+    y_label: str
+
+
+@dataclass
+class Page:
+    """What a report shows; every part but the title and the provenance is optional.
+
+    ``means[measure][run]``; ``marks[(measure, run)]`` is :data:`BETTER`, :data:`WORSE` or
+    absent; ``rows`` the comparison rows with the CSV columns of ``inexeval compare``;
+    ``per_topic[measure][run][topic]``; ``differences[measure][run][topic]`` (run minus
+    baseline); ``agreement[(measure_a, measure_b)]`` Kendall's tau between the rankings.
+    """
+
+    title: str
+    command: str
+    version: str
+    subtitle: str = ""
+    header: str = ""
+    runs: Sequence[str] = ()
+    measures: Sequence[str] = ()
+    baseline: str | None = None
+    legend: str = ""
+    means: Mapping[str, Mapping[str, float | None]] = field(default_factory=dict)
+    marks: Mapping[tuple[str, str], str] = field(default_factory=dict)
+    rows: Sequence[Mapping[str, object]] = ()
+    per_topic: Mapping[str, Mapping[str, Mapping[str, float | None]]] = field(
+        default_factory=dict)
+    differences: Mapping[str, Mapping[str, Mapping[str, float]]] = field(default_factory=dict)
+    curves: Sequence[Curve] = ()
+    agreement: Mapping[tuple[str, str], float] = field(default_factory=dict)
+    digits: int = 4
+
+
+def _value(value: object, digits: int) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "–"
+    if isinstance(value, float):
+        return f"{value:.{digits}f}"
+    return escape(str(value))
+
+
+def _cell(value: object, digits: int, extra: str = "") -> str:
+    data = ""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        data = f' data-value="{"NaN" if math.isnan(value) else repr(float(value))}"'
+    elif value is None:
+        data = ' data-value="NaN"'
+    return f"<td{data}{extra}>{_value(value, digits)}</td>"
+
+
+def _section(anchor: str, title: str, body: str) -> str:
+    return f'<section id="{anchor}"><h2>{escape(title)}</h2>{body}</section>'
+
+
+def means_table(page: Page) -> str:
+    """Runs x measures of the means, the baseline first, the best value of a measure bold and
+    a marker on every value significantly better or worse than the baseline."""
+    runs = sorted(page.runs, key=lambda r: r != page.baseline)
+    head = "".join(f"<th>{escape(m)}</th>" for m in page.measures)
+    best = {m: max((v for v in page.means.get(m, {}).values()
+                    if v is not None and not math.isnan(v)), default=None)
+            for m in page.measures}
+    lines = []
+    for run in runs:
+        cells = []
+        for m in page.measures:
+            value = page.means.get(m, {}).get(run)
+            mark = page.marks.get((m, run), "")
+            shown = _value(value, page.digits)
+            if mark:
+                kind = "better" if mark == BETTER else "worse"
+                shown += f' <span class="mark-{kind}" title="significantly {kind}">{mark}</span>'
+            bold = ' class="best"' if value is not None and value == best[m] else ""
+            cells.append(f"<td{bold}>{shown}</td>")
+        role = ' class="baseline"' if run == page.baseline else ""
+        label = escape(run) + (" <small>(baseline)</small>" if run == page.baseline else "")
+        lines.append(f"<tr{role}><td>{label}</td>{''.join(cells)}</tr>")
+    note = f'<p class="note">{escape(page.legend)}</p>' if page.legend else ""
+    return (f'<div class="scroll"><table class="means"><thead><tr><th>run</th>{head}</tr>'
+            f'</thead><tbody>{"".join(lines)}</tbody></table></div>{note}')
+
+
+_DETAIL_COLUMNS = (("measure", "measure"), ("test", "test"), ("run", "run"),
+                   ("baseline", "baseline"), ("n_topics", "n"), ("mean", "mean"),
+                   ("baseline_mean", "baseline mean"), ("delta", "Δ"), ("p_value", "p"),
+                   ("p_adjusted", "p adjusted"), ("ci_low", "95% CI low"),
+                   ("ci_high", "95% CI high"), ("effect_size", "effect size"),
+                   ("wins", "wins"), ("ties", "ties"), ("losses", "losses"))
+
+
+def details_table(rows: Sequence[Mapping[str, object]], digits: int) -> str:
+    """Every comparison with its test, p-values, interval, effect size and wins/ties/losses."""
+    head = "".join(f"<th>{escape(label)}</th>" for _, label in _DETAIL_COLUMNS)
+    body = "".join(
+        "<tr>" + "".join(_cell(row.get(key), digits) for key, _ in _DETAIL_COLUMNS) + "</tr>"
+        for row in rows)
+    return (f'<div class="scroll"><table class="sortable details"><thead><tr>{head}</tr>'
+            f"</thead><tbody>{body}</tbody></table></div>")
+
+
+def per_topic_table(measure: str, values: Mapping[str, Mapping[str, float | None]],
+                    baseline: str | None, digits: int) -> str:
+    """Topics x runs of one measure, sortable by any column (click a header)."""
+    runs = sorted(values, key=lambda r: r != baseline)
+    topics = list(dict.fromkeys(t for run in runs for t in values[run]))
+    head = "".join(f"<th>{escape(run)}</th>" for run in runs)
+    body = "".join(
+        f'<tr><td>{escape(topic)}</td>'
+        + "".join(_cell(values[run].get(topic), digits) for run in runs) + "</tr>"
+        for topic in topics)
+    return (f'<div class="scroll"><table class="sortable per-topic" '
+            f'data-measure="{escape(measure)}"><thead><tr><th>topic</th>{head}</tr></thead>'
+            f"<tbody>{body}</tbody></table></div>")
+
+
+def agreement_table(measures: Sequence[str], tau: Mapping[tuple[str, str], float]) -> str:
+    """The measure-agreement matrix: Kendall's tau between the rankings of the runs by two
+    measures, blue for agreement, red for disagreement."""
+    head = "".join(f"<th>{escape(m)}</th>" for m in measures)
+    lines = []
+    for a in measures:
+        cells = []
+        for b in measures:
+            value = 1.0 if a == b else tau.get((a, b), tau.get((b, a), math.nan))
+            shade = "" if math.isnan(value) else (
+                f' style="background:hsla({210 if value >= 0 else 0},70%,50%,'
+                f'{abs(value) * 0.45:.2f})"')
+            cells.append(f'<td class="matrix"{shade}>{_value(value, 3)}</td>')
+        lines.append(f"<tr><td>{escape(a)}</td>{''.join(cells)}</tr>")
+    return (f'<table class="agreement"><thead><tr><th></th>{head}</tr></thead>'
+            f'<tbody>{"".join(lines)}</tbody></table>')
+
+
+def _figures(items: Sequence[str]) -> str:
+    return f'<div class="figures">{"".join(items)}</div>'
+
+
+def _curve_figure(curve: Curve) -> str:
+    chart = svg.line_chart(curve.x, curve.series, x_label=curve.x_label, y_label=curve.y_label)
+    return (f'<figure class="curve" data-title="{escape(curve.title)}">{chart}'
+            f"{svg.legend(list(curve.series))}<figcaption>{escape(curve.title)}</figcaption>"
+            "</figure>")
+
+
+def _difference_figure(measure: str, run: str, baseline: str,
+                       differences: Mapping[str, float]) -> str:
+    wins = sum(d > 0 for d in differences.values())
+    losses = sum(d < 0 for d in differences.values())
+    chart = svg.difference_bars(differences, y_label=f"{measure}: {run} − {baseline}")
+    return (f'<figure class="differences" data-measure="{escape(measure)}" '
+            f'data-run="{escape(run)}">{chart}<figcaption>{escape(run)} against '
+            f"{escape(baseline)} on {escape(measure)}: {wins} topics better, {losses} worse, "
+            f"{len(differences) - wins - losses} tied</figcaption></figure>")
+
+
+def render(page: Page) -> str:
+    """The whole HTML document."""
+    parts = []
+    if page.means:
+        body = means_table(page)
+        if page.header:
+            body = f'<p class="note">{escape(page.header)}</p>' + body
+        parts.append(_section("comparison", "Comparison with the baseline"
+                              if page.baseline else "Comparison", body))
+    if page.rows:
+        parts.append(_section("tests", "Significance tests", details_table(page.rows, page.digits)
+                              + '<p class="note">Click a column header to sort.</p>'))
+    if page.curves:
+        parts.append(_section("curves", "Curves", _figures([_curve_figure(c)
+                                                           for c in page.curves])))
+    if page.differences and page.baseline:
+        figures = [_difference_figure(m, run, page.baseline, by_topic)
+                   for m, by_run in page.differences.items() for run, by_topic in by_run.items()]
+        parts.append(_section("differences", "Per-topic differences against the baseline",
+                              _figures(figures)))
+    if page.agreement:
+        parts.append(_section("agreement", "Measure agreement",
+                              agreement_table(page.measures, page.agreement)
+                              + '<p class="note">Kendall\'s tau-b between the rankings of the '
+                              "runs by their mean scores under two measures.</p>"))
+    if page.per_topic:
+        tables = "".join(f"<h3>{escape(m)}</h3>"
+                         + per_topic_table(m, by_run, page.baseline, page.digits)
+                         for m, by_run in page.per_topic.items())
+        parts.append(_section("per-topic", "Per-topic values", tables
+                              + '<p class="note">Click a column header to sort; click again '
+                              "to reverse.</p>"))
+    parts.append(_section("provenance", "How this report was made",
+                          f"<pre><code>{escape(page.command)}</code></pre>"
+                          f'<p class="note">inexeval {escape(page.version)}</p>'))
+    subtitle = f"<p>{escape(page.subtitle)}</p>" if page.subtitle else ""
+    return (
+        "<!DOCTYPE html>\n"
+        '<html lang="en"><head><meta charset="utf-8">'
+        f'<meta http-equiv="Content-Security-Policy" content="{_POLICY}">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{escape(page.title)}</title><style>{_CSS}</style></head><body>"
+        f'<header><div class="wrap"><h1>{escape(page.title)}</h1>{subtitle}</div></header>'
+        f'<main>{"".join(parts)}</main>'
+        f"<footer>Made with inexeval {escape(page.version)}.</footer>"
+        f"<script>{_SORT_JS}</script></body></html>\n")

@@ -1,0 +1,148 @@
+"""Inline SVG figures for the HTML report, with the standard library only.
+
+The report must open anywhere from the core install, so its figures are drawn here rather than
+by matplotlib: a line chart (the measures' curves) and a bar chart (sorted per-topic
+differences). Every drawn series carries its exact values in ``data-`` attributes, so a test
+can check what was drawn against the measure code; every string is escaped.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from html import escape
+
+PALETTE = ("#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#f0e442",
+           "#000000")
+"""Okabe and Ito's colour-blind safe palette (black last); runs beyond it cycle."""
+WIN = "#2e7d32"
+LOSS = "#c62828"
+
+_WIDTH, _HEIGHT = 640, 340
+_LEFT, _RIGHT, _TOP, _BOTTOM = 56, 16, 16, 46
+
+
+def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
+    """About ``count`` round tick values (steps of 1, 2 or 5 times a power of ten) covering
+    [low, high]."""
+    if not high > low:
+        high = low + 1.0
+    raw = (high - low) / count
+    power = 10 ** math.floor(math.log10(raw))
+    step = next(m * power for m in (1, 2, 5, 10) if m * power >= raw)
+    first = math.floor(low / step + 1e-9) * step
+    ticks = []
+    value = first
+    while value <= high + step * 1e-9:
+        ticks.append(round(value, 12))
+        value += step
+    return ticks
+
+
+def _number(value: float) -> str:
+    return "nan" if math.isnan(value) else repr(float(value))
+
+
+def _label(value: float) -> str:
+    return f"{value:g}"
+
+
+class _Frame:
+    """The plotting area and the mapping from data to pixels."""
+
+    def __init__(self, x_range: tuple[float, float], y_range: tuple[float, float]) -> None:
+        self.x0, self.x1 = x_range
+        self.y0, self.y1 = y_range
+        if self.x1 == self.x0:
+            self.x1 = self.x0 + 1.0
+
+    def x(self, value: float) -> float:
+        return _LEFT + (value - self.x0) / (self.x1 - self.x0) * (_WIDTH - _LEFT - _RIGHT)
+
+    def y(self, value: float) -> float:
+        return _HEIGHT - _BOTTOM - (value - self.y0) / (self.y1 - self.y0) * (
+            _HEIGHT - _TOP - _BOTTOM)
+
+    def axes(self, x_ticks: Sequence[float], y_ticks: Sequence[float], x_label: str,
+             y_label: str) -> list[str]:
+        parts = [f'<rect class="plot-area" x="{_LEFT}" y="{_TOP}" '
+                 f'width="{_WIDTH - _LEFT - _RIGHT}" height="{_HEIGHT - _TOP - _BOTTOM}"/>']
+        for tick in y_ticks:
+            y = self.y(tick)
+            parts.append(f'<line class="grid" x1="{_LEFT}" x2="{_WIDTH - _RIGHT}" y1="{y:.1f}" '
+                         f'y2="{y:.1f}"/><text class="tick" x="{_LEFT - 6}" y="{y + 4:.1f}" '
+                         f'text-anchor="end">{_label(tick)}</text>')
+        for tick in x_ticks:
+            x = self.x(tick)
+            parts.append(f'<line class="axis" x1="{x:.1f}" x2="{x:.1f}" '
+                         f'y1="{_HEIGHT - _BOTTOM}" y2="{_HEIGHT - _BOTTOM + 4}"/>'
+                         f'<text class="tick" x="{x:.1f}" y="{_HEIGHT - _BOTTOM + 17}" '
+                         f'text-anchor="middle">{_label(tick)}</text>')
+        parts.append(f'<text class="axis-label" x="{(_LEFT + _WIDTH - _RIGHT) / 2}" '
+                     f'y="{_HEIGHT - 8}" text-anchor="middle">{escape(x_label)}</text>')
+        middle = (_TOP + _HEIGHT - _BOTTOM) / 2
+        parts.append(f'<text class="axis-label" x="14" y="{middle}" text-anchor="middle" '
+                     f'transform="rotate(-90 14 {middle})">{escape(y_label)}</text>')
+        return parts
+
+
+def _svg(parts: list[str], label: str) -> str:
+    return (f'<svg class="chart" viewBox="0 0 {_WIDTH} {_HEIGHT}" role="img" '
+            f'aria-label="{escape(label)}" xmlns="http://www.w3.org/2000/svg">'
+            + "".join(parts) + "</svg>")
+
+
+def line_chart(x: Sequence[float], series: Mapping[str, Sequence[float]], *, x_label: str,
+               y_label: str) -> str:
+    """One polyline per run (colour by position, see :func:`legend`); NaN points are left out.
+    Each polyline has ``data-run``, ``data-x`` and ``data-y`` (exact values)."""
+    finite = [v for values in series.values() for v in values if not math.isnan(v)]
+    top = max(finite, default=1.0)
+    low = min(0.0, min(finite, default=0.0))
+    y_ticks = nice_ticks(low, top if top > low else low + 1.0)
+    frame = _Frame((min(x), max(x)), (y_ticks[0], y_ticks[-1]))
+    parts = frame.axes(nice_ticks(min(x), max(x)), y_ticks, x_label, y_label)
+    for i, (run, values) in enumerate(series.items()):
+        points = " ".join(f"{frame.x(a):.2f},{frame.y(b):.2f}" for a, b in zip(x, values)
+                          if not math.isnan(b))
+        colour = PALETTE[i % len(PALETTE)]
+        parts.append(
+            f'<polyline class="series" fill="none" stroke="{colour}" stroke-width="2" '
+            f'points="{points}" data-run="{escape(run)}" '
+            f'data-x="{" ".join(_number(a) for a in x)}" '
+            f'data-y="{" ".join(_number(b) for b in values)}"><title>{escape(run)}</title>'
+            "</polyline>")
+    return _svg(parts, y_label)
+
+
+def legend(runs: Sequence[str]) -> str:
+    """The HTML legend of :func:`line_chart`: a colour swatch and the run's name."""
+    items = "".join(
+        f'<li><span class="swatch" style="background:{PALETTE[i % len(PALETTE)]}"></span>'
+        f"{escape(run)}</li>" for i, run in enumerate(runs))
+    return f'<ul class="legend">{items}</ul>'
+
+
+def difference_bars(differences: Mapping[str, float], *, y_label: str) -> str:
+    """Per-topic differences as bars sorted from the largest gain to the largest loss (green
+    above zero, red below); each bar has ``data-topic`` and ``data-value`` and a tooltip."""
+    ordered = sorted(differences.items(), key=lambda item: (-item[1], item[0]))
+    values = [d for _, d in ordered]
+    reach = max((abs(v) for v in values), default=0.0) or 1.0
+    y_ticks = nice_ticks(-reach, reach, 6)
+    frame = _Frame((0.0, float(max(len(values), 1))), (y_ticks[0], y_ticks[-1]))
+    parts = frame.axes([], y_ticks, f"topics, sorted by difference ({len(values)})", y_label)
+    zero = frame.y(0.0)
+    width = max((frame.x(1.0) - frame.x(0.0)) * 0.8, 0.5)
+    for i, (topic, value) in enumerate(ordered):
+        top = frame.y(max(value, 0.0))
+        height = abs(frame.y(value) - zero)
+        colour = WIN if value > 0 else LOSS
+        parts.append(
+            f'<rect class="bar" x="{frame.x(i + 0.1):.2f}" y="{top:.2f}" width="{width:.2f}" '
+            f'height="{height:.2f}" fill="{colour}" data-topic="{escape(topic)}" '
+            f'data-value="{_number(value)}"><title>topic {escape(topic)}: {value:+.4f}</title>'
+            "</rect>")
+    parts.append(f'<line class="zero" x1="{_LEFT}" x2="{_WIDTH - _RIGHT}" y1="{zero:.1f}" '
+                 f'y2="{zero:.1f}"/>')
+    return _svg(parts, y_label)
