@@ -228,3 +228,84 @@ def with_implicit(assessments: Assessments, *, skip: Iterable[str] = (),
             ta = implicit_assessments(ta, collection)
         topics[t] = ta
     return replace(assessments, topics=topics)
+
+
+def load_for_evaluation(path: str, collection: Any = None) -> Assessments:
+    """Assessments read from a file or folder as ``inexeval eval`` reads them by default: INEX
+    2002-2008 element assessments completed with their implicit assessments (spec §1.6)."""
+    from inexeval.formats.detect import load_assessments
+
+    assessments = load_assessments(path)
+    if assessments.scale in ("inex2002", "inex2003", "inex2005"):
+        assessments = with_implicit(assessments, collection=collection)
+    return assessments
+
+
+class RunEvaluator:
+    """One run's per-topic values over every assessed topic (``-c``): the measures through an
+    :class:`Evaluator`, or an official task (``task``) through
+    :func:`inexeval.measures.focused.evaluate_task` with its keyword ``task_options``."""
+
+    def __init__(self, assessments: Assessments, measures: Sequence[str], *,
+                 task: str | None = None, collection: Any = None,
+                 task_options: Mapping[str, Any] | None = None, **options: Any) -> None:
+        self.task = task
+        self.assessments = assessments
+        self.task_options = dict(task_options or {})
+        self.evaluator = None if task else Evaluator(measures, assessments, collection=collection,
+                                                     complete=True, **options)
+
+    def __call__(self, run: Run) -> Results:
+        if self.evaluator is not None:
+            return self.evaluator.evaluate(run)
+        from inexeval.measures.focused import evaluate_task
+
+        return evaluate_task(self.assessments, [run], str(self.task), complete=True,
+                             per_topic=True, **self.task_options)
+
+
+_POOL_WORK: tuple[Any, Sequence[Run]] | None = None
+
+
+def _evaluate_in_worker(index: int) -> tuple[Results, list[tuple[str, type[Warning]]]]:
+    import warnings
+
+    assert _POOL_WORK is not None
+    evaluate_one, runs = _POOL_WORK
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        results = evaluate_one(runs[index])
+    return results, [(str(w.message), w.category) for w in caught]
+
+
+def evaluate_runs(evaluate_one: Any, runs: Sequence[Run], jobs: int = 1) -> Results:
+    """The results of ``evaluate_one(run)`` for every run, merged in the order of ``runs``;
+    with ``jobs > 1`` the runs are evaluated in a pool of that many forked processes (the
+    numbers and the order are the same; warnings are repeated in the order of the runs)."""
+    global _POOL_WORK
+    if jobs > 1 and len(runs) > 1:
+        import multiprocessing
+        import warnings
+        from concurrent.futures import ProcessPoolExecutor
+
+        _POOL_WORK = (evaluate_one, runs)
+        try:
+            with ProcessPoolExecutor(min(jobs, len(runs)),
+                                     mp_context=multiprocessing.get_context("fork")) as pool:
+                done = list(pool.map(_evaluate_in_worker, range(len(runs))))
+        finally:
+            _POOL_WORK = None
+        parts = []
+        for results, caught in done:
+            for message, category in caught:
+                warnings.warn(message, category, stacklevel=2)
+            parts.append(results)
+    else:
+        parts = [evaluate_one(run) for run in runs]
+    merged = Results()
+    for part in parts:
+        merged.rows.extend(part.rows)
+        merged.overall.extend(part.overall)
+        merged.aggregates.update(part.aggregates)
+        merged.topics_evaluated.update(part.topics_evaluated)
+    return merged

@@ -1,0 +1,422 @@
+"""Comparing systems: paired significance tests of runs on the per-topic values of ``eval``.
+
+:func:`compare` evaluates runs with the same evaluator as ``inexeval eval -c`` (or the official
+task evaluator with ``task``) and :func:`compare_results` compares per-topic values already
+evaluated. The comparison is paired over all assessed topics, a run without results for a topic
+scoring 0 on it; a topic where a measure is undefined for either run of a pair (None or NaN:
+nothing relevant under a strict quantisation) is left out of that pair's comparison, and
+``n_topics`` says how many remained.
+
+The result, :class:`Comparison`, is the API the reports and plots build on:
+
+- ``rows``: one :class:`ComparisonRow` per measure, test and compared run (or pair of runs with
+  ``all_pairs``), its fields exactly the CSV/JSON columns :data:`COLUMNS`, in that order;
+- ``per_topic[measure][run][topic]``: every run's value on every assessed topic (None where
+  undefined); ``means[measure][run]``: the mean over the topics where it is defined (the
+  ``eval -c`` mean); ``topics``: the assessed topics in natural order;
+- ``runs`` (baseline first), ``measures``, ``baseline`` (None with ``all_pairs``), ``tests``,
+  ``correction``, ``alpha``, ``permutations``, ``seed`` and ``header`` (the sentence saying
+  how topics were paired);
+- ``significant(row)``: +1 / -1 / 0 for a row significantly better / worse / neither at
+  ``alpha`` after correction; ``to_dict()``, ``to_dataframe()`` (pandas, imported on use) and
+  ``to_latex()``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from inexeval.analysis import significance
+from inexeval.errors import InexevalError
+from inexeval.model import Assessments, Run
+from inexeval.results import Results
+
+
+class ComparisonRow(NamedTuple):
+    """One comparison of ``run`` against ``baseline`` (the second run of the pair with
+    ``all_pairs``) under one measure and test. ``delta = mean - baseline_mean`` over the
+    ``n_topics`` paired topics; ``p_adjusted`` is ``p_value`` after the correction (equal to it
+    without one); ``(ci_low, ci_high)`` the 95% interval of the mean difference;
+    ``effect_size`` the mean difference over the standard deviation of the differences
+    (ddof 1); ``wins``/``ties``/``losses`` count topics where ``run`` is better / within 1e-12 /
+    worse. Undefined numbers (a t test on one topic, the effect size of constant non-zero
+    differences) are NaN."""
+
+    measure: str
+    test: str
+    run: str
+    baseline: str
+    n_topics: int
+    mean: float
+    baseline_mean: float
+    delta: float
+    p_value: float
+    p_adjusted: float
+    ci_low: float
+    ci_high: float
+    effect_size: float
+    wins: int
+    ties: int
+    losses: int
+
+
+COLUMNS = ComparisonRow._fields
+"""The CSV/JSON columns of ``inexeval compare``, in order."""
+
+TASK_MEASURES = {
+    "focused": ["iP[0.00]", "iP[0.01]", "iP[0.05]", "iP[0.10]", "MAiP"],
+    "thorough": ["iP[0.00]", "iP[0.01]", "iP[0.05]", "iP[0.10]", "MAiP"],
+}
+"""The measures compared under ``task`` without explicit measures: the official tables' ones
+(in-context tasks: gP at 5, 10, 25, 50 and MAgP)."""
+_IN_CONTEXT_MEASURES = ["gP[5]", "gP[10]", "gP[25]", "gP[50]", "MAgP"]
+
+# Official task means whose per-topic values have their own name.
+_PER_TOPIC_NAME = {"MAiP": "AiP", "MAgP": "AgP"}
+
+PerTopic = dict[str, dict[str, dict[str, float | None]]]
+
+
+def header(n_topics: int) -> str:
+    """The sentence saying how the comparison pairs topics."""
+    return (f"paired over all {n_topics} assessed topics, a run without results for a topic "
+            "scoring 0 on it; a topic where a measure is undefined is left out of that "
+            "measure's comparison")
+
+
+@dataclass
+class Comparison:
+    """The outcome of :func:`compare` (see the module docstring for the fields)."""
+
+    rows: list[ComparisonRow]
+    per_topic: PerTopic
+    means: dict[str, dict[str, float | None]]
+    topics: list[str]
+    runs: list[str]
+    measures: list[str]
+    baseline: str | None
+    tests: list[str]
+    correction: str
+    alpha: float
+    permutations: int
+    seed: int
+    header: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def significant(self, row: ComparisonRow) -> int:
+        """+1 if ``row.run`` is significantly better than ``row.baseline`` at ``alpha`` (after
+        correction), -1 if significantly worse, else 0."""
+        if math.isnan(row.p_adjusted) or row.p_adjusted >= self.alpha or row.delta == 0:
+            return 0
+        return 1 if row.delta > 0 else -1
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data: the settings, the header, the means and the rows (as dicts of
+        :data:`COLUMNS`, NaN as None)."""
+        return {
+            "header": self.header,
+            "baseline": self.baseline,
+            "tests": list(self.tests),
+            "correction": self.correction,
+            "alpha": self.alpha,
+            "permutations": self.permutations,
+            "seed": self.seed,
+            "topics": list(self.topics),
+            "runs": list(self.runs),
+            "measures": list(self.measures),
+            "means": {m: dict(v) for m, v in self.means.items()},
+            "rows": [row_dict(row) for row in self.rows],
+        }
+
+    def to_dataframe(self) -> Any:
+        """The rows as a pandas DataFrame with columns :data:`COLUMNS` (needs pandas)."""
+        try:
+            import pandas as pd
+        except ImportError:
+            raise InexevalError("to_dataframe needs pandas: pip install pandas") from None
+        return pd.DataFrame([tuple(r) for r in self.rows], columns=list(COLUMNS))
+
+    def to_latex(self, digits: int = 4) -> str:
+        """The booktabs table of ``inexeval compare --format latex``."""
+        from inexeval.report.comparison import render_latex
+
+        return render_latex(self, digits)
+
+
+def row_dict(row: ComparisonRow) -> dict[str, Any]:
+    """A row as a dict of :data:`COLUMNS`, NaN as None (JSON has no NaN)."""
+    return {k: (None if isinstance(v, float) and math.isnan(v) else v)
+            for k, v in row._asdict().items()}
+
+
+def per_topic_values(results: Results, measures: Sequence[str], runs: Sequence[str] | None = None,
+                     topics: Sequence[str] | None = None) -> PerTopic:
+    """``{measure: {run: {topic: value}}}`` from evaluated results (evaluate with ``complete``
+    so that every assessed topic has a value); NaN becomes None (undefined). The official
+    task means ``MAiP``/``MAgP`` take their per-topic values from ``AiP``/``AgP``."""
+    runs = list(runs if runs is not None else results.runs())
+    names = {m: _PER_TOPIC_NAME.get(m, m) for m in measures}
+    wanted = {name: m for m, name in names.items()}
+    out: PerTopic = {m: {r: {} for r in runs} for m in measures}
+    for row in results.rows:
+        measure = wanted.get(row.measure)
+        if measure is None or row.run not in out[measure]:
+            continue
+        value = row.value
+        out[measure][row.run][row.topic] = None if value is None or math.isnan(value) else value
+    for m in measures:
+        if not any(any(v is not None for v in values.values()) for values in out[m].values()):
+            raise InexevalError(f"measure {m} has no per-topic values")
+        if topics is not None:
+            out[m] = {r: {t: out[m][r].get(t) for t in topics} for r in runs}
+    return out
+
+
+def _mean(values: Iterable[float | None]) -> float | None:
+    defined = [v for v in values if v is not None]
+    return math.fsum(defined) / len(defined) if defined else None
+
+
+def compare_results(
+    results: Results,
+    measures: Sequence[str],
+    *,
+    baseline: str | None = None,
+    tests: Sequence[str] = ("t",),
+    correction: str = "none",
+    all_pairs: bool = False,
+    alpha: float = 0.05,
+    permutations: int = 10_000,
+    seed: int = 42,
+    topics: Sequence[str] | None = None,
+) -> Comparison:
+    """Compare the runs of ``results`` (per-topic values of every assessed topic, as
+    ``Evaluator(..., complete=True)`` gives them) under ``measures``.
+
+    ``baseline``: the run the others are compared with (default: the first); ``all_pairs``:
+    every pair of runs instead (no baseline; the ``tukey`` and ``randomised-tukey`` tests need
+    it). ``tests``: names from :data:`inexeval.analysis.significance.TESTS`; ``correction``:
+    one of :data:`~inexeval.analysis.significance.CORRECTIONS`, applied per measure and test
+    across its comparisons; ``permutations`` (B) and ``seed``: the randomised and bootstrap
+    tests'. ``topics``: the assessed topics (default: those of the results).
+    """
+    tests = list(dict.fromkeys(tests))
+    runs = results.runs()
+    _check_request(runs, baseline, tests, correction, all_pairs, permutations)
+    if baseline is not None:
+        runs = [baseline, *(r for r in runs if r != baseline)]
+    if topics is None:
+        topics = list(dict.fromkeys(t for run in runs
+                                    for t in results.topics_evaluated.get(run, [])))
+    if not topics:
+        raise InexevalError("no assessed topic to compare the runs on")
+    per_topic = per_topic_values(results, measures, runs, topics)
+    rows: list[ComparisonRow] = []
+    for measure in measures:
+        values = per_topic[measure]
+        for test in tests:
+            found = (_all_pairs(values, runs, topics, measure, test, permutations, seed)
+                     if all_pairs else
+                     _against_baseline(values, runs, topics, measure, test, permutations, seed))
+            adjusted = significance.adjust([r.p_value for r in found], correction)
+            rows.extend(r._replace(p_adjusted=p) for r, p in zip(found, adjusted))
+    means = {m: {r: _mean(per_topic[m][r].values()) for r in runs} for m in measures}
+    return Comparison(rows=rows, per_topic=per_topic, means=means, topics=list(topics),
+                      runs=runs, measures=list(measures),
+                      baseline=None if all_pairs else runs[0], tests=tests,
+                      correction=correction, alpha=alpha, permutations=permutations, seed=seed,
+                      header=header(len(topics)))
+
+
+def _check_request(runs: Sequence[str], baseline: str | None, tests: Sequence[str],
+                   correction: str, all_pairs: bool, permutations: int) -> None:
+    if len(runs) < 2:
+        raise InexevalError(f"comparing needs at least two runs, not {len(runs)}")
+    if baseline is not None and baseline not in runs:
+        raise InexevalError(f"unknown baseline {baseline!r} (the runs are "
+                            f"{', '.join(runs)})")
+    if all_pairs and baseline is not None:
+        raise InexevalError("--all-pairs compares every pair of runs: it takes no baseline")
+    if not tests:
+        raise InexevalError("no test asked for")
+    unknown = [t for t in tests if t not in significance.TESTS]
+    if unknown:
+        raise InexevalError(f"unknown test {', '.join(unknown)} (one of "
+                            f"{', '.join(significance.TESTS)})")
+    needs_pairs = [t for t in tests if t in significance.ALL_PAIRS_TESTS]
+    if needs_pairs and not all_pairs:
+        raise InexevalError(f"the {', '.join(needs_pairs)} test compares all pairs of runs: "
+                            "add --all-pairs")
+    if correction not in significance.CORRECTIONS:
+        raise InexevalError(f"unknown correction {correction!r} (one of "
+                            f"{', '.join(significance.CORRECTIONS)})")
+    if permutations < 1:
+        raise InexevalError(f"the number of permutations must be at least 1, not {permutations}")
+
+
+def _paired(values: dict[str, dict[str, float | None]], run: str, other: str,
+            topics: Sequence[str], measure: str) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    kept = [t for t in topics if values[run][t] is not None and values[other][t] is not None]
+    if not kept:
+        raise InexevalError(f"{measure}: no topic where both {run} and {other} have a value")
+    a = np.array([values[run][t] for t in kept], dtype=np.float64)
+    b = np.array([values[other][t] for t in kept], dtype=np.float64)
+    return a, b
+
+
+def _row(measure: str, test: str, run: str, other: str, a: np.ndarray[Any, Any],
+         b: np.ndarray[Any, Any], result: significance.TestResult) -> ComparisonRow:
+    d = a - b
+    delta = float(np.mean(a) - np.mean(b))
+    sd = float(np.std(d, ddof=1)) if len(d) > 1 else math.nan
+    if abs(delta) < significance.TIE and (sd == 0 or math.isnan(sd)):
+        effect = 0.0
+    else:
+        effect = delta / sd if sd > 0 else math.nan
+    return ComparisonRow(
+        measure=measure, test=test, run=run, baseline=other, n_topics=len(d),
+        mean=float(np.mean(a)), baseline_mean=float(np.mean(b)), delta=delta,
+        p_value=result.p_value, p_adjusted=result.p_value, ci_low=result.ci_low,
+        ci_high=result.ci_high, effect_size=effect,
+        wins=int(np.sum(d >= significance.TIE)), ties=int(np.sum(np.abs(d) < significance.TIE)),
+        losses=int(np.sum(d <= -significance.TIE)))
+
+
+def _against_baseline(values: dict[str, dict[str, float | None]], runs: Sequence[str],
+                      topics: Sequence[str], measure: str, test: str, permutations: int,
+                      seed: int) -> list[ComparisonRow]:
+    baseline = runs[0]
+    pairs = [(run, *_paired(values, run, baseline, topics, measure)) for run in runs[1:]]
+    if test == "randomised":
+        results = _randomised(pairs, permutations, seed)
+    else:
+        results = [_one_test(test, a - b, permutations, seed) for _, a, b in pairs]
+    return [_row(measure, test, run, baseline, a, b, result)
+            for (run, a, b), result in zip(pairs, results)]
+
+
+def _randomised(pairs: list[tuple[str, Any, Any]], permutations: int,
+                seed: int) -> list[significance.TestResult]:
+    """The randomised test of many comparisons: one sign matrix per number of topics, one
+    matrix product for all comparisons with that many topics."""
+    out: dict[int, significance.TestResult] = {}
+    by_size: dict[int, list[int]] = {}
+    for i, (_, a, _) in enumerate(pairs):
+        by_size.setdefault(len(a), []).append(i)
+    for n, members in by_size.items():
+        signs, exact = significance.sign_matrix(n, permutations, seed)
+        differences = np.column_stack([pairs[i][1] - pairs[i][2] for i in members])
+        for i, result in zip(members, significance.randomised_many(differences, signs, exact)):
+            out[i] = result
+    return [out[i] for i in range(len(pairs))]
+
+
+def _one_test(test: str, d: Any, permutations: int, seed: int) -> significance.TestResult:
+    if test == "bootstrap":
+        return significance.bootstrap(d, permutations, seed)
+    if test == "randomised":
+        return significance.randomised(d, permutations, seed)
+    return significance.PAIRED[test](d)
+
+
+def _all_pairs(values: dict[str, dict[str, float | None]], runs: Sequence[str],
+               topics: Sequence[str], measure: str, test: str, permutations: int,
+               seed: int) -> list[ComparisonRow]:
+    if test in significance.ALL_PAIRS_TESTS:
+        kept = [t for t in topics if all(values[r][t] is not None for r in runs)]
+        if len(kept) < 2:
+            raise InexevalError(f"{measure}: the {test} test needs at least two topics where "
+                                "every run has a value")
+        matrix = np.array([[values[r][t] for r in runs] for t in kept], dtype=np.float64)
+        found = (significance.tukey_hsd(matrix) if test == "tukey"
+                 else significance.randomised_tukey(matrix, permutations, seed))
+        return [_row(measure, test, runs[p.a], runs[p.b], matrix[:, p.a], matrix[:, p.b],
+                     p.result) for p in found]
+    rows = []
+    for i, run in enumerate(runs):
+        for other in runs[i + 1:]:
+            a, b = _paired(values, run, other, topics, measure)
+            rows.append(_row(measure, test, run, other, a, b,
+                             _one_test(test, a - b, permutations, seed)))
+    return rows
+
+
+def compare(
+    assessments: Assessments | str,
+    runs: Sequence[Run | str],
+    measures: Sequence[str] | None = None,
+    *,
+    baseline: str | None = None,
+    test: str | Sequence[str] = "t",
+    correction: str = "none",
+    all_pairs: bool = False,
+    alpha: float = 0.05,
+    permutations: int = 10_000,
+    seed: int = 42,
+    task: str | None = None,
+    collection: Any = None,
+    jobs: int = 1,
+    **options: Any,
+) -> Comparison:
+    """Evaluate ``runs`` (Run objects or file names) against ``assessments`` (an
+    :class:`~inexeval.model.Assessments` used as given, or a file or folder name read as
+    ``inexeval eval`` reads it) and compare them; see :func:`compare_results` for the
+    comparison's arguments (``test`` is one test name or several).
+
+    ``measures`` are measure names (``inexeval measures``), or with ``task`` (an official INEX
+    2007-2010 task, FOL qrels and runs) names of that task's measures (default
+    :data:`TASK_MEASURES`). ``collection``, ``options`` (``limit``, ``order``, ...): as for
+    :class:`inexeval.evaluation.Evaluator`. ``jobs``: runs evaluated in that many processes
+    (the numbers do not change).
+    """
+    from inexeval.evaluation import RunEvaluator, evaluate_runs, load_for_evaluation
+    from inexeval.formats.detect import load_run
+
+    if isinstance(assessments, str):
+        assessments = load_for_evaluation(assessments, collection)
+    loaded = [load_run(r) if isinstance(r, str) else r for r in runs]
+    names = comparable_measures(measures, task)
+    evaluate_one = RunEvaluator(assessments, names, task=task, collection=collection, **options)
+    results = evaluate_runs(evaluate_one, loaded, jobs)
+    return compare_results(results, names, baseline=baseline,
+                           tests=[test] if isinstance(test, str) else list(test),
+                           correction=correction, all_pairs=all_pairs, alpha=alpha,
+                           permutations=permutations, seed=seed,
+                           topics=natural_order(list(assessments)))
+
+
+def comparable_measures(measures: Sequence[str] | None, task: str | None) -> list[str]:
+    """The measures to compare, by their canonical names: ``measures`` parsed, or under an
+    official ``task`` its per-topic measures or their means ``MAiP``/``MAgP`` (default
+    :data:`TASK_MEASURES`)."""
+    from inexeval.errors import MeasureError
+    from inexeval.measures.registry import parse_measures
+
+    if task is None:
+        if not measures:
+            raise InexevalError("name the measures to compare (-m) or an official task (--task)")
+        return list(dict.fromkeys(str(m) for m in parse_measures(list(measures))))
+    if not measures:
+        return list(TASK_MEASURES.get(task, _IN_CONTEXT_MEASURES))
+    from inexeval.measures.focused import measure_names
+
+    per_topic = measure_names(task, per_topic=True)
+    offered = [*per_topic, *(mean for mean, name in _PER_TOPIC_NAME.items() if name in per_topic)]
+    names = [m if m in offered else str(parse_measures([m])[0]) for m in measures]
+    missing = [m for m in names if m not in offered]
+    if missing:
+        raise MeasureError(f"not a per-topic measure of task {task}: {', '.join(missing)} (it "
+                           f"has {', '.join(offered)})")
+    return list(dict.fromkeys(names))
+
+
+def natural_order(topics: list[str]) -> list[str]:
+    """Topic ids in natural order (numbers by value first, then the rest), as ``eval``."""
+    from inexeval.evaluation import _topic_key
+
+    return sorted(topics, key=_topic_key)
