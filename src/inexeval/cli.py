@@ -82,6 +82,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     from inexeval.errors import InexevalError, InexevalWarning
 
     args = parser().parse_args(argv)
+    # the exact command, for outputs that say how they were made (report, compare --format html)
+    args.argv = ["inexeval", *(sys.argv[1:] if argv is None else argv)]
     if getattr(args, "run", None) is None:
         parser().print_help()
         return 0

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,19 +23,6 @@ DEFAULT_MEASURES = {
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_input_arguments(parser)
-    parser.add_argument("-q", action="store_true", help="print per-topic values too")
-    parser.add_argument("--digits", type=non_negative, default=4, metavar="N", help="decimals printed")
-    parser.add_argument("--format", choices=("trec", "csv", "json", "latex", "table", "official"),
-                        default="trec", help="output format (default trec; official: the "
-                        "official INEX evaluator's layout, with --task)")
-    parser.add_argument("--table", action="store_true",
-                        help="print runs x measures of the means (same as --format table)")
-
-
-def add_input_arguments(parser: argparse.ArgumentParser) -> None:
-    """The inputs of an evaluation and how they are read and scored, shared by the commands
-    that evaluate runs (``eval``, ``plot``, ``report``)."""
     parser.add_argument("assessments", metavar="ASSESSMENTS",
                         help="assessment file or folder of per-topic files (INEX XML, FOL or "
                         "TREC qrels)")
@@ -50,6 +36,7 @@ def add_input_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the XML documents, or an index saved by `inexeval index`")
     parser.add_argument("--num-docs", type=positive, metavar="N",
                         help="documents in the collection (inex_eval's virtual final rank)")
+    parser.add_argument("-q", action="store_true", help="print per-topic values too")
     parser.add_argument("-c", action="store_true",
                         help="average over all assessed topics, a topic without results scoring 0")
     parser.add_argument("--topics", metavar="IDS", help="comma-separated topic ids to evaluate")
@@ -61,6 +48,12 @@ def add_input_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--strict", action="store_true",
                         help="inconsistent highlighting assessments (overlapping passages, rsize "
                         "or sizes that disagree) are an error instead of a warning")
+    parser.add_argument("--digits", type=non_negative, default=4, metavar="N", help="decimals printed")
+    parser.add_argument("--format", choices=("trec", "csv", "json", "latex", "table", "official"),
+                        default="trec", help="output format (default trec; official: the "
+                        "official INEX evaluator's layout, with --task)")
+    parser.add_argument("--table", action="store_true",
+                        help="print runs x measures of the means (same as --format table)")
     parser.add_argument("--assessments-format", metavar="FORMAT",
                         help="override format detection: inex, fol, trec")
     parser.add_argument("--run-format", metavar="FORMAT",
@@ -137,19 +130,11 @@ _NOT_FOR_TASKS = (("limit", None), ("order", "rank"), ("keep_repeats", False),
                   ("ideal_run", None))
 
 
-@dataclass(frozen=True)
-class Inputs:
-    """The assessments, runs and collection named on the command line, read and checked."""
-
-    assessments: Any
-    runs: list[Any]
-    collection: Any
-
-
-def load_inputs(args: argparse.Namespace) -> Inputs:
-    """Read the files of :func:`add_input_arguments` (``--topics`` applied, run names unique)."""
+def run(args: argparse.Namespace) -> int:
     from inexeval.errors import InexevalError
+    from inexeval.evaluation import Evaluator
     from inexeval.formats.detect import load_run
+    from inexeval.report import render
 
     if args.measure:
         from inexeval.measures.registry import parse_measures
@@ -171,17 +156,9 @@ def load_inputs(args: argparse.Namespace) -> Inputs:
         runs = [replace(r, topics={t: tr for t, tr in r.items() if t in _selected(args)})
                 for r in runs]
     _unique_names(runs)
-    return Inputs(assessments, runs, collection)
-
-
-def evaluate(args: argparse.Namespace, inputs: Inputs, per_topic: bool = True,
-             measures: list[str] | None = None) -> Any:
-    """The :class:`Results` of the runs: the official measure set of ``--task`` (the
-    measures of ``-m`` only, if given), or the measures of ``-m`` (``measures`` if given, else
-    the scale's defaults) with the element-run options."""
-    from inexeval.evaluation import Evaluator
-    from inexeval.formats.detect import load_run
-
+    fmt = "table" if args.table else args.format
+    if fmt == "official" and not args.task:
+        raise InexevalError("--format official goes with --task")
     if args.task:
         from inexeval.errors import warn
         from inexeval.measures.focused import evaluate_task
@@ -191,39 +168,32 @@ def evaluate(args: argparse.Namespace, inputs: Inputs, per_topic: bool = True,
         if unused:
             warn(f"{', '.join(unused)} not used by --task (the official evaluator's rules: "
                  "file order, no limit, FOL qrels)")
-        results = evaluate_task(inputs.assessments, inputs.runs, args.task, complete=args.c,
-                                per_topic=per_topic, beta=args.beta, bep_n=args.bep_n,
-                                irr=args.irr, exact_buckets=args.exact_buckets)
-        return _only(results, args.measure) if args.measure else results
-    names = measures or args.measure or DEFAULT_MEASURES.get(inputs.assessments.scale, ["P@10"])
-    options: dict[str, Any] = {}
-    if args.navigation:
-        from inexeval.measures.navigation import read_navigation
 
-        options["navigation"] = read_navigation(args.navigation)
-    if args.ideal_run:
-        options["ideal_run"] = load_run(args.ideal_run, args.run_format)
-    evaluator = Evaluator(names, inputs.assessments, collection=inputs.collection,
-                          num_docs=args.num_docs, complete=args.c, order=args.order,
-                          limit=args.limit, keep_repeats=args.keep_repeats, options=options)
-    return evaluator.evaluate(inputs.runs)
+        results = evaluate_task(assessments, runs, args.task, complete=args.c, per_topic=args.q,
+                                beta=args.beta, bep_n=args.bep_n, irr=args.irr,
+                                exact_buckets=args.exact_buckets)
+        if args.measure:
+            results = _only(results, args.measure)
+        if fmt == "official":
+            from inexeval.report.official import render_official
 
+            sys.stdout.write(render_official(results, runs, args.runs, list(assessments),
+                                             per_topic=args.q))
+            return 0
+    else:
+        measures = args.measure or DEFAULT_MEASURES.get(assessments.scale, ["P@10"])
+        options: dict[str, Any] = {}
+        if args.navigation:
+            from inexeval.measures.navigation import read_navigation
 
-def run(args: argparse.Namespace) -> int:
-    from inexeval.errors import InexevalError
-    from inexeval.report import render
-
-    fmt = "table" if args.table else args.format
-    inputs = load_inputs(args)
-    if fmt == "official" and not args.task:
-        raise InexevalError("--format official goes with --task")
-    results = evaluate(args, inputs, per_topic=args.q)
-    if fmt == "official":
-        from inexeval.report.official import render_official
-
-        sys.stdout.write(render_official(results, inputs.runs, args.runs,
-                                         list(inputs.assessments), per_topic=args.q))
-        return 0
+            options["navigation"] = read_navigation(args.navigation)
+        if args.ideal_run:
+            options["ideal_run"] = load_run(args.ideal_run, args.run_format)
+        evaluator = Evaluator(measures, assessments, collection=collection,
+                              num_docs=args.num_docs, complete=args.c, order=args.order,
+                              limit=args.limit, keep_repeats=args.keep_repeats,
+                              options=options)
+        results = evaluator.evaluate(runs)
     sys.stdout.write(render(results, fmt, digits=args.digits, per_topic=args.q))
     return 0
 

@@ -15,14 +15,16 @@ reads a run's curve (the mean over topics, or one topic's) from the :class:`Resu
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from inexeval.errors import MeasureError
 from inexeval.measures.registry import REGISTRY, Measure, parse_measure
+from inexeval.model import Assessments, Run
 from inexeval.results import Results
 
 DEFAULT_RANKS = 50
@@ -116,3 +118,24 @@ def series(results: Results, spec: CurveSpec, run: str, topic: str | None = None
 def _per_topic(results: Results, run: str, topic: str) -> Mapping[str, float | None]:
     return {r.measure: r.value for r in results.rows if r.run == run and r.topic == topic}
 
+
+
+def task_measure(task: str, *, beta: float = 0.25, bep_n: int = 500, irr: int = 300,
+                 exact_buckets: bool = False) -> str:
+    """The mean measure of an official task with its settings (``MAiP(task=thorough)``,
+    ``MAgP(task=t2i,irr=300)`` ...), whose curve is the task's iP or gP curve."""
+    if task in ("focused", "thorough"):
+        return f"MAiP(task={task},exact_buckets={exact_buckets})"
+    return f"MAgP(task={task},beta={beta!r},bep_n={bep_n},irr={irr})"
+
+
+def evaluate_curve(spec: CurveSpec, assessments: Assessments, runs: Sequence[Run], *,
+                   official: bool = False, **options: Any) -> Results:
+    """Every point of the curve for every run and topic, by an :class:`Evaluator` with
+    ``options``; ``official``: the runs read as the official task evaluator reads them (file
+    order, nothing cut; spec §15)."""
+    from inexeval.evaluation import Evaluator
+
+    if official:
+        options = {**options, "order": "file", "limit": 0}
+    return Evaluator(spec.points, assessments, **options).evaluate(runs)

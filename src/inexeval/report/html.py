@@ -13,11 +13,20 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from html import escape
+from typing import TYPE_CHECKING
 
 from inexeval.report import svg
 
+if TYPE_CHECKING:
+    from inexeval.analysis.compare import Comparison
+
 BETTER = "▲"
 WORSE = "▼"
+NEITHER = "·"
+
+_KIND = {BETTER: "better", WORSE: "worse", NEITHER: "neither"}
+_TITLE = {BETTER: "significantly better than the baseline",
+          WORSE: "significantly worse than the baseline", NEITHER: "not significant"}
 
 _CSS = """
 :root { --ink:#1f2933; --muted:#52606d; --line:#d9e2ec; --soft:#f5f7fa; --accent:#0b4f8a;
@@ -33,7 +42,8 @@ main { padding-bottom:40px; }
 section { background:#fff; border:1px solid var(--line); border-radius:8px; margin:22px 0;
           padding:18px 22px; }
 h2 { margin:0 0 10px; font-size:19px; color:var(--accent); }
-h3 { margin:16px 0 6px; font-size:15px; }
+details { margin:8px 0; }
+summary { cursor:pointer; font-weight:600; padding:4px 0; }
 p.note { color:var(--muted); margin:6px 0 0; font-size:13px; }
 table { border-collapse:collapse; font-variant-numeric:tabular-nums; font-size:14px; }
 th, td { padding:5px 10px; border-bottom:1px solid var(--line); text-align:right;
@@ -46,6 +56,7 @@ td.best { font-weight:700; }
 .baseline td { background:#fffbea; }
 .mark-better { color:var(--win); font-weight:700; }
 .mark-worse { color:var(--loss); font-weight:700; }
+.mark-neither { color:#9aa5b1; }
 .scroll { overflow-x:auto; max-height:560px; overflow-y:auto; }
 table.sortable th { cursor:pointer; user-select:none; position:sticky; top:0; }
 table.sortable th::after { content:" ↕"; color:#9aa5b1; font-size:11px; }
@@ -143,6 +154,10 @@ class Page:
     differences: Mapping[str, Mapping[str, Mapping[str, float]]] = field(default_factory=dict)
     curves: Sequence[Curve] = ()
     agreement: Mapping[tuple[str, str], float] = field(default_factory=dict)
+    inputs: Sequence[tuple[str, str, int]] = ()
+    """Each run's name, file and number of topics with results."""
+    main: str = ""
+    """The measure whose per-topic table is open and whose differences are drawn."""
     digits: int = 4
 
 
@@ -183,8 +198,8 @@ def means_table(page: Page) -> str:
             mark = page.marks.get((m, run), "")
             shown = _value(value, page.digits)
             if mark:
-                kind = "better" if mark == BETTER else "worse"
-                shown += f' <span class="mark-{kind}" title="significantly {kind}">{mark}</span>'
+                shown += " " + "".join(
+                    f'<span class="mark-{_KIND[m]}" title="{_TITLE[m]}">{m}</span>' for m in mark)
             bold = ' class="best"' if value is not None and value == best[m] else ""
             cells.append(f"<td{bold}>{shown}</td>")
         role = ' class="baseline"' if run == page.baseline else ""
@@ -294,12 +309,18 @@ def render(page: Page) -> str:
                               + '<p class="note">Kendall\'s tau-b between the rankings of the '
                               "runs by their mean scores under two measures.</p>"))
     if page.per_topic:
-        tables = "".join(f"<h3>{escape(m)}</h3>"
-                         + per_topic_table(m, by_run, page.baseline, page.digits)
-                         for m, by_run in page.per_topic.items())
+        tables = "".join(f'<details{" open" if m == page.main else ""}><summary>{escape(m)}'
+                         "</summary>" + per_topic_table(m, by_run, page.baseline, page.digits)
+                         + "</details>" for m, by_run in page.per_topic.items())
         parts.append(_section("per-topic", "Per-topic values", tables
                               + '<p class="note">Click a column header to sort; click again '
                               "to reverse.</p>"))
+    if page.inputs:
+        runs = "".join(f"<tr><td>{escape(name)}</td><td>{escape(path)}</td>{_cell(n, 0)}</tr>"
+                       for name, path, n in page.inputs)
+        parts.append(_section("runs", "Runs", '<table class="inputs"><thead><tr><th>run</th>'
+                              f"<th>file</th><th>topics with results</th></tr></thead><tbody>"
+                              f"{runs}</tbody></table>"))
     parts.append(_section("provenance", "How this report was made",
                           f"<pre><code>{escape(page.command)}</code></pre>"
                           f'<p class="note">inexeval {escape(page.version)}</p>'))
@@ -314,3 +335,54 @@ def render(page: Page) -> str:
         f'<main>{"".join(parts)}</main>'
         f"<footer>Made with inexeval {escape(page.version)}.</footer>"
         f"<script>{_SORT_JS}</script></body></html>\n")
+
+
+def topic_differences(values: Mapping[str, Mapping[str, float | None]], run: str,
+                      baseline: str) -> dict[str, float]:
+    """``run - baseline`` on every topic where both are defined (``values[run][topic]``)."""
+    return {t: v - b for t, v in values[run].items()
+            if v is not None and (b := values[baseline].get(t)) is not None}
+
+
+def main_measure(measures: Sequence[str]) -> str:
+    """The measure a report leads with: the official task mean (MAiP, MAgP) if compared, else
+    the first measure."""
+    return next((m for m in measures if m in ("MAiP", "MAgP")), measures[0])
+
+
+def from_comparison(comparison: Comparison, *, title: str, command: str, version: str,
+                    subtitle: str = "", curves: Sequence[Curve] = (),
+                    inputs: Sequence[tuple[str, str, int]] = (), digits: int = 4) -> Page:
+    """The page of a :class:`~inexeval.analysis.compare.Comparison`: means with markers, the
+    tests, the per-topic values and differences of the main measure against the baseline, the
+    measure-agreement matrix (two measures or more), and ``curves``."""
+    from inexeval.analysis.agreement import measure_agreement
+    from inexeval.report.comparison import legend
+
+    several = len(comparison.tests) > 1
+    signs: dict[tuple[str, str], list[int]] = {}
+    for row in comparison.rows:
+        signs.setdefault((row.measure, row.run), []).append(comparison.significant(row))
+    marks = {}
+    for key, found in signs.items():
+        text = "".join(BETTER if s > 0 else WORSE if s < 0 else NEITHER for s in found)
+        marks[key] = text if several else text.strip(NEITHER)
+    main = main_measure(comparison.measures)
+    baseline = comparison.baseline
+    differences = {} if baseline is None else {main: {
+        run: topic_differences(comparison.per_topic[main], run, baseline)
+        for run in comparison.runs if run != baseline}}
+    agreement = {}
+    usable = [m for m in comparison.measures
+              if sum(v is not None for v in comparison.means[m].values()) >= 2]
+    if len(usable) >= 2 and len(comparison.runs) >= 2:
+        agreement = {(row.measure_a, row.measure_b): row.kendall_tau
+                     for row in measure_agreement(comparison.means, usable)}
+    return Page(
+        title=title, subtitle=subtitle, command=command, version=version,
+        header=comparison.header, runs=comparison.runs, measures=comparison.measures,
+        baseline=baseline, legend=legend(comparison, (BETTER, WORSE, NEITHER))
+        if baseline is not None else "", means=comparison.means, marks=marks,
+        rows=[row._asdict() for row in comparison.rows], per_topic=comparison.per_topic,
+        differences=differences, curves=curves, agreement=agreement, inputs=inputs, main=main,
+        digits=digits)
