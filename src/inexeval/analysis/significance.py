@@ -19,14 +19,10 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
+from inexeval.analysis.choices import ALL_PAIRS_TESTS, CORRECTIONS, PAIRED_TESTS, TESTS
 from inexeval.errors import InexevalError
 
 Array = npt.NDArray[np.float64]
-
-PAIRED_TESTS = ("t", "wilcoxon", "sign", "randomised", "bootstrap")
-ALL_PAIRS_TESTS = ("tukey", "randomised-tukey")
-TESTS = PAIRED_TESTS + ALL_PAIRS_TESTS
-CORRECTIONS = ("none", "bonferroni", "holm", "holm-sidak", "fdr_bh", "fdr_by")
 
 CONFIDENCE = 0.95
 """Level of every confidence interval (the issue fixes it; ``--alpha`` only decides markers)."""
@@ -172,6 +168,12 @@ def randomised_many(differences: Array, signs: Array, exact: bool) -> list[TestR
     return out
 
 
+__all__ = ["ALL_PAIRS_TESTS", "CORRECTIONS", "CONFIDENCE", "PAIRED_TESTS", "TESTS", "TIE",
+           "PairResult", "TestResult", "adjust", "bootstrap", "paired_t", "randomised",
+           "randomised_many", "randomised_tukey", "sign", "sign_matrix", "t_interval",
+           "tukey_hsd", "wilcoxon"]
+
+
 def bootstrap(differences: Sequence[float] | Array, resamples: int = 10_000,
               seed: int = 42) -> TestResult:
     """The paired bootstrap test of the mean difference, shift method (Efron and Tibshirani
@@ -251,6 +253,12 @@ def tukey_hsd(values: Array) -> list[PairResult]:
     return out
 
 
+__all__ = ["ALL_PAIRS_TESTS", "CORRECTIONS", "CONFIDENCE", "PAIRED_TESTS", "TESTS", "TIE",
+           "PairResult", "TestResult", "adjust", "bootstrap", "paired_t", "randomised",
+           "randomised_many", "randomised_tukey", "sign", "sign_matrix", "t_interval",
+           "tukey_hsd", "wilcoxon"]
+
+
 def randomised_tukey(values: Array, permutations: int = 10_000, seed: int = 42) -> list[PairResult]:
     """Carterette's (2012, §3.3, Algorithm 1) randomised Tukey HSD over a topics x systems
     matrix: each trial permutes every topic's values across the systems
@@ -282,6 +290,12 @@ def randomised_tukey(values: Array, permutations: int = 10_000, seed: int = 42) 
             p = (count + 1) / (permutations + 1)
         out.append(PairResult(a, b, TestResult(delta, p, low, high)))
     return out
+
+
+__all__ = ["ALL_PAIRS_TESTS", "CORRECTIONS", "CONFIDENCE", "PAIRED_TESTS", "TESTS", "TIE",
+           "PairResult", "TestResult", "adjust", "bootstrap", "paired_t", "randomised",
+           "randomised_many", "randomised_tukey", "sign", "sign_matrix", "t_interval",
+           "tukey_hsd", "wilcoxon"]
 
 
 def adjust(p_values: Sequence[float], correction: str) -> list[float]:
@@ -319,3 +333,9 @@ def _adjust(p: Array, correction: str) -> Array:
     out = np.empty(m)
     out[order] = adjusted
     return out
+
+
+__all__ = ["ALL_PAIRS_TESTS", "CORRECTIONS", "CONFIDENCE", "PAIRED_TESTS", "TESTS", "TIE",
+           "PairResult", "TestResult", "adjust", "bootstrap", "paired_t", "randomised",
+           "randomised_many", "randomised_tukey", "sign", "sign_matrix", "t_interval",
+           "tukey_hsd", "wilcoxon"]

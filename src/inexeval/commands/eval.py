@@ -23,6 +23,20 @@ DEFAULT_MEASURES = {
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_input_arguments(parser)
+    parser.add_argument("-q", action="store_true", help="print per-topic values too")
+    parser.add_argument("-c", action="store_true",
+                        help="average over all assessed topics, a topic without results scoring 0")
+    parser.add_argument("--digits", type=non_negative, default=4, metavar="N", help="decimals printed")
+    parser.add_argument("--format", choices=("trec", "csv", "json", "latex", "table", "official"),
+                        default="trec", help="output format (default trec; official: the "
+                        "official INEX evaluator's layout, with --task)")
+    parser.add_argument("--table", action="store_true",
+                        help="print runs x measures of the means (same as --format table)")
+
+
+def add_input_arguments(parser: argparse.ArgumentParser) -> None:
+    """The inputs of an evaluation, shared by ``eval``, ``compare`` and ``agree``."""
     parser.add_argument("assessments", metavar="ASSESSMENTS",
                         help="assessment file or folder of per-topic files (INEX XML, FOL or "
                         "TREC qrels)")
@@ -36,9 +50,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the XML documents, or an index saved by `inexeval index`")
     parser.add_argument("--num-docs", type=positive, metavar="N",
                         help="documents in the collection (inex_eval's virtual final rank)")
-    parser.add_argument("-q", action="store_true", help="print per-topic values too")
-    parser.add_argument("-c", action="store_true",
-                        help="average over all assessed topics, a topic without results scoring 0")
     parser.add_argument("--topics", metavar="IDS", help="comma-separated topic ids to evaluate")
     parser.add_argument("--topic-file", metavar="FILE",
                         help="topic file: CAS topics with target elements get no implicit "
@@ -48,12 +59,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--strict", action="store_true",
                         help="inconsistent highlighting assessments (overlapping passages, rsize "
                         "or sizes that disagree) are an error instead of a warning")
-    parser.add_argument("--digits", type=non_negative, default=4, metavar="N", help="decimals printed")
-    parser.add_argument("--format", choices=("trec", "csv", "json", "latex", "table", "official"),
-                        default="trec", help="output format (default trec; official: the "
-                        "official INEX evaluator's layout, with --task)")
-    parser.add_argument("--table", action="store_true",
-                        help="print runs x measures of the means (same as --format table)")
     parser.add_argument("--assessments-format", metavar="FORMAT",
                         help="override format detection: inex, fol, trec")
     parser.add_argument("--run-format", metavar="FORMAT",
@@ -130,11 +135,11 @@ _NOT_FOR_TASKS = (("limit", None), ("order", "rank"), ("keep_repeats", False),
                   ("ideal_run", None))
 
 
-def run(args: argparse.Namespace) -> int:
+def load_inputs(args: argparse.Namespace) -> tuple[Any, list[Any], Any]:
+    """The assessments, runs and collection of :func:`add_input_arguments`, read and checked as
+    ``eval`` reads them (the measures are checked first, before any file is read)."""
     from inexeval.errors import InexevalError
-    from inexeval.evaluation import Evaluator
     from inexeval.formats.detect import load_run
-    from inexeval.report import render
 
     if args.measure:
         from inexeval.measures.registry import parse_measures
@@ -156,22 +161,53 @@ def run(args: argparse.Namespace) -> int:
         runs = [replace(r, topics={t: tr for t, tr in r.items() if t in _selected(args)})
                 for r in runs]
     _unique_names(runs)
+    return assessments, runs, collection
+
+
+def task_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The keyword options of :func:`inexeval.measures.focused.evaluate_task` given on the
+    command line, with a warning for the element options a task does not use."""
+    from inexeval.errors import warn
+
+    unused = ["--" + name.replace("_", "-") for name, default in _NOT_FOR_TASKS
+              if getattr(args, name) != default]
+    if unused:
+        warn(f"{', '.join(unused)} not used by --task (the official evaluator's rules: "
+             "file order, no limit, FOL qrels)")
+    return {"beta": args.beta, "bep_n": args.bep_n, "irr": args.irr,
+            "exact_buckets": args.exact_buckets}
+
+
+def evaluator_options(args: argparse.Namespace, collection: Any) -> dict[str, Any]:
+    """The keyword options of :class:`inexeval.evaluation.Evaluator` given on the command line
+    (``complete`` and the measures aside)."""
+    from inexeval.formats.detect import load_run
+
+    options: dict[str, Any] = {}
+    if args.navigation:
+        from inexeval.measures.navigation import read_navigation
+
+        options["navigation"] = read_navigation(args.navigation)
+    if args.ideal_run:
+        options["ideal_run"] = load_run(args.ideal_run, args.run_format)
+    return {"collection": collection, "num_docs": args.num_docs, "order": args.order,
+            "limit": args.limit, "keep_repeats": args.keep_repeats, "options": options}
+
+
+def run(args: argparse.Namespace) -> int:
+    from inexeval.errors import InexevalError
+    from inexeval.evaluation import Evaluator
+    from inexeval.report import render
+
+    assessments, runs, collection = load_inputs(args)
     fmt = "table" if args.table else args.format
     if fmt == "official" and not args.task:
         raise InexevalError("--format official goes with --task")
     if args.task:
-        from inexeval.errors import warn
         from inexeval.measures.focused import evaluate_task
 
-        unused = ["--" + name.replace("_", "-") for name, default in _NOT_FOR_TASKS
-                  if getattr(args, name) != default]
-        if unused:
-            warn(f"{', '.join(unused)} not used by --task (the official evaluator's rules: "
-                 "file order, no limit, FOL qrels)")
-
         results = evaluate_task(assessments, runs, args.task, complete=args.c, per_topic=args.q,
-                                beta=args.beta, bep_n=args.bep_n, irr=args.irr,
-                                exact_buckets=args.exact_buckets)
+                                **task_options(args))
         if args.measure:
             results = _only(results, args.measure)
         if fmt == "official":
@@ -182,17 +218,8 @@ def run(args: argparse.Namespace) -> int:
             return 0
     else:
         measures = args.measure or DEFAULT_MEASURES.get(assessments.scale, ["P@10"])
-        options: dict[str, Any] = {}
-        if args.navigation:
-            from inexeval.measures.navigation import read_navigation
-
-            options["navigation"] = read_navigation(args.navigation)
-        if args.ideal_run:
-            options["ideal_run"] = load_run(args.ideal_run, args.run_format)
-        evaluator = Evaluator(measures, assessments, collection=collection,
-                              num_docs=args.num_docs, complete=args.c, order=args.order,
-                              limit=args.limit, keep_repeats=args.keep_repeats,
-                              options=options)
+        evaluator = Evaluator(measures, assessments, complete=args.c,
+                              **evaluator_options(args, collection))
         results = evaluator.evaluate(runs)
     sys.stdout.write(render(results, fmt, digits=args.digits, per_topic=args.q))
     return 0

@@ -78,29 +78,36 @@ def _matrix(results: Results) -> tuple[list[str], list[str], dict[tuple[str, str
     return runs, measures, cells
 
 
+def latex_escape(text: str) -> str:
+    """``text`` with LaTeX's special characters escaped."""
+    text = text.replace("\\", "\x00")
+    for a, b in (("_", r"\_"), ("&", r"\&"), ("%", r"\%"), ("#", r"\#"), ("$", r"\$"),
+                 ("{", r"\{"), ("}", r"\}"), ("~", r"\textasciitilde{}"),
+                 ("^", r"\textasciicircum{}")):
+        text = text.replace(a, b)
+    return text.replace("\x00", r"\textbackslash{}")
+
+
+def aligned(rows: list[list[str]]) -> str:
+    """Rows of cells as aligned plain text: the first column left-aligned, the others right."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(cell.ljust(w) if i == 0 else cell.rjust(w)
+                       for i, (cell, w) in enumerate(zip(row, widths))) for row in rows]
+    return "\n".join(lines) + "\n"
+
+
 def render_table(results: Results, digits: int = 4, per_topic: bool = False) -> str:
     """Runs as rows, measures as columns, means as values (aligned plain text)."""
     runs, measures, cells = _matrix(results)
     header = ["run", *measures]
     body = [[run, *(_number(m, cells.get((run, m)), digits) for m in measures)] for run in runs]
-    widths = [max(len(row[i]) for row in [header, *body]) for i in range(len(header))]
-    lines = ["  ".join(cell.ljust(w) if i == 0 else cell.rjust(w)
-                       for i, (cell, w) in enumerate(zip(row, widths))) for row in [header, *body]]
-    return "\n".join(lines) + "\n"
+    return aligned([header, *body])
 
 
 def render_latex(results: Results, digits: int = 4, per_topic: bool = False) -> str:
     """A LaTeX tabular of the means, best value of each column in bold."""
     runs, measures, cells = _matrix(results)
-
-    def escape(text: str) -> str:
-        text = text.replace("\\", "\x00")
-        for a, b in (("_", r"\_"), ("&", r"\&"), ("%", r"\%"), ("#", r"\#"), ("$", r"\$"),
-                     ("{", r"\{"), ("}", r"\}"), ("~", r"\textasciitilde{}"),
-                     ("^", r"\textasciicircum{}")):
-            text = text.replace(a, b)
-        return text.replace("\x00", r"\textbackslash{}")
-
+    escape = latex_escape
     best = {m: max((cells.get((r, m)) or -math.inf) for r in runs) for m in measures}
     lines = [r"\begin{tabular}{l" + "r" * len(measures) + "}", r"\hline",
              " & ".join(["run", *(escape(m) for m in measures)]) + r" \\", r"\hline"]

@@ -1,0 +1,7 @@
+"""Names of the significance tests and multiple-testing corrections, without importing numpy
+(the command line lists them in its help)."""
+
+PAIRED_TESTS = ("t", "wilcoxon", "sign", "randomised", "bootstrap")
+ALL_PAIRS_TESTS = ("tukey", "randomised-tukey")
+TESTS = PAIRED_TESTS + ALL_PAIRS_TESTS
+CORRECTIONS = ("none", "bonferroni", "holm", "holm-sidak", "fdr_bh", "fdr_by")

@@ -1,0 +1,171 @@
+"""Text renderings of comparisons and agreements: ``table``, ``markdown``, ``latex``, ``csv``,
+``json``.
+
+A comparison against a baseline prints as runs x measures of the mean scores, baseline first,
+each value marked when the run is significantly better (▲) or worse (▼) than the baseline at
+``alpha`` after the correction (with several tests, one mark per test in the order of the tests,
+· where not significant), under the header line saying how topics were paired and above a
+legend. ``--all-pairs`` comparisons and agreements print one line per row. ``csv`` and ``json``
+hold exactly the row columns (:data:`inexeval.analysis.compare.COLUMNS`,
+:data:`inexeval.analysis.agreement.AGREEMENT_COLUMNS`) at full precision, NaN as ``NaN`` (csv)
+or null (json).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from inexeval.analysis.compare import COLUMNS, Comparison, row_dict
+from inexeval.report.text import aligned, latex_escape
+
+FORMATS = ("table", "markdown", "latex", "csv", "json")
+
+_BETTER, _WORSE, _NEITHER = "▲", "▼", "·"
+_LATEX_MARKS = (r"$\uparrow$", r"$\downarrow$", r"$\cdot$")
+
+
+def _number(value: Any, digits: int) -> str:
+    if isinstance(value, float):
+        return "NaN" if math.isnan(value) else f"{value:.{digits}f}"
+    return str(value)
+
+
+def _full(value: Any) -> str:
+    if isinstance(value, float):
+        return "NaN" if math.isnan(value) else repr(value)
+    return str(value)
+
+
+def render_csv(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    """A header of ``columns`` and one line per row, numbers at full precision."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(columns)
+    writer.writerows([[_full(v) for v in row] for row in rows])
+    return out.getvalue()
+
+
+def render_json(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    """A list of objects with the keys ``columns`` in order, NaN as null."""
+    data = [{k: (None if isinstance(v, float) and math.isnan(v) else v)
+             for k, v in zip(columns, row)} for row in rows]
+    return json.dumps(data, indent=1) + "\n"
+
+
+def _markdown(rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in rows]
+    lines.insert(1, "|" + "|".join([":--", *["--:"] * (len(rows[0]) - 1)]) + "|")
+    return "\n".join(lines) + "\n"
+
+
+def _latex(rows: list[list[str]], caption: str, align: str) -> str:
+    lines = [r"\begin{table}", r"\centering", rf"\caption{{{caption}}}",
+             rf"\begin{{tabular}}{{{align}}}", r"\toprule", " & ".join(rows[0]) + r" \\",
+             r"\midrule", *(" & ".join(row) + r" \\" for row in rows[1:]), r"\bottomrule",
+             r"\end{tabular}", r"\end{table}"]
+    return "\n".join(lines) + "\n"
+
+
+def render_rows(columns: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str, digits: int = 4,
+                title: str = "") -> str:
+    """Rows of named columns in any of :data:`FORMATS` (``title``: a comment line above a table,
+    a caption in LaTeX)."""
+    if fmt == "csv":
+        return render_csv(columns, rows)
+    if fmt == "json":
+        return render_json(columns, rows)
+    cells = [list(columns), *([_number(v, digits) for v in row] for row in rows)]
+    if fmt == "latex":
+        escaped = [[latex_escape(c) for c in row] for row in cells]
+        return _latex(escaped, latex_escape(title), "l" * 1 + "r" * (len(columns) - 1))
+    head = f"# {title}\n" if title else ""
+    return head + (_markdown(cells) if fmt == "markdown" else aligned(cells))
+
+
+def _marks(comparison: Comparison) -> dict[tuple[str, str], list[int]]:
+    marks: dict[tuple[str, str], list[int]] = {}
+    for row in comparison.rows:
+        marks.setdefault((row.measure, row.run), []).append(comparison.significant(row))
+    return marks
+
+
+def _mark_text(signs: Sequence[int], several: bool, symbols: tuple[str, str, str]) -> str:
+    better, worse, neither = symbols
+    marks = [better if s > 0 else worse if s < 0 else neither for s in signs]
+    return "".join(marks) if several else "".join(m for m in marks if m != neither)
+
+
+def legend(comparison: Comparison, symbols: tuple[str, str, str] = (_BETTER, _WORSE, _NEITHER),
+           escape: Callable[[str], str] = str) -> str:
+    """What the marks mean, in one sentence (``escape`` applies to the text around the marks)."""
+    better, worse, neither = symbols
+    tests = ", ".join(comparison.tests)
+    corrected = ("" if comparison.correction == "none"
+                 else f" after the {comparison.correction} correction")
+    order = ([f"; one mark per test, in the order {tests}, ", neither, " not significant"]
+             if len(comparison.tests) > 1 else [f" ({tests} test)"])
+    parts = [better, f" significantly better than the baseline {comparison.baseline}, ", worse,
+             f" significantly worse: two-sided p < {comparison.alpha:g}{corrected}", *order]
+    return "".join(part if part in symbols else escape(part) for part in parts)
+
+
+def _matrix(comparison: Comparison, digits: int, symbols: tuple[str, str, str],
+            bold: bool = False) -> list[list[str]]:
+    marks = _marks(comparison)
+    several = len(comparison.tests) > 1
+    best = {m: max((v for v in comparison.means[m].values() if v is not None), default=None)
+            for m in comparison.measures}
+    rows = [["run", *comparison.measures]]
+    for run in comparison.runs:
+        cells = [run]
+        for m in comparison.measures:
+            value = comparison.means[m][run]
+            text = "undefined" if value is None else f"{value:.{digits}f}"
+            if bold and value is not None and value == best[m]:
+                text = rf"\textbf{{{text}}}"
+            mark = _mark_text(marks.get((m, run), []), several, symbols)
+            cells.append(f"{text} {mark}".rstrip() if run != comparison.baseline else text)
+        rows.append(cells)
+    return rows
+
+
+def render_comparison(comparison: Comparison, fmt: str = "table", digits: int = 4) -> str:
+    """A comparison in any of :data:`FORMATS`."""
+    if fmt in ("csv", "json") or comparison.baseline is None:
+        return render_rows(COLUMNS, comparison.rows, fmt, digits, _title(comparison))
+    if fmt == "latex":
+        return render_latex(comparison, digits)
+    rows = _matrix(comparison, digits, (_BETTER, _WORSE, _NEITHER))
+    rows[1][0] += " (baseline)"
+    body = _markdown(rows) if fmt == "markdown" else aligned(rows)
+    return f"# {_title(comparison)}\n{body}{legend(comparison)}\n"
+
+
+def _title(comparison: Comparison) -> str:
+    tests = ", ".join(comparison.tests)
+    against = ("every pair of runs" if comparison.baseline is None
+               else f"against the baseline {comparison.baseline}")
+    plural = "s" if len(comparison.tests) > 1 else ""
+    return f"{tests} test{plural} {against}; {comparison.header}"
+
+
+def render_latex(comparison: Comparison, digits: int = 4) -> str:
+    """A booktabs table ready for a paper: runs x measures of the means, the best value of each
+    measure in bold, arrows for significant differences from the baseline (one per test), the
+    legend in the caption (all-pairs comparisons: one line per pair)."""
+    if comparison.baseline is None:
+        return render_rows(COLUMNS, comparison.rows, "latex", digits, _title(comparison))
+    rows = _matrix(comparison, digits, _LATEX_MARKS, bold=True)
+    escaped = [[latex_escape(rows[0][0]), *(latex_escape(m) for m in rows[0][1:])]]
+    escaped += [[latex_escape(r[0]), *r[1:]] for r in rows[1:]]
+    caption = legend(comparison, _LATEX_MARKS, latex_escape)
+    return _latex(escaped, caption, "l" + "r" * len(comparison.measures))
+
+
+__all__ = ["FORMATS", "legend", "render_comparison", "render_csv", "render_json", "render_latex",
+           "render_rows", "row_dict"]
