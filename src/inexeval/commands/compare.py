@@ -13,7 +13,7 @@ from inexeval.cli import non_negative, positive
 NAME = "compare"
 HELP = "compare runs with significance tests (paired over all assessed topics)"
 
-FORMATS = ("table", "markdown", "latex", "csv", "json")
+FORMATS = ("table", "markdown", "latex", "csv", "json", "html")
 
 
 def probability(text: str) -> float:
@@ -115,6 +115,7 @@ def write(args: argparse.Namespace, text: str, *inputs: str | None) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from inexeval.analysis.compare import compare_results
+    from inexeval.commands.report import html_report
     from inexeval.errors import InexevalError
     from inexeval.report.comparison import render_comparison
 
@@ -141,6 +142,7 @@ def run(args: argparse.Namespace) -> int:
                                  tests=tests, correction=args.correction,
                                  all_pairs=args.all_pairs, alpha=args.alpha,
                                  permutations=args.permutations, seed=args.seed, topics=topics)
-    write(args, render_comparison(comparison, args.format, args.digits), args.assessments,
+    write(args, html_report(args, comparison) if args.format == "html" else
+          render_comparison(comparison, args.format, args.digits), args.assessments,
           *args.runs, args.collection)
     return 0

@@ -38,12 +38,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "scoring 0 (as eval -c; the other kinds always do)")
     parser.add_argument("--topic", metavar="TOPIC", help="curve: one topic's curve, not the mean")
     parser.add_argument("--baseline", metavar="RUN",
-                        help="per-topic: the run the others are compared with (default: the "
-                        "first run)")
+                        help="per-topic: the run the others are compared with, its name or "
+                        "file (default: the first run)")
     parser.add_argument("--ranks", type=positive, default=50, metavar="N",
                         help="curve: last rank of a curve over ranks (gP, nxCG, P ...; 50)")
     parser.add_argument("-o", "--output", required=True, metavar="FILE",
                         help="the figure; its suffix gives the format: .png, .svg or .pdf")
+    parser.set_defaults(jobs=1)
 
 
 def _matplotlib() -> None:
@@ -68,9 +69,10 @@ def run(args: argparse.Namespace) -> int:
     check_output(args.output, args.assessments, *args.runs)
     if args.topic is not None and args.kind != "curve":
         raise InexevalError("--topic goes with --kind curve")
-    inputs = Inputs(*load_inputs(args))
-    draw = {"curve": _curve, "per-topic": _per_topic, "scatter": _scatter, "box": _box}[args.kind]
-    fig = draw(args, inputs)
+    if args.kind == "curve":
+        fig = _curve(args, Inputs(*load_inputs(args)))
+    else:
+        fig = {"per-topic": _per_topic, "scatter": _scatter, "box": _box}[args.kind](args)
     with atomic_output(args.output, "wb") as handle:
         # no creation date in SVG and PDF: the same data give the same file
         fig.savefig(handle, format=suffix, metadata={"Date": None} if suffix != "png" else None,
@@ -123,60 +125,49 @@ def _curve(args: argparse.Namespace, inputs: Inputs) -> Any:
     return fig
 
 
-def per_topic(args: argparse.Namespace, inputs: Inputs, names: list[str] | None = None) -> Any:
-    """The comparison's per-topic values (every assessed topic, a missing one scoring 0) of
-    the measures (``-m`` or the task's)."""
-    from inexeval.analysis.compare import comparable_measures, natural_order, per_topic_values
-    from inexeval.commands.eval import evaluator_options, task_options
-    from inexeval.evaluation import RunEvaluator, evaluate_runs
+def _evaluated(args: argparse.Namespace) -> tuple[Any, list[str], list[str], list[Any]]:
+    """The per-topic values of the measures (``-m`` or the task's) on every assessed topic, a
+    topic without results scoring 0, as ``inexeval compare`` evaluates them."""
+    from inexeval.commands.compare import evaluate_for_comparison
 
-    names = names or comparable_measures(args.measure, args.task)
-    if args.task:
-        evaluate_one = RunEvaluator(inputs.assessments, names, task=args.task,
-                                    task_options=task_options(args))
-    else:
-        evaluate_one = RunEvaluator(inputs.assessments, names,
-                                    **evaluator_options(args, inputs.collection))
-    results = evaluate_runs(evaluate_one, inputs.runs, getattr(args, "jobs", 1))
-    topics = natural_order(list(inputs.assessments))
-    return names, results, per_topic_values(results, names, [r.name for r in inputs.runs],
-                                            topics)
+    return evaluate_for_comparison(args, args.measure)  # type: ignore[no-any-return]
 
 
-def _per_topic(args: argparse.Namespace, inputs: Inputs) -> Any:
-    from inexeval.errors import InexevalError
+def _per_topic(args: argparse.Namespace) -> Any:
+    from inexeval.analysis.compare import compare_results
+    from inexeval.commands.compare import baseline_name
     from inexeval.report import plots
-    from inexeval.report.html import topic_differences
+    from inexeval.report.html import main_measure, topic_differences
 
-    names, _, values = per_topic(args, inputs)
-    runs = [r.name for r in inputs.runs]
-    baseline = args.baseline or runs[0]
-    if baseline not in runs:
-        raise InexevalError(f"unknown baseline {baseline!r} (runs: {', '.join(runs)})")
-    if len(runs) < 2:
-        raise InexevalError("per-topic differences need at least two runs")
-    others = [r for r in runs if r != baseline]
-    fig, axes = plots.figure(len(others), width=max(7.0, 0.15 * len(inputs.assessments)))
+    results, names, topics, runs = _evaluated(args)
+    measure = main_measure(names)
+    comparison = compare_results(results, [measure], topics=topics,
+                                 baseline=baseline_name(args.baseline, runs, args.runs))
+    baseline = str(comparison.baseline)
+    others = [r for r in comparison.runs if r != baseline]
+    fig, axes = plots.figure(len(others), width=max(7.0, 0.12 * len(topics)))
     for ax, other in zip(axes, others):
-        plots.per_topic_differences(ax, topic_differences(values[names[0]], other, baseline),
-                                    run=other, baseline=baseline, measure=names[0])
+        plots.per_topic_differences(
+            ax, topic_differences(comparison.per_topic[measure], other, baseline),
+            run=other, baseline=baseline, measure=measure)
     return fig
 
 
-def _scatter(args: argparse.Namespace, inputs: Inputs) -> Any:
+def _scatter(args: argparse.Namespace) -> Any:
     from inexeval.analysis.agreement import ranking_agreement
     from inexeval.analysis.compare import compare_results
     from inexeval.errors import InexevalError
     from inexeval.report import plots
 
     if len(args.measure) != 2:
-        raise InexevalError(f"a scatter plot is of two measures: give two -m, not "
+        raise InexevalError("a scatter plot is of two measures: give two -m, not "
                             f"{len(args.measure)}")
-    names, results, _ = per_topic(args, inputs)
-    comparison = compare_results(results, names)
-    runs = [r for r in comparison.runs if all(comparison.means[m][r] is not None for m in names)]
-    a = [comparison.means[names[0]][r] for r in runs]
-    b = [comparison.means[names[1]][r] for r in runs]
+    results, names, topics, _ = _evaluated(args)
+    means = compare_results(results, names, topics=topics).means
+    runs = [r for r in means[names[0]]
+            if means[names[0]][r] is not None and means[names[1]][r] is not None]
+    a = [float(means[names[0]][r] or 0.0) for r in runs]
+    b = [float(means[names[1]][r] or 0.0) for r in runs]
     fit = ranking_agreement(a, b, names[0], names[1])
     fig, (ax,) = plots.figure()
     plots.scatter(ax, a, b, runs, measure_a=names[0], measure_b=names[1], slope=fit.slope,
@@ -184,11 +175,15 @@ def _scatter(args: argparse.Namespace, inputs: Inputs) -> Any:
     return fig
 
 
-def _box(args: argparse.Namespace, inputs: Inputs) -> Any:
+def _box(args: argparse.Namespace) -> Any:
+    from inexeval.analysis.compare import per_topic_values
     from inexeval.report import plots
+    from inexeval.report.html import main_measure
 
-    names, _, values = per_topic(args, inputs)
+    results, names, topics, runs = _evaluated(args)
+    measure = main_measure(names)
+    values = per_topic_values(results, [measure], [r.name for r in runs], topics)[measure]
     fig, (ax,) = plots.figure()
     plots.box(ax, {run: [v for v in by_topic.values() if v is not None]
-                   for run, by_topic in values[names[0]].items()}, measure=names[0])
+                   for run, by_topic in values.items()}, measure=measure)
     return fig

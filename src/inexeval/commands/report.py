@@ -1,4 +1,8 @@
-"""``inexeval report``: one self-contained HTML file comparing runs, to mail around."""
+"""``inexeval report``: one self-contained HTML file comparing runs, to mail around.
+
+The report is ``inexeval compare --format html -o FILE``: the same options, the same comparison,
+written as :mod:`inexeval.report.html` lays it out, with the measures' curves besides.
+"""
 
 from __future__ import annotations
 
@@ -6,68 +10,50 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from inexeval.cli import non_negative, positive
-from inexeval.commands.eval import add_input_arguments
+from inexeval.cli import positive
 
 NAME = "report"
 HELP = "write a self-contained HTML report: comparison, tests, curves, per-topic values"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_input_arguments(parser)
-    add_comparison_arguments(parser)
+    from inexeval.commands import compare
+
+    compare.add_arguments(parser)
     parser.add_argument("--ranks", type=positive, default=50, metavar="N",
-                        help="last rank of a curve over ranks (gP, nxCG, P ...; 50)")
-    parser.add_argument("--digits", type=non_negative, default=4, metavar="N",
-                        help="decimals shown")
-    parser.add_argument("-o", "--output", required=True, metavar="FILE",
-                        help="the HTML file to write")
+                        help="last rank of a curve over ranks (gP, nxCG, P ...; default 50)")
+    parser.set_defaults(format="html")
 
 
 def run(args: argparse.Namespace) -> int:
-    from inexeval.analysis.compare import compare_results, natural_order
+    from inexeval.commands import compare
+    from inexeval.errors import InexevalError
+
+    if args.output is None:
+        raise InexevalError("a report is a file: give -o FILE (e.g. -o report.html)")
+    if args.format != "html":
+        raise InexevalError(f"a report is HTML; for --format {args.format} use inexeval "
+                            "compare")
+    return compare.run(args)
+
+
+def html_report(args: argparse.Namespace, comparison: Any) -> str:
+    """The HTML page of ``inexeval report`` and ``inexeval compare --format html``."""
     from inexeval.commands.eval import load_inputs
-    from inexeval.commands.plot import Inputs, per_topic
-    from inexeval.outputs import atomic_output, check_output
+    from inexeval.commands.plot import Inputs
     from inexeval.report import html
 
-    check_output(args.output, args.assessments, *args.runs)
     inputs = Inputs(*load_inputs(args))
-    names, results, _ = per_topic(args, inputs)
-    comparison = compare_results(
-        results, names, baseline=args.baseline, tests=args.test or ["t"], correction=args.correction,
-        alpha=args.alpha, permutations=args.permutations, seed=args.seed,
-        topics=natural_order(list(inputs.assessments)))
     what = f"{args.task} task" if args.task else ", ".join(comparison.measures)
     page = html.from_comparison(
         comparison, title=f"Evaluation report: {what}",
         subtitle=(f"{len(inputs.runs)} runs, {len(comparison.topics)} assessed topics, "
                   f"assessments {Path(args.assessments).name}"),
-        command=command_line(args), version=version(), curves=_curves(args, inputs, names),
+        command=command_line(args), version=version(),
+        curves=_curves(args, inputs, comparison.measures),
         inputs=[(run.name, path, sum(1 for t in run if len(run[t]))) for run, path in
                 zip(inputs.runs, args.runs)], digits=args.digits)
-    with atomic_output(args.output) as handle:
-        handle.write(html.render(page))
-    return 0
-
-
-def add_comparison_arguments(parser: argparse.ArgumentParser) -> None:
-    from inexeval.analysis.significance import CORRECTIONS, TESTS
-
-    parser.add_argument("--baseline", metavar="RUN",
-                        help="the run the others are compared with (default: the first)")
-    parser.add_argument("--test", action="append", choices=TESTS, metavar="TEST",
-                        help=f"significance test, repeatable ({', '.join(TESTS)}; default t)")
-    parser.add_argument("--correction", choices=CORRECTIONS, default="none",
-                        help="multiple-testing correction per measure (default none)")
-    parser.add_argument("--alpha", type=float, default=0.05,
-                        help="significance level of the markers (0.05)")
-    parser.add_argument("--permutations", type=positive, default=10_000, metavar="B",
-                        help="randomised and bootstrap tests: permutations or resamples "
-                        "(10000)")
-    parser.add_argument("--seed", type=int, default=42, help="random seed (42)")
-    parser.add_argument("--jobs", type=positive, default=1, metavar="N",
-                        help="runs evaluated in N processes (1)")
+    return html.render(page)
 
 
 def _curves(args: argparse.Namespace, inputs: Any, names: list[str]) -> list[Any]:
@@ -78,16 +64,15 @@ def _curves(args: argparse.Namespace, inputs: Any, names: list[str]) -> list[Any
     from inexeval.measures.curves import natural_curve, series, task_measure
     from inexeval.report.html import Curve
 
-    specs = {}
     if args.task:
-        from inexeval.commands.eval import task_options
-
-        measures = [task_measure(args.task, **task_options(args))]
+        measures = [task_measure(args.task, beta=args.beta, bep_n=args.bep_n, irr=args.irr,
+                                 exact_buckets=args.exact_buckets)]
     else:
         measures = names
+    specs = {}
     for name in measures:
         try:
-            spec = natural_curve(name, args.ranks)
+            spec = natural_curve(name, getattr(args, "ranks", 50))
         except MeasureError:
             continue
         specs.setdefault(tuple(spec.names), spec)
@@ -95,7 +80,7 @@ def _curves(args: argparse.Namespace, inputs: Any, names: list[str]) -> list[Any
     for spec in specs.values():
         results = curve_results(args, inputs, spec, complete=True)
         curves.append(Curve(
-            f"{spec.y_label} over {spec.x_label} ({spec.measure}), mean over every assessed "
+            f"{spec.measure}: {spec.y_label} over {spec.x_label}, mean over every assessed "
             "topic", spec.x, {run.name: series(results, spec, run.name).tolist()
                               for run in inputs.runs}, spec.x_label, spec.y_label))
     return curves

@@ -65,7 +65,13 @@ table.sortable th[aria-sort=descending]::after { content:" ▼"; color:var(--acc
 .figures { display:grid; grid-template-columns:repeat(auto-fit,minmax(440px,1fr)); gap:16px; }
 figure { margin:0; }
 figcaption { font-size:13px; color:var(--muted); margin-top:4px; }
-svg.chart { width:100%; height:auto; display:block; }
+svg.chart { width:100%; max-width:860px; height:auto; display:block; margin:0 auto; }
+.figures.wide { grid-template-columns:1fr; }
+.figures.wide svg.chart { max-width:none; }
+table.details { font-size:13px; }
+table.details th, table.details td { padding:4px 7px; }
+table.inputs td:nth-child(2) { text-align:left; font-family:ui-monospace,monospace;
+                               font-size:12px; white-space:normal; word-break:break-all; }
 svg .plot-area { fill:#fff; stroke:#bcccdc; }
 svg .grid { stroke:#e4e7eb; }
 svg .axis, svg .zero { stroke:#52606d; }
@@ -261,8 +267,8 @@ def agreement_table(measures: Sequence[str], tau: Mapping[tuple[str, str], float
             f'<tbody>{"".join(lines)}</tbody></table>')
 
 
-def _figures(items: Sequence[str]) -> str:
-    return f'<div class="figures">{"".join(items)}</div>'
+def _figures(items: Sequence[str], wide: bool = False) -> str:
+    return f'<div class="figures{" wide" if wide else ""}">{"".join(items)}</div>'
 
 
 def _curve_figure(curve: Curve) -> str:
@@ -302,7 +308,7 @@ def render(page: Page) -> str:
         figures = [_difference_figure(m, run, page.baseline, by_topic)
                    for m, by_run in page.differences.items() for run, by_topic in by_run.items()]
         parts.append(_section("differences", "Per-topic differences against the baseline",
-                              _figures(figures)))
+                              _figures(figures, wide=True)))
     if page.agreement:
         parts.append(_section("agreement", "Measure agreement",
                               agreement_table(page.measures, page.agreement)

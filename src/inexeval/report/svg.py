@@ -18,7 +18,7 @@ PALETTE = ("#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#f
 WIN = "#2e7d32"
 LOSS = "#c62828"
 
-_WIDTH, _HEIGHT = 640, 340
+_HEIGHT = 340
 _LEFT, _RIGHT, _TOP, _BOTTOM = 56, 16, 16, 46
 
 
@@ -31,11 +31,9 @@ def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
     power = 10 ** math.floor(math.log10(raw))
     step = next(m * power for m in (1, 2, 5, 10) if m * power >= raw)
     first = math.floor(low / step + 1e-9) * step
-    ticks = []
-    value = first
-    while value <= high + step * 1e-9:
-        ticks.append(round(value, 12))
-        value += step
+    ticks = [round(first, 12)]
+    while ticks[-1] < high - step * 1e-9:
+        ticks.append(round(ticks[-1] + step, 12))
     return ticks
 
 
@@ -50,14 +48,16 @@ def _label(value: float) -> str:
 class _Frame:
     """The plotting area and the mapping from data to pixels."""
 
-    def __init__(self, x_range: tuple[float, float], y_range: tuple[float, float]) -> None:
+    def __init__(self, x_range: tuple[float, float], y_range: tuple[float, float],
+                 width: int = 640) -> None:
+        self.width = width
         self.x0, self.x1 = x_range
         self.y0, self.y1 = y_range
         if self.x1 == self.x0:
             self.x1 = self.x0 + 1.0
 
     def x(self, value: float) -> float:
-        return _LEFT + (value - self.x0) / (self.x1 - self.x0) * (_WIDTH - _LEFT - _RIGHT)
+        return _LEFT + (value - self.x0) / (self.x1 - self.x0) * (self.width - _LEFT - _RIGHT)
 
     def y(self, value: float) -> float:
         return _HEIGHT - _BOTTOM - (value - self.y0) / (self.y1 - self.y0) * (
@@ -66,10 +66,10 @@ class _Frame:
     def axes(self, x_ticks: Sequence[float], y_ticks: Sequence[float], x_label: str,
              y_label: str) -> list[str]:
         parts = [f'<rect class="plot-area" x="{_LEFT}" y="{_TOP}" '
-                 f'width="{_WIDTH - _LEFT - _RIGHT}" height="{_HEIGHT - _TOP - _BOTTOM}"/>']
+                 f'width="{self.width - _LEFT - _RIGHT}" height="{_HEIGHT - _TOP - _BOTTOM}"/>']
         for tick in y_ticks:
             y = self.y(tick)
-            parts.append(f'<line class="grid" x1="{_LEFT}" x2="{_WIDTH - _RIGHT}" y1="{y:.1f}" '
+            parts.append(f'<line class="grid" x1="{_LEFT}" x2="{self.width - _RIGHT}" y1="{y:.1f}" '
                          f'y2="{y:.1f}"/><text class="tick" x="{_LEFT - 6}" y="{y + 4:.1f}" '
                          f'text-anchor="end">{_label(tick)}</text>')
         for tick in x_ticks:
@@ -78,7 +78,7 @@ class _Frame:
                          f'y1="{_HEIGHT - _BOTTOM}" y2="{_HEIGHT - _BOTTOM + 4}"/>'
                          f'<text class="tick" x="{x:.1f}" y="{_HEIGHT - _BOTTOM + 17}" '
                          f'text-anchor="middle">{_label(tick)}</text>')
-        parts.append(f'<text class="axis-label" x="{(_LEFT + _WIDTH - _RIGHT) / 2}" '
+        parts.append(f'<text class="axis-label" x="{(_LEFT + self.width - _RIGHT) / 2}" '
                      f'y="{_HEIGHT - 8}" text-anchor="middle">{escape(x_label)}</text>')
         middle = (_TOP + _HEIGHT - _BOTTOM) / 2
         parts.append(f'<text class="axis-label" x="14" y="{middle}" text-anchor="middle" '
@@ -86,8 +86,8 @@ class _Frame:
         return parts
 
 
-def _svg(parts: list[str], label: str) -> str:
-    return (f'<svg class="chart" viewBox="0 0 {_WIDTH} {_HEIGHT}" role="img" '
+def _svg(frame: _Frame, parts: list[str], label: str) -> str:
+    return (f'<svg class="chart" viewBox="0 0 {frame.width} {_HEIGHT}" role="img" '
             f'aria-label="{escape(label)}" xmlns="http://www.w3.org/2000/svg">'
             + "".join(parts) + "</svg>")
 
@@ -112,7 +112,7 @@ def line_chart(x: Sequence[float], series: Mapping[str, Sequence[float]], *, x_l
             f'data-x="{" ".join(_number(a) for a in x)}" '
             f'data-y="{" ".join(_number(b) for b in values)}"><title>{escape(run)}</title>'
             "</polyline>")
-    return _svg(parts, y_label)
+    return _svg(frame, parts, y_label)
 
 
 def legend(runs: Sequence[str]) -> str:
@@ -130,7 +130,7 @@ def difference_bars(differences: Mapping[str, float], *, y_label: str) -> str:
     values = [d for _, d in ordered]
     reach = max((abs(v) for v in values), default=0.0) or 1.0
     y_ticks = nice_ticks(-reach, reach, 6)
-    frame = _Frame((0.0, float(max(len(values), 1))), (y_ticks[0], y_ticks[-1]))
+    frame = _Frame((0.0, float(max(len(values), 1))), (y_ticks[0], y_ticks[-1]), width=960)
     parts = frame.axes([], y_ticks, f"topics, sorted by difference ({len(values)})", y_label)
     zero = frame.y(0.0)
     width = max((frame.x(1.0) - frame.x(0.0)) * 0.8, 0.5)
@@ -143,6 +143,6 @@ def difference_bars(differences: Mapping[str, float], *, y_label: str) -> str:
             f'height="{height:.2f}" fill="{colour}" data-topic="{escape(topic)}" '
             f'data-value="{_number(value)}"><title>topic {escape(topic)}: {value:+.4f}</title>'
             "</rect>")
-    parts.append(f'<line class="zero" x1="{_LEFT}" x2="{_WIDTH - _RIGHT}" y1="{zero:.1f}" '
+    parts.append(f'<line class="zero" x1="{_LEFT}" x2="{frame.width - _RIGHT}" y1="{zero:.1f}" '
                  f'y2="{zero:.1f}"/>')
-    return _svg(parts, y_label)
+    return _svg(frame, parts, y_label)
