@@ -25,6 +25,7 @@ HELP = "draw curves, per-topic differences, measure scatter plots or per-topic b
 
 KINDS = ("curve", "per-topic", "scatter", "box")
 FORMATS = ("png", "svg", "pdf")
+_NO_DATE: dict[str, Any] = {"png": None, "svg": {"Date": None}, "pdf": {"CreationDate": None}}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -73,9 +74,12 @@ def run(args: argparse.Namespace) -> int:
         fig = _curve(args, Inputs(*load_inputs(args)))
     else:
         fig = {"per-topic": _per_topic, "scatter": _scatter, "box": _box}[args.kind](args)
-    with atomic_output(args.output, "wb") as handle:
-        # no creation date in SVG and PDF: the same data give the same file
-        fig.savefig(handle, format=suffix, metadata={"Date": None} if suffix != "png" else None,
+    import matplotlib
+
+    # no creation date, fixed SVG ids: the same data give the same file
+    with atomic_output(args.output, "wb") as handle, matplotlib.rc_context(
+            {"svg.hashsalt": "inexeval"}):
+        fig.savefig(handle, format=suffix, metadata=_NO_DATE[suffix],
                     dpi=150)
     return 0
 

@@ -37,7 +37,7 @@ body { margin:0; font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvet
 header { background:var(--accent); color:#fff; padding:28px 0 22px; }
 header h1 { margin:0 0 4px; font-size:26px; font-weight:600; }
 header p { margin:0; opacity:.9; }
-main, .wrap { max-width:1080px; margin:0 auto; padding:0 24px; }
+main, .wrap { max-width:1200px; margin:0 auto; padding:0 24px; }
 main { padding-bottom:40px; }
 section { background:#fff; border:1px solid var(--line); border-radius:8px; margin:22px 0;
           padding:18px 22px; }
@@ -49,7 +49,8 @@ table { border-collapse:collapse; font-variant-numeric:tabular-nums; font-size:1
 th, td { padding:5px 10px; border-bottom:1px solid var(--line); text-align:right;
          white-space:nowrap; }
 th { background:var(--soft); font-weight:600; }
-th:first-child, td:first-child { text-align:left; }
+th:first-child, td:first-child, td.text, th.text { text-align:left; }
+p.header::first-letter { text-transform:uppercase; }
 tbody tr:nth-child(even) { background:#fafbfc; }
 tbody tr:hover { background:#eef6ff; }
 td.best { font-weight:700; }
@@ -175,13 +176,15 @@ def _value(value: object, digits: int) -> str:
     return escape(str(value))
 
 
-def _cell(value: object, digits: int, extra: str = "") -> str:
-    data = ""
+def _cell(value: object, digits: int, shown: str | None = None) -> str:
+    """A table cell; a number carries its exact value for sorting, text is left-aligned."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         data = f' data-value="{"NaN" if math.isnan(value) else repr(float(value))}"'
     elif value is None:
         data = ' data-value="NaN"'
-    return f"<td{data}{extra}>{_value(value, digits)}</td>"
+    else:
+        data = ' class="text"'
+    return f"<td{data}>{_value(value, digits) if shown is None else shown}</td>"
 
 
 def _section(anchor: str, title: str, body: str) -> str:
@@ -219,19 +222,35 @@ def means_table(page: Page) -> str:
 _DETAIL_COLUMNS = (("measure", "measure"), ("test", "test"), ("run", "run"),
                    ("baseline", "baseline"), ("n_topics", "n"), ("mean", "mean"),
                    ("baseline_mean", "baseline mean"), ("delta", "Δ"), ("p_value", "p"),
-                   ("p_adjusted", "p adjusted"), ("ci_low", "95% CI low"),
-                   ("ci_high", "95% CI high"), ("effect_size", "effect size"),
-                   ("wins", "wins"), ("ties", "ties"), ("losses", "losses"))
+                   ("p_adjusted", "p adjusted"), ("ci_low", "95% CI of Δ"),
+                   ("effect_size", "effect size"), ("wins", "wins / ties / losses"))
 
 
-def details_table(rows: Sequence[Mapping[str, object]], digits: int) -> str:
-    """Every comparison with its test, p-values, interval, effect size and wins/ties/losses."""
-    head = "".join(f"<th>{escape(label)}</th>" for _, label in _DETAIL_COLUMNS)
-    body = "".join(
-        "<tr>" + "".join(_cell(row.get(key), digits) for key, _ in _DETAIL_COLUMNS) + "</tr>"
-        for row in rows)
+_TEXT_HEAD = ' class="text"'
+
+
+def details_table(rows: Sequence[Mapping[str, object]], digits: int,
+                  baseline: str | None = None) -> str:
+    """Every comparison with its test, p-values, interval, effect size and wins/ties/losses
+    (the baseline column only for comparisons of every pair of runs)."""
+    columns = [(k, label) for k, label in _DETAIL_COLUMNS if k != "baseline" or baseline is None]
+    head = "".join(f'<th{_TEXT_HEAD if k in ("measure", "test", "run", "baseline") else ""}>'
+                   f"{escape(label)}</th>" for k, label in columns)
+    lines = []
+    for row in rows:
+        cells = []
+        for key, _ in columns:
+            if key == "ci_low":
+                shown = f"[{_value(row.get('ci_low'), digits)}, {_value(row.get('ci_high'), digits)}]"
+                cells.append(_cell(row.get("ci_low"), digits, shown=shown))
+            elif key == "wins":
+                shown = f"{row.get('wins')} / {row.get('ties')} / {row.get('losses')}"
+                cells.append(_cell(row.get("wins"), digits, shown=shown))
+            else:
+                cells.append(_cell(row.get(key), digits))
+        lines.append("<tr>" + "".join(cells) + "</tr>")
     return (f'<div class="scroll"><table class="sortable details"><thead><tr>{head}</tr>'
-            f"</thead><tbody>{body}</tbody></table></div>")
+            f'</thead><tbody>{"".join(lines)}</tbody></table></div>')
 
 
 def per_topic_table(measure: str, values: Mapping[str, Mapping[str, float | None]],
@@ -295,11 +314,12 @@ def render(page: Page) -> str:
     if page.means:
         body = means_table(page)
         if page.header:
-            body = f'<p class="note">{escape(page.header)}</p>' + body
+            body = f'<p class="note header">{escape(page.header)}.</p>' + body
         parts.append(_section("comparison", "Comparison with the baseline"
                               if page.baseline else "Comparison", body))
     if page.rows:
-        parts.append(_section("tests", "Significance tests", details_table(page.rows, page.digits)
+        parts.append(_section("tests", "Significance tests",
+                              details_table(page.rows, page.digits, page.baseline)
                               + '<p class="note">Click a column header to sort.</p>'))
     if page.curves:
         parts.append(_section("curves", "Curves", _figures([_curve_figure(c)

@@ -1,0 +1,196 @@
+"""``inexeval plot`` and the matplotlib figures: the data drawn are the measure code's values
+(checked on the axes' artists, not on pixels), the formats follow the suffix, and without
+matplotlib the command says what to install."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from inexeval import load_assessments, load_run
+from inexeval.cli import main
+from inexeval.measures.curves import evaluate_curve, natural_curve, series, task_measure
+from inexeval.measures.focused import evaluate_task
+from tests.helpers import DATA
+
+pytest.importorskip("matplotlib")
+
+IPCS = DATA / "ipcs"
+QRELS = str(IPCS / "INEX_Qrels.txt")
+RUNS = [str(IPCS / name) for name in ("bert_inex_converted_1.run", "bert1_incontext.run",
+                                      "bert1_bestincontext.run")]
+
+
+@pytest.fixture
+def captured(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """Every figure the command saves (the Figure object, to inspect its artists)."""
+    from matplotlib.figure import Figure
+
+    figures: list[object] = []
+    save = Figure.savefig
+
+    def keep(self: Figure, *args: object, **kwargs: object) -> None:
+        figures.append(self)
+        save(self, *args, **kwargs)
+
+    monkeypatch.setattr(Figure, "savefig", keep)
+    return figures
+
+
+def test_curve_lines_are_the_official_ircl_prn(tmp_path: Path, captured: list[object]) -> None:
+    out = tmp_path / "curve.png"
+    assert main(["plot", "--task", "focused", QRELS, *RUNS[:2], "-o", str(out)]) == 0
+    assert out.read_bytes().startswith(b"\x89PNG")
+    (ax,) = captured[0].axes  # type: ignore[attr-defined]
+    lines = {line.get_label(): line for line in ax.get_lines()}
+    official = evaluate_task(load_assessments(QRELS), [load_run(r) for r in RUNS[:2]], "focused",
+                             per_topic=False)
+    assert set(lines) == {"TREC2INEX", "bert1ctx"}
+    for name, line in lines.items():
+        x, y = line.get_data()
+        np.testing.assert_allclose(x, [b / 100 for b in range(101)])
+        np.testing.assert_allclose(y, [official.mean(f"ircl_prn.{b / 100:.2f}", name)
+                                       for b in range(101)], rtol=0, atol=1e-12)
+    assert ax.get_xlabel() == "recall"
+
+
+def test_topic_curve_of_an_in_context_task(tmp_path: Path, captured: list[object]) -> None:
+    out = tmp_path / "gp.svg"
+    assert main(["plot", "--task", "relevant-in-context", "--topic", "2009001", "--ranks", "25",
+                 QRELS, RUNS[1], "-o", str(out)]) == 0
+    text = out.read_text()
+    assert text.lstrip().startswith("<?xml") and "<svg" in text
+    (line,) = captured[0].axes[0].get_lines()  # type: ignore[attr-defined]
+    x, y = line.get_data()
+    assert list(x) == list(range(1, 26))
+    official = evaluate_task(load_assessments(QRELS), [load_run(RUNS[1])], "relevant-in-context")
+    for k in (1, 2, 3, 5, 10, 25):
+        assert y[k - 1] == pytest.approx(official.value("bert1ctx", "2009001", f"gP[{k}]"),
+                                         abs=1e-15)
+
+
+def test_per_topic_bars_are_sorted_differences(tmp_path: Path, captured: list[object]) -> None:
+    out = tmp_path / "differences.pdf"
+    assert main(["plot", "--task", "focused", "--kind", "per-topic", "--baseline", "bert1ctx",
+                 QRELS, *RUNS, "-o", str(out)]) == 0
+    assert out.read_bytes().startswith(b"%PDF")
+    axes = captured[0].axes  # type: ignore[attr-defined]
+    assert len(axes) == 2
+    assessments = load_assessments(QRELS)
+    official = evaluate_task(assessments, [load_run(r) for r in RUNS], "focused", complete=True)
+    for ax, run in zip(axes, ("TREC2INEX", "bert1bic")):
+        heights = [bar.get_height() for bar in ax.patches]
+        topics = [tick.get_text() for tick in ax.get_xticklabels()]
+        assert heights == sorted(heights, reverse=True)
+        assert sorted(topics) == sorted(assessments)
+        for topic, height in zip(topics, heights):
+            expected = (official.value(run, topic, "AiP")
+                        - official.value("bert1ctx", topic, "AiP"))
+            assert height == pytest.approx(expected, abs=1e-12)
+        assert ax.get_ylabel() == f"MAiP: {run} − bert1ctx"
+
+
+def test_box_and_scatter(tmp_path: Path, captured: list[object]) -> None:
+    assert main(["plot", "--task", "focused", "--kind", "box", QRELS, *RUNS,
+                 "-o", str(tmp_path / "box.png")]) == 0
+    assert main(["plot", "--task", "focused", "--kind", "scatter", "-m", "MAiP", "-m",
+                 "iP[0.01]", QRELS, *RUNS, "-o", str(tmp_path / "scatter.png")]) == 0
+    box, scatter = (fig.axes[0] for fig in captured)  # type: ignore[attr-defined]
+    assert [t.get_text() for t in box.get_xticklabels()] == ["TREC2INEX", "bert1ctx",
+                                                             "bert1bic"]
+    official = evaluate_task(load_assessments(QRELS), [load_run(r) for r in RUNS], "focused",
+                             complete=True)
+    points = scatter.collections[0].get_offsets()
+    for (a, b), run in zip(points, ("TREC2INEX", "bert1ctx", "bert1bic")):
+        assert a == pytest.approx(official.mean("MAiP", run), abs=1e-12)
+        assert b == pytest.approx(official.mean("iP[0.01]", run), abs=1e-12)
+    from scipy import stats
+
+    tau = stats.kendalltau(points[:, 0], points[:, 1]).statistic
+    assert scatter.get_title().endswith(f"tau = {tau:.3f}")
+    fit = stats.linregress(points[:, 0], points[:, 1])
+    (line,) = scatter.get_lines()
+    x, y = line.get_data()
+    np.testing.assert_allclose(y, fit.slope * np.asarray(x) + fit.intercept)
+
+
+def test_curve_of_a_measure_follows_eval_options(tmp_path: Path, captured: list[object]) -> None:
+    """Without --task the curve is the -m measure's, evaluated as eval evaluates it."""
+    from inexeval.demo import ASSESSMENTS_2005, COLLECTION, RUNS as DEMO_RUNS
+
+    assert main(["plot", "-m", "MAnxCG(quant=gen2005)", "--ranks", "10", str(ASSESSMENTS_2005),
+                 str(DEMO_RUNS[1]), "--collection", str(COLLECTION),
+                 "-o", str(tmp_path / "nxcg.png")]) == 0
+    (line,) = captured[0].axes[0].get_lines()  # type: ignore[attr-defined]
+    assert captured[0].axes[0].get_xlabel() == "rank k"  # type: ignore[attr-defined]
+    done = evaluate_curve_for_demo()
+    np.testing.assert_allclose(line.get_data()[1], done, rtol=0, atol=1e-15)
+
+
+def evaluate_curve_for_demo() -> np.ndarray:
+    from inexeval import load_collection
+    from inexeval.demo import ASSESSMENTS_2005, COLLECTION, RUNS as DEMO_RUNS
+    from inexeval.evaluation import Evaluator, with_implicit
+
+    collection = load_collection(str(COLLECTION))
+    assessments = with_implicit(load_assessments(str(ASSESSMENTS_2005)), collection=collection)
+    run = load_run(str(DEMO_RUNS[1]))
+    names = [f"nxCG(quant=gen2005)@{k}" for k in range(1, 11)]
+    results = Evaluator(names, assessments, collection=collection).evaluate([run])
+    return np.array([results.mean(n, run.name) for n in names])
+
+
+def test_series_helper_matches_what_is_drawn() -> None:
+    spec = natural_curve(task_measure("thorough"))
+    assessments = load_assessments(QRELS)
+    run = load_run(RUNS[0])
+    results = evaluate_curve(spec, assessments, [run], official=True)
+    official = evaluate_task(assessments, [run], "thorough", per_topic=False)
+    np.testing.assert_allclose(series(results, spec, run.name),
+                               [official.mean(f"ircl_prn.{x:.2f}", run.name) for x in spec.x],
+                               rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["-o", "x.jpg"], "cannot tell the figure format from the suffix 'jpg'"),
+    (["--kind", "box", "--topic", "2009001", "-o", "x.png"], "--topic goes with --kind curve"),
+    (["-m", "MAiP", "-o", "x.png"], "with --task the curve is the task's"),
+    (["--kind", "per-topic", "--baseline", "nope", "-o", "x.png"], "unknown baseline 'nope'"),
+    (["--kind", "scatter", "-m", "MAiP", "-o", "x.png"], "give two -m, not 1"),
+    (["--topic", "nope", "-o", "x.png"], "topic nope has no assessments"),
+])
+def test_bad_requests_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                   monkeypatch: pytest.MonkeyPatch, argv: list[str],
+                                   message: str) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["plot", "--task", "focused", QRELS, *RUNS[:2], *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("inexeval: error: ") and message in err and err.count("\n") == 1
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_curve_of_a_measure_without_one(tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["plot", "-m", "art_prec", QRELS, RUNS[0], "-o", str(tmp_path / "x.png")]) == 2
+    assert "art_prec has no curve" in capsys.readouterr().err
+
+
+def test_without_matplotlib_plot_says_what_to_install(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    assert main(["plot", "--task", "focused", QRELS, RUNS[0], "-o", str(tmp_path / "x.png")]) == 2
+    assert capsys.readouterr().err == (
+        "inexeval: error: plot needs matplotlib: pip install 'inexeval[plot]'\n")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_svg_and_pdf_outputs_are_reproducible(tmp_path: Path) -> None:
+    for suffix in ("svg", "pdf"):
+        first, second = tmp_path / f"a.{suffix}", tmp_path / f"b.{suffix}"
+        for out in (first, second):
+            assert main(["plot", "--task", "focused", QRELS, RUNS[0], "-o", str(out)]) == 0
+        assert first.read_bytes() == second.read_bytes()
