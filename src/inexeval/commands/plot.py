@@ -93,7 +93,7 @@ def curve_spec(args: argparse.Namespace) -> Any:
 
     if args.task:
         if args.measure:
-            raise InexevalError(f"with --task the curve is the task's (iP or gP): leave out -m")
+            raise InexevalError("with --task the curve is the task's (iP or gP): leave out -m")
         return natural_curve(task_measure(args.task, **task_options(args)), args.ranks)
     if len(args.measure) != 1:
         raise InexevalError(f"a curve is of one measure: give one -m (or --task), not "
@@ -134,7 +134,7 @@ def _evaluated(args: argparse.Namespace) -> tuple[Any, list[str], list[str], lis
     topic without results scoring 0, as ``inexeval compare`` evaluates them."""
     from inexeval.commands.compare import evaluate_for_comparison
 
-    return evaluate_for_comparison(args, args.measure)  # type: ignore[no-any-return]
+    return evaluate_for_comparison(args, args.measure)
 
 
 def _per_topic(args: argparse.Namespace) -> Any:

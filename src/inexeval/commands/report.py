@@ -69,7 +69,7 @@ def _curves(args: argparse.Namespace, inputs: Any, names: list[str]) -> list[Any
                                  exact_buckets=args.exact_buckets)]
     else:
         measures = names
-    specs = {}
+    specs: dict[tuple[str, ...], Any] = {}
     for name in measures:
         try:
             spec = natural_curve(name, getattr(args, "ranks", 50))

@@ -12,11 +12,13 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import numpy.typing as npt
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
+FloatArray = npt.NDArray[np.float64]
 WIN = "#2e7d32"
 LOSS = "#c62828"
 TIE = "#9e9e9e"
@@ -31,7 +33,7 @@ def figure(rows: int = 1, width: float = 7.0, height: float = 4.5) -> tuple[Figu
     return fig, [row[0] for row in axes]
 
 
-def curves(ax: Axes, x: Sequence[float], series: Mapping[str, Sequence[float]], *,
+def curves(ax: Axes, x: Sequence[float], series: Mapping[str, Sequence[float] | FloatArray], *,
            x_label: str, y_label: str, title: str = "") -> None:
     """One line per run: the measure's curve (e.g. iP at the 101 recall points)."""
     for run, values in series.items():

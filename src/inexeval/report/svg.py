@@ -65,8 +65,9 @@ class _Frame:
 
     def axes(self, x_ticks: Sequence[float], y_ticks: Sequence[float], x_label: str,
              y_label: str) -> list[str]:
-        parts = [f'<rect class="plot-area" x="{_LEFT}" y="{_TOP}" '
-                 f'width="{self.width - _LEFT - _RIGHT}" height="{_HEIGHT - _TOP - _BOTTOM}"/>']
+        area = (f'<rect class="plot-area" x="{_LEFT}" y="{_TOP}" '
+                f'width="{self.width - _LEFT - _RIGHT}" height="{_HEIGHT - _TOP - _BOTTOM}"/>')
+        parts = [area]
         for tick in y_ticks:
             y = self.y(tick)
             parts.append(f'<line class="grid" x1="{_LEFT}" x2="{self.width - _RIGHT}" y1="{y:.1f}" '
