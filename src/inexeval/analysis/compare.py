@@ -182,6 +182,13 @@ def _mean(values: Iterable[float | None]) -> float | None:
     return math.fsum(defined) / len(defined) if defined else None
 
 
+def mean_scores(per_topic: PerTopic) -> dict[str, dict[str, float | None]]:
+    """``{measure: {run: mean}}``: each run's mean over the topics where the measure is defined
+    (the ``eval -c`` mean; None if defined on none)."""
+    return {m: {r: _mean(values.values()) for r, values in runs.items()}
+            for m, runs in per_topic.items()}
+
+
 def compare_results(
     results: Results,
     measures: Sequence[str],
@@ -225,7 +232,7 @@ def compare_results(
                      _against_baseline(values, runs, topics, measure, test, permutations, seed))
             adjusted = significance.adjust([r.p_value for r in found], correction)
             rows.extend(r._replace(p_adjusted=p) for r, p in zip(found, adjusted))
-    means = {m: {r: _mean(per_topic[m][r].values()) for r in runs} for m in measures}
+    means = mean_scores(per_topic)
     return Comparison(rows=rows, per_topic=per_topic, means=means, topics=list(topics),
                       runs=runs, measures=list(measures),
                       baseline=None if all_pairs else runs[0], tests=tests,

@@ -35,12 +35,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="print runs x measures of the means (same as --format table)")
 
 
-def add_input_arguments(parser: argparse.ArgumentParser) -> None:
-    """The inputs of an evaluation, shared by ``eval``, ``compare`` and ``agree``."""
-    parser.add_argument("assessments", metavar="ASSESSMENTS",
+def add_input_arguments(parser: argparse.ArgumentParser, required: bool = True) -> None:
+    """The inputs of an evaluation, shared by ``eval``, ``compare`` and ``agree`` (whose
+    ``--judgements`` needs no runs: ``required`` False)."""
+    parser.add_argument("assessments", metavar="ASSESSMENTS", nargs=None if required else "?",
                         help="assessment file or folder of per-topic files (INEX XML, FOL or "
                         "TREC qrels)")
-    parser.add_argument("runs", metavar="RUN", nargs="+", help="run files")
+    parser.add_argument("runs", metavar="RUN", nargs="+" if required else "*", help="run files")
     parser.add_argument("-m", "--measure", action="append", default=[], metavar="MEASURE",
                         help="a measure, e.g. 'P(quant=strict)@10', overlap@10, "
                         "'inex_eval(quant=generalised)' (repeatable; see `inexeval measures`)")

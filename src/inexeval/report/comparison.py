@@ -20,6 +20,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from inexeval.analysis.agreement import JUDGEMENT_COLUMNS, TopicAgreement
 from inexeval.analysis.compare import COLUMNS, Comparison, row_dict
 from inexeval.report.text import aligned, latex_escape
 
@@ -167,5 +168,34 @@ def render_latex(comparison: Comparison, digits: int = 4) -> str:
     return _latex(escaped, caption, "l" + "r" * len(comparison.measures))
 
 
+def render_judgements(rows: Sequence[TopicAgreement], fmt: str = "table", digits: int = 4,
+                      title: str = "") -> str:
+    """Judgement agreement per topic and ``all``: the columns
+    :data:`~inexeval.analysis.agreement.JUDGEMENT_COLUMNS`, then ``DIM_elements`` and
+    ``DIM_kappa`` per graded dimension; the pooled confusion matrices of the dimensions follow
+    a table (json: a ``confusion`` object in each row)."""
+    dims = list(rows[-1].dimensions) if rows else []
+    columns = [*JUDGEMENT_COLUMNS, *(f"{d}_{what}" for d in dims for what in ("elements", "kappa"))]
+    flat = [[*row[:len(JUDGEMENT_COLUMNS)],
+             *(v for d in dims for v in row.dimensions[d][:2])] for row in rows]
+    if fmt == "json":
+        data = json.loads(render_json(columns, flat))
+        for item, row in zip(data, rows):
+            item["confusion"] = {d: {"categories": row.categories[d],
+                                     "matrix": row.dimensions[d][2]} for d in dims}
+        return json.dumps(data, indent=1) + "\n"
+    text = render_rows(columns, flat, fmt, digits, title)
+    if fmt == "csv" or not dims:
+        return text
+    for d in dims:
+        categories = [str(c) for c in rows[-1].categories[d]]
+        matrix = [[f"{d}: A \\ B", *categories],
+                  *([c, *(str(n) for n in counts)]
+                    for c, counts in zip(categories, rows[-1].dimensions[d][2]))]
+        text += "\n" + render_rows(matrix[0], matrix[1:], fmt, digits,
+                                   f"confusion matrix of {d}, all topics (rows: A, columns: B)")
+    return text
+
+
 __all__ = ["FORMATS", "legend", "render_comparison", "render_csv", "render_json", "render_latex",
-           "render_rows", "row_dict"]
+           "render_judgements", "render_rows", "row_dict"]

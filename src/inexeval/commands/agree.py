@@ -1,0 +1,100 @@
+"""``inexeval agree``: how alike measures (or assessments) rank systems, and how alike two
+assessors judge."""
+
+from __future__ import annotations
+
+import argparse
+
+NAME = "agree"
+HELP = ("agreement of measures (Kendall, tau_AP, Spearman, Pearson over run means) or of two "
+        "assessments (--assessments-b, --judgements)")
+
+FORMATS = ("table", "markdown", "latex", "csv", "json")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from inexeval.commands.compare import add_output_arguments
+    from inexeval.commands.eval import add_input_arguments
+
+    add_input_arguments(parser, required=False)
+    parser.add_argument("--assessments-b", metavar="FILE",
+                        help="a second set of assessments of the same topics: agreement of each "
+                        "measure's ranking of the runs under ASSESSMENTS and under FILE")
+    parser.add_argument("--judgements", nargs=2, metavar=("A", "B"),
+                        help="agreement of two assessments of the same topics, per topic and "
+                        "overall (no runs): Cohen's kappa on relevant articles, character "
+                        "precision/recall/F1/Jaccard of the highlighting, element kappa per "
+                        "relevance dimension, confusion matrices")
+    add_output_arguments(parser, FORMATS)
+
+
+def run(args: argparse.Namespace) -> int:
+    from inexeval.commands.compare import write
+    from inexeval.errors import InexevalError
+
+    if args.judgements:
+        if args.assessments is not None or args.runs:
+            raise InexevalError("--judgements A B takes no other assessments or runs")
+        text = _judgements(args)
+        write(args, text, *args.judgements)
+        return 0
+    if args.assessments is None or not args.runs:
+        raise InexevalError("give ASSESSMENTS and RUN files (or --judgements A B)")
+    if len(args.runs) < 2:
+        raise InexevalError(f"agreement of rankings needs at least two runs, not "
+                            f"{len(args.runs)}")
+    if args.output is not None:
+        from inexeval.outputs import check_output
+
+        check_output(args.output, args.assessments, args.assessments_b, *args.runs,
+                     args.collection)
+    text = _measures(args)
+    write(args, text, args.assessments, args.assessments_b, *args.runs, args.collection)
+    return 0
+
+
+def _means(args: argparse.Namespace) -> tuple[dict[str, dict[str, float | None]], list[str]]:
+    from inexeval.analysis.compare import mean_scores, per_topic_values
+    from inexeval.commands.compare import evaluate_for_comparison
+
+    results, measures, topics, runs = evaluate_for_comparison(args, args.measure)
+    names = [str(r.name) for r in runs]
+    return mean_scores(per_topic_values(results, measures, names, topics)), measures
+
+
+def _measures(args: argparse.Namespace) -> str:
+    from inexeval.analysis.agreement import AGREEMENT_COLUMNS, measure_agreement
+    from inexeval.errors import InexevalError
+    from inexeval.report.comparison import render_rows
+
+    means, measures = _means(args)
+    if args.assessments_b is None:
+        if len(measures) < 2:
+            raise InexevalError("measure agreement needs at least two measures (-m M1 -m M2), "
+                                "or --assessments-b")
+        rows = measure_agreement(means, measures)
+        title = (f"agreement of the measures' rankings of {len(args.runs)} runs (mean over "
+                 "all assessed topics); tau_AP with measure_a's ranking as the truth")
+    else:
+        second = argparse.Namespace(**{**vars(args), "assessments": args.assessments_b})
+        means_b, _ = _means(second)
+        rows = []
+        for m in measures:
+            pair = {f"{m} [A]": means[m], f"{m} [B]": means_b[m]}
+            rows.extend(measure_agreement(pair))
+        title = (f"agreement of the rankings of {len(args.runs)} runs under assessments A "
+                 f"({args.assessments}) and B ({args.assessments_b}); tau_AP with A as the truth")
+    return render_rows(AGREEMENT_COLUMNS, rows, args.format, args.digits, title)
+
+
+def _judgements(args: argparse.Namespace) -> str:
+    from inexeval.analysis.agreement import judgement_agreement
+    from inexeval.formats.detect import load_assessments
+    from inexeval.report.comparison import render_judgements
+
+    first, second = (load_assessments(path, args.assessments_format) for path in args.judgements)
+    rows = judgement_agreement(first, second)
+    title = (f"agreement of B ({args.judgements[1]}) with A ({args.judgements[0]}) on "
+             f"{len(rows) - 1} topics")
+    return render_judgements(rows, args.format, args.digits, title)
+
