@@ -204,3 +204,14 @@ def test_nice_ticks_cover_the_range() -> None:
     assert svg.nice_ticks(0.0, 0.2011) == [0.0, 0.05, 0.1, 0.15, 0.2, 0.25]
     assert svg.nice_ticks(-0.3, 0.3, 6) == [-0.3, -0.2, -0.1, 0.0, 0.1, 0.2, 0.3]
     assert svg.nice_ticks(1.0, 101.0) == [0.0, 20.0, 40.0, 60.0, 80.0, 100.0, 120.0]
+
+
+def test_warnings_about_the_inputs_are_shown_once(tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    run = tmp_path / "extra.run"
+    lines = Path(RUNS[1]).read_text().splitlines(keepends=True)
+    run.write_text("".join(lines) + lines[0].replace("2009001", "1999999", 1))
+    assert main(["report", "--task", "focused", QRELS, RUNS[0], str(run),
+                 "-o", str(tmp_path / "r.html")]) == 0
+    warned = [line for line in capsys.readouterr().err.splitlines() if "1999999" in line]
+    assert len(warned) == 1 and "not in the qrels" in warned[0]

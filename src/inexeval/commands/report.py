@@ -39,18 +39,24 @@ def run(args: argparse.Namespace) -> int:
 
 def html_report(args: argparse.Namespace, comparison: Any) -> str:
     """The HTML page of ``inexeval report`` and ``inexeval compare --format html``."""
+    import warnings
+
     from inexeval.commands.eval import load_inputs
     from inexeval.commands.plot import Inputs
+    from inexeval.errors import InexevalWarning
     from inexeval.report import html
 
-    inputs = Inputs(*load_inputs(args))
+    with warnings.catch_warnings():
+        # the inputs were read and evaluated for the comparison: their warnings are shown
+        warnings.simplefilter("ignore", InexevalWarning)
+        inputs = Inputs(*load_inputs(args))
+        curves = _curves(args, inputs, comparison.measures)
     what = f"{args.task} task" if args.task else ", ".join(comparison.measures)
     page = html.from_comparison(
         comparison, title=f"Evaluation report: {what}",
         subtitle=(f"{len(inputs.runs)} runs, {len(comparison.topics)} assessed topics, "
                   f"assessments {Path(args.assessments).name}"),
-        command=command_line(args), version=version(),
-        curves=_curves(args, inputs, comparison.measures),
+        command=command_line(args), version=version(), curves=curves,
         inputs=[(run.name, path, sum(1 for t in run if len(run[t]))) for run, path in
                 zip(inputs.runs, args.runs)], digits=args.digits)
     return html.render(page)
