@@ -215,3 +215,18 @@ def test_warnings_about_the_inputs_are_shown_once(tmp_path: Path,
                  "-o", str(tmp_path / "r.html")]) == 0
     warned = [line for line in capsys.readouterr().err.splitlines() if "1999999" in line]
     assert len(warned) == 1 and "not in the qrels" in warned[0]
+
+
+def test_all_pairs_report_has_no_baseline_markers(tmp_path: Path) -> None:
+    out = tmp_path / "pairs.html"
+    assert main(["report", "--all-pairs", "--test", "tukey", "--task", "focused", QRELS, *RUNS,
+                 "-o", str(out)]) == 0
+    text = out.read_text()
+    means_table = text[text.index('<table class="means">'):]
+    means_table = means_table[:means_table.index("</table>")]
+    assert html.BETTER not in means_table and html.WORSE not in means_table
+    comparison = compare(QRELS, RUNS, task="focused", all_pairs=True, test="tukey")
+    assert any(comparison.significant(row) for row in comparison.rows)
+    assert "Every pair of runs is compared" in text and 'class="differences"' not in text
+    details = text[text.index('<table class="sortable details">'):]
+    assert "<th class=\"text\">baseline</th>" in details[:details.index("</thead>")]

@@ -387,7 +387,8 @@ def from_comparison(comparison: Comparison, *, title: str, command: str, version
 
     several = len(comparison.tests) > 1
     signs: dict[tuple[str, str], list[int]] = {}
-    for row in comparison.rows:
+    # markers say "against the baseline": comparisons of every pair have none
+    for row in comparison.rows if comparison.baseline is not None else ():
         signs.setdefault((row.measure, row.run), []).append(comparison.significant(row))
     marks = {}
     for key, found in signs.items():
@@ -408,7 +409,8 @@ def from_comparison(comparison: Comparison, *, title: str, command: str, version
         title=title, subtitle=subtitle, command=command, version=version,
         header=comparison.header, runs=comparison.runs, measures=comparison.measures,
         baseline=baseline, legend=legend(comparison, (BETTER, WORSE, NEITHER))
-        if baseline is not None else "", means=comparison.means, marks=marks,
+        if baseline is not None else "Every pair of runs is compared: see the significance "
+        "tests below.", means=comparison.means, marks=marks,
         rows=[row._asdict() for row in comparison.rows], per_topic=comparison.per_topic,
         differences=differences, curves=curves, agreement=agreement, inputs=inputs, main=main,
         digits=digits)
