@@ -387,6 +387,7 @@ def compare(
     if isinstance(assessments, str):
         assessments = load_for_evaluation(assessments, collection)
     loaded = [load_run(r) if isinstance(r, str) else r for r in runs]
+    check_runs(assessments, loaded)
     names = comparable_measures(measures, task)
     evaluate_one = RunEvaluator(assessments, names, task=task, collection=collection, **options)
     results = evaluate_runs(evaluate_one, loaded, jobs)
@@ -395,6 +396,19 @@ def compare(
                            correction=correction, all_pairs=all_pairs, alpha=alpha,
                            permutations=permutations, seed=seed,
                            topics=natural_order(list(assessments)))
+
+
+def check_runs(assessments: Assessments, runs: Sequence[Run]) -> None:
+    """Refuse runs that cannot be compared: none with results for an assessed topic, or two
+    with the same name."""
+    assessed = set(assessments)
+    if not any(assessed & set(r.topics) for r in runs):
+        raise InexevalError("no topic in common: none of the runs has results for an assessed "
+                            "topic", assessments.source)
+    names = [r.name for r in runs]
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise InexevalError(f"the run {repeated[0]} is given more than once")
 
 
 def comparable_measures(measures: Sequence[str] | None, task: str | None) -> list[str]:
@@ -414,7 +428,9 @@ def comparable_measures(measures: Sequence[str] | None, task: str | None) -> lis
 
     per_topic = measure_names(task, per_topic=True)
     offered = [*per_topic, *(mean for mean, name in _PER_TOPIC_NAME.items() if name in per_topic)]
-    names = [m if m in offered else str(parse_measures([m])[0]) for m in measures]
+    mean_of = {name: mean for mean, name in _PER_TOPIC_NAME.items()}
+    names = [mean_of.get(m, m) if m in offered else str(parse_measures([m])[0])
+             for m in measures]
     missing = [m for m in names if m not in offered]
     if missing:
         raise MeasureError(f"not a per-topic measure of task {task}: {', '.join(missing)} (it "

@@ -168,10 +168,27 @@ def randomised_many(differences: Array, signs: Array, exact: bool) -> list[TestR
     return out
 
 
-__all__ = ["ALL_PAIRS_TESTS", "CORRECTIONS", "CONFIDENCE", "PAIRED_TESTS", "TESTS", "TIE",
-           "PairResult", "TestResult", "adjust", "bootstrap", "paired_t", "randomised",
-           "randomised_many", "randomised_tukey", "sign", "sign_matrix", "t_interval",
-           "tukey_hsd", "wilcoxon"]
+__all__ = [
+    "ALL_PAIRS_TESTS",
+    "CONFIDENCE",
+    "CORRECTIONS",
+    "PAIRED_TESTS",
+    "TESTS",
+    "TIE",
+    "PairResult",
+    "TestResult",
+    "adjust",
+    "bootstrap",
+    "paired_t",
+    "randomised",
+    "randomised_many",
+    "randomised_tukey",
+    "sign",
+    "sign_matrix",
+    "t_interval",
+    "tukey_hsd",
+    "wilcoxon",
+]
 
 
 def bootstrap(differences: Sequence[float] | Array, resamples: int = 10_000,
@@ -253,10 +270,27 @@ def tukey_hsd(values: Array) -> list[PairResult]:
     return out
 
 
-__all__ = ["ALL_PAIRS_TESTS", "CORRECTIONS", "CONFIDENCE", "PAIRED_TESTS", "TESTS", "TIE",
-           "PairResult", "TestResult", "adjust", "bootstrap", "paired_t", "randomised",
-           "randomised_many", "randomised_tukey", "sign", "sign_matrix", "t_interval",
-           "tukey_hsd", "wilcoxon"]
+__all__ = [
+    "ALL_PAIRS_TESTS",
+    "CONFIDENCE",
+    "CORRECTIONS",
+    "PAIRED_TESTS",
+    "TESTS",
+    "TIE",
+    "PairResult",
+    "TestResult",
+    "adjust",
+    "bootstrap",
+    "paired_t",
+    "randomised",
+    "randomised_many",
+    "randomised_tukey",
+    "sign",
+    "sign_matrix",
+    "t_interval",
+    "tukey_hsd",
+    "wilcoxon",
+]
 
 
 def randomised_tukey(values: Array, permutations: int = 10_000, seed: int = 42) -> list[PairResult]:
@@ -292,10 +326,27 @@ def randomised_tukey(values: Array, permutations: int = 10_000, seed: int = 42) 
     return out
 
 
-__all__ = ["ALL_PAIRS_TESTS", "CORRECTIONS", "CONFIDENCE", "PAIRED_TESTS", "TESTS", "TIE",
-           "PairResult", "TestResult", "adjust", "bootstrap", "paired_t", "randomised",
-           "randomised_many", "randomised_tukey", "sign", "sign_matrix", "t_interval",
-           "tukey_hsd", "wilcoxon"]
+__all__ = [
+    "ALL_PAIRS_TESTS",
+    "CONFIDENCE",
+    "CORRECTIONS",
+    "PAIRED_TESTS",
+    "TESTS",
+    "TIE",
+    "PairResult",
+    "TestResult",
+    "adjust",
+    "bootstrap",
+    "paired_t",
+    "randomised",
+    "randomised_many",
+    "randomised_tukey",
+    "sign",
+    "sign_matrix",
+    "t_interval",
+    "tukey_hsd",
+    "wilcoxon",
+]
 
 
 def adjust(p_values: Sequence[float], correction: str) -> list[float]:
@@ -309,10 +360,9 @@ def adjust(p_values: Sequence[float], correction: str) -> list[float]:
     p = np.asarray(p_values, dtype=np.float64)
     out = p.copy()
     defined = ~np.isnan(p)
-    if correction == "none" or not defined.any():
-        return out.tolist()
-    out[defined] = _adjust(p[defined], correction)
-    return out.tolist()
+    if correction != "none" and defined.any():
+        out[defined] = _adjust(p[defined], correction)
+    return [float(x) for x in out]
 
 
 def _adjust(p: Array, correction: str) -> Array:
@@ -324,7 +374,8 @@ def _adjust(p: Array, correction: str) -> Array:
     if correction == "holm":
         adjusted = np.minimum(np.maximum.accumulate((m - np.arange(m)) * ranked), 1.0)
     elif correction == "holm-sidak":
-        adjusted = np.maximum.accumulate(-np.expm1(np.arange(m, 0, -1) * np.log1p(-ranked)))
+        with np.errstate(divide="ignore"):  # p = 1: log1p(-1) = -inf, corrected p 1
+            adjusted = np.maximum.accumulate(-np.expm1(np.arange(m, 0, -1) * np.log1p(-ranked)))
     else:
         factor = np.arange(1, m + 1) / m
         if correction == "fdr_by":
@@ -335,7 +386,24 @@ def _adjust(p: Array, correction: str) -> Array:
     return out
 
 
-__all__ = ["ALL_PAIRS_TESTS", "CORRECTIONS", "CONFIDENCE", "PAIRED_TESTS", "TESTS", "TIE",
-           "PairResult", "TestResult", "adjust", "bootstrap", "paired_t", "randomised",
-           "randomised_many", "randomised_tukey", "sign", "sign_matrix", "t_interval",
-           "tukey_hsd", "wilcoxon"]
+__all__ = [
+    "ALL_PAIRS_TESTS",
+    "CONFIDENCE",
+    "CORRECTIONS",
+    "PAIRED_TESTS",
+    "TESTS",
+    "TIE",
+    "PairResult",
+    "TestResult",
+    "adjust",
+    "bootstrap",
+    "paired_t",
+    "randomised",
+    "randomised_many",
+    "randomised_tukey",
+    "sign",
+    "sign_matrix",
+    "t_interval",
+    "tukey_hsd",
+    "wilcoxon",
+]

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 
+from inexeval.errors import InexevalError
+
 NAME = "agree"
 HELP = ("agreement of measures (Kendall, tau_AP, Spearman, Pearson over run means) or of two "
         "assessments (--assessments-b, --judgements)")
@@ -30,7 +32,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from inexeval.commands.compare import write
-    from inexeval.errors import InexevalError
 
     if args.judgements:
         if args.assessments is not None or args.runs:
@@ -64,7 +65,6 @@ def _means(args: argparse.Namespace) -> tuple[dict[str, dict[str, float | None]]
 
 def _measures(args: argparse.Namespace) -> str:
     from inexeval.analysis.agreement import AGREEMENT_COLUMNS, measure_agreement
-    from inexeval.errors import InexevalError
     from inexeval.report.comparison import render_rows
 
     means, measures = _means(args)
