@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from scipy import stats
+from tests.helpers import assessments
 
 from inexeval.analysis.agreement import (
     AGREEMENT_COLUMNS,
@@ -21,7 +22,6 @@ from inexeval.analysis.agreement import (
 )
 from inexeval.errors import InexevalError
 from inexeval.formats.fol import read_fol_qrels
-from tests.helpers import assessments
 
 RNG = np.random.default_rng(2006)
 

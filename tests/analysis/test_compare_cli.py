@@ -6,21 +6,20 @@ from __future__ import annotations
 import csv
 import io
 import json
-import math
 import random
 from pathlib import Path
 
 import numpy as np
 import pytest
 from scipy import stats
+from tests.helpers import DATA, assessments, element_run
 
 import inexeval
 from inexeval.analysis.agreement import AGREEMENT_COLUMNS, ranking_agreement
-from inexeval.analysis.compare import COLUMNS, Comparison, compare_results
+from inexeval.analysis.compare import COLUMNS, compare_results
 from inexeval.cli import main
 from inexeval.errors import InexevalError, InexevalWarning
 from inexeval.evaluation import evaluate
-from tests.helpers import DATA, assessments, element_run
 
 IPCS = DATA / "ipcs"
 QRELS = IPCS / "INEX_Qrels.txt"
@@ -136,14 +135,12 @@ def _generated_2010_runs(folder: Path, count: int) -> list[Path]:
             length = dict(zip(judged.files.tolist(), judged.dims["length"].tolist()))
             files = sorted(judged.documents)
             rng.shuffle(files)
-            rank = 0
-            for file in files[:40]:
+            for rank, file in enumerate(files[:40], start=1):
                 spans = judged.highlights.get(file)
                 if spans is not None and len(spans) and rng.random() < 0.5 + 0.1 * k:
                     start, end = (int(x) for x in spans[0])
                 else:
                     start, end = 0, min(200, int(length[file]))
-                rank += 1
                 lines.append(f"{topic} Q0 {file} {rank} {100 - rank} gen{k} {start} {end - start}")
         path = folder / f"gen{k}.run"
         path.write_text("\n".join(lines) + "\n")
