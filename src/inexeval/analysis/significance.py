@@ -12,6 +12,7 @@ numbers, in plain numpy (statsmodels is no dependency).
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from typing import NamedTuple
@@ -59,15 +60,21 @@ def _all_zero(d: Array) -> bool:
 def t_interval(differences: Sequence[float] | Array) -> tuple[float, float]:
     """The 95% Student t confidence interval of the mean difference (NaN for one topic; the
     mean itself when every difference is the same)."""
-    from scipy import stats
-
     d = _differences(differences)
     mean = float(np.mean(d))
     if len(d) < 2:
         return math.nan, math.nan
-    half = float(stats.t.ppf(0.5 + CONFIDENCE / 2, len(d) - 1) * np.std(d, ddof=1)
-                 / math.sqrt(len(d)))
+    half = _t_quantile(len(d) - 1) * float(np.std(d, ddof=1)) / math.sqrt(len(d))
     return mean - half, mean + half
+
+
+@functools.cache
+def _t_quantile(df: int) -> float:
+    """The two-sided ``CONFIDENCE`` quantile of Student's t (one per number of topics, reused by
+    every comparison)."""
+    from scipy import stats
+
+    return float(stats.t.ppf(0.5 + CONFIDENCE / 2, df))
 
 
 def paired_t(differences: Sequence[float] | Array) -> TestResult:
