@@ -376,3 +376,20 @@ def test_agree_on_element_judgements(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert overall["exhaustivity_kappa"] < 1.0 and overall["specificity_kappa"] == 1.0
     # every judged article is relevant in both: kappa is undefined (null), agreement total
     assert overall["kappa"] is None and overall["both"] == overall["articles"]
+
+
+def test_agree_on_highlighted_passages_with_the_collection(tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    formats = Path(__file__).resolve().parents[1] / "data"
+    given = formats / "formats" / "assessments-2005.xml"
+    fewer = tmp_path / "b.xml"  # the second highlighted passage (6 characters) not highlighted
+    fewer.write_text("".join(line for line in given.read_text().splitlines(keepends=True)
+                             if 'start="/article[1]/bdy[1]/sec[2]/p[1]"' not in line))
+    code, out, err = run_main(capsys, "agree", "--judgements", given, fewer, "--collection",
+                              formats / "ieee_sample", "--format", "json")
+    assert code == 0, err
+    topic, overall = json.loads(out)
+    assert (topic["chars_a"], topic["chars_b"], topic["chars_both"]) == (23, 17, 17)
+    assert topic["precision"] == 1.0 and topic["recall"] == pytest.approx(17 / 23)
+    assert topic["f1"] == pytest.approx(34 / 40) and topic["jaccard"] == pytest.approx(17 / 23)
+    assert overall["exhaustivity_kappa"] == 1.0 and overall["exhaustivity_elements"] == 3

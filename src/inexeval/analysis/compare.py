@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -106,7 +106,6 @@ class Comparison:
     permutations: int
     seed: int
     header: str = ""
-    extra: dict[str, Any] = field(default_factory=dict)
 
     def significant(self, row: ComparisonRow) -> int:
         """+1 if ``row.run`` is significantly better than ``row.baseline`` at ``alpha`` (after
