@@ -31,7 +31,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from inexeval.analysis import significance
+from inexeval.analysis import choices, significance
 from inexeval.errors import InexevalError
 from inexeval.model import Assessments, Run
 from inexeval.results import Results
@@ -206,8 +206,8 @@ def compare_results(
 
     ``baseline``: the run the others are compared with (default: the first); ``all_pairs``:
     every pair of runs instead (no baseline; the ``tukey`` and ``randomised-tukey`` tests need
-    it). ``tests``: names from :data:`inexeval.analysis.significance.TESTS`; ``correction``:
-    one of :data:`~inexeval.analysis.significance.CORRECTIONS`, applied per measure and test
+    it). ``tests``: names from :data:`inexeval.analysis.choices.TESTS`; ``correction``:
+    one of :data:`~inexeval.analysis.choices.CORRECTIONS`, applied per measure and test
     across its comparisons; ``permutations`` (B) and ``seed``: the randomised and bootstrap
     tests'. ``topics``: the assessed topics (default: those of the results).
     """
@@ -250,17 +250,17 @@ def _check_request(runs: Sequence[str], baseline: str | None, tests: Sequence[st
         raise InexevalError("--all-pairs compares every pair of runs: it takes no baseline")
     if not tests:
         raise InexevalError("no test asked for")
-    unknown = [t for t in tests if t not in significance.TESTS]
+    unknown = [t for t in tests if t not in choices.TESTS]
     if unknown:
         raise InexevalError(f"unknown test {', '.join(unknown)} (one of "
-                            f"{', '.join(significance.TESTS)})")
-    needs_pairs = [t for t in tests if t in significance.ALL_PAIRS_TESTS]
+                            f"{', '.join(choices.TESTS)})")
+    needs_pairs = [t for t in tests if t in choices.ALL_PAIRS_TESTS]
     if needs_pairs and not all_pairs:
         raise InexevalError(f"the {', '.join(needs_pairs)} test compares all pairs of runs: "
                             "add --all-pairs")
-    if correction not in significance.CORRECTIONS:
+    if correction not in choices.CORRECTIONS:
         raise InexevalError(f"unknown correction {correction!r} (one of "
-                            f"{', '.join(significance.CORRECTIONS)})")
+                            f"{', '.join(choices.CORRECTIONS)})")
     if permutations < 1:
         raise InexevalError(f"the number of permutations must be at least 1, not {permutations}")
 
@@ -333,7 +333,7 @@ def _one_test(test: str, d: Any, permutations: int, seed: int) -> significance.T
 def _all_pairs(values: dict[str, dict[str, float | None]], runs: Sequence[str],
                topics: Sequence[str], measure: str, test: str, permutations: int,
                seed: int) -> list[ComparisonRow]:
-    if test in significance.ALL_PAIRS_TESTS:
+    if test in choices.ALL_PAIRS_TESTS:
         kept = [t for t in topics if all(values[r][t] is not None for r in runs)]
         if len(kept) < 2:
             raise InexevalError(f"{measure}: the {test} test needs at least two topics where "

@@ -20,7 +20,7 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from inexeval.analysis.choices import ALL_PAIRS_TESTS, CORRECTIONS, PAIRED_TESTS, TESTS
+from inexeval.analysis.choices import CORRECTIONS
 from inexeval.errors import InexevalError
 
 Array = npt.NDArray[np.float64]
@@ -175,28 +175,6 @@ def randomised_many(differences: Array, signs: Array, exact: bool) -> list[TestR
     return out
 
 
-__all__ = [
-    "ALL_PAIRS_TESTS",
-    "CONFIDENCE",
-    "CORRECTIONS",
-    "PAIRED_TESTS",
-    "TESTS",
-    "TIE",
-    "PairResult",
-    "TestResult",
-    "adjust",
-    "bootstrap",
-    "paired_t",
-    "randomised",
-    "randomised_many",
-    "randomised_tukey",
-    "sign",
-    "sign_matrix",
-    "t_interval",
-    "tukey_hsd",
-    "wilcoxon",
-]
-
 
 def bootstrap(differences: Sequence[float] | Array, resamples: int = 10_000,
               seed: int = 42) -> TestResult:
@@ -277,28 +255,6 @@ def tukey_hsd(values: Array) -> list[PairResult]:
     return out
 
 
-__all__ = [
-    "ALL_PAIRS_TESTS",
-    "CONFIDENCE",
-    "CORRECTIONS",
-    "PAIRED_TESTS",
-    "TESTS",
-    "TIE",
-    "PairResult",
-    "TestResult",
-    "adjust",
-    "bootstrap",
-    "paired_t",
-    "randomised",
-    "randomised_many",
-    "randomised_tukey",
-    "sign",
-    "sign_matrix",
-    "t_interval",
-    "tukey_hsd",
-    "wilcoxon",
-]
-
 
 def randomised_tukey(values: Array, permutations: int = 10_000, seed: int = 42) -> list[PairResult]:
     """Carterette's (2012, §3.3, Algorithm 1) randomised Tukey HSD over a topics x systems
@@ -332,28 +288,6 @@ def randomised_tukey(values: Array, permutations: int = 10_000, seed: int = 42) 
         out.append(PairResult(a, b, TestResult(delta, p, low, high)))
     return out
 
-
-__all__ = [
-    "ALL_PAIRS_TESTS",
-    "CONFIDENCE",
-    "CORRECTIONS",
-    "PAIRED_TESTS",
-    "TESTS",
-    "TIE",
-    "PairResult",
-    "TestResult",
-    "adjust",
-    "bootstrap",
-    "paired_t",
-    "randomised",
-    "randomised_many",
-    "randomised_tukey",
-    "sign",
-    "sign_matrix",
-    "t_interval",
-    "tukey_hsd",
-    "wilcoxon",
-]
 
 
 def adjust(p_values: Sequence[float], correction: str) -> list[float]:
@@ -392,25 +326,3 @@ def _adjust(p: Array, correction: str) -> Array:
     out[order] = adjusted
     return out
 
-
-__all__ = [
-    "ALL_PAIRS_TESTS",
-    "CONFIDENCE",
-    "CORRECTIONS",
-    "PAIRED_TESTS",
-    "TESTS",
-    "TIE",
-    "PairResult",
-    "TestResult",
-    "adjust",
-    "bootstrap",
-    "paired_t",
-    "randomised",
-    "randomised_many",
-    "randomised_tukey",
-    "sign",
-    "sign_matrix",
-    "t_interval",
-    "tukey_hsd",
-    "wilcoxon",
-]
