@@ -2,7 +2,8 @@
 
 The API has three verbs, as ir_measures: :func:`evaluate` (per-topic values and means),
 :func:`iter_calc` (a stream of ``Metric(topic, measure, value)``) and :class:`Evaluator`
-(measures and assessments bound once for many runs). Readers are in :mod:`inexeval.formats`
+(measures and assessments bound once for many runs); :func:`compare` tests whether runs differ
+significantly (:mod:`inexeval.analysis.compare`). Readers are in :mod:`inexeval.formats`
 (:func:`load_assessments`, :func:`load_run`), the collection index in :mod:`inexeval.collection`.
 Heavy modules are imported on first use, so the command line starts at once.
 """
@@ -26,11 +27,13 @@ _LAZY = {
     "parse_measure": "inexeval.measures.registry",
     "InexevalError": "inexeval.errors",
     "with_implicit": "inexeval.evaluation",
+    "compare": "inexeval.analysis.compare",
+    "Comparison": "inexeval.analysis.compare",
 }
 
-__all__ = ["Evaluator", "InexevalError", "Metric", "Results", "Row", "build_index", "evaluate", "iter_calc",
-           "load_assessments", "load_collection", "load_run", "parse_measure",
-           "with_implicit"]
+__all__ = ["Comparison", "Evaluator", "InexevalError", "Metric", "Results", "Row", "build_index",
+           "compare", "evaluate", "iter_calc", "load_assessments", "load_collection", "load_run",
+           "parse_measure", "with_implicit"]
 
 
 def __getattr__(name: str) -> Any:

@@ -26,12 +26,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import numpy as np
 
-from inexeval.analysis import significance
+from inexeval.analysis import choices, significance
 from inexeval.errors import InexevalError
 from inexeval.model import Assessments, Run
 from inexeval.results import Results
@@ -106,7 +106,6 @@ class Comparison:
     permutations: int
     seed: int
     header: str = ""
-    extra: dict[str, Any] = field(default_factory=dict)
 
     def significant(self, row: ComparisonRow) -> int:
         """+1 if ``row.run`` is significantly better than ``row.baseline`` at ``alpha`` (after
@@ -207,8 +206,8 @@ def compare_results(
 
     ``baseline``: the run the others are compared with (default: the first); ``all_pairs``:
     every pair of runs instead (no baseline; the ``tukey`` and ``randomised-tukey`` tests need
-    it). ``tests``: names from :data:`inexeval.analysis.significance.TESTS`; ``correction``:
-    one of :data:`~inexeval.analysis.significance.CORRECTIONS`, applied per measure and test
+    it). ``tests``: names from :data:`inexeval.analysis.choices.TESTS`; ``correction``:
+    one of :data:`~inexeval.analysis.choices.CORRECTIONS`, applied per measure and test
     across its comparisons; ``permutations`` (B) and ``seed``: the randomised and bootstrap
     tests'. ``topics``: the assessed topics (default: those of the results).
     """
@@ -251,17 +250,17 @@ def _check_request(runs: Sequence[str], baseline: str | None, tests: Sequence[st
         raise InexevalError("--all-pairs compares every pair of runs: it takes no baseline")
     if not tests:
         raise InexevalError("no test asked for")
-    unknown = [t for t in tests if t not in significance.TESTS]
+    unknown = [t for t in tests if t not in choices.TESTS]
     if unknown:
         raise InexevalError(f"unknown test {', '.join(unknown)} (one of "
-                            f"{', '.join(significance.TESTS)})")
-    needs_pairs = [t for t in tests if t in significance.ALL_PAIRS_TESTS]
+                            f"{', '.join(choices.TESTS)})")
+    needs_pairs = [t for t in tests if t in choices.ALL_PAIRS_TESTS]
     if needs_pairs and not all_pairs:
         raise InexevalError(f"the {', '.join(needs_pairs)} test compares all pairs of runs: "
                             "add --all-pairs")
-    if correction not in significance.CORRECTIONS:
+    if correction not in choices.CORRECTIONS:
         raise InexevalError(f"unknown correction {correction!r} (one of "
-                            f"{', '.join(significance.CORRECTIONS)})")
+                            f"{', '.join(choices.CORRECTIONS)})")
     if permutations < 1:
         raise InexevalError(f"the number of permutations must be at least 1, not {permutations}")
 
@@ -334,7 +333,7 @@ def _one_test(test: str, d: Any, permutations: int, seed: int) -> significance.T
 def _all_pairs(values: dict[str, dict[str, float | None]], runs: Sequence[str],
                topics: Sequence[str], measure: str, test: str, permutations: int,
                seed: int) -> list[ComparisonRow]:
-    if test in significance.ALL_PAIRS_TESTS:
+    if test in choices.ALL_PAIRS_TESTS:
         kept = [t for t in topics if all(values[r][t] is not None for r in runs)]
         if len(kept) < 2:
             raise InexevalError(f"{measure}: the {test} test needs at least two topics where "
@@ -387,6 +386,7 @@ def compare(
     if isinstance(assessments, str):
         assessments = load_for_evaluation(assessments, collection)
     loaded = [load_run(r) if isinstance(r, str) else r for r in runs]
+    check_runs(assessments, loaded)
     names = comparable_measures(measures, task)
     evaluate_one = RunEvaluator(assessments, names, task=task, collection=collection, **options)
     results = evaluate_runs(evaluate_one, loaded, jobs)
@@ -395,6 +395,19 @@ def compare(
                            correction=correction, all_pairs=all_pairs, alpha=alpha,
                            permutations=permutations, seed=seed,
                            topics=natural_order(list(assessments)))
+
+
+def check_runs(assessments: Assessments, runs: Sequence[Run]) -> None:
+    """Refuse runs that cannot be compared: none with results for an assessed topic, or two
+    with the same name."""
+    assessed = set(assessments)
+    if not any(assessed & set(r.topics) for r in runs):
+        raise InexevalError("no topic in common: none of the runs has results for an assessed "
+                            "topic", assessments.source)
+    names = [r.name for r in runs]
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise InexevalError(f"the run {repeated[0]} is given more than once")
 
 
 def comparable_measures(measures: Sequence[str] | None, task: str | None) -> list[str]:
@@ -414,7 +427,9 @@ def comparable_measures(measures: Sequence[str] | None, task: str | None) -> lis
 
     per_topic = measure_names(task, per_topic=True)
     offered = [*per_topic, *(mean for mean, name in _PER_TOPIC_NAME.items() if name in per_topic)]
-    names = [m if m in offered else str(parse_measures([m])[0]) for m in measures]
+    mean_of = {name: mean for mean, name in _PER_TOPIC_NAME.items()}
+    names = [mean_of.get(m, m) if m in offered else str(parse_measures([m])[0])
+             for m in measures]
     missing = [m for m in names if m not in offered]
     if missing:
         raise MeasureError(f"not a per-topic measure of task {task}: {', '.join(missing)} (it "

@@ -12,6 +12,7 @@ numbers, in plain numpy (statsmodels is no dependency).
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from typing import NamedTuple
@@ -19,7 +20,7 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from inexeval.analysis.choices import ALL_PAIRS_TESTS, CORRECTIONS, PAIRED_TESTS, TESTS
+from inexeval.analysis.choices import CORRECTIONS
 from inexeval.errors import InexevalError
 
 Array = npt.NDArray[np.float64]
@@ -59,15 +60,21 @@ def _all_zero(d: Array) -> bool:
 def t_interval(differences: Sequence[float] | Array) -> tuple[float, float]:
     """The 95% Student t confidence interval of the mean difference (NaN for one topic; the
     mean itself when every difference is the same)."""
-    from scipy import stats
-
     d = _differences(differences)
     mean = float(np.mean(d))
     if len(d) < 2:
         return math.nan, math.nan
-    half = float(stats.t.ppf(0.5 + CONFIDENCE / 2, len(d) - 1) * np.std(d, ddof=1)
-                 / math.sqrt(len(d)))
+    half = _t_quantile(len(d) - 1) * float(np.std(d, ddof=1)) / math.sqrt(len(d))
     return mean - half, mean + half
+
+
+@functools.cache
+def _t_quantile(df: int) -> float:
+    """The two-sided ``CONFIDENCE`` quantile of Student's t (one per number of topics, reused by
+    every comparison)."""
+    from scipy import stats
+
+    return float(stats.t.ppf(0.5 + CONFIDENCE / 2, df))
 
 
 def paired_t(differences: Sequence[float] | Array) -> TestResult:
@@ -168,11 +175,6 @@ def randomised_many(differences: Array, signs: Array, exact: bool) -> list[TestR
     return out
 
 
-__all__ = ["ALL_PAIRS_TESTS", "CORRECTIONS", "CONFIDENCE", "PAIRED_TESTS", "TESTS", "TIE",
-           "PairResult", "TestResult", "adjust", "bootstrap", "paired_t", "randomised",
-           "randomised_many", "randomised_tukey", "sign", "sign_matrix", "t_interval",
-           "tukey_hsd", "wilcoxon"]
-
 
 def bootstrap(differences: Sequence[float] | Array, resamples: int = 10_000,
               seed: int = 42) -> TestResult:
@@ -253,11 +255,6 @@ def tukey_hsd(values: Array) -> list[PairResult]:
     return out
 
 
-__all__ = ["ALL_PAIRS_TESTS", "CORRECTIONS", "CONFIDENCE", "PAIRED_TESTS", "TESTS", "TIE",
-           "PairResult", "TestResult", "adjust", "bootstrap", "paired_t", "randomised",
-           "randomised_many", "randomised_tukey", "sign", "sign_matrix", "t_interval",
-           "tukey_hsd", "wilcoxon"]
-
 
 def randomised_tukey(values: Array, permutations: int = 10_000, seed: int = 42) -> list[PairResult]:
     """Carterette's (2012, §3.3, Algorithm 1) randomised Tukey HSD over a topics x systems
@@ -292,11 +289,6 @@ def randomised_tukey(values: Array, permutations: int = 10_000, seed: int = 42) 
     return out
 
 
-__all__ = ["ALL_PAIRS_TESTS", "CORRECTIONS", "CONFIDENCE", "PAIRED_TESTS", "TESTS", "TIE",
-           "PairResult", "TestResult", "adjust", "bootstrap", "paired_t", "randomised",
-           "randomised_many", "randomised_tukey", "sign", "sign_matrix", "t_interval",
-           "tukey_hsd", "wilcoxon"]
-
 
 def adjust(p_values: Sequence[float], correction: str) -> list[float]:
     """p-values corrected for multiple testing, as statsmodels' ``multipletests(p, method=...)``
@@ -309,10 +301,9 @@ def adjust(p_values: Sequence[float], correction: str) -> list[float]:
     p = np.asarray(p_values, dtype=np.float64)
     out = p.copy()
     defined = ~np.isnan(p)
-    if correction == "none" or not defined.any():
-        return out.tolist()
-    out[defined] = _adjust(p[defined], correction)
-    return out.tolist()
+    if correction != "none" and defined.any():
+        out[defined] = _adjust(p[defined], correction)
+    return [float(x) for x in out]
 
 
 def _adjust(p: Array, correction: str) -> Array:
@@ -324,7 +315,8 @@ def _adjust(p: Array, correction: str) -> Array:
     if correction == "holm":
         adjusted = np.minimum(np.maximum.accumulate((m - np.arange(m)) * ranked), 1.0)
     elif correction == "holm-sidak":
-        adjusted = np.maximum.accumulate(-np.expm1(np.arange(m, 0, -1) * np.log1p(-ranked)))
+        with np.errstate(divide="ignore"):  # p = 1: log1p(-1) = -inf, corrected p 1
+            adjusted = np.maximum.accumulate(-np.expm1(np.arange(m, 0, -1) * np.log1p(-ranked)))
     else:
         factor = np.arange(1, m + 1) / m
         if correction == "fdr_by":
@@ -334,8 +326,3 @@ def _adjust(p: Array, correction: str) -> Array:
     out[order] = adjusted
     return out
 
-
-__all__ = ["ALL_PAIRS_TESTS", "CORRECTIONS", "CONFIDENCE", "PAIRED_TESTS", "TESTS", "TIE",
-           "PairResult", "TestResult", "adjust", "bootstrap", "paired_t", "randomised",
-           "randomised_many", "randomised_tukey", "sign", "sign_matrix", "t_interval",
-           "tukey_hsd", "wilcoxon"]

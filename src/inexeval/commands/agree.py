@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 
+from inexeval.errors import InexevalError
+
 NAME = "agree"
 HELP = ("agreement of measures (Kendall, tau_AP, Spearman, Pearson over run means) or of two "
         "assessments (--assessments-b, --judgements)")
@@ -24,13 +26,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="agreement of two assessments of the same topics, per topic and "
                         "overall (no runs): Cohen's kappa on relevant articles, character "
                         "precision/recall/F1/Jaccard of the highlighting, element kappa per "
-                        "relevance dimension, confusion matrices")
+                        "relevance dimension, confusion matrices; with --collection, INEX "
+                        "2005-2008 highlighted passages are compared character by character")
     add_output_arguments(parser, FORMATS)
 
 
 def run(args: argparse.Namespace) -> int:
     from inexeval.commands.compare import write
-    from inexeval.errors import InexevalError
 
     if args.judgements:
         if args.assessments is not None or args.runs:
@@ -64,7 +66,6 @@ def _means(args: argparse.Namespace) -> tuple[dict[str, dict[str, float | None]]
 
 def _measures(args: argparse.Namespace) -> str:
     from inexeval.analysis.agreement import AGREEMENT_COLUMNS, measure_agreement
-    from inexeval.errors import InexevalError
     from inexeval.report.comparison import render_rows
 
     means, measures = _means(args)
@@ -93,8 +94,17 @@ def _judgements(args: argparse.Namespace) -> str:
     from inexeval.report.comparison import render_judgements
 
     first, second = (load_assessments(path, args.assessments_format) for path in args.judgements)
+    if args.collection:
+        from inexeval.collection.build import load_collection
+        from inexeval.evaluation import with_implicit
+
+        # INEX 2005-2008 highlighted passages become character spans (no implicit judgements)
+        collection = load_collection(args.collection)
+        first, second = (with_implicit(a, collection=collection, implicit=False)
+                         for a in (first, second))
     rows = judgement_agreement(first, second)
+    topics = len(rows) - 1
     title = (f"agreement of B ({args.judgements[1]}) with A ({args.judgements[0]}) on "
-             f"{len(rows) - 1} topics")
+             f"{topics} topic{'' if topics == 1 else 's'}")
     return render_judgements(rows, args.format, args.digits, title)
 

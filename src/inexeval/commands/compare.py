@@ -9,6 +9,7 @@ from typing import Any
 
 from inexeval.analysis.choices import CORRECTIONS, TESTS
 from inexeval.cli import non_negative, positive
+from inexeval.errors import InexevalError
 
 NAME = "compare"
 HELP = "compare runs with significance tests (paired over all assessed topics)"
@@ -67,7 +68,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def evaluate_for_comparison(args: argparse.Namespace, measures: list[str] | None) -> tuple[Any, list[str], list[str], Any]:
     """Read the inputs and evaluate every run on every assessed topic (``eval -c``): the
     results, the canonical measure names, the assessed topics and the runs."""
-    from inexeval.analysis.compare import comparable_measures, natural_order
+    from inexeval.analysis.compare import check_runs, comparable_measures, natural_order
     from inexeval.commands.eval import evaluator_options, load_inputs, task_options
     from inexeval.evaluation import RunEvaluator, evaluate_runs
 
@@ -78,12 +79,7 @@ def evaluate_for_comparison(args: argparse.Namespace, measures: list[str] | None
                                     task_options=task_options(args))
     else:
         evaluate_one = RunEvaluator(assessments, names, **evaluator_options(args, collection))
-    names_given = [r.name for r in runs]
-    repeated = sorted({n for n in names_given if names_given.count(n) > 1})
-    if repeated:
-        from inexeval.errors import InexevalError
-
-        raise InexevalError(f"the run {repeated[0]} is given more than once")
+    check_runs(assessments, runs)
     results = evaluate_runs(evaluate_one, runs, args.jobs)
     return results, names, natural_order(list(assessments)), runs
 
@@ -95,8 +91,6 @@ def baseline_name(given: str | None, runs: list[Any], files: list[str]) -> str |
     for run, file in zip(runs, files):
         if given == run.name or Path(given) == Path(file):
             return str(run.name)
-    from inexeval.errors import InexevalError
-
     raise InexevalError(f"unknown baseline {given!r} (the runs are "
                         f"{', '.join(str(r.name) for r in runs)})", "--baseline")
 
@@ -116,7 +110,6 @@ def write(args: argparse.Namespace, text: str, *inputs: str | None) -> None:
 def run(args: argparse.Namespace) -> int:
     from inexeval.analysis.compare import compare_results
     from inexeval.commands.report import html_report
-    from inexeval.errors import InexevalError
     from inexeval.report.comparison import render_comparison
 
     if args.output is not None:

@@ -197,5 +197,14 @@ def render_judgements(rows: Sequence[TopicAgreement], fmt: str = "table", digits
     return text
 
 
-__all__ = ["FORMATS", "legend", "render_comparison", "render_csv", "render_json", "render_latex",
-           "render_judgements", "render_rows", "row_dict"]
+__all__ = [
+    "FORMATS",
+    "legend",
+    "render_comparison",
+    "render_csv",
+    "render_json",
+    "render_judgements",
+    "render_latex",
+    "render_rows",
+    "row_dict",
+]

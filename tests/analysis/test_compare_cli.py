@@ -1,0 +1,395 @@
+"""``inexeval compare`` and ``inexeval agree`` end to end, and the ``inexeval.compare`` API, on
+real INEX data (the ipcs qrels with a real run, the INEX 2010 qrels) and small hand-made inputs."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy import stats
+from tests.helpers import DATA, assessments, element_run
+
+import inexeval
+from inexeval.analysis.agreement import AGREEMENT_COLUMNS, ranking_agreement
+from inexeval.analysis.compare import COLUMNS, compare_results
+from inexeval.cli import main
+from inexeval.errors import InexevalError, InexevalWarning
+from inexeval.evaluation import evaluate
+
+IPCS = DATA / "ipcs"
+QRELS = IPCS / "INEX_Qrels.txt"
+BERT = IPCS / "bert_inex_converted_1.run"
+QRELS_2010 = DATA / "inex2010" / "inex2010.qrels"
+
+pytestmark = pytest.mark.skipif(not QRELS.exists(), reason="needs the shared INEX data")
+
+
+def perturbed(source: Path, target: Path, tag: str, seed: int, keep: float = 0.7) -> Path:
+    """A second run derived from a real one: a share of its lines dropped at random, a new
+    run tag."""
+    rng = random.Random(seed)
+    lines = [line.replace("TREC2INEX", tag) for line in source.read_text().splitlines()
+             if rng.random() < keep]
+    target.write_text("\n".join(lines) + "\n")
+    return target
+
+
+def run_main(capsys: pytest.CaptureFixture[str], *args: object) -> tuple[int, str, str]:
+    code = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def per_topic_aip(capsys: pytest.CaptureFixture[str], run: Path) -> dict[str, float]:
+    code, out, _ = run_main(capsys, "eval", QRELS, run, "--task", "focused", "-c", "-q")
+    assert code == 0
+    values = {}
+    for line in out.splitlines():
+        measure, topic, value = line.split("\t")
+        if measure == "AiP" and topic != "all":
+            values[topic] = float(value)
+    return values
+
+
+def test_compare_real_runs_equals_scipy_on_eval_per_topic_values(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    other = perturbed(BERT, tmp_path / "other.run", "other", seed=1)
+    code, out, err = run_main(capsys, "compare", QRELS, BERT, other, "--task", "focused",
+                              "-m", "MAiP", "--test", "t", "--test", "wilcoxon",
+                              "--test", "sign", "--format", "csv")
+    assert code == 0, err
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert list(rows[0]) == list(COLUMNS)
+    base, run = per_topic_aip(capsys, BERT), per_topic_aip(capsys, other)
+    assert set(base) == set(run)  # every assessed topic, -c
+    topics = sorted(base)
+    a = np.array([run[t] for t in topics])
+    b = np.array([base[t] for t in topics])
+    t_row, w_row, s_row = rows
+    assert (t_row["run"], t_row["baseline"], int(t_row["n_topics"])) == ("other", "TREC2INEX",
+                                                                        len(topics))
+    # eval prints 4 decimals: the comparison's exact values agree to that precision
+    assert float(t_row["mean"]) == pytest.approx(a.mean(), abs=1e-4)
+    exact = {r.measure: r for r in inexeval.compare(str(QRELS), [str(BERT), str(other)],
+                                                     ["MAiP"], task="focused").rows}
+    assert float(t_row["p_value"]) == exact["MAiP"].p_value
+    assert abs(float(t_row["p_value"]) - stats.ttest_rel(a, b).pvalue) < 1e-3
+    d = a - b
+    assert int(t_row["wins"]) == int(np.sum(d > 5e-5))
+    assert int(t_row["wins"]) + int(t_row["ties"]) + int(t_row["losses"]) == len(topics)
+    assert w_row["test"] == "wilcoxon" and s_row["test"] == "sign"
+
+
+def test_api_per_topic_values_are_evals_and_tests_are_scipys(tmp_path: Path) -> None:
+    other = perturbed(BERT, tmp_path / "other.run", "other", seed=2)
+    comparison = inexeval.compare(str(QRELS), [str(BERT), str(other)], ["iP[0.01]", "AiP"],
+                                  task="focused", test=["t", "wilcoxon", "sign"])
+    assert comparison.measures == ["iP[0.01]", "MAiP"]
+    assert comparison.baseline == "TREC2INEX"
+    assert "paired over all 120 assessed topics, a run without results for a topic scoring 0" \
+        in comparison.header
+    for row in comparison.rows:
+        values = comparison.per_topic[row.measure]
+        a = np.array([values["other"][t] for t in comparison.topics])
+        b = np.array([values["TREC2INEX"][t] for t in comparison.topics])
+        d = a - b
+        assert row.n_topics == len(comparison.topics) == 120
+        assert row.delta == pytest.approx(a.mean() - b.mean(), abs=1e-12)
+        if row.test == "t":
+            ref = stats.ttest_rel(a, b)
+            assert row.p_value == pytest.approx(ref.pvalue, abs=1e-9)
+            assert (row.ci_low, row.ci_high) == pytest.approx(tuple(ref.confidence_interval()),
+                                                              abs=1e-9)
+        elif row.test == "wilcoxon":
+            nonzero = d[np.abs(d) >= 1e-12]
+            assert row.p_value == pytest.approx(stats.wilcoxon(nonzero, method="asymptotic")
+                                                .pvalue, abs=1e-9)
+        else:
+            wins, losses = int(np.sum(d >= 1e-12)), int(np.sum(d <= -1e-12))
+            assert (row.wins, row.losses) == (wins, losses)
+            assert row.p_value == pytest.approx(stats.binomtest(wins, wins + losses).pvalue,
+                                                abs=1e-9)
+        assert row.effect_size == pytest.approx(d.mean() / d.std(ddof=1), abs=1e-12)
+    # the means are eval -c's
+    evaluated = evaluate(inexeval.load_assessments(QRELS), inexeval.load_run(BERT),
+                         ["P@10"], complete=True)
+    assert evaluated.topics_evaluated["TREC2INEX"] == comparison.topics
+
+
+def _generated_2010_runs(folder: Path, count: int) -> list[Path]:
+    """Focused runs over the INEX 2010 qrels: per topic, the relevant passages of a random
+    share of the judged articles, then other judged articles' first characters."""
+    qrels = inexeval.load_assessments(QRELS_2010)
+    paths = []
+    for k in range(count):
+        rng = random.Random(k)
+        lines = []
+        for topic, judged in qrels.items():
+            if rng.random() < 0.1:
+                continue  # a topic without results scores 0
+            length = dict(zip(judged.files.tolist(), judged.dims["length"].tolist()))
+            files = sorted(judged.documents)
+            rng.shuffle(files)
+            for rank, file in enumerate(files[:40], start=1):
+                spans = judged.highlights.get(file)
+                if spans is not None and len(spans) and rng.random() < 0.5 + 0.1 * k:
+                    start, end = (int(x) for x in spans[0])
+                else:
+                    start, end = 0, min(200, int(length[file]))
+                lines.append(f"{topic} Q0 {file} {rank} {100 - rank} gen{k} {start} {end - start}")
+        path = folder / f"gen{k}.run"
+        path.write_text("\n".join(lines) + "\n")
+        paths.append(path)
+    return paths
+
+
+def test_inex2010_all_pairs_jobs_and_output_file(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    runs = _generated_2010_runs(tmp_path, 3)
+    target = tmp_path / "pairs.json"
+    common = ["compare", QRELS_2010, *runs, "--task", "focused", "-m", "iP[0.01]", "-m", "MAiP",
+              "--all-pairs", "--test", "t", "--test", "tukey", "--correction", "holm",
+              "--format", "json"]
+    code, _, err = run_main(capsys, *common, "-o", target)
+    assert code == 0, err
+    rows = json.loads(target.read_text())
+    assert [list(r) for r in rows] == [list(COLUMNS)] * 12  # 2 measures x 2 tests x 3 pairs
+    assert [(r["run"], r["baseline"]) for r in rows[:3]] == [("gen0", "gen1"), ("gen0", "gen2"),
+                                                             ("gen1", "gen2")]
+    assert all(r["n_topics"] == 52 for r in rows)
+    code, parallel, err = run_main(capsys, *common, "--jobs", "2")
+    assert code == 0, err
+    assert json.loads(parallel) == rows
+    assert not list(tmp_path.glob(".pairs.json.*"))  # no temporary file left
+    from statsmodels.stats.multitest import multipletests
+
+    for measure in ("iP[0.01]", "MAiP"):
+        t_rows = [r for r in rows if r["measure"] == measure and r["test"] == "t"]
+        expected = multipletests([r["p_value"] for r in t_rows], method="holm")[1]
+        assert [r["p_adjusted"] for r in t_rows] == pytest.approx(expected.tolist(), abs=1e-12)
+
+
+def test_a_run_compared_with_itself(tmp_path: Path) -> None:
+    twin = tmp_path / "twin.run"
+    twin.write_text(BERT.read_text().replace("TREC2INEX", "twin"))
+    comparison = inexeval.compare(str(QRELS), [str(BERT), str(twin)], task="focused",
+                                  test=["t", "wilcoxon", "sign", "randomised", "bootstrap"],
+                                  correction="holm")
+    assert len(comparison.rows) == 5 * 5
+    for row in comparison.rows:
+        assert (row.p_value, row.p_adjusted, row.delta, row.effect_size) == (1.0, 1.0, 0.0, 0.0)
+        assert (row.ties, row.wins, row.losses) == (row.n_topics, 0, 0)
+
+
+def _small() -> tuple[inexeval.model.Assessments, list[inexeval.model.Run]]:
+    def e_s(e: int, s: int) -> dict[str, int]:
+        return {"exhaustivity": e, "specificity": s}
+
+    judged = assessments("inex2003", {
+        "1": [("f", "/a[1]", e_s(3, 3)), ("g", "/a[1]", e_s(1, 1))],
+        "2": [("f", "/a[1]", e_s(2, 2))],  # nothing strictly relevant: strict is undefined
+        "3": [("h", "/a[1]", e_s(3, 3)), ("f", "/a[1]", e_s(3, 3))],
+        "4": [("g", "/a[1]", e_s(3, 3))]})
+    runs = [element_run("A", {"1": [("f", "/a[1]")], "2": [("f", "/a[1]")],
+                              "3": [("h", "/a[1]")]}),
+            element_run("B", {"1": [("g", "/a[1]"), ("f", "/a[1]")], "2": [("f", "/a[1]")],
+                              "3": [("f", "/a[1]"), ("h", "/a[1]")], "4": [("g", "/a[1]")]}),
+            element_run("C", {"3": [("h", "/a[1]")]})]
+    return judged, runs
+
+
+def test_undefined_topics_are_left_out_and_missing_topics_score_zero() -> None:
+    judged, runs = _small()
+    comparison = inexeval.compare(judged, runs, ["inex_eval(quant=strict)", "P@1"],
+                                  baseline="B", num_docs=10)
+    assert comparison.runs == ["B", "A", "C"]
+    strict = {r.run: r for r in comparison.rows if r.measure == "inex_eval"}
+    precision = {r.run: r for r in comparison.rows if r.measure == "P@1"}
+    # inex_eval strict is undefined on topic 2 (nothing strictly relevant), P@1 is 0 there
+    assert strict["A"].n_topics == 3 and precision["A"].n_topics == 4
+    assert comparison.per_topic["inex_eval"]["A"]["2"] is None
+    # topic 4: no results from A, scoring 0; B finds the one relevant element at rank 1
+    assert comparison.per_topic["P@1"]["A"] == {"1": 1.0, "2": 0.0, "3": 1.0, "4": 0.0}
+    assert comparison.per_topic["P@1"]["B"] == {"1": 0.0, "2": 0.0, "3": 1.0, "4": 1.0}
+    assert comparison.per_topic["inex_eval"]["A"]["4"] == 0.0
+    assert (precision["A"].wins, precision["A"].ties, precision["A"].losses) == (1, 2, 1)
+    assert precision["A"].delta == 0.0 and precision["C"].delta == pytest.approx(-0.25)
+    values = comparison.per_topic["inex_eval"]
+    a = [values["A"][t] for t in ("1", "3", "4")]
+    b = [values["B"][t] for t in ("1", "3", "4")]
+    assert strict["A"].p_value == pytest.approx(stats.ttest_rel(a, b).pvalue, abs=1e-12)
+    assert comparison.means["inex_eval"]["C"] == pytest.approx(np.mean([0.0, values["C"]["3"], 0.0]))
+
+
+def test_formats(capsys: pytest.CaptureFixture[str]) -> None:
+    judged, runs = _small()
+    results = evaluate(judged, runs, ["P(quant=generalised)@1", "P(quant=generalised)@2"],
+                       complete=True)
+    comparison = compare_results(results, ["P(quant=generalised)@1", "P(quant=generalised)@2"],
+                                 tests=["t", "sign"], alpha=0.5)
+    from inexeval.report.comparison import render_comparison
+
+    table = render_comparison(comparison, "table", 3)
+    assert table.startswith("# t, sign tests against the baseline A; paired over all 4 assessed")
+    assert "A (baseline)" in table and "one mark per test, in the order t, sign" in table
+    # B vs A at P@2: t p = 0.117, sign p = 0.25 (3 wins, 1 tie): both below alpha 0.5
+    assert "0.688 ··" in table and "0.594 ▲▲" in table and "0.250 ▼·" in table
+    markdown = render_comparison(comparison, "markdown")
+    assert "| run | P(quant=generalised)@1 |" in markdown
+    latex = comparison.to_latex()
+    assert r"\toprule" in latex and r"\bottomrule" in latex and r"\textbf{" in latex
+    assert r"P(quant=generalised)@1" in latex
+    data = comparison.to_dict()
+    assert data["baseline"] == "A" and data["tests"] == ["t", "sign"]
+    assert list(data["rows"][0]) == list(COLUMNS)
+    frame = comparison.to_dataframe()
+    assert list(frame.columns) == list(COLUMNS) and len(frame) == 2 * 2 * 2
+    marks = [comparison.significant(r) for r in comparison.rows]
+    assert all(m == (0 if r.p_adjusted >= 0.5 else (1 if r.delta > 0 else -1))
+               for m, r in zip(marks, comparison.rows))
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--baseline", "nope"], "unknown baseline 'nope'"),
+    (["--test", "z"], "unknown test z"),
+    (["--correction", "sidak"], "unknown correction sidak"),
+    (["--permutations", "0"], "--permutations must be at least 1"),
+    (["--all-pairs", "--baseline", "TREC2INEX"], "takes no --baseline"),
+    (["--test", "tukey"], "add --all-pairs"),
+    (["--topics", "1,2"], "no topic in common"),
+])
+def test_bad_input_is_one_line_and_exit_2(extra: list[str], message: str, tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    other = perturbed(BERT, tmp_path / "other.run", "other", seed=3)
+    code, out, err = run_main(capsys, "compare", QRELS, BERT, other, "--task", "focused", *extra)
+    assert code == 2 and out == ""
+    errors = [line for line in err.splitlines() if not line.startswith("inexeval: warning: ")]
+    assert len(errors) == 1 and errors[0].startswith("inexeval: error: ") and message in errors[0]
+
+
+def test_bad_inputs_of_run_sets(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run_main(capsys, "compare", QRELS, BERT, "--task", "focused")
+    assert code == 2 and "at least two runs, not 1" in err
+    elsewhere = tmp_path / "elsewhere.run"
+    elsewhere.write_text("999 Q0 doc 1 1 x 0 10\n")
+    code, _, err = run_main(capsys, "compare", QRELS, elsewhere, elsewhere, "--task", "focused")
+    assert code == 2 and "no topic in common" in err
+    judged, runs = _small()
+    with pytest.raises(InexevalError, match="inex_eval has no per-topic values"), \
+            pytest.warns(InexevalWarning, match="have no assessments and are ignored"):
+        inexeval.compare(judged.select({"2"}), runs[:2], ["inex_eval(quant=strict)"], num_docs=9)
+    code, _, err = run_main(capsys, "compare", QRELS, BERT, BERT, "--task", "focused", "-o", BERT)
+    assert code == 2 and "would overwrite" in err
+
+
+def test_randomised_compare_is_reproducible_and_vectorised_over_runs(tmp_path: Path) -> None:
+    runs = _generated_2010_runs(tmp_path, 4)
+    qrels = inexeval.load_assessments(QRELS_2010)
+    first = inexeval.compare(qrels, [inexeval.load_run(r) for r in runs], ["MAiP"],
+                             task="focused", test=["randomised", "bootstrap"],
+                             permutations=2000, seed=5)
+    again = inexeval.compare(qrels, [inexeval.load_run(r) for r in runs], ["MAiP"],
+                             task="focused", test=["randomised", "bootstrap"],
+                             permutations=2000, seed=5)
+    assert first.rows == again.rows
+    from inexeval.analysis import significance
+
+    for row in first.rows:
+        values = first.per_topic["MAiP"]
+        d = np.array([values[row.run][t] - values[row.baseline][t] for t in first.topics])
+        alone = (significance.randomised(d, 2000, 5) if row.test == "randomised"
+                 else significance.bootstrap(d, 2000, 5))
+        assert (row.p_value, row.ci_low, row.ci_high) == (alone.p_value, alone.ci_low,
+                                                          alone.ci_high)
+
+
+def test_agree_measures_on_real_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    runs = _generated_2010_runs(tmp_path, 4)
+    code, out, err = run_main(capsys, "agree", QRELS_2010, *runs, "--task", "focused",
+                              "-m", "iP[0.01]", "-m", "MAiP", "-m", "iP[0.10]", "--format", "csv")
+    assert code == 0, err
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert list(rows[0]) == list(AGREEMENT_COLUMNS)
+    assert [(r["measure_a"], r["measure_b"]) for r in rows] == [
+        ("iP[0.01]", "MAiP"), ("iP[0.01]", "iP[0.10]"), ("MAiP", "iP[0.10]")]
+    comparison = inexeval.compare(str(QRELS_2010), [str(r) for r in runs],
+                                  ["iP[0.01]", "MAiP"], task="focused")
+    means = comparison.means
+    names = comparison.runs
+    expected = ranking_agreement([means["iP[0.01]"][r] for r in names],
+                                 [means["MAiP"][r] for r in names])
+    assert float(rows[0]["kendall_tau"]) == pytest.approx(expected.kendall_tau, abs=1e-12)
+    assert float(rows[0]["tau_ap"]) == pytest.approx(expected.tau_ap, abs=1e-12)
+    assert int(rows[0]["n_runs"]) == 4
+
+
+def test_agree_assessments_b_and_judgements(tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    runs = _generated_2010_runs(tmp_path, 3)
+    code, out, err = run_main(capsys, "agree", QRELS_2010, *runs, "--task", "focused", "-m",
+                              "MAiP", "--assessments-b", QRELS_2010, "--format", "json")
+    assert code == 0, err
+    (row,) = json.loads(out)
+    assert (row["measure_a"], row["measure_b"]) == ("MAiP [A]", "MAiP [B]")
+    assert row["kendall_tau"] == 1.0 and row["tau_ap"] == 1.0 and row["swaps"] == 0
+    code, out, err = run_main(capsys, "agree", "--judgements", QRELS_2010, QRELS_2010,
+                              "--format", "csv")
+    assert code == 0, err
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert len(rows) == 53 and rows[-1]["topic"] == "all"
+    assert all(float(r["kappa"]) == 1.0 and float(r["jaccard"]) == 1.0 for r in rows)
+    assert int(rows[-1]["both"]) == 5471 and int(rows[-1]["articles"]) == 39031
+    code, out, err = run_main(capsys, "agree", "--judgements", QRELS, QRELS_2010)
+    assert code == 0, err
+    assert out.splitlines()[-1].split()[0] == "all"
+    code, _, err = run_main(capsys, "agree", "--judgements", QRELS, QRELS_2010, BERT)
+    assert code == 2 and "takes no other" in err
+    code, _, err = run_main(capsys, "agree", QRELS_2010, *runs, "--task", "focused", "-m", "MAiP")
+    assert code == 2 and "at least two measures" in err
+
+
+def test_agree_on_element_judgements(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from inexeval.demo import ASSESSMENTS_2004
+
+    changed = tmp_path / "b"
+    changed.mkdir()
+    for source in sorted(Path(ASSESSMENTS_2004).iterdir()):
+        text = source.read_text()
+        (changed / source.name).write_text(text.replace("exhaustiveness='3'",
+                                                        "exhaustiveness='2'", 2))
+    code, out, err = run_main(capsys, "agree", "--judgements", ASSESSMENTS_2004, changed,
+                              "--format", "json")
+    assert code == 0, err
+    rows = json.loads(out)
+    overall = rows[-1]
+    assert overall["topic"] == "all"
+    matrix = overall["confusion"]["exhaustivity"]["matrix"]
+    categories = overall["confusion"]["exhaustivity"]["categories"]
+    three, two = categories.index(3), categories.index(2)
+    assert matrix[three][two] == 2 * (len(rows) - 1)  # two changed per topic file
+    assert sum(map(sum, matrix)) == overall["exhaustivity_elements"]
+    assert overall["exhaustivity_kappa"] < 1.0 and overall["specificity_kappa"] == 1.0
+    # every judged article is relevant in both: kappa is undefined (null), agreement total
+    assert overall["kappa"] is None and overall["both"] == overall["articles"]
+
+
+def test_agree_on_highlighted_passages_with_the_collection(tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    formats = Path(__file__).resolve().parents[1] / "data"
+    given = formats / "formats" / "assessments-2005.xml"
+    fewer = tmp_path / "b.xml"  # the second highlighted passage (6 characters) not highlighted
+    fewer.write_text("".join(line for line in given.read_text().splitlines(keepends=True)
+                             if 'start="/article[1]/bdy[1]/sec[2]/p[1]"' not in line))
+    code, out, err = run_main(capsys, "agree", "--judgements", given, fewer, "--collection",
+                              formats / "ieee_sample", "--format", "json")
+    assert code == 0, err
+    topic, overall = json.loads(out)
+    assert (topic["chars_a"], topic["chars_b"], topic["chars_both"]) == (23, 17, 17)
+    assert topic["precision"] == 1.0 and topic["recall"] == pytest.approx(17 / 23)
+    assert topic["f1"] == pytest.approx(34 / 40) and topic["jaccard"] == pytest.approx(17 / 23)
+    assert overall["exhaustivity_kappa"] == 1.0 and overall["exhaustivity_elements"] == 3

@@ -1,0 +1,250 @@
+"""The paired tests, Tukey's HSD and the corrections against scipy and statsmodels."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from inexeval.analysis import significance as sig
+from inexeval.errors import InexevalError
+
+RNG = np.random.default_rng(2008)
+
+
+def _pair(n: int, shift: float = 0.03, rounding: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    base = RNG.uniform(0, 1, n)
+    other = np.clip(base + shift + RNG.normal(0, 0.1, n), 0, 1)
+    if rounding is not None:
+        base, other = base.round(rounding), other.round(rounding)
+    return other, base
+
+
+@pytest.mark.parametrize("n", [2, 5, 20, 107])
+def test_t_equals_scipy_ttest_rel(n: int) -> None:
+    a, b = _pair(n)
+    ours = sig.paired_t(a - b)
+    ref = stats.ttest_rel(a, b)
+    assert ours.statistic == pytest.approx(ref.statistic, abs=1e-9)
+    assert ours.p_value == pytest.approx(ref.pvalue, abs=1e-9)
+    low, high = ref.confidence_interval(0.95)
+    assert (ours.ci_low, ours.ci_high) == pytest.approx((low, high), abs=1e-9)
+
+
+@pytest.mark.parametrize("n, rounding", [(10, None), (50, None), (51, None), (30, 1), (107, 2)])
+def test_wilcoxon_equals_scipy(n: int, rounding: int | None) -> None:
+    a, b = _pair(n, rounding=rounding)
+    d = a - b
+    ours = sig.wilcoxon(d)
+    nonzero = d[d != 0]
+    ties = len(np.unique(np.abs(nonzero))) < len(nonzero)
+    method = "exact" if len(nonzero) <= 50 and not ties else "asymptotic"
+    ref = stats.wilcoxon(nonzero, method=method)
+    assert ours.statistic == pytest.approx(ref.statistic, abs=1e-9)
+    assert ours.p_value == pytest.approx(ref.pvalue, abs=1e-9)
+
+
+def test_wilcoxon_drops_zero_differences_and_matches_auto_without_ties() -> None:
+    d = np.array([0.0, 0.0, 0.3, -0.1, 0.25, 0.05, 0.4, -0.2, 0.15, 0.35])
+    nonzero = d[d != 0]
+    ours = sig.wilcoxon(d)
+    assert ours.p_value == pytest.approx(stats.wilcoxon(nonzero, method="auto").pvalue, abs=1e-9)
+    assert ours.p_value == pytest.approx(stats.wilcoxon(nonzero, method="exact").pvalue, abs=1e-9)
+    # zero_method="wilcox" on the full vector drops the same zeros (asymptotically)
+    assert ours.statistic == stats.wilcoxon(d, zero_method="wilcox", method="asymptotic").statistic
+
+
+def test_wilcoxon_large_sample_is_normal_approximation_as_auto() -> None:
+    a, b = _pair(80)
+    assert sig.wilcoxon(a - b).p_value == pytest.approx(
+        stats.wilcoxon(a, b, method="auto").pvalue, abs=1e-9)
+
+
+@pytest.mark.parametrize("n", [1, 7, 40])
+def test_sign_equals_binomtest(n: int) -> None:
+    a, b = _pair(n, rounding=1)
+    d = a - b
+    wins, losses = int(np.sum(d > 1e-12)), int(np.sum(d < -1e-12))
+    ours = sig.sign(d)
+    if wins + losses:
+        assert ours.p_value == pytest.approx(stats.binomtest(wins, wins + losses).pvalue, abs=1e-9)
+    assert ours.statistic == wins
+
+
+def test_sign_hand_worked() -> None:
+    # 9 wins, 1 loss, 2 ties: p = 2 * (C(10,0) + C(10,1)) / 2^10 = 22 / 1024
+    d = [0.1] * 9 + [-0.2] + [0.0, 0.0]
+    assert sig.sign(d).p_value == pytest.approx(22 / 1024, abs=1e-12)
+
+
+def _exact_randomisation(d: np.ndarray) -> float:
+    observed = abs(d.sum())
+    count = sum(abs(np.dot(signs, d)) >= observed - 1e-9
+                for signs in itertools.product((1, -1), repeat=len(d)))
+    return count / 2 ** len(d)
+
+
+def test_randomised_enumerates_exactly_when_2n_le_b() -> None:
+    a, b = _pair(10)
+    d = a - b
+    assert sig.randomised(d, permutations=1024).p_value == pytest.approx(_exact_randomisation(d),
+                                                                         abs=1e-12)
+    # hand-worked: d = (1, 2, 3): of the 8 sign patterns only +++ and --- reach |6|
+    assert sig.randomised([1.0, 2.0, 3.0]).p_value == pytest.approx(2 / 8)
+
+
+def test_randomised_monte_carlo_within_error_of_exact() -> None:
+    a, b = _pair(15, shift=0.02)
+    d = a - b
+    exact = _exact_randomisation(d)
+    B = 20_000
+    p = sig.randomised(d, permutations=B, seed=7).p_value
+    assert abs(p - exact) < 4 * math.sqrt(exact * (1 - exact) / B) + 1 / B
+
+
+def test_randomised_is_seeded_and_reproducible() -> None:
+    a, b = _pair(40)
+    first = sig.randomised(a - b, permutations=2000, seed=3)
+    assert sig.randomised(a - b, permutations=2000, seed=3) == first
+    assert sig.randomised(a - b, permutations=2000, seed=4).p_value != first.p_value
+
+
+def test_randomised_p_is_c_plus_one_over_b_plus_one() -> None:
+    d = np.full(30, 0.5)  # only the identity (and its negation) can reach the observed sum
+    signs, exact = sig.sign_matrix(30, 999, 42)
+    count = int(np.sum(np.abs(signs @ d) >= 15.0 - 1e-9))
+    assert not exact
+    assert sig.randomised(d, permutations=999).p_value == (count + 1) / 1000
+
+
+def test_bootstrap_shift_method_and_percentile_interval() -> None:
+    a, b = _pair(30)
+    d = a - b
+    B = 3000
+    result = sig.bootstrap(d, B, seed=11)
+    rng = np.random.default_rng(11)
+    means = d[rng.integers(0, len(d), size=(B, len(d)))].mean(axis=1)
+    count = int(np.sum(np.abs(means - d.mean()) >= abs(d.mean())))
+    assert result.p_value == pytest.approx((count + 1) / (B + 1), abs=1e-12)
+    assert (result.ci_low, result.ci_high) == pytest.approx(
+        tuple(np.percentile(means, [2.5, 97.5])), abs=1e-12)
+    assert result == sig.bootstrap(d, B, seed=11)
+    # scipy's percentile bootstrap interval uses other draws: close, not equal
+    ref = stats.bootstrap((d,), np.mean, n_resamples=B, method="percentile",
+                          random_state=np.random.default_rng(11)).confidence_interval
+    assert abs(result.ci_low - ref.low) < 0.02 and abs(result.ci_high - ref.high) < 0.02
+
+
+@pytest.mark.parametrize("test", ["t", "wilcoxon", "sign", "randomised", "bootstrap"])
+def test_a_run_against_itself_has_p_one(test: str) -> None:
+    d = np.zeros(25)
+    result = (sig.randomised(d) if test == "randomised" else sig.bootstrap(d)
+              if test == "bootstrap" else sig.PAIRED[test](d))
+    assert result.p_value == 1.0
+    assert result.ci_low == pytest.approx(0) and result.ci_high == pytest.approx(0)
+
+
+def _two_way_mse(x: np.ndarray) -> float:
+    """The residual mean square of topics + systems, from statsmodels' OLS ANOVA."""
+    import pandas as pd
+    import statsmodels.formula.api as smf
+    from statsmodels.stats.anova import anova_lm
+
+    n, k = x.shape
+    frame = pd.DataFrame({"value": x.reshape(-1), "topic": np.repeat(np.arange(n), k),
+                          "system": np.tile(np.arange(k), n)})
+    table = anova_lm(smf.ols("value ~ C(topic) + C(system)", data=frame).fit())
+    return float(table.loc["Residual", "mean_sq"])
+
+
+def test_tukey_hsd_equals_studentized_range_over_two_way_anova() -> None:
+    n, k = 25, 4
+    x = RNG.uniform(0, 1, (n, 1)) + np.array([0.0, 0.02, 0.08, 0.15]) + RNG.normal(0, 0.1, (n, k))
+    mse = _two_way_mse(x)
+    df = (k - 1) * (n - 1)
+    scale = math.sqrt(mse / n)
+    critical = stats.studentized_range.ppf(0.95, k, df) * scale
+    means = x.mean(axis=0)
+    results = sig.tukey_hsd(x)
+    assert [(r.a, r.b) for r in results] == list(itertools.combinations(range(k), 2))
+    for r in results:
+        delta = means[r.a] - means[r.b]
+        q = abs(delta) / scale
+        assert r.result.statistic == pytest.approx(q, abs=1e-9)
+        assert r.result.p_value == pytest.approx(stats.studentized_range.sf(q, k, df), abs=1e-9)
+        assert r.result.ci_low == pytest.approx(delta - critical, abs=1e-9)
+        assert r.result.ci_high == pytest.approx(delta + critical, abs=1e-9)
+
+
+def test_randomised_tukey_follows_tukey_hsd_and_is_reproducible() -> None:
+    n, k = 30, 4
+    x = RNG.uniform(0, 1, (n, 1)) + np.array([0.0, 0.01, 0.05, 0.12]) + RNG.normal(0, 0.1, (n, k))
+    tukey = sig.tukey_hsd(x)
+    randomised = sig.randomised_tukey(x, 3000, seed=5)
+    assert randomised == sig.randomised_tukey(x, 3000, seed=5)
+    for parametric, permuted in zip(tukey, randomised):
+        assert abs(parametric.result.p_value - permuted.result.p_value) < 0.1
+        assert permuted.result.statistic == pytest.approx(x[:, permuted.a].mean()
+                                                          - x[:, permuted.b].mean())
+    # a larger difference never gets a larger p-value
+    ordered = sorted(randomised, key=lambda r: abs(r.result.statistic))
+    ps = [r.result.p_value for r in ordered]
+    assert ps == sorted(ps, reverse=True)
+
+
+def test_randomised_tukey_within_monte_carlo_error_of_exact_enumeration() -> None:
+    x = np.array([[0.1, 0.5, 0.3], [0.2, 0.6, 0.25], [0.0, 0.4, 0.45], [0.3, 0.35, 0.2]])
+    n, k = x.shape
+    ranges = []
+    for orders in itertools.product(itertools.permutations(range(k)), repeat=n):
+        means = np.mean([x[i, list(order)] for i, order in enumerate(orders)], axis=0)
+        ranges.append(means.max() - means.min())
+    B = 20_000
+    for pair in sig.randomised_tukey(x, B, seed=9):
+        delta = abs(x[:, pair.a].mean() - x[:, pair.b].mean())
+        exact = float(np.mean(np.array(ranges) >= delta - 1e-9))
+        error = 4 * math.sqrt(exact * (1 - exact) / B) + 2 / B
+        assert abs(pair.result.p_value - exact) < error
+
+
+def test_all_pairs_of_identical_systems_have_p_one() -> None:
+    x = np.repeat(RNG.uniform(0, 1, (10, 1)), 3, axis=1)
+    assert all(r.result.p_value == 1.0 for r in sig.tukey_hsd(x))
+    assert all(r.result.p_value == 1.0 for r in sig.randomised_tukey(x, 100))
+
+
+@pytest.mark.parametrize("correction, method", [
+    ("bonferroni", "bonferroni"), ("holm", "holm"), ("holm-sidak", "holm-sidak"),
+    ("fdr_bh", "fdr_bh"), ("fdr_by", "fdr_by")])
+def test_corrections_equal_statsmodels(correction: str, method: str) -> None:
+    from statsmodels.stats.multitest import multipletests
+
+    for p in (RNG.uniform(0, 0.2, 17), np.array([0.01, 0.01, 0.04, 0.04, 0.3, 0.9, 1.0]),
+              np.array([0.5]), RNG.uniform(0, 1, 100)):
+        with np.errstate(divide="ignore"):  # statsmodels' holm-sidak takes log(0) at p = 1
+            expected = multipletests(p, method=method)[1]
+        assert sig.adjust(p.tolist(), correction) == pytest.approx(expected.tolist(), abs=1e-9)
+
+
+def test_correction_leaves_undefined_p_values_out() -> None:
+    from statsmodels.stats.multitest import multipletests
+
+    adjusted = sig.adjust([0.01, math.nan, 0.04], "holm")
+    assert math.isnan(adjusted[1])
+    assert [adjusted[0], adjusted[2]] == pytest.approx(
+        multipletests([0.01, 0.04], method="holm")[1].tolist(), abs=1e-12)
+    assert sig.adjust([0.2, 0.03], "none") == [0.2, 0.03]
+
+
+def test_bad_requests() -> None:
+    with pytest.raises(InexevalError, match="unknown correction"):
+        sig.adjust([0.1], "sidak")
+    with pytest.raises(InexevalError, match="at least 1"):
+        sig.randomised([0.1, 0.2], permutations=0)
+    with pytest.raises(InexevalError, match="at least 1"):
+        sig.bootstrap([0.1, 0.2], 0)
+    with pytest.raises(InexevalError, match="at least one topic"):
+        sig.paired_t([])
