@@ -23,6 +23,7 @@ from inexeval.analysis.agreement import (
 from inexeval.errors import InexevalError
 from inexeval.formats.fol import read_fol_qrels
 
+
 def tau_ap_by_definition(truth: list[float], estimate: list[float]) -> float:
     """Yilmaz et al. (2008) eq. 2 read literally (no ties): walk down the estimated ranking and
     count, for each item, the items above it that the truth also puts above it."""
