@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TextIO
+from typing import IO
 
 from lxml import etree
 
@@ -97,7 +97,7 @@ def pool_lines(pool: Pool) -> Iterable[str]:
             yield f"{topic}\t{unit.file}\t{unit.path}\t{unit.min_rank}\t{unit.runs}\n"
 
 
-def write_pool(pool: Pool, out: TextIO) -> None:
+def write_pool(pool: Pool, out: IO[str]) -> None:
     """Write ``pool`` as TSV to an open text file."""
     out.writelines(pool_lines(pool))
 
