@@ -202,6 +202,12 @@ def test_inconsistent_judgements_are_errors(collection: CollectionIndex, tmp_pat
          "not in document d1"),
         ([Judgement("1", "d1", "a", "done", ((0, 3),), None,
                     {"/article[1]/bdy[1]": "2"})], "inex2005", "no highlighted text"),
+        ([Judgement("1", "d1", "a", "done", (), None, {"/article[1]": "2"})], "fol",
+         "nothing highlighted"),
+        ([Judgement("1", "d1", "a", "done", ((0, 3), (3, 5)))], "fol", "apart from it"),
+        ([Judgement("1", "d1", "a", "done", ((4, 6), (0, 3)))], "fol", "apart from it"),
+        ([Judgement("1", "d1", "a", "done", ((-1, 3),))], "inex2005", "not inside"),
+        ([Judgement("1", "d1", "a", "done", ((60, 68),))], "fol", "length 67"),
         ([Judgement("1", "d1", "a", "done")], "xml", "unknown export format"),
         ([Judgement("1", "d1", "a", "done")], "inex2005", "needs the collection"),
     ]

@@ -80,18 +80,31 @@ def _document(collection: CollectionIndex, j: Judgement) -> DocumentIndex:
     return doc
 
 
-def _highlight_mode(j: Judgement, fmt: str) -> None:
+def _highlighting(j: Judgement, fmt: str, collection: CollectionIndex) -> DocumentIndex:
+    """The judged document, after checking that ``j`` is a highlighting judgement as the store
+    saves it: passages sorted, inside the document, neither touching nor overlapping; an
+    exhaustivity only with highlighted text."""
+    where = f"topic {j.topic}, document {j.file}"
     if j.values:
-        raise InexevalError(f"topic {j.topic}, document {j.file}: {fmt} exports highlighting "
-                            "judgements, this one has 2002/2003 values")
+        raise InexevalError(f"{where}: {fmt} exports highlighting judgements, this one has "
+                            "2002/2003 values")
+    doc = _document(collection, j)
+    previous = -1
+    for start, end in j.passages:
+        if not previous < start < end <= doc.length:
+            raise InexevalError(f"{where}: passage [{start}, {end}) is not inside the document "
+                                f"(length {doc.length}) after the previous one, apart from it")
+        previous = end
+    if j.exhaustivity and not j.passages:
+        raise InexevalError(f"{where}: exhaustivity given but nothing highlighted")
+    return doc
 
 
 def fol_lines(judgements: Iterable[Judgement], collection: CollectionIndex) -> Iterator[str]:
     """The FOL qrels lines (with ``\\n``) of the done judgements (see the module docstring)."""
     for topic, judged in done_by_topic(judgements).items():
         for j in judged:
-            _highlight_mode(j, "FOL qrels")
-            length = _document(collection, j).length
+            length = _highlighting(j, "FOL qrels", collection).length
             if not j.passages:
                 yield f"{topic} Q0 {j.file} 0 {length}\n"
                 continue
@@ -140,14 +153,10 @@ def _xml_root(topic: str, scale: str) -> etree._Element:
 
 
 def _inex2005_file(root: etree._Element, j: Judgement, collection: CollectionIndex) -> None:
-    _highlight_mode(j, "inex2005")
+    doc = _highlighting(j, "inex2005", collection)
     block = etree.SubElement(root, "file", name=j.file)
     if not j.passages:
-        if j.exhaustivity:
-            raise InexevalError(f"topic {j.topic}, document {j.file}: exhaustivity given but "
-                                "nothing highlighted")
         return
-    doc = _document(collection, j)
     nodes = _TextNodes(doc, j.file)
     if j.best_entry_point is not None:
         etree.SubElement(block, "best-entry-point", path=nodes.pointer(j.best_entry_point, False))

@@ -63,6 +63,8 @@ def run(args: argparse.Namespace) -> int:
                        "topic_file"):
             if getattr(args, option) is not None:
                 raise InexevalError(f"--{option.replace('_', '-')} does not go with --stats")
+        if args.format != "tsv":
+            raise InexevalError("--stats prints tab-separated lines: no --format")
         return _stats(args)
     if not args.runs:
         raise InexevalError("give the runs to pool (or --stats POOL.tsv)")
