@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from inexeval.cli import positive
+from inexeval.commands.eval import add_run_options
 
 NAME = "pool"
 HELP = "pool runs to a depth or round-robin to N articles per topic (or --stats of a pool)"
@@ -42,14 +43,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="print the statistics of a pool TSV instead: per topic units, "
                         "articles, units only one run returned and, with the pooled RUNs "
                         "given, each run's unique contribution; then median and total")
-    parser.add_argument("--run-format", metavar="FORMAT",
-                        help="override format detection: xml (INEX submission), trec, fol")
-    parser.add_argument("--order", choices=("rank", "score", "file"), default="rank",
-                        help="result order: rank if every result has one, else score, else file "
-                        "order (default); or by score or file order only")
-    parser.add_argument("--keep-repeats", action="store_true",
-                        help="a result repeated in a topic keeps its later ranks too (by "
-                        "default only its first occurrence counts)")
+    add_run_options(parser)
 
 
 def run(args: argparse.Namespace) -> int:
