@@ -267,7 +267,7 @@ def write_export(judgements: Iterable[Judgement], collection: CollectionIndex | 
     ``fol`` and ``json``, a folder (created if absent, one ``topic-T.xml`` per topic) for the
     XML formats; each file written atomically, never over one of ``inputs``. Returns the number
     of documents (qrels formats) or judgements (json) written."""
-    from inexeval.outputs import atomic_output, check_output
+    from inexeval.outputs import atomic_output, check_output, write_folder
 
     if fmt not in EXPORT_FORMATS:
         raise InexevalError(f"unknown export format {fmt!r} (known: {', '.join(EXPORT_FORMATS)})")
@@ -283,17 +283,8 @@ def write_export(judgements: Iterable[Judgement], collection: CollectionIndex | 
         with atomic_output(check_output(target, *inputs)) as out:
             out.writelines(lines)
         return len(lines)
-    folder = Path(target)
-    if folder.exists() and not folder.is_dir():
-        raise InexevalError(f"the {fmt} export writes one file per topic into a folder, and "
-                            "this is a file", folder)
-    check_output(folder, *inputs)
     topics = done_by_topic(given)
-    files = {inex_file_name(t): inex_xml(t, judged, collection, fmt)
-             for t, judged in topics.items()}
-    folder.mkdir(exist_ok=True)
-    for name, content in files.items():
-        with atomic_output(folder / name, "wb") as out:
-            out.write(content)
+    write_folder(target, {inex_file_name(t): inex_xml(t, judged, collection, fmt)
+                          for t, judged in topics.items()}, *inputs)
     return sum(len(judged) for judged in topics.values())
 

@@ -129,18 +129,12 @@ def _topics(args: argparse.Namespace, runs: list[Any]) -> list[str] | None:
 def _write_inex(pool: Any, args: argparse.Namespace) -> None:
     from inexeval.errors import InexevalError
     from inexeval.formats.pool import inex_pool_name, inex_pool_xml
-    from inexeval.outputs import atomic_output, check_output
+    from inexeval.outputs import write_folder
 
     if args.output is None:
         raise InexevalError("--format inex writes one file per topic: give the folder with -o")
-    folder = Path(args.output)
-    if folder.exists() and not folder.is_dir():
-        raise InexevalError("--format inex writes into a folder, and this is a file", folder)
-    check_output(folder, *args.runs, args.topic_file)
-    folder.mkdir(exist_ok=True)
-    for topic, tp in pool.items():
-        with atomic_output(folder / inex_pool_name(topic), "wb") as out:
-            out.write(inex_pool_xml(tp))
+    write_folder(args.output, {inex_pool_name(t): inex_pool_xml(tp) for t, tp in pool.items()},
+                 *args.runs, args.topic_file)
 
 
 def _stats(args: argparse.Namespace) -> int:
