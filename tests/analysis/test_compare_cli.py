@@ -258,8 +258,8 @@ def test_formats(capsys: pytest.CaptureFixture[str]) -> None:
     (["--baseline", "nope"], "unknown baseline 'nope'"),
     (["--test", "z"], "unknown test z"),
     (["--correction", "sidak"], "unknown correction sidak"),
-    (["--permutations", "0"], "--permutations must be at least 1"),
-    (["--all-pairs", "--baseline", "TREC2INEX"], "takes no --baseline"),
+    (["--permutations", "0"], "permutations must be at least 1, not 0"),
+    (["--all-pairs", "--baseline", "TREC2INEX"], "takes no baseline"),
     (["--test", "tukey"], "add --all-pairs"),
     (["--topics", "1,2"], "no topic in common"),
 ])

@@ -213,7 +213,8 @@ def compare_results(
     """
     tests = list(dict.fromkeys(tests))
     runs = results.runs()
-    _check_request(runs, baseline, tests, correction, all_pairs, permutations)
+    check_request(tests, correction, all_pairs=all_pairs, permutations=permutations,
+                  baseline=baseline, runs=runs)
     if baseline is not None:
         runs = [baseline, *(r for r in runs if r != baseline)]
     if topics is None:
@@ -239,13 +240,17 @@ def compare_results(
                       header=header(len(topics)))
 
 
-def _check_request(runs: Sequence[str], baseline: str | None, tests: Sequence[str],
-                   correction: str, all_pairs: bool, permutations: int) -> None:
-    if len(runs) < 2:
-        raise InexevalError(f"comparing needs at least two runs, not {len(runs)}")
-    if baseline is not None and baseline not in runs:
-        raise InexevalError(f"unknown baseline {baseline!r} (the runs are "
-                            f"{', '.join(runs)})")
+def check_request(tests: Sequence[str], correction: str, *, all_pairs: bool, permutations: int,
+                  baseline: str | None = None, runs: Sequence[str] | None = None) -> None:
+    """Refuse a comparison that cannot be made, before anything is evaluated: an unknown test
+    or correction, an all-pairs test without ``all_pairs``, ``all_pairs`` with a baseline, fewer
+    than one permutation; with the run names, fewer than two runs or an unknown baseline."""
+    if runs is not None:
+        if len(runs) < 2:
+            raise InexevalError(f"comparing needs at least two runs, not {len(runs)}")
+        if baseline is not None and baseline not in runs:
+            raise InexevalError(f"unknown baseline {baseline!r} (the runs are "
+                                f"{', '.join(runs)})")
     if all_pairs and baseline is not None:
         raise InexevalError("--all-pairs compares every pair of runs: it takes no baseline")
     if not tests:
@@ -259,7 +264,7 @@ def _check_request(runs: Sequence[str], baseline: str | None, tests: Sequence[st
         raise InexevalError(f"the {', '.join(needs_pairs)} test compares all pairs of runs: "
                             "add --all-pairs")
     if correction not in choices.CORRECTIONS:
-        raise InexevalError(f"unknown correction {correction!r} (one of "
+        raise InexevalError(f"unknown correction {correction} (one of "
                             f"{', '.join(choices.CORRECTIONS)})")
     if permutations < 1:
         raise InexevalError(f"the number of permutations must be at least 1, not {permutations}")
@@ -383,6 +388,9 @@ def compare(
     from inexeval.evaluation import RunEvaluator, evaluate_runs, load_for_evaluation
     from inexeval.formats.detect import load_run
 
+    tests = [test] if isinstance(test, str) else list(test)
+    check_request(tests, correction, all_pairs=all_pairs, permutations=permutations,
+                  baseline=baseline)
     if isinstance(assessments, str):
         assessments = load_for_evaluation(assessments, collection)
     loaded = [load_run(r) if isinstance(r, str) else r for r in runs]
@@ -391,8 +399,7 @@ def compare(
     evaluate_one = RunEvaluator(assessments, names, task=task, collection=collection, **options)
     results = evaluate_runs(evaluate_one, loaded, jobs)
     return compare_results(results, names, baseline=baseline,
-                           tests=[test] if isinstance(test, str) else list(test),
-                           correction=correction, all_pairs=all_pairs, alpha=alpha,
+                           tests=tests, correction=correction, all_pairs=all_pairs, alpha=alpha,
                            permutations=permutations, seed=seed,
                            topics=natural_order(list(assessments)))
 

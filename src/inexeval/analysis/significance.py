@@ -93,23 +93,21 @@ def paired_t(differences: Sequence[float] | Array) -> TestResult:
 
 
 def wilcoxon(differences: Sequence[float] | Array) -> TestResult:
-    """Wilcoxon's signed-rank test: zero differences dropped (Wilcoxon's own rule), the exact
-    null distribution when at most 50 differences remain and their absolute values have no
-    ties, else the normal approximation with the tie correction of the variance (scipy's
-    ``wilcoxon(method="exact" | "asymptotic")``, which is what ``method="auto"`` chooses, except
-    that scipy 1.12+ runs a permutation test for n <= 13 with ties). The statistic is the
+    """Wilcoxon's signed-rank test as scipy's ``wilcoxon(d, zero_method="wilcox",
+    method="auto")`` computes it: zero differences (here |d| < 1e-12, the ties of
+    wins/ties/losses) are dropped from the ranking (Wilcoxon's own rule); the p-value comes
+    from the exact null distribution when there are at most 50 differences and no zeros or tied
+    absolute values, else from the normal approximation with the tie correction of the variance
+    (scipy 1.12+ enumerates the 2^n sign patterns instead when n <= 13). The statistic is the
     smaller of the two rank sums. No non-zero difference: statistic 0, p 1."""
     from scipy import stats
 
     d = _differences(differences)
     low, high = t_interval(d)
-    nonzero = d[np.abs(d) >= TIE]
-    if len(nonzero) == 0:
+    if _all_zero(d):
         return TestResult(0.0, 1.0, low, high)
-    absolute = np.abs(nonzero)
-    ties = len(np.unique(absolute)) < len(absolute)
-    method = "exact" if len(nonzero) <= 50 and not ties else "asymptotic"
-    result = stats.wilcoxon(nonzero, zero_method="wilcox", method=method)
+    result = stats.wilcoxon(np.where(np.abs(d) < TIE, 0.0, d), zero_method="wilcox",
+                            method="auto")
     return TestResult(float(result.statistic), float(result.pvalue), low, high)
 
 

@@ -108,7 +108,7 @@ def write(args: argparse.Namespace, text: str, *inputs: str | None) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from inexeval.analysis.compare import compare_results
+    from inexeval.analysis.compare import check_request, compare_results
     from inexeval.commands.report import html_report
     from inexeval.report.comparison import render_comparison
 
@@ -116,19 +116,11 @@ def run(args: argparse.Namespace) -> int:
         from inexeval.outputs import check_output
 
         check_output(args.output, args.assessments, *args.runs, args.collection)
+    tests = args.test or ["t"]
+    check_request(tests, args.correction, all_pairs=args.all_pairs,
+                  permutations=args.permutations, baseline=args.baseline)
     if len(args.runs) < 2:
         raise InexevalError(f"comparing needs at least two runs, not {len(args.runs)}")
-    if args.all_pairs and args.baseline is not None:
-        raise InexevalError("--all-pairs compares every pair of runs: it takes no --baseline")
-    tests = args.test or ["t"]
-    for name, value, known in (("test", tests, TESTS), ("correction", [args.correction],
-                                                        CORRECTIONS)):
-        unknown = [v for v in value if v not in known]
-        if unknown:
-            raise InexevalError(f"unknown {name} {', '.join(unknown)} (one of {', '.join(known)})",
-                                f"--{name}")
-    if args.permutations < 1:
-        raise InexevalError(f"--permutations must be at least 1, not {args.permutations}")
     results, measures, topics, runs = evaluate_for_comparison(args, args.measure)
     comparison = compare_results(results, measures,
                                  baseline=baseline_name(args.baseline, runs, args.runs),
