@@ -30,14 +30,15 @@ class Evaluator:
 
     ``complete`` (trec_eval's ``-c``): average over every assessed topic, a topic without results
     scoring as an empty run; otherwise over the assessed topics present in the run.
-    ``order``: how results are ordered before scoring (``rank``, ``score`` or ``file``; see
-    :meth:`inexeval.model.TopicRun.ordered`).
-    ``limit``: results per topic kept for element and document runs (spec §1.7.3: 100 for INEX
-    2002 assessments, else 1500; 0 keeps all); longer lists are cut with a warning. Passage runs
-    are cut only at a ``limit`` given explicitly (the official tool keeps everything). Repeated
-    results of element and document runs are dropped after their first occurrence, with a warning
-    (spec §1.8, as INEX 2002 did), unless ``keep_repeats`` (seed 004's randomised runs keep the
-    element a walk lands on twice).
+    ``order``: how results are ordered before scoring (``rank``, ``score``, ``file`` or
+    ``trec_eval``; see :meth:`inexeval.model.TopicRun.ordered`); by default ``trec_eval`` for
+    document runs on TREC qrels, else ``rank``.
+    ``limit``: results per topic kept for element and document runs (100 for INEX 2002
+    assessments, none for TREC qrels as in trec_eval, else 1500; 0 keeps all); longer lists are
+    cut with a warning. Passage runs are cut only at a ``limit`` given explicitly (the official
+    tool keeps everything). Repeated results of element and document runs are dropped after their
+    first occurrence, with a warning (as INEX 2002 did), unless ``keep_repeats`` (the randomised
+    runs of Piwowarski and Dupret (2006) keep the element a walk lands on twice).
     """
 
     def __init__(
@@ -49,7 +50,7 @@ class Evaluator:
         num_docs: int | None = None,
         complete: bool = False,
         topics: Iterable[str] | None = None,
-        order: str = "rank",
+        order: str | None = None,
         limit: int | None = None,
         keep_repeats: bool = False,
         options: Mapping[str, Any] | None = None,
@@ -78,7 +79,9 @@ class Evaluator:
         self.topics = None if topics is None else set(topics)
         self.order = order
         self.keep_repeats = keep_repeats
-        self.limit = (100 if assessments.scale == "inex2002" else 1500) if limit is None else limit
+        if limit is None:
+            limit = {"inex2002": 100, "trec": 0}.get(assessments.scale, 1500)
+        self.limit = limit
         self.passage_limit = limit or 0
         self.options = dict(options or {})
         self.shared: dict[Any, Any] = {}
@@ -89,6 +92,11 @@ class Evaluator:
             return sorted(assessed, key=_topic_key)
         present = set(run)
         return sorted((t for t in assessed if t in present), key=_topic_key)
+
+    def _order(self, run: Run) -> str:
+        if self.order is not None:
+            return self.order
+        return "trec_eval" if run.kind == "document" and self.assessments.scale == "trec" else "rank"
 
     def iter_calc(self, run: Run) -> Iterator[Metric]:
         """Yield ``Metric(topic, measure, value)`` per topic and measure, topics in natural id
@@ -107,7 +115,7 @@ class Evaluator:
         names = {id(ms): [str(m) for m in ms] for _, _, ms in groups}
         for topic in self._topics_for(run):
             topic_run = run.topics.get(topic) or make_topic_run(topic, [])
-            topic_run = topic_run.ordered(self.order)
+            topic_run = topic_run.ordered(self._order(run))
             context = TopicContext(self.collection, self.num_docs, self.options,
                                    shared=self.shared)
             if run.kind == "passage" and self.passage_limit and len(topic_run) > self.passage_limit:
@@ -123,15 +131,16 @@ class Evaluator:
                 if self.collection is not None and run.kind == "element":
                     self._check_collection(topic_run, ids, run.source)
             assessed = self.assessments[topic]
-            # A topic without results scores 0 (spec §9.1), not what a measure would give an
-            # empty list (inex_eval's virtual final rank alone would give it some precision);
-            # it stays undefined (None, or NaN as the official tools print) where the topic has
-            # nothing relevant.
+            # A topic without results scores 0, not what a measure would give an empty list
+            # (inex_eval's virtual final rank alone would give it some precision); it stays
+            # undefined (None, or NaN as the official tools print) where the topic has nothing
+            # relevant. Counts (summed in ``all``, as num_rel) are those of the empty list.
             missing = len(topic_run) == 0
             for settings, cutoffs, members in groups:
                 values = members[0].family.kernel(assessed, topic_run, context, settings, cutoffs)
+                counted = members[0].family.aggregate == "sum"
                 for name, value in zip(names[id(members)], values):
-                    if missing and value is not None and not math.isnan(value):
+                    if missing and not counted and value is not None and not math.isnan(value):
                         value = 0.0
                     yield Row(run.name, topic, name, value)
 

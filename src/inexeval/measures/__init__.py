@@ -1,3 +1,13 @@
 """Measure families, one module each; importing this package registers them all."""
 
-from inexeval.measures import cutoff, eprum, focused, hixeval, ng, precall, xcg  # noqa: F401
+from inexeval.measures import (  # noqa: F401
+    cutoff,
+    eprum,
+    focused,
+    genomics,
+    hixeval,
+    ng,
+    precall,
+    trec,
+    xcg,
+)
