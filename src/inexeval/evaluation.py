@@ -165,9 +165,11 @@ class Evaluator:
                  int(run.lines[first]))
 
     def evaluate(self, runs: Run | Sequence[Run]) -> Results:
+        from inexeval.progress import progress
+
         runs = [runs] if isinstance(runs, Run) else list(runs)
         results = Results(aggregates={str(m): m.family.aggregate for m in self.measures})
-        for run in runs:
+        for run in progress(runs, "runs", len(runs)):
             results.topics_evaluated[run.name] = self._topics_for(run)
             results.extend(list(self.rows(run)))
         return results
@@ -196,26 +198,64 @@ def _topic_key(topic: str) -> tuple[int, int, str]:
     return (0, int(topic), topic) if topic.isdigit() else (1, 0, topic)
 
 
+def _is_measures(value: Any) -> bool:
+    return isinstance(value, Measure) or (
+        isinstance(value, (list, tuple, set, frozenset))
+        and all(isinstance(item, (str, Measure)) for item in value))
+
+
+def _arguments(first: Any, second: Any, third: Any) -> tuple[Assessments, Run | list[Run],
+                                                              list[str | Measure]]:
+    """``(qrels, run, measures)`` in inexeval's order or ir_measures' ``(measures, qrels,
+    run)``, whichever the arguments are, converted (:mod:`inexeval.inputs`)."""
+    from inexeval.inputs import as_assessments, as_run
+
+    if _is_measures(first) and not _is_measures(third):
+        first, second, third = second, third, first
+    measures = [third] if isinstance(third, Measure) else list(third)
+    runs = ([as_run(r) for r in second] if isinstance(second, (list, tuple))
+            else as_run(second))
+    return as_assessments(first), runs, measures
+
+
 def evaluate(
-    assessments: Assessments,
-    run: Run | Sequence[Run],
-    measures: Iterable[str | Measure],
+    qrels: Any,
+    run: Any,
+    measures: Any,
     collection: Any = None,
     **options: Any,
 ) -> Results:
-    """Evaluate one run or several under the given measures; see :class:`Evaluator` for options."""
-    return Evaluator(measures, assessments, collection=collection, **options).evaluate(run)
+    """Evaluate one run or several under the given measures; see :class:`Evaluator` for options.
+
+    ``qrels``: :class:`Assessments`, a path, a pandas DataFrame (``query_id, doc_id, relevance``
+    [``offset, length``]) or a dict ``{query_id: {doc_id: relevance}}``; ``run``: a
+    :class:`Run`, a path, a DataFrame (``query_id, doc_id, score`` [``offset, length``]), a dict
+    ``{query_id: {doc_id: score}}``, or a list of these; ``measures``: names or measure objects
+    (``inexeval.measures.iP @ 0.01``). ir_measures' order ``(measures, qrels, run)`` works too.
+    """
+    assessments, runs, wanted = _arguments(qrels, run, measures)
+    return Evaluator(wanted, assessments, collection=collection, **options).evaluate(runs)
 
 
-def iter_calc(
-    assessments: Assessments,
-    run: Run,
-    measures: Iterable[str | Measure],
-    collection: Any = None,
-    **options: Any,
-) -> Iterator[Metric]:
-    """Yield ``Metric(topic, measure, value)`` for every assessed topic and measure."""
+def iter_calc(first: Any, second: Any, third: Any, collection: Any = None,
+              **options: Any) -> Iterator[Metric]:
+    """Yield ``Metric(topic, measure, value)`` for every assessed topic and measure of one run:
+    ``iter_calc(qrels, run, measures)`` or, as ir_measures, ``iter_calc(measures, qrels, run)``
+    (inputs as for :func:`evaluate`)."""
+    assessments, run, measures = _arguments(first, second, third)
+    if not isinstance(run, Run):
+        raise MeasureError("iter_calc evaluates one run; use evaluate for several")
     return Evaluator(measures, assessments, collection=collection, **options).iter_calc(run)
+
+
+def calc_aggregate(measures: Any, qrels: Any, run: Any, collection: Any = None,
+                   **options: Any) -> dict[Measure, float | None]:
+    """The ``all`` value of each measure for one run, keyed by measure object (printing as its
+    name), as ir_measures' ``calc_aggregate(measures, qrels, run)``."""
+    assessments, one, wanted = _arguments(measures, qrels, run)
+    parsed = list(dict.fromkeys(parse_measures(wanted)))
+    results = Evaluator(parsed, assessments, collection=collection, **options).evaluate(one)
+    return {m: results.mean(str(m)) for m in parsed}
 
 
 def with_implicit(assessments: Assessments, *, skip: Iterable[str] = (),

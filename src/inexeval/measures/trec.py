@@ -112,10 +112,8 @@ def _bpref(ranking: _Ranking, params: Mapping[str, Any], cutoffs: Sequence[Any])
     num_nonrel = int(np.count_nonzero((judged_levels >= 0) & (judged_levels < rel)))
     nonrel = (ranking.levels >= 0) & (ranking.levels < rel)
     above = np.cumsum(nonrel)[relevant]
-    # trec_eval divides in single precision: (float) min(n, R) / (float) min(N, R)
-    denominator = np.float32(min(num_nonrel, num_rel))
-    penalty = np.where(above > 0, (np.minimum(above, num_rel).astype(np.float32)
-                                   / (denominator or np.float32(1))).astype(np.float64), 0.0)
+    penalty = np.where(above > 0, np.minimum(above, num_rel) / max(min(num_nonrel, num_rel), 1),
+                       0.0)
     return [_ratio(float(np.sum(1.0 - penalty)), num_rel)]
 
 
