@@ -26,7 +26,9 @@ def _group(measures: Sequence[Measure]) -> dict[tuple[Any, ...], list[Measure]]:
 
 
 class Evaluator:
-    """Measures and assessments bound once, to evaluate many runs (ir_measures' ``evaluator``).
+    """Measures and assessments bound once, to evaluate many runs (ir_measures' ``evaluator``):
+    ``Evaluator(measures, assessments).evaluate(runs)`` gives :class:`Results`;
+    ``iter_calc(run)`` yields ``Metric`` tuples.
 
     ``complete`` (trec_eval's ``-c``): average over every assessed topic, a topic without results
     scoring as an empty run; otherwise over the assessed topics present in the run.
@@ -237,15 +239,14 @@ def evaluate(
     return Evaluator(wanted, assessments, collection=collection, **options).evaluate(runs)
 
 
-def iter_calc(first: Any, second: Any, third: Any, collection: Any = None,
+def iter_calc(qrels: Any, run: Any, measures: Any, collection: Any = None,
               **options: Any) -> Iterator[Metric]:
-    """Yield ``Metric(topic, measure, value)`` for every assessed topic and measure of one run:
-    ``iter_calc(qrels, run, measures)`` or, as ir_measures, ``iter_calc(measures, qrels, run)``
-    (inputs as for :func:`evaluate`)."""
-    assessments, run, measures = _arguments(first, second, third)
-    if not isinstance(run, Run):
+    """Yield ``Metric(topic, measure, value)`` for every assessed topic and measure of one run
+    (inputs as for :func:`evaluate`; ir_measures' order ``(measures, qrels, run)`` works too)."""
+    assessments, one, wanted = _arguments(qrels, run, measures)
+    if not isinstance(one, Run):
         raise MeasureError("iter_calc evaluates one run; use evaluate for several")
-    return Evaluator(measures, assessments, collection=collection, **options).iter_calc(run)
+    return Evaluator(wanted, assessments, collection=collection, **options).iter_calc(one)
 
 
 def calc_aggregate(measures: Any, qrels: Any, run: Any, collection: Any = None,
@@ -262,7 +263,7 @@ def with_implicit(assessments: Assessments, *, skip: Iterable[str] = (),
                   collection: Any = None, implicit: bool = True) -> Assessments:
     """Assessments ready for the element measures: INEX 2005-2008 highlighted passages resolved
     into character spans when the collection is given, and the implicit assessments of the scale
-    added (spec §1.6) unless ``implicit`` is False, except for the topics in ``skip`` (INEX 2002:
+    added (parents inherit from their children, as INEX 2002-2005 did) unless ``implicit`` is False, except for the topics in ``skip`` (INEX 2002:
     CAS topics with target elements)."""
     from dataclasses import replace
 

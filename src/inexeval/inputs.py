@@ -43,7 +43,8 @@ def _is_frame(value: Any) -> bool:
 
 
 def as_assessments(qrels: QrelsLike) -> Assessments:
-    """Assessments from a path, a DataFrame or a nested dict (see the module docstring)."""
+    """Assessments from a path, a pandas DataFrame (``query_id, doc_id, relevance``, plus
+    ``offset, length`` for passages) or a dict ``{query_id: {doc_id: relevance}}``."""
     if isinstance(qrels, Assessments):
         return qrels
     if isinstance(qrels, (str, Path)):
@@ -101,8 +102,9 @@ def _passage_qrels(rows: list[dict[str, Any]]) -> Assessments:
 
 
 def as_run(run: RunLike, name: str = "run") -> Run:
-    """A run from a path, a DataFrame or a nested dict (see the module docstring); ``name``
-    names a run built from a DataFrame or dict."""
+    """A run from a path, a pandas DataFrame (``query_id, doc_id, score``, plus ``offset,
+    length`` for passages) or a dict ``{query_id: {doc_id: score}}``; ``name`` names a run
+    built from a DataFrame or dict."""
     if isinstance(run, Run):
         return run
     if isinstance(run, (str, Path)):

@@ -89,7 +89,7 @@ def _reciprocal_rank(ranking: _Ranking, params: Mapping[str, Any],
                      cutoffs: Sequence[Any]) -> list[Value]:
     relevant, _ = _relevant(ranking, params["rel"])
     hits = np.flatnonzero(relevant)
-    return [1.0 / (hits[0] + 1) if len(hits) and (k is None or hits[0] < k) else 0.0
+    return [1.0 / (int(hits[0]) + 1) if len(hits) and (k is None or hits[0] < k) else 0.0
             for k in cutoffs]
 
 
