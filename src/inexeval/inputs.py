@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Union
+from typing import Any
 
 import numpy as np
 
@@ -22,11 +22,6 @@ from inexeval.errors import InexevalError
 from inexeval.model import Assessments, Run
 from inexeval.model.assessments import build_topic
 from inexeval.model.run import make_topic_run
-
-QrelsLike = Union[Assessments, str, Path, Mapping[str, Mapping[str, int]], Any]
-"""Anything :func:`as_assessments` takes (``Any`` covers a pandas DataFrame)."""
-RunLike = Union[Run, str, Path, Mapping[str, Mapping[str, float]], Any]
-"""Anything :func:`as_run` takes (``Any`` covers a pandas DataFrame)."""
 
 
 def _columns(frame: Any, needed: Iterable[str], what: str) -> list[dict[str, Any]]:
@@ -42,7 +37,7 @@ def _is_frame(value: Any) -> bool:
     return hasattr(value, "columns") and hasattr(value, "to_dict")
 
 
-def as_assessments(qrels: QrelsLike) -> Assessments:
+def as_assessments(qrels: Any) -> Assessments:
     """Assessments from a path, a pandas DataFrame (``query_id, doc_id, relevance``, plus
     ``offset, length`` for passages) or a dict ``{query_id: {doc_id: relevance}}``."""
     if isinstance(qrels, Assessments):
@@ -101,7 +96,7 @@ def _passage_qrels(rows: list[dict[str, Any]]) -> Assessments:
     return Assessments(topics, "fol")
 
 
-def as_run(run: RunLike, name: str = "run") -> Run:
+def as_run(run: Any, name: str = "run") -> Run:
     """A run from a path, a pandas DataFrame (``query_id, doc_id, score``, plus ``offset,
     length`` for passages) or a dict ``{query_id: {doc_id: score}}``; ``name`` names a run
     built from a DataFrame or dict."""

@@ -73,8 +73,8 @@ def _legend() -> str:
     lines = ["cut-off: k, the number of top-ranked results considered"]
     lines += [f"{label}: precision at k, quantisation {q}: {get(q, 'inex2003').description}"
               for label, q in QUANTISATIONS]
-    lines += ["overlap: share of the top k results nested with another result of the top k "
-              "(Hiemstra and Mihajlović 2005, eq. 17)",
-              "strict, generalised (inex_eval): mean average precision over 100 recall points "
-              "under that quantisation (Gövert and Kazai 2002)"]
+    lines += [("overlap: share of the top k results nested with another result of the top k "
+               "(Hiemstra and Mihajlović 2005, eq. 17)"),
+              ("strict, generalised (inex_eval): mean average precision over 100 recall points "
+               "under that quantisation (Gövert and Kazai 2002)")]
     return "Columns:\n" + "".join(f"  {line}\n" for line in lines)
