@@ -229,10 +229,14 @@ def _only(results: Any, measures: list[str]) -> Any:
 
 
 def _unique_names(runs: list[Any]) -> None:
-    """Several runs with one run-id would be indistinguishable: name them by file instead."""
+    """Several runs with one run-id would be indistinguishable: name them by file instead, by
+    the fewest trailing path parts that tell the files apart (so that a table stays narrow)."""
     names = [r.name for r in runs]
     if len(set(names)) < len(names):
         from dataclasses import replace
 
+        parts = [Path(str(r.source or r.name)).parts for r in runs]
+        depth = next((d for d in range(1, max(map(len, parts)) + 1)
+                      if len({p[-d:] for p in parts}) == len(set(parts))), None)
         for i, r in enumerate(runs):
-            runs[i] = replace(r, name=str(r.source or r.name))
+            runs[i] = replace(r, name=str(Path(*parts[i][-depth:])) if depth else r.name)
