@@ -32,10 +32,10 @@ def _random(seed: int) -> tuple[dict[str, dict[str, int]], dict[str, dict[str, f
 def test_calc_aggregate_and_iter_calc_as_ir_measures() -> None:
     qrels, run = _random(5)
     wanted = [ir_measures.AP, ir_measures.nDCG @ 10, ir_measures.P @ 5, ir_measures.RR,
-              ir_measures.R @ 10]
+              ir_measures.R @ 10, ir_measures.Judged @ 10, ir_measures.Judged @ 100]
     theirs = {str(m): v for m, v in ir_measures.calc_aggregate(wanted, qrels, run).items()}
-    ours = inexeval.calc_aggregate([measures.AP, measures.nDCG @ 10, "P@5", "RR", "R@10"],
-                                   qrels, run)
+    ours = inexeval.calc_aggregate([measures.AP, measures.nDCG @ 10, "P@5", "RR", "R@10",
+                                    "Judged@10", "Judged@100"], qrels, run)
     assert {str(m): v for m, v in ours.items()} == pytest.approx(theirs, abs=1e-12)
     per_topic = {(m.query_id, m.measure): m.value for m in inexeval.iter_calc(
         [measures.AP], qrels, run)}

@@ -25,6 +25,7 @@ pytestmark = pytest.mark.skipif(not (QRELS.is_file() and RUN.is_file()),
 
 OURS_TO_TREC = {"AP": "map", "R-Prec": "Rprec", "bpref": "bpref", "RR": "recip_rank",
                 "num_ret": "num_ret", "num_rel": "num_rel", "num_rel_ret": "num_rel_ret",
+                "nDCG": "ndcg", "R": "set_recall",
                 **{f"P@{k}": f"P_{k}" for k in (5, 10, 30, 100)},
                 **{f"R@{k}": f"recall_{k}" for k in (5, 100, 1000)},
                 **{f"nDCG@{k}": f"ndcg_cut_{k}" for k in (5, 10, 100)}}
