@@ -214,7 +214,7 @@ def _arguments(first: Any, second: Any, third: Any) -> tuple[Assessments, Run | 
 
     if _is_measures(first) and not _is_measures(third):
         first, second, third = second, third, first
-    measures = [third] if isinstance(third, Measure) else list(third)
+    measures = [third] if isinstance(third, (str, Measure)) else list(third)
     runs = ([as_run(r) for r in second] if isinstance(second, (list, tuple))
             else as_run(second))
     return as_assessments(first), runs, measures

@@ -16,8 +16,6 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from inexeval.errors import InexevalError
 from inexeval.model import Assessments, Run
 from inexeval.model.assessments import build_topic
@@ -70,8 +68,7 @@ def _document_qrels(nested: Mapping[str, Mapping[str, int]]) -> Assessments:
 
 
 def _passage_qrels(rows: list[dict[str, Any]]) -> Assessments:
-    from inexeval.formats.genomics import UNKNOWN_LENGTH
-    from inexeval.spans import merge
+    from inexeval.formats.genomics import passage_topic
 
     spans: dict[str, dict[str, list[tuple[int, int]]]] = {}
     for row in rows:
@@ -79,21 +76,7 @@ def _passage_qrels(rows: list[dict[str, Any]]) -> Assessments:
         passages = documents.setdefault(str(row["doc_id"]), [])
         if int(row["relevance"]) > 0:
             passages.append((int(row["offset"]), int(row["offset"]) + int(row["length"])))
-    topics = {}
-    for topic, documents in spans.items():
-        records = []
-        highlights = {}
-        for document, passages in documents.items():
-            bounds = np.array(passages, dtype=np.int64).reshape(-1, 2)
-            _, starts, ends = merge(bounds[:, 0], bounds[:, 1])
-            if len(starts):
-                highlights[document] = np.stack([starts, ends], axis=1)
-            records.append((document, "", {"rsize": int(np.sum(ends - starts)),
-                                           "length": UNKNOWN_LENGTH, "bep": -1}))
-        topics[topic] = build_topic(topic, "fol", records,
-                                    dim_types={"rsize": int, "length": int, "bep": int},
-                                    highlights=highlights)
-    return Assessments(topics, "fol")
+    return Assessments({t: passage_topic(t, documents) for t, documents in spans.items()}, "fol")
 
 
 def as_run(run: Any, name: str = "run") -> Run:

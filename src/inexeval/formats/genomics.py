@@ -24,7 +24,7 @@ import numpy as np
 
 from inexeval.errors import FormatError
 from inexeval.formats.lines import read_normalised
-from inexeval.model.assessments import Assessments, build_topic
+from inexeval.model.assessments import Assessments, TopicAssessments, build_topic
 from inexeval.spans import merge
 
 UNKNOWN_LENGTH = 2**62
@@ -61,19 +61,28 @@ def read_genomics_gold(path: str | Path) -> Assessments:
         raise FormatError("the gold standard has no passage line", path)
     topics = {}
     for topic, documents in passages.items():
-        records: list[tuple[str, str, dict[str, Any]]] = []
-        highlights = {}
-        for pmid, gold in documents.items():
-            bounds = np.array([(s, e) for s, e, _ in gold], dtype=np.int64).reshape(-1, 2)
-            _, starts, ends = merge(bounds[:, 0], bounds[:, 1])
-            highlights[pmid] = np.stack([starts, ends], axis=1)
-            records.append((pmid, "", {"rsize": int(np.sum(ends - starts)),
-                                       "length": UNKNOWN_LENGTH, "bep": -1}))
-        built = build_topic(topic, "fol", records,
-                            dim_types={"rsize": int, "length": int, "bep": int},
-                            highlights=highlights, source=str(path))
-        topics[topic] = replace(built, aspects={p: tuple(g) for p, g in documents.items()})
+        spans = {pmid: [(s, e) for s, e, _ in gold] for pmid, gold in documents.items()}
+        topics[topic] = replace(passage_topic(topic, spans, str(path)),
+                                aspects={p: tuple(g) for p, g in documents.items()})
     return Assessments(topics, "fol", str(path))
+
+
+def passage_topic(topic: str, passages: dict[str, list[tuple[int, int]]],
+                  source: str | None = None) -> TopicAssessments:
+    """FOL-scale assessments of one topic from its relevant passages ``(start, end)`` per
+    document (a document with none is judged not relevant): ``rsize`` and ``highlights`` from
+    the union of the passages, no best entry point, :data:`UNKNOWN_LENGTH`."""
+    records: list[tuple[str, str, dict[str, Any]]] = []
+    highlights = {}
+    for document, spans in passages.items():
+        bounds = np.array(spans, dtype=np.int64).reshape(-1, 2)
+        _, starts, ends = merge(bounds[:, 0], bounds[:, 1])
+        if len(starts):
+            highlights[document] = np.stack([starts, ends], axis=1)
+        records.append((document, "", {"rsize": int(np.sum(ends - starts)),
+                                       "length": UNKNOWN_LENGTH, "bep": -1}))
+    return build_topic(topic, "fol", records, dim_types={"rsize": int, "length": int, "bep": int},
+                       highlights=highlights, source=source)
 
 
 def _integer(value: str, what: str, path: str | Path, line: int) -> int:
