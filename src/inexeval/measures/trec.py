@@ -144,8 +144,9 @@ def _kernel(compute: Any) -> Kernel:
 
 def _document(name: str, description: str, compute: Any, *, aliases: tuple[str, ...] = (),
               params: tuple[Param, ...] = (REL,), cutoff: bool = False,
-              cutoff_required: bool = False, aggregate: str = "mean") -> Family:
-    return register(Family(name, description + " (trec_eval 9.0)", _kernel(compute), params,
+              cutoff_required: bool = False, aggregate: str = "mean",
+              source: str = "trec_eval 9.0") -> Family:
+    return register(Family(name, f"{description} ({source})", _kernel(compute), params,
                            cutoff=int if cutoff else None, cutoff_required=cutoff_required,
                            aliases=aliases, aggregate=aggregate, scales=("trec",)))
 
@@ -162,10 +163,11 @@ _document("RR", "reciprocal rank of the first relevant document (0 if none; at k
 _document("R-Prec", "precision at rank R, R = the number of relevant documents", _r_precision,
           aliases=("Rprec",))
 _document("bpref", "binary preference: for each relevant document retrieved, 1 minus the share "
-          "of judged non-relevant documents ranked above it (Buckley and Voorhees 2004)", _bpref)
-_document("Judged", "share of the top k results that the qrels judge (ir_measures' Judged; the "
-          "denominator is min(k, results))", _judged, params=(), cutoff=True,
-          cutoff_required=True)
+          "of judged non-relevant documents ranked above it", _bpref,
+          source="Buckley and Voorhees 2004; trec_eval 9.0")
+_document("Judged", "share of the top k results that the qrels judge; the denominator is "
+          "min(k, results)", _judged, params=(), cutoff=True, cutoff_required=True,
+          source="ir_measures' Judged")
 _document("num_ret", "number of documents retrieved (summed in all)", _num_ret, params=(),
           aggregate="sum")
 _document("num_rel", "number of relevant documents in the qrels (summed in all)", _num_rel,
