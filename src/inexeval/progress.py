@@ -14,7 +14,7 @@ def _tqdm(total: int | None, description: str) -> Any:
     if not sys.stderr.isatty():
         return None
     try:
-        from tqdm import tqdm  # type: ignore[import-untyped]
+        from tqdm import tqdm  # type: ignore[import-untyped, import-not-found, unused-ignore]
     except ImportError:
         return None
     return tqdm(total=total, desc=description, file=sys.stderr, leave=False)

@@ -116,7 +116,7 @@ class Results:
     def to_dataframe(self, means: bool = False) -> Any:
         """A pandas DataFrame in long format, columns ``run, topic, measure, value`` (per-topic
         rows; with ``means`` also the ``all`` rows). Needs pandas."""
-        import pandas as pd  # type: ignore[import-untyped]
+        import pandas as pd  # type: ignore[import-untyped, import-not-found, unused-ignore]
 
         rows = self.rows + (self.means() if means else [])
         return pd.DataFrame(rows, columns=list(Row._fields))
