@@ -52,17 +52,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--assessments-format", metavar="FORMAT",
                         help="override format detection: inex, fol, trec, genomics (TREC "
                         "Genomics 2007 gold standard)")
-    parser.add_argument("--run-format", metavar="FORMAT",
-                        help="override format detection: xml (INEX submission), trec, fol")
-    parser.add_argument("--order", choices=("rank", "score", "file", "trec_eval"),
-                        help="result order: rank if every result has one, else score, else file "
-                        "order (default; trec_eval for document runs on TREC qrels); or by "
-                        "score, file order, or trec_eval's (score, ties by document id "
-                        "descending)")
-    parser.add_argument("--keep-repeats", action="store_true",
-                        help="keep a result repeated in a topic (the randomised runs of "
-                        "Piwowarski and Dupret 2006); by default only its first occurrence "
-                        "counts, as in INEX 2002")
+    add_run_options(parser, default_order=None)
     parser.add_argument("--limit", type=non_negative, metavar="N",
                         help="results kept per topic (default 1500 for element and document "
                         "runs, 100 for INEX 2002, none for passage runs and TREC qrels; 0: all)")
@@ -81,6 +71,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     passage.add_argument("--exact-buckets", action="store_true",
                          help="focused/thorough: recall buckets in exact arithmetic instead of "
                          "the official tool's floor(100*R) in doubles")
+
+
+def add_run_options(parser: argparse.ArgumentParser, default_order: str | None = "rank") -> None:
+    """The options that say how runs are read and ordered (``eval``, ``pool``). ``eval`` has no
+    fixed default order (None): document runs on TREC qrels are ordered as trec_eval orders them."""
+    parser.add_argument("--run-format", metavar="FORMAT",
+                        help="override format detection: xml (INEX submission), trec, fol")
+    by_qrels = "; document runs on TREC qrels: trec_eval" if default_order is None else ""
+    parser.add_argument("--order", choices=("rank", "score", "file", "trec_eval"),
+                        default=default_order,
+                        help="result order: rank if every result has one, else score, else file "
+                        f"order (the default{by_qrels}); or by score, file order only, or "
+                        "trec_eval's (score descending, ties by document id descending)")
+    parser.add_argument("--keep-repeats", action="store_true",
+                        help="keep a result repeated in a topic (the randomised runs of "
+                        "Piwowarski and Dupret 2006); by default only its first occurrence "
+                        "counts, as in INEX 2002")
 
 
 def _assessments(args: argparse.Namespace, collection: Any) -> Any:
