@@ -27,7 +27,7 @@ def _section(title: str) -> str:
 
 
 def _blocks(text: str, language: str) -> list[str]:
-    return re.findall(rf"```{language}\n(.*?)```", text, flags=re.S)
+    return re.findall(rf"```{language}\n(.*?)```", text, flags=re.DOTALL)
 
 
 def _sessions() -> list[tuple[str, list[str]]]:

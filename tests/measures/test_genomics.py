@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from tests.helpers import DATA
 
 from inexeval.errors import FormatError, MeasureError
 from inexeval.evaluation import evaluate
@@ -17,7 +18,6 @@ from inexeval.formats.genomics import read_genomics_gold
 from inexeval.model import Assessments, Run
 from inexeval.model.assessments import build_topic
 from inexeval.model.run import make_topic_run
-from tests.helpers import DATA
 
 GOLD = DATA / "trec-genomics-2007" / "trecgen2007.gold.standard.tsv.txt"
 needs_gold = pytest.mark.skipif(not GOLD.is_file(), reason=f"needs {GOLD}")
@@ -121,11 +121,11 @@ def test_passage2_and_aspect_ap_equal_the_track_rules(seed: int) -> None:
     run_passages = _random_run(chosen, random.Random(seed), overlapping=True)
     qrels = read_genomics_gold(GOLD).select(set(chosen))
     results = evaluate(qrels, _as_run(run_passages), ["passage2_MAP", "aspect_MAP"], complete=True)
-    for topic in chosen:
+    for topic, gold in chosen.items():
         assert results.value("r", topic, "passage2_AP") == pytest.approx(
-            _passage2(chosen[topic], run_passages[topic]), rel=1e-12)
+            _passage2(gold, run_passages[topic]), rel=1e-12)
         assert results.value("r", topic, "aspect_AP") == pytest.approx(
-            _aspects(chosen[topic], run_passages[topic]), rel=1e-12)
+            _aspects(gold, run_passages[topic]), rel=1e-12)
 
 
 @needs_gold

@@ -10,11 +10,11 @@ import math
 from pathlib import Path
 
 import pytest
+from tests.helpers import DATA
 
 from inexeval.cli import main
 from inexeval.evaluation import evaluate
 from inexeval.formats.detect import load_assessments, load_run
-from tests.helpers import DATA
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 
