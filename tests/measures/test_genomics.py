@@ -171,3 +171,15 @@ def test_latin1_aspects(tmp_path: Path) -> None:
     path = tmp_path / "gold.tsv"
     path.write_bytes("7\t1\t0\t5\tCAF\xc9 AU LAIT|B\n".encode("latin-1"))
     assert read_genomics_gold(path)["7"].aspects["1"] == ((0, 5, ("CAF\xc9 AU LAIT", "B")),)
+
+
+def test_tied_ranks_are_read_by_pmid_offset_and_length() -> None:
+    topic = build_topic("1", "fol", [("b", "", {"rsize": 10, "length": 100, "bep": -1})],
+                        dim_types={"rsize": int, "length": int, "bep": int},
+                        highlights={"b": np.array([[0, 10]])})
+    qrels = Assessments({"1": topic}, "fol")
+    # both passages at rank 1: "a" (irrelevant) is read before "b" whatever the file order
+    tied = Run("r", "passage", {"1": make_topic_run("1", ["b", "a"], offsets=[0, 0],
+                                                    lengths=[10, 10], ranks=[1, 1])})
+    expected = sum(i / (10 + i) for i in range(1, 11)) / 10
+    assert evaluate(qrels, tied, ["passage2_AP"]).mean("passage2_AP") == pytest.approx(expected)

@@ -17,6 +17,7 @@ relevant rank and adds n times the precision at that rank; a passage with only a
 before counts neither as relevant nor as read; a passage overlapping no gold passage counts as one
 irrelevant rank. The sum is divided by the number of distinct aspects of the topic.
 
+Passages are read in the script's order: by rank, ties by pmid, offset and length.
 Non-existent passages (FOL ``X`` offsets) count as empty.
 """
 
@@ -114,10 +115,18 @@ def aspect_average_precision(ta: TopicAssessments, run: TopicRun) -> Value:
     return total / len(distinct)
 
 
+def scoring_order(run: TopicRun) -> TopicRun:
+    """The run in the order the track's script reads it: by rank, ties by pmid, offset and
+    length (the run as given where a result has no rank)."""
+    if not len(run) or bool(np.any(run.ranks < 0)):
+        return run
+    return run.take(np.lexsort((run.lengths, run.offsets, run.files.astype(str), run.ranks)))
+
+
 def _kernel(measure: Any) -> Any:
     def kernel(ta: TopicAssessments, run: TopicRun, ctx: TopicContext,
                params: Mapping[str, Any], cutoffs: Sequence[Any]) -> list[Value]:
-        return [measure(ta, run)]
+        return [measure(ta, scoring_order(run))]
     return kernel
 
 
