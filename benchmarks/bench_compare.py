@@ -20,7 +20,8 @@ from pathlib import Path
 
 from bench_focused import QRELS, write_runs
 
-from inexeval.analysis.compare import TASK_MEASURES, compare_results, natural_order
+from inexeval.analysis.compare import compare_results, natural_order
+from inexeval.defaults import HEADLINE
 from inexeval.evaluation import RunEvaluator, evaluate_runs
 from inexeval.formats.fol import read_fol_qrels, read_fol_run
 
@@ -48,7 +49,7 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=1)
     args = parser.parse_args()
     qrels = read_fol_qrels(QRELS)
-    measures = TASK_MEASURES["focused"]
+    measures = HEADLINE["focused"]
     with tempfile.TemporaryDirectory() as tmp, warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the unassessed topics, said once per run
         paths = write_runs(qrels, Path(tmp), args.runs, args.passages, seed=1)

@@ -393,3 +393,25 @@ def test_agree_on_highlighted_passages_with_the_collection(tmp_path: Path,
     assert topic["precision"] == 1.0 and topic["recall"] == pytest.approx(17 / 23)
     assert topic["f1"] == pytest.approx(34 / 40) and topic["jaccard"] == pytest.approx(17 / 23)
     assert overall["exhaustivity_kappa"] == 1.0 and overall["exhaustivity_elements"] == 3
+
+
+def test_in_context_means_are_eval_c(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    in_context = IPCS / "bert1_incontext.run"
+    fewer = tmp_path / "fewer.run"  # every fourth line dropped (whole articles stay grouped)
+    fewer.write_text("".join(line for i, line in enumerate(in_context.read_text()
+                                                          .splitlines(keepends=True))
+                             if i % 4 != 3))
+    code, out, err = run_main(capsys, "compare", QRELS, in_context, fewer, "--task",
+                              "relevant-in-context", "--format", "json")
+    assert code == 0, err
+    rows = json.loads(out)
+    assert [r["measure"] for r in rows] == ["gP[5]", "gP[10]", "gP[25]", "gP[50]", "MAgP"]
+    code, out, err = run_main(capsys, "eval", QRELS, in_context, fewer, "--task",
+                              "relevant-in-context", "-c")
+    assert code == 0, err
+    printed = {(run, measure): float(value) for run, measure, topic, value in
+               (line.split("\t") for line in out.splitlines()) if topic == "all"}
+    for row in rows:
+        assert row["mean"] == pytest.approx(printed[(str(fewer), row["measure"])], abs=5e-5)
+        assert row["baseline_mean"] == pytest.approx(printed[(str(in_context), row["measure"])],
+                                                     abs=5e-5)

@@ -27,6 +27,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -67,14 +68,6 @@ class ComparisonRow(NamedTuple):
 
 COLUMNS = ComparisonRow._fields
 """The CSV/JSON columns of ``inexeval compare``, in order."""
-
-TASK_MEASURES = {
-    "focused": ["iP[0.00]", "iP[0.01]", "iP[0.05]", "iP[0.10]", "MAiP"],
-    "thorough": ["iP[0.00]", "iP[0.01]", "iP[0.05]", "iP[0.10]", "MAiP"],
-}
-"""The measures compared under ``task`` without explicit measures: the official tables' ones
-(in-context tasks: gP at 5, 10, 25, 50 and MAgP)."""
-_IN_CONTEXT_MEASURES = ["gP[5]", "gP[10]", "gP[25]", "gP[50]", "MAgP"]
 
 # Official task means whose per-topic values have their own name.
 _PER_TOPIC_NAME = {"MAiP": "AiP", "MAgP": "AgP"}
@@ -358,8 +351,8 @@ def _all_pairs(values: dict[str, dict[str, float | None]], runs: Sequence[str],
 
 
 def compare(
-    assessments: Assessments | str,
-    runs: Sequence[Run | str],
+    assessments: Assessments | str | Path | Any,
+    runs: Sequence[Run | str | Path | Any],
     measures: Sequence[str] | None = None,
     *,
     baseline: str | None = None,
@@ -374,26 +367,29 @@ def compare(
     jobs: int = 1,
     **options: Any,
 ) -> Comparison:
-    """Evaluate ``runs`` (Run objects or file names) against ``assessments`` (an
-    :class:`~inexeval.model.Assessments` used as given, or a file or folder name read as
-    ``inexeval eval`` reads it) and compare them; see :func:`compare_results` for the
-    comparison's arguments (``test`` is one test name or several).
+    """Evaluate ``runs`` against ``assessments`` and compare them; see :func:`compare_results`
+    for the comparison's arguments (``test`` is one test name or several).
+
+    ``assessments``: a file or folder name, read as ``inexeval eval`` reads it (with the
+    implicit assessments of INEX 2002-2008), or anything :func:`inexeval.as_assessments` takes
+    (used as given); ``runs``: file names or anything :func:`inexeval.as_run` takes (a run built
+    from a DataFrame or dict is named ``run1``, ``run2``, ... by position).
 
     ``measures`` are measure names (``inexeval measures``), or with ``task`` (an official INEX
     2007-2010 task, FOL qrels and runs) names of that task's measures (default
-    :data:`TASK_MEASURES`). ``collection``, ``options`` (``limit``, ``order``, ...): as for
+    :data:`inexeval.defaults.HEADLINE`). ``collection``, ``options`` (``limit``, ``order``, ...): as for
     :class:`inexeval.evaluation.Evaluator`. ``jobs``: runs evaluated in that many processes
     (the numbers do not change).
     """
     from inexeval.evaluation import RunEvaluator, evaluate_runs, load_for_evaluation
-    from inexeval.formats.detect import load_run
+    from inexeval.inputs import as_assessments, as_run
 
     tests = [test] if isinstance(test, str) else list(test)
     check_request(tests, correction, all_pairs=all_pairs, permutations=permutations,
                   baseline=baseline)
-    if isinstance(assessments, str):
-        assessments = load_for_evaluation(assessments, collection)
-    loaded = [load_run(r) if isinstance(r, str) else r for r in runs]
+    assessments = (load_for_evaluation(str(assessments), collection)
+                   if isinstance(assessments, (str, Path)) else as_assessments(assessments))
+    loaded = [as_run(r, name=f"run{i + 1}") for i, r in enumerate(runs)]
     check_runs(assessments, loaded)
     names = comparable_measures(measures, task)
     evaluate_one = RunEvaluator(assessments, names, task=task, collection=collection, **options)
@@ -420,7 +416,7 @@ def check_runs(assessments: Assessments, runs: Sequence[Run]) -> None:
 def comparable_measures(measures: Sequence[str] | None, task: str | None) -> list[str]:
     """The measures to compare, by their canonical names: ``measures`` parsed, or under an
     official ``task`` its per-topic measures or their means ``MAiP``/``MAgP`` (default
-    :data:`TASK_MEASURES`)."""
+    :data:`inexeval.defaults.HEADLINE`, the official tables' measures)."""
     from inexeval.errors import MeasureError
     from inexeval.measures.registry import parse_measures
 
@@ -429,7 +425,9 @@ def comparable_measures(measures: Sequence[str] | None, task: str | None) -> lis
             raise InexevalError("name the measures to compare (-m) or an official task (--task)")
         return list(dict.fromkeys(str(m) for m in parse_measures(list(measures))))
     if not measures:
-        return list(TASK_MEASURES.get(task, _IN_CONTEXT_MEASURES))
+        from inexeval.defaults import HEADLINE
+
+        return list(HEADLINE[task])
     from inexeval.measures.focused import measure_names
 
     per_topic = measure_names(task, per_topic=True)

@@ -67,13 +67,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def evaluate_for_comparison(args: argparse.Namespace, measures: list[str] | None) -> tuple[Any, list[str], list[str], Any]:
     """Read the inputs and evaluate every run on every assessed topic (``eval -c``): the
-    results, the canonical measure names, the assessed topics and the runs."""
+    results, the canonical measure names, the assessed topics and the runs. Without measures
+    and task, ``eval``'s defaults for the kind of assessments (:mod:`inexeval.defaults`)."""
     from inexeval.analysis.compare import check_runs, comparable_measures, natural_order
     from inexeval.commands.eval import evaluator_options, load_inputs, task_options
     from inexeval.evaluation import RunEvaluator, evaluate_runs
 
-    names = comparable_measures(measures, args.task)
+    if measures or args.task:
+        comparable_measures(measures, args.task)  # a misnamed measure before any file is read
     assessments, runs, collection = load_inputs(args)
+    if not measures and not args.task:
+        from inexeval.defaults import default_measures
+
+        args.task, measures = default_measures(
+            assessments.scale, passage_runs=all(r.kind == "passage" for r in runs),
+            collection=collection is not None)
+    names = comparable_measures(measures, args.task)
     if args.task:
         evaluate_one = RunEvaluator(assessments, names, task=args.task,
                                     task_options=task_options(args))
