@@ -411,7 +411,19 @@ def test_in_context_means_are_eval_c(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert code == 0, err
     printed = {(run, measure): float(value) for run, measure, topic, value in
                (line.split("\t") for line in out.splitlines()) if topic == "all"}
-    for row in rows:
-        assert row["mean"] == pytest.approx(printed[(str(fewer), row["measure"])], abs=5e-5)
-        assert row["baseline_mean"] == pytest.approx(printed[(str(in_context), row["measure"])],
+    for row in rows:  # both runs are "bert1ctx": eval and compare name them by their files
+        assert (row["run"], row["baseline"]) == ("fewer.run", "bert1_incontext.run")
+        assert row["mean"] == pytest.approx(printed[(row["run"], row["measure"])], abs=5e-5)
+        assert row["baseline_mean"] == pytest.approx(printed[(row["baseline"], row["measure"])],
                                                      abs=5e-5)
+
+
+def test_without_measures_compare_takes_evals_defaults(tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    from inexeval.defaults import HEADLINE
+
+    other = perturbed(BERT, tmp_path / "other.run", "other", seed=4)
+    code, out, err = run_main(capsys, "compare", QRELS, BERT, other, "--format", "json")
+    assert code == 0, err
+    assert [r["measure"] for r in json.loads(out)] == HEADLINE["focused"]
+    assert "measures for FOL qrels" in err
