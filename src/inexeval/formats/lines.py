@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 import re
 import warnings
+from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
@@ -36,6 +37,15 @@ def shown(value: bytes | str) -> str:
 
 
 _INTEGER = re.compile(rb"[+-]?[0-9]+")
+
+
+def topic_id(value: str, file: str | Path, line: int | None) -> str:
+    """A topic id as given (outer blanks removed): empty or with blanks inside is an error."""
+    stripped = value.strip()
+    if not stripped or len(stripped.split()) > 1:
+        raise FormatError(f"topic id {shown(value)} is {'empty' if not stripped else 'not one word'}",
+                          file, line)
+    return stripped
 
 
 class Table:
@@ -65,7 +75,8 @@ class Table:
             if indented[line]:
                 problem = "the line starts with blank space (an empty first field)"
             else:
-                problem = "too many fields" if counts[line] > width else "fields missing"
+                problem = ("too many fields" if counts[line] > width else "fields missing") + (
+                    f": {int(counts[line])} fields where {width} are expected")
             raise error(f"{problem} ({expected}): {shown(text.strip())}", name, first + line)
         kept = np.flatnonzero(counts)
         self.numbers = (kept + first).astype(np.int64)
