@@ -54,7 +54,10 @@ class Evaluator:
         keep_repeats: bool = False,
         options: Mapping[str, Any] | None = None,
     ) -> None:
-        self.measures = list(dict.fromkeys(parse_measures(list(measures))))
+        if not isinstance(assessments, Assessments):
+            raise TypeError(f"assessments must be Assessments (see load_assessments), not "
+                            f"{type(assessments).__name__}")
+        self.measures = list(dict.fromkeys(parse_measures(_measure_list(measures))))
         problems = [
             f"{m} needs {' or '.join(m.family.scales)} assessments, not {assessments.scale}"
             for m in self.measures
@@ -156,12 +159,28 @@ class Evaluator:
                  int(run.lines[first]))
 
     def evaluate(self, runs: Run | Sequence[Run]) -> Results:
-        runs = [runs] if isinstance(runs, Run) else list(runs)
+        runs = [runs] if isinstance(runs, Run) else list(runs) if isinstance(runs, Iterable) else []
+        if not runs or not all(isinstance(r, Run) for r in runs):
+            raise TypeError("evaluate takes a Run or a list of Runs (see load_run)")
         results = Results(aggregates={str(m): m.family.aggregate for m in self.measures})
         for run in runs:
             results.topics_evaluated[run.name] = self._topics_for(run)
             results.extend(list(self.rows(run)))
         return results
+
+
+def _measure_list(measures: Iterable[str | Measure] | str | Measure) -> list[str | Measure]:
+    """Measures as a list: one string or :class:`Measure` is one measure (not its characters)."""
+    if isinstance(measures, (str, Measure)):
+        return [measures]
+    if not isinstance(measures, Iterable):
+        raise TypeError(f"measures are a measure name or a list of them, not "
+                        f"{type(measures).__name__}")
+    listed = list(measures)
+    wrong = [m for m in listed if not isinstance(m, (str, Measure))]
+    if wrong:
+        raise TypeError(f"a measure is a name such as 'P@10', not {type(wrong[0]).__name__}")
+    return listed
 
 
 def prepare(run: TopicRun, ids: npt.NDArray[np.int64], limit: int, source: str | None = None,
@@ -206,6 +225,8 @@ def iter_calc(
     **options: Any,
 ) -> Iterator[Metric]:
     """Yield ``Metric(topic, measure, value)`` for every assessed topic and measure."""
+    if not isinstance(run, Run):
+        raise TypeError(f"iter_calc takes a Run (see load_run), not {type(run).__name__}")
     return Evaluator(measures, assessments, collection=collection, **options).iter_calc(run)
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Any
 
 from inexeval.cli import non_negative, positive
@@ -134,15 +133,14 @@ def run(args: argparse.Namespace) -> int:
     from inexeval.errors import InexevalError
     from inexeval.evaluation import Evaluator
     from inexeval.formats.detect import load_run
+    from inexeval.options import check_eval_options, check_run
     from inexeval.report import render
 
+    check_eval_options(args)
     if args.measure:
         from inexeval.measures.registry import parse_measures
 
         parse_measures(args.measure)
-    for path in [args.assessments, *args.runs, *([args.collection] if args.collection else [])]:
-        if not Path(path).exists():
-            raise InexevalError("no such file or folder", path)
     collection = None
     if args.collection:
         from inexeval.collection.build import load_collection
@@ -155,6 +153,8 @@ def run(args: argparse.Namespace) -> int:
 
         runs = [replace(r, topics={t: tr for t, tr in r.items() if t in _selected(args)})
                 for r in runs]
+    for r in runs:
+        check_run(r, assessments, args.num_docs)
     _unique_names(runs)
     fmt = "table" if args.table else args.format
     if fmt == "official" and not args.task:
