@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from itertools import pairwise
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -29,8 +30,8 @@ from inexeval.errors import FormatError, RunError, warn
 from inexeval.formats.lines import MAX_DIGITS, Table, shown
 from inexeval.formats.source import Source, opened
 from inexeval.model import Assessments, Run, TopicRun
-from inexeval.outputs import atomic_output
 from inexeval.model.assessments import build_topic
+from inexeval.outputs import atomic_output
 
 NONEXISTENT_OFFSETS = ("X", "-1")
 """Run offsets meaning "no passage" (spec §1.7.2): kept with ``missing`` set and offset -1."""
@@ -230,7 +231,7 @@ def read_fol_run(path: str | Path | Source) -> Run:
     starts = np.concatenate(([0], np.flatnonzero(codes[1:] != codes[:-1]) + 1))
     if len(starts) == len(topics):
         bounds = np.append(starts, len(codes))
-        takes: list[Any] = [slice(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:])]
+        takes: list[Any] = [slice(int(a), int(b)) for a, b in pairwise(bounds.tolist())]
     else:
         split = _first_split(codes, starts)
         warn(f"topic {shown(topics[int(codes[split])])} resumes after lines of other topics; "

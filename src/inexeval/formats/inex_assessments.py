@@ -272,7 +272,7 @@ def read_inex_assessments(path: str | Path | Source, scale: str | None = None) -
         path = Path(path)
         if not path.exists():
             raise InexevalError("no such file or folder", path)
-        files = list(sorted(path.rglob("*.xml"))) if path.is_dir() else [path]
+        files = [*sorted(path.rglob("*.xml"))] if path.is_dir() else [path]
     if not files:
         raise FormatError("the folder holds no .xml assessment file", path)
     read: list[_Topic] = []

@@ -161,7 +161,7 @@ class Table:
         index = starts[:, None] + np.arange(widest)
         matrix = self.raw[np.minimum(index, len(self.raw) - 1)]
         matrix[index >= ends[:, None]] = 0
-        return matrix
+        return np.asarray(matrix, dtype=np.uint8)
 
     def joined(self, column: int, separator: int,
                rows: npt.NDArray[np.bool_] | None = None) -> bytes:
@@ -175,7 +175,7 @@ class Table:
         index = np.arange(int(sizes.sum())) - np.repeat(places - starts, sizes)
         out = self.raw[index]
         out[places + sizes - 1] = separator
-        return out.tobytes()
+        return bytes(out.tobytes())
 
     def texts(self, column: int) -> list[str]:
         """The column as strings (the block is UTF-8 already)."""

@@ -69,13 +69,10 @@ class Source:
         for magic, kind in _COMPRESSIONS:
             if start.startswith(magic):
                 self.compression = kind
-                self._stream = (gzip.GzipFile(fileobj=self._stream) if kind == "gzip" else
-                                bz2.BZ2File(self._stream) if kind == "bzip2" else
-                                lzma.LZMAFile(self._stream))
+                self._stream = _decompressed(kind, self._stream)
         self._pending = b""
-        self._lines_started = False
 
-    def __enter__(self) -> Source:
+    def __enter__(self) -> Source:  # noqa: PYI034 (Source is final)
         return self
 
     def __exit__(self, kind: type[BaseException] | None, value: BaseException | None,
@@ -267,6 +264,15 @@ class _Prefixed(io.RawIOBase):
         return len(data)
 
 
+def _decompressed(kind: str, stream: IO[bytes]) -> IO[bytes]:
+    """The decompressing reader of ``kind`` over ``stream`` (closed with it)."""
+    if kind == "gzip":
+        return gzip.GzipFile(fileobj=stream)  # type: ignore[return-value]
+    if kind == "bzip2":
+        return bz2.BZ2File(stream)
+    return lzma.LZMAFile(stream)
+
+
 def _open_raw(path: str | Path) -> tuple[IO[bytes], bool]:
     """The raw binary stream of ``path`` and whether closing it is ours."""
     name = str(path)
@@ -316,7 +322,7 @@ def _open_pipe(path: str | Path) -> IO[bytes]:
                                 f"{WRITER_WAIT:g} s)", path)
         time.sleep(0.02)
     fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
-    return io.BufferedReader(_Prefixed(prefix, io.FileIO(fd, "rb")))  # type: ignore[arg-type]
+    return io.BufferedReader(_Prefixed(prefix, io.FileIO(fd, "rb")))
 
 
 def _read_at_least(stream: IO[bytes], size: int, name: str) -> bytes:

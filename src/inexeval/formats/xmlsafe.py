@@ -85,7 +85,7 @@ def parse(source: str | Path | bytes | Source, file: str | Path | None = None,
     safe = parser()
     try:
         if isinstance(source, Source):
-            tree = etree.parse(source, safe)  # type: ignore[arg-type]
+            tree = etree.parse(source, safe)
         else:
             # Bytes rather than a file name: lxml reports encoding errors of named files as
             # OSError without a line.
@@ -143,7 +143,7 @@ def iterparse(
     checked = False
     try:
         stream = etree.iterparse(
-            str(source) if isinstance(source, (str, Path)) else source,  # type: ignore[arg-type]
+            str(source) if isinstance(source, (str, Path)) else source,
             events=tuple(wanted | {"start"}),
             **_OPTIONS,
         )
