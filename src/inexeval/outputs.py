@@ -64,8 +64,8 @@ def atomic_output(path: str | Path, mode: str = "w") -> Iterator[IO[Any]]:
     if target is not None and stat.S_ISDIR(target.st_mode):
         raise InexevalError("the output is a folder, not a file", path)
     if target is not None and not stat.S_ISREG(target.st_mode):
-        with _direct(path, mode) as handle:
-            yield handle
+        with _direct(path, mode) as device:
+            yield device
         return
     folder = path.parent if str(path.parent) else Path(".")
     try:

@@ -65,7 +65,7 @@ class Source:
         raw, owned = _open_raw(path)
         self._owned = raw if owned else None
         start = _read_at_least(raw, 6, self.name)
-        self._stream: IO[bytes] = io.BufferedReader(_Prefixed(start, raw), BLOCK)
+        self._stream: IO[bytes] = _Prefixed(start, raw)  # type: ignore[assignment]
         for magic, kind in _COMPRESSIONS:
             if start.startswith(magic):
                 self.compression = kind
