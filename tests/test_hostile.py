@@ -462,3 +462,16 @@ def test_api_validates_its_arguments(fol: tuple[Path, Path]) -> None:
     with pytest.raises(InexevalError, match="no such file") as missing:
         inexeval.load_run(fol[1].parent / "absent.run")
     assert missing.value.file == str(fol[1].parent / "absent.run")
+
+
+def test_judged_elements_missing_from_the_collection_are_reported(tmp_path: Path) -> None:
+    from inexeval import demo
+
+    text = (Path(demo.ASSESSMENTS_2004) / "topic-91.xml").read_text()
+    moved = write(tmp_path, "t91.xml", text.replace("path='/article[1]/bdy[1]'",
+                                                    "path='/article[1]/bdy[7]'", 1))
+    code, _, err = cli("eval", moved, demo.RUNS[0], "--collection", demo.COLLECTION, "-m", "P@10",
+                       "--topics", "91")
+    assert code == 0
+    assert (f"inexeval: warning: {moved}: topic 91: 1 judged element(s) are not in the "
+            "collection (first: ") in err

@@ -56,5 +56,19 @@ def check_run(run: Any, assessments: Any, num_docs: int | None = None) -> None:
                                 "documents the run and the assessments mention", run.source)
 
 
+def check_assessed_elements(assessments: Any, collection: Any) -> None:
+    """Warn, per topic, about judged elements that are not in the collection (they can never be
+    retrieved; assessments of another collection version): silently ignoring them would hide
+    a mismatch."""
+    from inexeval.errors import warn
+
+    for topic, judged in assessments.items():
+        absent = [(file, path) for file, path in zip(judged.files.tolist(), judged.paths.tolist())
+                  if path and collection.span(file, path) is None]
+        if absent:
+            warn(f"topic {topic}: {len(absent)} judged element(s) are not in the collection "
+                 f"(first: {absent[0][0]} {absent[0][1]})", judged.source or assessments.source)
+
+
 def _natural(topic: str) -> tuple[int, int, str]:
     return (0, int(topic), topic) if topic.isdigit() else (1, 0, topic)

@@ -87,6 +87,10 @@ def _assessments(args: argparse.Namespace, collection: Any) -> Any:
     from inexeval.formats.detect import load_assessments
 
     assessments = load_assessments(args.assessments, args.assessments_format)
+    if collection is not None and assessments.scale != "fol":
+        from inexeval.options import check_assessed_elements
+
+        check_assessed_elements(assessments, collection)
     if args.topics is not None:
         from inexeval.errors import warn
 
