@@ -182,11 +182,7 @@ class _RunColumns:
         for row in np.flatnonzero(missing).tolist():
             written = table.field(row, 7).decode("utf-8")
             lengths[row] = int(written) if _INTEGER.fullmatch(written) and len(written) < 16 else 0
-        ranks = table.integers(3, "rank")
-        if (ranks < 0).any():
-            raise table.fail(int(np.argmax(ranks < 0)), 3, "is a negative rank")
-        rsv, unread = table.floats(4)
-        unread |= ~np.isfinite(rsv)
+        ranks, rsv, unread = table.ranks_and_scores()
         if unread.any():
             count, first = self.unscored
             row = int(np.argmax(unread))

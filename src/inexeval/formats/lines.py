@@ -134,6 +134,17 @@ class Table:
             values[row] = int(field)
         return values
 
+    def ranks_and_scores(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64],
+                                        npt.NDArray[np.bool_]]:
+        """Fields 4 and 5 of a run line (``topic Q0 doc rank score ...``): the ranks
+        (non-negative integers, an error otherwise), the scores and the rows whose score is not
+        a finite number."""
+        ranks = self.integers(3, "rank")
+        if (ranks < 0).any():
+            raise self.fail(int(np.argmax(ranks < 0)), 3, "is a negative rank")
+        scores, unread = self.floats(4)
+        return ranks, scores, unread | ~np.isfinite(scores)
+
     def floats(self, column: int) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_]]:
         """The column as floats, exactly as ``float()`` reads them, and which rows are not
         numbers (NaN there; underscores and hexadecimal are not numbers here)."""

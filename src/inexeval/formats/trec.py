@@ -61,11 +61,7 @@ def read_trec_run(path: str | Path | Source, keep_repeats: bool = False) -> Run:
             if not len(table):
                 continue
             run_id = run_id or table.field(0, 5).decode("utf-8")
-            ranks = table.integers(3, "rank")
-            if (ranks < 0).any():
-                raise table.fail(int(np.argmax(ranks < 0)), 3, "is a negative rank")
-            rsv, unread = table.floats(4)
-            unread |= ~np.isfinite(rsv)
+            ranks, rsv, unread = table.ranks_and_scores()
             if unread.any():
                 raise table.fail(int(np.argmax(unread)), 4, "is not a finite number (score)")
             topic_tokens += table.texts(0)
