@@ -475,3 +475,12 @@ def test_judged_elements_missing_from_the_collection_are_reported(tmp_path: Path
     assert code == 0
     assert (f"inexeval: warning: {moved}: topic 91: 1 judged element(s) are not in the "
             "collection (first: ") in err
+
+
+def test_error_lines_stay_short(tmp_path: Path) -> None:
+    navigation = write(tmp_path, "nav.txt", "a /a[1] b /b[1] 0.5 " + "x" * (1 << 19) + "\n")
+    qrels, run = write(tmp_path, "qrels", DOC_QRELS), write(tmp_path, "run.txt",
+                                                            "\n".join(DOC_RUN_LINES) + "\n")
+    code, _, err = cli("eval", qrels, run, "-m", "P@10", "--navigation", navigation)
+    assert code == 2 and len(err.splitlines()) == 1 and len(err) < 1200
+    assert f"{navigation}:1: " in err
