@@ -10,7 +10,6 @@ from __future__ import annotations
 import warnings
 from pathlib import Path
 
-
 MAX_REASON = 1000
 """Characters of a reason kept in a message: every error stays one short line, whatever field
 of the input it quotes."""

@@ -253,6 +253,14 @@ class _Prefixed(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
+    def read(self, size: int | None = -1) -> bytes:
+        """The prefix, then the stream (no intermediate buffer: blocks are megabytes)."""
+        if size is None or size < 0:
+            taken, self._prefix = self._prefix, b""
+            return taken + self._stream.read()
+        taken, self._prefix = self._prefix[:size], self._prefix[size:]
+        return taken + self._stream.read(size - len(taken)) if len(taken) < size else taken
+
     def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
         if self._prefix:
             size = min(len(buffer), len(self._prefix))
