@@ -100,7 +100,7 @@ def test_run_round_trip(tmp_path_factory: pytest.TempPathFactory,
     text = "".join(f"{t} Q0 {f} {i + 1} 0.5 r {'X' if o is None else o} {n}\n"
                    for i, (t, f, o, n) in enumerate(items))
     (folder / "a.run").write_text(text)
-    with warnings.catch_warnings():  # a topic in two blocks is grouped, with a warning
+    with warnings.catch_warnings():  # the generated run may split a topic
         warnings.filterwarnings("ignore", ".*resumes after lines", InexevalWarning)
         first = read_fol_run(folder / "a.run")
     write_fol_run(first, folder / "b.run")

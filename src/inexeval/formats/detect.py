@@ -2,7 +2,8 @@
 
 Assessment formats: ``inex`` (INEX 2002-2008 XML, one file or a folder; ``inex2002``,
 ``inex2003``, ``inex2005`` force the scale), ``fol`` (INEX 2008+ plain-text qrels, spec §1.5.4:
-5 or more columns, passages as ``offset:length``) and ``trec`` (``topic iter doc rel``).
+5 or more columns, passages as ``offset:length``), ``trec`` (``topic iter doc rel``) and
+``genomics`` (the TREC Genomics 2007 gold standard, :mod:`inexeval.formats.genomics`).
 Run formats: ``xml`` (INEX XML submission), ``trec`` (7 columns: element run; 6 columns: TREC
 document run) and ``fol`` (8 columns ending in an integer offset or ``X``/``-1`` and a length).
 
@@ -27,7 +28,7 @@ from inexeval.formats.xmlsafe import root_tag
 from inexeval.model.assessments import Assessments
 from inexeval.model.run import Run
 
-ASSESSMENT_FORMATS = ("inex", *DIM_TYPES, "fol", "trec")
+ASSESSMENT_FORMATS = ("inex", *DIM_TYPES, "fol", "trec", "genomics")
 RUN_FORMATS = ("xml", "trec", "fol")
 """Run formats; ``inex`` is accepted for ``xml`` (INEX submissions)."""
 
@@ -41,12 +42,22 @@ def _checked(path: str | Path, what: str) -> str | Path:
     return path
 
 
+def _first_line(source: Source) -> str:
+    """The first non-blank line of the stream's head as Latin-1 text, tabs kept."""
+    lines = source.head().replace(b"\r", b"\n").split(b"\n")
+    return next((line.decode("latin-1") for line in lines if line.strip()), "")
+
+
 def _assessments_format(source: Source) -> str:
     if is_xml(source):
         root = root_tag(source)
         if root == "assessments":
             return "inex"
         raise FormatError(f"XML root <{root}> is not an INEX assessment file", source.name)
+    from inexeval.formats.genomics import is_genomics_line
+
+    if is_genomics_line(_first_line(source)):
+        return "genomics"
     line, fields = first_fields(source)
     if len(fields) == 4:
         return "trec"
@@ -105,6 +116,10 @@ def load_assessments(path: str | Path, fmt: str | None = None) -> Assessments:
             from inexeval.formats.fol import read_fol_qrels
 
             return read_fol_qrels(source)
+        if fmt == "genomics":
+            from inexeval.formats.genomics import read_genomics_gold
+
+            return read_genomics_gold(path)  # its own reader of the whole (Latin-1) file
         return read_inex_assessments(source, scale=None if fmt == "inex" else fmt)
 
 

@@ -21,6 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from inexeval.errors import FormatError, InexevalError
+from inexeval.formats.source import opened
 
 MAX_DIGITS = 15
 """Digits of the largest integer accepted (10^15: far beyond any rank, offset or length)."""
@@ -28,6 +29,13 @@ MAX_DIGITS = 15
 SHOWN = 80
 """Characters of an offending field quoted in a message."""
 
+
+
+def read_normalised(path: str | Path) -> bytes:
+    """The whole text of a (small) file through the source layer, line ends made LF, in any
+    ASCII-compatible encoding (the TREC Genomics gold standard is Latin-1)."""
+    with opened(path) as source:
+        return b"".join(block for _, block in source.blocks(utf8=False))
 
 
 def shown(value: bytes | str) -> str:

@@ -114,9 +114,10 @@ class Source:
             return b"".join(iter(lambda: self._read(BLOCK), b""))
         return self._read(size)
 
-    def blocks(self, size: int = BLOCK) -> Iterator[tuple[int, bytes]]:
+    def blocks(self, size: int = BLOCK, utf8: bool = True) -> Iterator[tuple[int, bytes]]:
         """``(number of the block's first line, whole lines)``: each block ends with LF, every
-        line end is LF, the BOM is dropped and the text is checked to be UTF-8."""
+        line end is LF, the BOM is dropped and the text is checked to be UTF-8 (unless ``utf8``
+        is False, for a format of another encoding)."""
         carry = b""
         first = 1
         at_start = True
@@ -145,7 +146,7 @@ class Source:
                 block = _normalised(block)
                 if not block.endswith(b"\n"):
                     block += b"\n"
-                _check_block(block, first, self.name)
+                _check_block(block, first, self.name, utf8)
                 yield first, block
                 first += block.count(b"\n")
             if not chunk and not carry:
@@ -218,7 +219,7 @@ def _count_lines(block: bytes) -> int:
     return block.count(b"\n")
 
 
-def _check_block(block: bytes, first: int, name: str) -> None:
+def _check_block(block: bytes, first: int, name: str, utf8: bool = True) -> None:
     """UTF-8, no control character but the six blanks, and line length of a block of
     LF-terminated lines."""
     import numpy as np
@@ -229,7 +230,7 @@ def _check_block(block: bytes, first: int, name: str) -> None:
         at = int(np.argmax(control))
         raise FormatError(f"control character 0x{int(raw[at]):02x}: binary data, not text",
                           name, first + block.count(b"\n", 0, at))
-    if not block.isascii():
+    if utf8 and not block.isascii():
         try:
             block.decode("utf-8")
         except UnicodeDecodeError as error:
