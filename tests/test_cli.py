@@ -163,9 +163,10 @@ def test_outputs_never_write_into_inputs(tmp_path: Path) -> None:
     assert not (demo.COLLECTION / "x.idx").exists()
 
 
-def test_no_assessed_topic_still_prints_num_q(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["eval", str(demo.ASSESSMENTS_2004), str(demo.RUNS[0]), "--topics", "999"]) == 0
-    assert capsys.readouterr().out.splitlines() == ["num_q\tall\t0"]
+def test_no_assessed_topic_is_an_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["eval", str(demo.ASSESSMENTS_2004), str(demo.RUNS[0]), "--topics", "999"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and "no topic of the run is assessed" in captured.err
 
 
 def test_overlapping_highlights_warn_or_fail_with_strict(tmp_path: Path) -> None:

@@ -10,6 +10,10 @@ from __future__ import annotations
 import warnings
 from pathlib import Path
 
+MAX_REASON = 1000
+"""Characters of a reason kept in a message: every error stays one short line, whatever field
+of the input it quotes."""
+
 
 def _where(file: str | Path | None, line: int | None) -> str:
     if file is None:
@@ -21,6 +25,9 @@ class InexevalError(Exception):
     """A problem with the user's input or request, reported as ``file:line: reason``."""
 
     def __init__(self, reason: str, file: str | Path | None = None, line: int | None = None):
+        reason = " ".join(reason.splitlines())
+        if len(reason) > MAX_REASON:
+            reason = reason[:MAX_REASON - 3] + "..."
         self.reason = reason
         self.file = None if file is None else str(file)
         self.line = line

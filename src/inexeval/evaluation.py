@@ -57,7 +57,10 @@ class Evaluator:
         keep_repeats: bool = False,
         options: Mapping[str, Any] | None = None,
     ) -> None:
-        self.measures = list(dict.fromkeys(parse_measures(list(measures))))
+        if not isinstance(assessments, Assessments):
+            raise TypeError(f"assessments must be Assessments (see load_assessments), not "
+                            f"{type(assessments).__name__}")
+        self.measures = list(dict.fromkeys(parse_measures(_measure_list(measures))))
         problems = [
             f"{m} needs {' or '.join(m.family.scales)} assessments, not {assessments.scale}"
             for m in self.measures
@@ -169,12 +172,28 @@ class Evaluator:
     def evaluate(self, runs: Run | Sequence[Run]) -> Results:
         from inexeval.progress import progress
 
-        runs = [runs] if isinstance(runs, Run) else list(runs)
+        runs = [runs] if isinstance(runs, Run) else list(runs) if isinstance(runs, Iterable) else []
+        if not runs or not all(isinstance(r, Run) for r in runs):
+            raise TypeError("evaluate takes a Run or a list of Runs (see load_run)")
         results = Results(aggregates={str(m): m.family.aggregate for m in self.measures})
         for run in progress(runs, "runs", len(runs)):
             results.topics_evaluated[run.name] = self._topics_for(run)
             results.extend(list(self.rows(run)))
         return results
+
+
+def _measure_list(measures: Iterable[str | Measure] | str | Measure) -> list[str | Measure]:
+    """Measures as a list: one string or :class:`Measure` is one measure (not its characters)."""
+    if isinstance(measures, (str, Measure)):
+        return [measures]
+    if not isinstance(measures, Iterable):
+        raise TypeError(f"measures are a measure name or a list of them, not "
+                        f"{type(measures).__name__}")
+    listed = list(measures)
+    wrong = [m for m in listed if not isinstance(m, (str, Measure))]
+    if wrong:
+        raise TypeError(f"a measure is a name such as 'P@10', not {type(wrong[0]).__name__}")
+    return listed
 
 
 def prepare(run: TopicRun, ids: npt.NDArray[np.int64], limit: int, source: str | None = None,
@@ -214,7 +233,7 @@ def _arguments(first: Any, second: Any, third: Any) -> tuple[Assessments, Run | 
 
     if _is_measures(first) and not _is_measures(third):
         first, second, third = second, third, first
-    measures = [third] if isinstance(third, (str, Measure)) else list(third)
+    measures = _measure_list(third)
     runs = ([as_run(r) for r in second] if isinstance(second, (list, tuple))
             else as_run(second))
     return as_assessments(first), runs, measures

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import tempfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -55,8 +56,17 @@ def _stat(path: Path) -> os.stat_result | None:
 def atomic_output(path: str | Path, mode: str = "w") -> Iterator[IO[Any]]:
     """A file object to write ``path`` through: a temporary file in the same folder, renamed over
     ``path`` when the ``with`` block ends without an exception and removed otherwise. ``mode`` is
-    ``"w"`` (UTF-8 text with ``\\n`` line ends) or ``"wb"``."""
+    ``"w"`` (UTF-8 text with ``\\n`` line ends) or ``"wb"``. A target that exists and is not a
+    regular file (``/dev/null``, a pipe) is written directly: renaming over it would replace
+    the device."""
     path = Path(path)
+    target = _stat(path)
+    if target is not None and stat.S_ISDIR(target.st_mode):
+        raise InexevalError("the output is a folder, not a file", path)
+    if target is not None and not stat.S_ISREG(target.st_mode):
+        with _direct(path, mode) as device:
+            yield device
+        return
     folder = path.parent if str(path.parent) else Path(".")
     try:
         fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=folder)
@@ -77,6 +87,16 @@ def atomic_output(path: str | Path, mode: str = "w") -> Iterator[IO[Any]]:
     except BaseException:
         _remove(temporary)
         raise
+
+
+@contextlib.contextmanager
+def _direct(path: Path, mode: str) -> Iterator[IO[Any]]:
+    try:
+        with (open(path, "wb") if mode == "wb"
+              else open(path, "w", encoding="utf-8", newline="\n")) as handle:
+            yield handle
+    except OSError as error:
+        raise InexevalError(f"cannot write: {error.strerror or error}", path) from None
 
 
 def _umask() -> int:

@@ -112,7 +112,7 @@ def test_trec_document_run_and_roundtrip(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("text", "line", "message"),
     [
-        ("1 Q0 d 1 1.0 r /a[1]\n1 Q0 d 2 1.0 r\n", 2, "6 columns where"),
+        ("1 Q0 d 1 1.0 r /a[1]\n1 Q0 d 2 1.0 r\n", 2, "6 fields where"),
         ("1 Q0 d 1 1.0 r /a[1] 5\n", 1, "8 columns"),
         ("1 Q0 d x 1.0 r /a[1]\n", 1, "rank"),
         ("1 Q0 d 1 high r /a[1]\n", 1, "score"),

@@ -100,6 +100,10 @@ def _assessments(args: argparse.Namespace, collection: Any) -> Any:
     from inexeval.formats.detect import load_assessments
 
     assessments = load_assessments(args.assessments, args.assessments_format)
+    if collection is not None and assessments.scale != "fol":
+        from inexeval.options import check_assessed_elements
+
+        check_assessed_elements(assessments, collection)
     if args.topics is not None:
         from inexeval.errors import warn
 
@@ -147,14 +151,12 @@ def load_inputs(args: argparse.Namespace) -> tuple[Any, list[Any], Any]:
     ``eval`` reads them (the measures are checked first, before any file is read)."""
     from inexeval.errors import InexevalError
     from inexeval.formats.detect import load_run
+    from inexeval.options import check_run
 
     if args.measure:
         from inexeval.measures.registry import parse_measures
 
         parse_measures(args.measure)
-    for path in [args.assessments, *args.runs, *([args.collection] if args.collection else [])]:
-        if not Path(path).exists():
-            raise InexevalError("no such file or folder", path)
     collection = None
     if args.collection:
         from inexeval.collection.build import load_collection
@@ -167,6 +169,8 @@ def load_inputs(args: argparse.Namespace) -> tuple[Any, list[Any], Any]:
 
         runs = [replace(r, topics={t: tr for t, tr in r.items() if t in _selected(args)})
                 for r in runs]
+    for r in runs:
+        check_run(r, assessments, args.num_docs)
     _unique_names(runs)
     return assessments, runs, collection
 
@@ -204,8 +208,10 @@ def evaluator_options(args: argparse.Namespace, collection: Any) -> dict[str, An
 def run(args: argparse.Namespace) -> int:
     from inexeval.errors import InexevalError
     from inexeval.evaluation import Evaluator
+    from inexeval.options import check_eval_options
     from inexeval.report import render
 
+    check_eval_options(args)
     assessments, runs, collection = load_inputs(args)
     fmt = "table" if args.table else args.format
     if not args.measure and not args.task:

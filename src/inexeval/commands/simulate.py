@@ -7,7 +7,8 @@
   element moved by a random walk up or down the tree with move probability ``--move`` (seeded,
   reproducible).
 
-Runs are written as TREC-like element runs (passage runs as FOL runs) into ``-o``.
+Runs are written as TREC-like element runs (passage runs as FOL runs) into ``-o``, atomically
+(:mod:`inexeval.outputs`); the folder that holds ``-o`` must exist, as for every command.
 """
 
 from __future__ import annotations
@@ -41,11 +42,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--limit", type=non_negative, default=1500, help="results per topic (1500)")
 
 
-def _write(run: Any, path: Path) -> None:
+def _write(run: Any, path: Path, args: argparse.Namespace) -> None:
     from inexeval.formats.fol import write_fol_run
     from inexeval.formats.trec import write_trec_run
 
-    path.parent.mkdir(parents=True, exist_ok=True)
+    check_output(path, args.assessments, args.collection)
     (write_fol_run if run.kind == "passage" else write_trec_run)(run, path)
     print(f"{sum(len(t) for t in run.values())} results of {len(run)} topics -> {path}")
 
@@ -71,14 +72,19 @@ def run(args: argparse.Namespace) -> int:
     if args.kind == "grades":
         from inexeval.analysis.simulate import grade_runs
 
+        if out.exists() and not out.is_dir():
+            raise InexevalError("simulate grades writes a folder of runs, and this is a file",
+                                out)
+        out.mkdir(exist_ok=True)  # its parent exists (check_output), like every output's
         for name, simulated in grade_runs(assessments, limit=args.limit).items():
-            _write(simulated, out / f"{name}.{'fol' if simulated.kind == 'passage' else 'txt'}")
+            _write(simulated, out / f"{name}.{'fol' if simulated.kind == 'passage' else 'txt'}",
+                   args)
     elif args.kind == "ideal":
         from inexeval.analysis.simulate import ideal_answer_set
 
         _write(ideal_answer_set(assessments, quant=args.quant or "generalised",
                                 sort_key=args.sort_key, limit=args.limit,
-                                collection=collection), out)
+                                collection=collection), out, args)
     else:
         from inexeval.analysis.randomise import ideal_run, random_walk_run
 
@@ -97,6 +103,5 @@ def run(args: argparse.Namespace) -> int:
             walked = random_walk_run(ideal, collection, move, seed=args.seed,
                                      name=f"random-m{move:g}")
             target = out if len(moves) == 1 else out.with_name(f"{out.stem}-m{move:g}{out.suffix}")
-            check_output(target, args.assessments, args.collection)
-            _write(walked, target)
+            _write(walked, target, args)
     return 0

@@ -7,20 +7,24 @@ Assessment formats: ``inex`` (INEX 2002-2008 XML, one file or a folder; ``inex20
 Run formats: ``xml`` (INEX XML submission), ``trec`` (7 columns: element run; 6 columns: TREC
 document run) and ``fol`` (8 columns ending in an integer offset or ``X``/``-1`` and a length).
 
-Detection looks at the XML root element name, or at the first non-blank line of a text file.
-FOL files are read by :mod:`inexeval.formats.fol`, imported only when needed.
+Detection looks at the XML root element name, or at the first non-blank line of a text file,
+in the first bytes of the stream the reader then reads (:meth:`Source.head`): every input is
+read once, so ``-`` (standard input) and pipes work. FOL files are read by
+:mod:`inexeval.formats.fol`, imported only when needed.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from inexeval.errors import FormatError, InexevalError
 from inexeval.formats.inex_assessments import DIM_TYPES, read_inex_assessments
+from inexeval.formats.source import Source, first_fields, is_xml, opened
 from inexeval.formats.submission import ROOT as SUBMISSION_ROOT
 from inexeval.formats.submission import read_submission
-from inexeval.formats.trec import read_lines, read_trec_qrels, read_trec_run
-from inexeval.formats.xmlsafe import iterparse
+from inexeval.formats.trec import read_trec_qrels, read_trec_run
+from inexeval.formats.xmlsafe import root_tag
 from inexeval.model.assessments import Assessments
 from inexeval.model.run import Run
 
@@ -29,113 +33,111 @@ RUN_FORMATS = ("xml", "trec", "fol")
 """Run formats; ``inex`` is accepted for ``xml`` (INEX submissions)."""
 
 
-def _is_xml(path: Path) -> bool:
-    with open(path, "rb") as handle:
-        head = handle.read(512).lstrip(b"\xef\xbb\xbf \t\r\n")
-    return head.startswith((b"<", b"\xff\xfe", b"\xfe\xff"))
-
-
-def _root(path: Path) -> str:
-    for _, element in iterparse(path, path, events=("start",)):
-        return str(element.tag)
-    raise FormatError("empty XML document", path)
-
-
-def _first_fields(path: Path) -> tuple[int, list[str]]:
-    for line, fields in read_lines(path):
-        return line, fields
-    raise FormatError("the file is empty", path)
-
-
-def _first_line(path: Path) -> str:
-    """The first non-blank line as Latin-1 text, tabs kept."""
-    with open(path, "rb") as handle:
-        return next((raw.decode("latin-1") for raw in handle if raw.strip()), "")
-
-
-def _existing(path: str | Path) -> Path:
-    path = Path(path)
-    if not path.exists():
+def _checked(path: str | Path, what: str) -> str | Path:
+    """``path`` if it is a file name (TypeError otherwise) that names something (or ``-``)."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"{what} is a file name (str or path), not {type(path).__name__}")
+    if str(path) != "-" and not Path(path).exists():
         raise InexevalError("no such file or folder", path)
     return path
 
 
-def detect_assessments_format(path: str | Path) -> str:
-    """``inex``, ``fol`` or ``trec``, from the content of ``path`` (a folder is ``inex``)."""
-    path = _existing(path)
-    if path.is_dir():
-        return "inex"
-    if _is_xml(path):
-        root = _root(path)
+def _first_line(source: Source) -> str:
+    """The first non-blank line of the stream's head as Latin-1 text, tabs kept."""
+    lines = source.head().replace(b"\r", b"\n").split(b"\n")
+    return next((line.decode("latin-1") for line in lines if line.strip()), "")
+
+
+def _assessments_format(source: Source) -> str:
+    if is_xml(source):
+        root = root_tag(source)
         if root == "assessments":
             return "inex"
-        raise FormatError(f"XML root <{root}> is not an INEX assessment file", path)
+        raise FormatError(f"XML root <{root}> is not an INEX assessment file", source.name)
     from inexeval.formats.genomics import is_genomics_line
 
-    if is_genomics_line(_first_line(path)):
+    if is_genomics_line(_first_line(source)):
         return "genomics"
-    line, fields = _first_fields(path)
+    line, fields = first_fields(source)
     if len(fields) == 4:
         return "trec"
     numeric = len(fields) >= 5 and all(f.lstrip("-").isdigit() for f in fields[3:5])
     if numeric and all(":" in f for f in fields[6:]):
         return "fol"
     raise FormatError(f"cannot tell the assessment format of a {len(fields)}-column line "
-                      "(expected trec: topic iter doc rel, or FOL qrels)", path, line)
+                      "(expected trec: topic iter doc rel, or FOL qrels)", source.name, line)
 
 
-def detect_run_format(path: str | Path) -> str:
-    """``xml``, ``trec`` or ``fol``, from the content of ``path``."""
-    path = _existing(path)
-    if path.is_dir():
-        raise InexevalError("a run must be a file, not a folder", path)
-    if _is_xml(path):
-        root = _root(path)
+def _run_format(source: Source) -> str:
+    if is_xml(source):
+        root = root_tag(source)
         if root == SUBMISSION_ROOT:
             return "xml"
-        raise FormatError(f"XML root <{root}> is not <{SUBMISSION_ROOT}>", path)
-    line, fields = _first_fields(path)
+        raise FormatError(f"XML root <{root}> is not <{SUBMISSION_ROOT}>", source.name)
+    line, fields = first_fields(source)
     if len(fields) in (6, 7):
         return "trec"
     if len(fields) == 8:
         return "fol"
     raise FormatError(f"cannot tell the run format of a {len(fields)}-column line (expected 6 "
-                      "or 7 columns, or 8 for FOL passages)", path, line)
+                      "or 7 columns, or 8 for FOL passages)", source.name, line)
+
+
+def detect_assessments_format(path: str | Path) -> str:
+    """``inex``, ``fol`` or ``trec``, from the content of ``path`` (a folder is ``inex``)."""
+    if Path(_checked(path, "the assessments")).is_dir():
+        return "inex"
+    with opened(path) as source:
+        return _assessments_format(source)
+
+
+def detect_run_format(path: str | Path) -> str:
+    """``xml``, ``trec`` or ``fol``, from the content of ``path``."""
+    if Path(_checked(path, "a run")).is_dir():
+        raise InexevalError("a run must be a file, not a folder", path)
+    with opened(path) as source:
+        return _run_format(source)
 
 
 def load_assessments(path: str | Path, fmt: str | None = None) -> Assessments:
-    """Read assessments in ``fmt`` (one of :data:`ASSESSMENT_FORMATS`), detected if None."""
-    fmt = fmt or detect_assessments_format(path)
-    _existing(path)
-    if fmt == "inex":
-        return read_inex_assessments(path)
-    if fmt in DIM_TYPES:
-        return read_inex_assessments(path, scale=fmt)
-    if fmt == "trec":
-        return read_trec_qrels(path)
-    if fmt == "fol":
-        from inexeval.formats.fol import read_fol_qrels
+    """Read assessments in ``fmt`` (one of :data:`ASSESSMENT_FORMATS`), detected if None;
+    ``path`` is a file, a folder of per-topic INEX files, or ``-`` (standard input)."""
+    _checked(path, "the assessments")
+    if fmt is not None and fmt not in ASSESSMENT_FORMATS:
+        raise InexevalError(f"unknown assessment format {fmt!r} (known: "
+                            f"{', '.join(ASSESSMENT_FORMATS)})")
+    if Path(path).is_dir() and str(path) != "-":
+        return read_inex_assessments(path, scale=None if fmt in (None, "inex") else fmt)
+    with opened(path) as source:
+        fmt = fmt or _assessments_format(source)
+        if fmt == "trec":
+            return read_trec_qrels(source)
+        if fmt == "fol":
+            from inexeval.formats.fol import read_fol_qrels
 
-        return read_fol_qrels(path)
-    if fmt == "genomics":
-        from inexeval.formats.genomics import read_genomics_gold
+            return read_fol_qrels(source)
+        if fmt == "genomics":
+            from inexeval.formats.genomics import read_genomics_gold
 
-        return read_genomics_gold(path)
-    raise InexevalError(f"unknown assessment format {fmt!r} (known: {', '.join(ASSESSMENT_FORMATS)})")
+            return read_genomics_gold(path)  # its own reader of the whole (Latin-1) file
+        return read_inex_assessments(source, scale=None if fmt == "inex" else fmt)
 
 
 def load_run(path: str | Path, fmt: str | None = None, keep_repeats: bool = False) -> Run:
-    """Read a run in ``fmt`` (one of :data:`RUN_FORMATS`), detected if None. Element and
-    document runs drop a repeated result (warning) unless ``keep_repeats``; FOL runs keep
-    everything, as the official evaluator does."""
-    fmt = fmt or detect_run_format(path)
-    _existing(path)
-    if fmt in ("xml", "inex"):
-        return read_submission(path, keep_repeats)
-    if fmt == "trec":
-        return read_trec_run(path, keep_repeats)
-    if fmt == "fol":
+    """Read a run in ``fmt`` (one of :data:`RUN_FORMATS`), detected if None; ``-`` reads
+    standard input. Element and document runs drop a repeated result (warning) unless
+    ``keep_repeats``; FOL runs keep everything, as the official evaluator does."""
+    _checked(path, "a run")
+    if fmt is not None and fmt not in (*RUN_FORMATS, "inex"):
+        raise InexevalError(f"unknown run format {fmt!r} (known: {', '.join(RUN_FORMATS)})")
+    if str(path) != "-" and Path(path).is_dir():
+        raise InexevalError("a run must be a file, not a folder", path)
+    with opened(path) as source:
+        fmt = fmt or _run_format(source)
+        if fmt in ("xml", "inex"):
+            return read_submission(source, keep_repeats)
+        if fmt == "trec":
+            return read_trec_run(source, keep_repeats)
         from inexeval.formats.fol import read_fol_run
 
-        return read_fol_run(path)
-    raise InexevalError(f"unknown run format {fmt!r} (known: {', '.join(RUN_FORMATS)})")
+        return read_fol_run(source)

@@ -3,20 +3,23 @@
 Qrels line: ``topic Q0 article rsize length [bep o1:l1 o2:l2 ...]``; run line:
 ``topic Q0 article rank score run-id offset length``. Both are read as the official evaluator
 (inex_eval 3.1) reads them: lines end at LF, CR or CRLF; fields are split at runs of the six ASCII
-whitespace characters, and a line starting with whitespace gets an empty first field (so every
-later field shifts, as in the official tool). Ids are exact strings (``"012" != "12"``).
+whitespace characters. Ids are exact strings (``"012" != "12"``). Files come through
+:mod:`inexeval.formats.source` (compressed, standard input, BOM, blank lines skipped).
 
 Where the official tool crashes or silently accepts nonsense, these readers raise
 :class:`~inexeval.errors.FormatError` / :class:`~inexeval.errors.RunError` naming file and line:
-short qrels lines, non-integer numbers, qrels passages without or with a negative length, run
-lines without exactly 8 fields, non-integer run offsets (also in topics absent from the qrels,
-which the official tool skips unread) and negative run lengths (§15.12).
+a line starting with blank space (the official tool reads an empty topic), short qrels lines,
+non-integer or huge numbers, qrels passages without or with a negative length, past the article's
+end or given twice, an article judged twice with different values, run lines without exactly 8
+fields, non-integer or negative run offsets and ranks (also in topics absent from the qrels, which
+the official tool skips unread) and run lengths below 1 (§15.12).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from itertools import pairwise
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -24,44 +27,19 @@ import numpy as np
 import numpy.typing as npt
 
 from inexeval.errors import FormatError, RunError, warn
-from inexeval.formats.lines import field_counts, read_normalised
+from inexeval.formats.lines import MAX_DIGITS, Table, shown
+from inexeval.formats.source import Source, opened
 from inexeval.model import Assessments, Run, TopicRun
 from inexeval.model.assessments import build_topic
+from inexeval.outputs import atomic_output
 
-NONEXISTENT_OFFSETS = (b"X", b"-1")
+NONEXISTENT_OFFSETS = ("X", "-1")
 """Run offsets meaning "no passage" (spec §1.7.2): kept with ``missing`` set and offset -1."""
 
-_INTEGER = re.compile(rb"[+-]?[0-9]+")
-def _lines(path: str | Path) -> list[bytes]:
-    """The file's lines (a final terminator ends the last line, it does not start a new one)."""
-    lines = read_normalised(path).split(b"\n")
-    if lines and lines[-1] == b"":
-        lines.pop()
-    return lines
+_INTEGER = re.compile(r"[+-]?[0-9]+")
 
 
-def _fields(line: bytes) -> list[bytes]:
-    """Fields as the official tool's ``split("\\\\s+")`` gives them (leading blank = empty field)."""
-    fields = line.split()
-    if fields and line[:1].isspace():
-        fields.insert(0, b"")
-    return fields
-
-
-def _text(value: bytes, path: str | Path, line: int) -> str:
-    try:
-        return value.decode("utf-8")
-    except UnicodeDecodeError:
-        raise FormatError(f"field {value!r} is not UTF-8", path, line) from None
-
-
-def _integer(value: bytes, what: str, path: str | Path, line: int) -> int:
-    if _INTEGER.fullmatch(value) is None:
-        raise FormatError(f"{what} {value.decode('utf-8', 'replace')!r} is not an integer", path, line)
-    return int(value)
-
-
-def read_fol_qrels(path: str | Path) -> Assessments:
+def read_fol_qrels(path: str | Path | Source) -> Assessments:
     """Read FOL qrels into :class:`~inexeval.model.Assessments` with scale ``fol``.
 
     One record per line, in file order, with dims ``rsize``, ``length`` and ``bep`` (field 6 as
@@ -70,38 +48,48 @@ def read_fol_qrels(path: str | Path) -> Assessments:
     the same start goes after), neither merged nor checked against ``rsize`` (spec §15.2).
     ``best_entry_points[file]`` is the BEP the official tool uses: field 6 of the article's last
     line with at least 7 fields (a 6-field line sets none; -1 means none).
+
+    An article may be judged on several lines only with the same ``rsize`` and length; a
+    negative length, a passage past the article's end and a passage given twice are errors.
     """
     topics: dict[str, list[tuple[str, str, dict[str, Any]]]] = {}
     passages: dict[str, dict[str, list[tuple[int, int]]]] = {}
     entry_points: dict[str, dict[str, int]] = {}
-    for number, line in enumerate(_lines(path), start=1):
-        fields = _fields(line)
-        if len(fields) < 5:
-            raise FormatError(
-                f"qrels line has {len(fields)} fields, needs at least 5 "
-                "(topic Q0 article rsize length [bep offset:length ...])", path, number)
-        topic, article = _text(fields[0], path, number), _text(fields[2], path, number)
-        rsize = _integer(fields[3], "rsize", path, number)
-        length = _integer(fields[4], "article length", path, number)
-        bep = _integer(fields[5], "best entry point", path, number) if len(fields) > 5 else -1
-        topics.setdefault(topic, []).append((article, "", {"rsize": rsize, "length": length,
-                                                           "bep": bep}))
-        if len(fields) < 7:
-            continue
-        entry_points.setdefault(topic, {})[article] = bep
-        spans = passages.setdefault(topic, {}).setdefault(article, [])
-        for passage in fields[6:]:
-            parts = passage.split(b":")
-            if len(parts) < 2:
-                raise FormatError(f"passage {passage.decode('utf-8', 'replace')!r} is not "
-                                  "offset:length", path, number)
-            start = _integer(parts[0], "passage offset", path, number)
-            size = _integer(parts[1], "passage length", path, number)
-            if size < 0:
-                raise FormatError(f"passage {passage.decode('utf-8', 'replace')!r} has a negative "
-                                  "length", path, number)
-            spans.append((start, start + size))
-    source = str(path)
+    judged: dict[tuple[str, str], tuple[int, int, int]] = {}
+    with opened(path) as source:
+        name = source.name
+        for number, line in source.lines():
+            if line[:1].isspace():
+                raise FormatError("the line starts with blank space (an empty topic field)",
+                                  name, number)
+            fields = line.split()
+            if len(fields) < 5:
+                raise FormatError(
+                    f"qrels line has {len(fields)} fields, needs at least 5 "
+                    "(topic Q0 article rsize length [bep offset:length ...])", name, number)
+            topic, article = fields[0], fields[2]
+            rsize = _integer(fields[3], "rsize", name, number)
+            length = _integer(fields[4], "article length", name, number)
+            if length < 0 or rsize < 0:
+                raise FormatError(f"negative {'article length' if length < 0 else 'rsize'} "
+                                  f"{min(length, rsize)}", name, number)
+            bep = _integer(fields[5], "best entry point", name, number) if len(fields) > 5 else -1
+            key = (topic, article)
+            if key in judged and judged[key][:2] != (rsize, length):
+                raise FormatError(f"topic {shown(topic)} judges {shown(article)} again with "
+                                  f"other values (first at line {judged[key][2]})", name, number)
+            judged.setdefault(key, (rsize, length, number))
+            topics.setdefault(topic, []).append((article, "", {"rsize": rsize, "length": length,
+                                                               "bep": bep}))
+            if len(fields) < 7:
+                continue
+            entry_points.setdefault(topic, {})[article] = bep
+            spans = passages.setdefault(topic, {}).setdefault(article, [])
+            given = set(spans)
+            for passage in fields[6:]:
+                span = _passage(passage, length, given, name, number)
+                spans.append(span)
+                given.add(span)
     built = {}
     for topic, records in topics.items():
         highlights = {
@@ -109,8 +97,35 @@ def read_fol_qrels(path: str | Path) -> Assessments:
         }
         built[topic] = build_topic(
             topic, "fol", records, dim_types={"rsize": int, "length": int, "bep": int},
-            highlights=highlights, best_entry_points=entry_points.get(topic, {}), source=source)
-    return Assessments(built, "fol", source)
+            highlights=highlights, best_entry_points=entry_points.get(topic, {}), source=name)
+    return Assessments(built, "fol", name)
+
+
+def _integer(value: str, what: str, path: str, line: int) -> int:
+    if _INTEGER.fullmatch(value) is None:
+        raise FormatError(f"{what} {shown(value)} is not an integer", path, line)
+    if len(value.lstrip("+-")) > MAX_DIGITS:
+        raise FormatError(f"{what} {shown(value)} is too large", path, line)
+    return int(value)
+
+
+def _passage(text: str, length: int, spans: set[tuple[int, int]], path: str,
+             line: int) -> tuple[int, int]:
+    """A judged passage ``offset:length`` as ``(start, end)``, checked against the article."""
+    parts = text.split(":")
+    if len(parts) < 2:
+        raise FormatError(f"passage {shown(text)} is not offset:length", path, line)
+    start = _integer(parts[0], "passage offset", path, line)
+    size = _integer(parts[1], "passage length", path, line)
+    if size < 0 or start < 0:
+        raise FormatError(f"passage {shown(text)} has a negative "
+                          f"{'length' if size < 0 else 'offset'}", path, line)
+    if start + size > length:
+        raise FormatError(f"passage {shown(text)} ends past the article's end ({length} "
+                          "characters)", path, line)
+    if (start, start + size) in spans:
+        raise FormatError(f"passage {shown(text)} is given twice for this article", path, line)
+    return start, start + size
 
 
 def _sorted_spans(spans: list[tuple[int, int]]) -> npt.NDArray[np.int64]:
@@ -118,126 +133,126 @@ def _sorted_spans(spans: list[tuple[int, int]]) -> npt.NDArray[np.int64]:
     return array[np.argsort(array[:, 0], kind="stable")]
 
 
-def read_fol_run(path: str | Path) -> Run:
+_RUN_LINE = "a run line has 8: topic Q0 article rank score run-id offset length"
+_TOPIC_LIMIT = 64
+
+
+class _RunColumns:
+    """The columns of a FOL run read so far, block by block."""
+
+    def __init__(self) -> None:
+        self.code_of: dict[str, int] = {}
+        self.codes: list[npt.NDArray[np.int64]] = []
+        self.files: list[str] = []
+        self.arrays: dict[str, list[npt.NDArray[Any]]] = {
+            k: [] for k in ("offsets", "lengths", "ranks", "rsv", "lines", "missing")}
+        self.last_run_id: dict[int, str] = {}
+        self.unscored: tuple[int, int | None] = (0, None)
+        self.size = 0
+
+    def add(self, table: Table) -> None:
+        n = len(table)
+        if n == 0:
+            return
+        topics = table.padded(0, _TOPIC_LIMIT, "topic id")
+        changes = np.flatnonzero(np.any(topics[1:] != topics[:-1], axis=1)) + 1
+        heads = np.concatenate(([0], changes))
+        tails = np.concatenate((changes - 1, [n - 1]))
+        head_codes = [self.code_of.setdefault(table.field(int(r), 0).decode("utf-8"),
+                                              len(self.code_of)) for r in heads]
+        for row, code in zip(tails.tolist(), head_codes):
+            self.last_run_id[code] = table.field(row, 5).decode("utf-8")
+        self.codes.append(np.repeat(np.array(head_codes, dtype=np.int64),
+                                    np.diff(np.concatenate((heads, [n])))))
+        offset_fields = table.starts[:, 6]
+        is_x = ((table.ends[:, 6] - offset_fields) == 1) & (table.raw[offset_fields] == ord("X"))
+        offsets = table.integers(6, "offset", skip=is_x)
+        missing = is_x | (offsets == -1)
+        if (offsets < -1).any():
+            raise table.fail(int(np.argmax(offsets < -1)), 6,
+                             "is a negative offset (X or -1: no passage)")
+        offsets[missing] = -1
+        lengths = table.integers(7, "length", skip=missing)
+        short = (lengths < 1) & ~missing
+        if short.any():
+            row = int(np.argmax(short))
+            raise RunError(f"{'negative' if lengths[row] < 0 else 'empty'} passage length "
+                           f"{int(lengths[row])} (a passage has at least one character)",
+                           table.name, int(table.numbers[row]))
+        for row in np.flatnonzero(missing).tolist():
+            written = table.field(row, 7).decode("utf-8")
+            lengths[row] = int(written) if _INTEGER.fullmatch(written) and len(written) < 16 else 0
+        ranks, rsv, unread = table.ranks_and_scores()
+        if unread.any():
+            count, first = self.unscored
+            row = int(np.argmax(unread))
+            self.unscored = (count + int(unread.sum()), first or int(table.numbers[row]))
+            rsv[unread] = np.nan
+        self.files.extend(table.texts(2))
+        for key, values in (("offsets", offsets), ("lengths", lengths), ("ranks", ranks),
+                            ("rsv", rsv), ("lines", table.numbers), ("missing", missing)):
+            self.arrays[key].append(values)
+        self.size += n
+
+
+def read_fol_run(path: str | Path | Source) -> Run:
     """Read an FOL passage run (kind ``passage``), grouped by topic, file order kept.
 
-    Every line must have exactly 8 fields (:class:`RunError` otherwise). Offsets ``X`` or ``-1``
-    are non-existent passages (``missing``, offset -1, length as written or 0). Rank and score
-    are kept when numeric (-1 / NaN otherwise) but the official tasks ignore them. The run's name
-    is the run-id field of the last line; ``meta["run_ids"]`` maps each topic to the run id of
-    its last line (the official header shows that of the last line of an assessed topic).
-    A topic whose lines come in several blocks is grouped (with a warning; the official tool
-    mis-scores such a topic, spec §15.12).
+    The file is read in blocks, column-wise (:class:`inexeval.formats.lines.Table`). Every line
+    must have exactly 8 fields (:class:`RunError` otherwise). Offsets ``X`` or ``-1`` are
+    non-existent passages (``missing``, offset -1, length as written when an integer, else 0);
+    any other negative offset, a length below 1, a negative or non-integer rank are errors. A
+    score that is not a finite number is NaN, with one warning (the official tasks use the file
+    order, and ranks order the run otherwise). The run's name is the run-id field of the last
+    line; ``meta["run_ids"]`` maps each topic to the run id of its last line (the official
+    header shows that of the last line of an assessed topic). A topic whose lines come in
+    several blocks is grouped (with a warning; the official tool mis-scores such a topic,
+    spec §15.12).
     """
-    data = read_normalised(path)
-    counts = field_counts(data)
-    bad = np.flatnonzero(counts != 8)
-    if len(bad):
-        number = int(bad[0])
-        shown = data.split(b"\n")[number].decode("utf-8", "replace")
-        problem = "too many fields" if counts[number] > 8 else "fields missing"
-        raise RunError(f"{problem} (a run line has 8: topic Q0 article rank score run-id offset "
-                       f"length): {shown!r}", path, number + 1)
-    if len(counts) == 0:
-        return Run("", "passage", {}, source=str(path), meta={"run_ids": {}})
-    fields = data.split()
-    columns = [tuple(fields[c::8]) for c in range(8)]
-    topics = columns[0]
-    offsets_raw = np.array(columns[6])
-    missing = np.isin(offsets_raw, NONEXISTENT_OFFSETS)
-    offsets = _integers(np.where(missing, b"0", offsets_raw), "offset", path)
-    lengths = _lengths(np.array(columns[7]), missing, path)
-    offsets[missing] = -1
-    negative = np.flatnonzero((lengths < 0) & ~missing)
-    if len(negative):
-        number = int(negative[0])
-        raise RunError(f"negative passage length {int(lengths[number])}", path, number + 1)
-    ranks = _lenient(np.array(columns[3]), np.int64, -1)
-    scores = _lenient(np.array(columns[4]), np.float64, np.nan)
-    files = np.array(_texts(columns[2], path), dtype=object)
-    run_ids = columns[5]
-    codes, first = _topic_codes(np.array(columns[0]))
-    order = np.argsort(codes, kind="stable")
-    blocks = int(np.count_nonzero(codes[1:] != codes[:-1])) + 1
-    if blocks != len(first):
-        split = _first_split(codes)
-        warn(f"topic {topics[split].decode('utf-8', 'replace')} resumes after lines of other "
-             "topics; its lines are evaluated together (the official tool mis-scores a split "
-             "topic)", path, split + 1)
-    bounds = np.searchsorted(codes[order], np.arange(len(first) + 1))
-    per_topic: dict[str, TopicRun] = {}
-    run_id_of: dict[str, str] = {}
-    for code in np.argsort(first, kind="stable"):
-        take = order[bounds[code]:bounds[code + 1]]
-        topic = _text(topics[take[0]], path, int(take[0]) + 1)
-        per_topic[topic] = TopicRun(
-            topic=topic, files=files[take], paths=np.full(len(take), "", dtype=object),
-            offsets=offsets[take], lengths=lengths[take], ranks=ranks[take], rsv=scores[take],
-            lines=take.astype(np.int64) + 1, missing=missing[take])
-        run_id_of[topic] = _text(run_ids[int(take[-1])], path, int(take[-1]) + 1)
-    return Run(_text(run_ids[-1], path, len(counts)), "passage", per_topic, source=str(path), meta={"run_ids": run_id_of})
+    columns = _RunColumns()
+    with opened(path) as source:
+        name = source.name
+        for first, block in source.blocks():
+            columns.add(Table(block, first, name, 8, _RUN_LINE, RunError))
+    if columns.size == 0:
+        return Run("", "passage", {}, source=name, meta={"run_ids": {}})
+    count, first_unscored = columns.unscored
+    if count:
+        warn(f"{count} score(s) are not finite numbers, taken as missing (the run is ordered "
+             "by rank)", name, first_unscored)
+    arrays = {k: np.concatenate(v) for k, v in columns.arrays.items()}
+    files = np.array(columns.files, dtype=object)
+    codes = np.concatenate(columns.codes)
+    topics = list(columns.code_of)
+    starts = np.concatenate(([0], np.flatnonzero(codes[1:] != codes[:-1]) + 1))
+    if len(starts) == len(topics):
+        bounds = np.append(starts, len(codes))
+        takes: list[Any] = [slice(int(a), int(b)) for a, b in pairwise(bounds.tolist())]
+    else:
+        split = _first_split(codes, starts)
+        warn(f"topic {shown(topics[int(codes[split])])} resumes after lines of other topics; "
+             "its lines are evaluated together (the official tool mis-scores a split topic)",
+             name, int(arrays["lines"][split]))
+        order = np.argsort(codes, kind="stable")
+        bounds = np.searchsorted(codes[order], np.arange(len(topics) + 1))
+        takes = [order[bounds[c]:bounds[c + 1]] for c in range(len(topics))]
+    per_topic = {
+        topic: TopicRun(topic=topic, files=files[take],
+                        paths=np.full(len(files[take]), "", dtype=object),
+                        offsets=arrays["offsets"][take], lengths=arrays["lengths"][take],
+                        ranks=arrays["ranks"][take], rsv=arrays["rsv"][take],
+                        lines=arrays["lines"][take], missing=arrays["missing"][take])
+        for topic, take in zip(topics, takes)}
+    run_ids = {topic: columns.last_run_id[code] for code, topic in enumerate(topics)}
+    return Run(columns.last_run_id[int(codes[-1])], "passage", per_topic, source=name,
+               meta={"run_ids": run_ids})
 
 
-def _topic_codes(topics: npt.NDArray[np.bytes_]) -> tuple[npt.NDArray[np.int64], list[int]]:
-    """Topic code per line (codes in order of first appearance) and each topic's first line."""
-    _, first, inverse = np.unique(topics, return_index=True, return_inverse=True)
-    rank = np.empty(len(first), dtype=np.int64)
-    rank[np.argsort(first, kind="stable")] = np.arange(len(first))
-    return rank[inverse.reshape(-1)], np.sort(first).tolist()
-
-
-def _texts(values: tuple[bytes, ...], path: str | Path) -> list[str]:
-    """A column of byte fields as text (one decode for the whole column)."""
-    try:
-        return b"\n".join(values).decode("utf-8").split("\n")
-    except UnicodeDecodeError:
-        return [_text(v, path, i + 1) for i, v in enumerate(values)]
-
-
-def _first_split(codes: npt.NDArray[np.int64]) -> int:
-    change = np.flatnonzero(codes[1:] != codes[:-1]) + 1
-    starts = np.concatenate(([0], change))
+def _first_split(codes: npt.NDArray[np.int64], starts: npt.NDArray[np.int64]) -> int:
+    """The first line (index) where a topic resumes after lines of other topics."""
     seen = np.unique(codes[starts], return_index=True)[1]
     repeated = np.setdiff1d(np.arange(len(starts)), seen)
     return int(starts[repeated.min()])
-
-
-def _integers(values: npt.NDArray[Any], what: str, path: str | Path) -> npt.NDArray[np.int64]:
-    """Strict integer parsing of a bytes column (numpy alone would accept ``1_0``)."""
-    try:
-        parsed = values.astype(np.int64)
-        if b"_" not in b" ".join(values.tolist()):
-            return parsed
-    except (ValueError, OverflowError):
-        pass
-    for i, value in enumerate(values.tolist()):
-        if _INTEGER.fullmatch(value) is None:
-            raise FormatError(f"{what} {value.decode('utf-8', 'replace')!r} is not an integer",
-                              path, i + 1)
-    return np.array([int(v) for v in values.tolist()], dtype=np.int64)
-
-
-def _lengths(values: npt.NDArray[Any], missing: npt.NDArray[np.bool_],
-             path: str | Path) -> npt.NDArray[np.int64]:
-    """Lengths; on a non-existent passage the length is not read (0 unless an integer)."""
-    readable = ~missing
-    if missing.any():
-        readable[missing] = [_INTEGER.fullmatch(v) is not None for v in values[missing].tolist()]
-    return _integers(np.where(readable, values, b"0"), "length", path)
-
-
-def _lenient(values: npt.NDArray[Any], kind: type, absent: Any) -> npt.NDArray[Any]:
-    """A rank or score column: parsed where numeric, ``absent`` elsewhere (never an error)."""
-    try:
-        return values.astype(kind)
-    except (ValueError, OverflowError):
-        out = []
-        for value in values.tolist():
-            try:
-                out.append(kind(float(value)) if kind is np.int64 else kind(value))
-            except (ValueError, OverflowError):
-                out.append(absent)
-        return np.array(out, dtype=kind)
 
 
 def write_fol_run(run: Run, out: str | Path | TextIO, run_id: str | None = None) -> None:
@@ -282,7 +297,7 @@ def write_fol_qrels(assessments: Assessments, out: str | Path | TextIO) -> None:
 
 def _write(out: str | Path | TextIO, lines: Iterable[str]) -> None:
     if isinstance(out, (str, Path)):
-        with open(out, "w", encoding="utf-8", newline="\n") as stream:
+        with atomic_output(out) as stream:
             stream.writelines(lines)
     else:
         out.writelines(lines)

@@ -33,6 +33,8 @@ from typing import Any, NamedTuple
 
 from inexeval.collection.paths import canonical_path
 from inexeval.errors import FormatError, InexevalError
+from inexeval.formats.lines import MAX_DIGITS, shown, topic_id
+from inexeval.formats.source import Source, opened
 from inexeval.formats.xmlsafe import iterparse, release
 from inexeval.model.assessments import COVERAGE_CODES, Assessments, TopicAssessments, build_topic
 
@@ -48,6 +50,7 @@ DIM_TYPES: dict[str, dict[str, type]] = {
 }
 
 _TOPIC_ATTRIBUTES = ("topic", "topic-id", "topic_id", "id")
+_INTEGER = re.compile(r"[+-]?[0-9]+")
 _XPOINTER = re.compile(r"^(?P<path>.*?)(?:/text\(\)(?:\[\s*(?P<node>\d+)\s*\])?)?(?:\.(?P<offset>\d+))?$")
 
 
@@ -91,12 +94,16 @@ class _Topic:
 
 
 def _int(value: str | None, name: str, file: Path, line: int | None) -> int:
+    """An integer attribute: ASCII digits only (``int`` would read ``２`` or ``٢``), at most
+    :data:`~inexeval.formats.lines.MAX_DIGITS` of them."""
     if value is None:
         raise FormatError(f"the record has no {name!r} attribute", file, line)
-    try:
-        return int(value.strip())
-    except ValueError:
-        raise FormatError(f"{name}={value!r} is not an integer", file, line) from None
+    text = value.strip()
+    if _INTEGER.fullmatch(text) is None:
+        raise FormatError(f"{name}={shown(value)} is not an integer", file, line)
+    if len(text.lstrip("+-")) > MAX_DIGITS:
+        raise FormatError(f"{name}={shown(value)} is too large", file, line)
+    return int(text)
 
 
 def detect_scale(attributes: Mapping[str, str]) -> str | None:
@@ -196,13 +203,19 @@ def _record(current: _Topic, document: str, tag: str, attributes: Mapping[str, s
     return scale
 
 
-def _read_file(file: Path, scale: str | None) -> tuple[list[_Topic], str | None]:
+def _read_file(source: Path | Source, scale: str | None) -> tuple[list[_Topic], str | None]:
     """Stream one assessment file; returns its topic(s) and the scale seen so far."""
+    with opened(source) as opened_source:
+        return _read_stream(opened_source, Path(opened_source.name), scale)
+
+
+def _read_stream(source: Source, file: Path, scale: str | None
+                 ) -> tuple[list[_Topic], str | None]:
     topics: list[_Topic] = []
     current: _Topic | None = None
     document: str | None = None
     skip = 0
-    for event, element in iterparse(file, file):
+    for event, element in iterparse(source, file, strict_entities=True):
         tag = element.tag
         if event == "start":
             if tag == "inex_topic":
@@ -217,7 +230,7 @@ def _read_file(file: Path, scale: str | None) -> tuple[list[_Topic], str | None]
                 if topic is None:
                     raise FormatError("<assessments> has no topic attribute", file,
                                       element.sourceline)
-                current = _Topic(topic.strip(), file)
+                current = _Topic(topic_id(topic, file, element.sourceline), file)
                 topics.append(current)
             elif tag == "file":
                 name = element.get("file") or element.get("name")
@@ -243,18 +256,23 @@ def _read_file(file: Path, scale: str | None) -> tuple[list[_Topic], str | None]
     return topics, scale
 
 
-def read_inex_assessments(path: str | Path, scale: str | None = None) -> Assessments:
-    """Read INEX 2002-2008 XML assessments from a file or a folder of per-topic files.
+def read_inex_assessments(path: str | Path | Source, scale: str | None = None) -> Assessments:
+    """Read INEX 2002-2008 XML assessments from a file (or :class:`Source`) or a folder of
+    per-topic files.
 
     ``scale`` (``inex2002``, ``inex2003``, ``inex2005``) forces the scale; by default it is
     detected from the first record's attributes and every later record must agree.
     """
-    path = Path(path)
-    if not path.exists():
-        raise InexevalError("no such file or folder", path)
     if scale is not None and scale not in DIM_TYPES:
-        raise InexevalError(f"unknown INEX XML assessment scale {scale!r}", path)
-    files = sorted(path.rglob("*.xml")) if path.is_dir() else [path]
+        raise InexevalError(f"unknown INEX XML assessment scale {scale!r}", str(path))
+    files: list[Path | Source]
+    if isinstance(path, Source):
+        files, path = [path], Path(path.name)
+    else:
+        path = Path(path)
+        if not path.exists():
+            raise InexevalError("no such file or folder", path)
+        files = [*sorted(path.rglob("*.xml"))] if path.is_dir() else [path]
     if not files:
         raise FormatError("the folder holds no .xml assessment file", path)
     read: list[_Topic] = []
@@ -263,9 +281,9 @@ def read_inex_assessments(path: str | Path, scale: str | None = None) -> Assessm
         topics, scale = _read_file(file, scale)
         for topic in topics:
             if topic.topic in owner:
-                raise FormatError(
-                    f"topic {topic.topic} is assessed in {owner[topic.topic]} and again here", file)
-            owner[topic.topic] = file
+                raise FormatError(f"topic {topic.topic} is assessed in {owner[topic.topic]} and "
+                                  "again here", topic.file)
+            owner[topic.topic] = topic.file
         read.extend(topics)
     if scale is None:
         raise FormatError("no assessment record: cannot tell the scale (give it)", path)

@@ -17,7 +17,9 @@ from lxml import etree
 
 from inexeval.collection.paths import canonical_path
 from inexeval.errors import FormatError, InexevalError
+from inexeval.formats.lines import shown, topic_id
 from inexeval.formats.runbuild import RunBuilder
+from inexeval.formats.source import Source, opened
 from inexeval.formats.xmlsafe import iterparse, release
 from inexeval.model.run import Run
 
@@ -33,26 +35,32 @@ def _field(result: etree._Element, name: str) -> str | None:
 
 
 def _number(text: str, name: str, kind: type, file: Path, line: int | None) -> float:
+    """A finite number in ASCII (an integer below 10^15 where ``kind`` is int)."""
     try:
+        if "_" in text or not text.isascii():
+            raise ValueError(text)
         value = kind(text)
     except ValueError:
-        raise FormatError(f"<{name}> {text!r} is not a number", file, line) from None
-    if not math.isfinite(value):
-        raise FormatError(f"<{name}> {text!r} is not a finite number", file, line)
+        raise FormatError(f"<{name}> {shown(text)} is not a number", file, line) from None
+    if not math.isfinite(value) or (kind is int and abs(value) >= 10**15):
+        raise FormatError(f"<{name}> {shown(text)} is not a finite number (below 10^15)",
+                          file, line)
     return float(value)
 
 
-def read_submission(path: str | Path, keep_repeats: bool = False) -> Run:
+def read_submission(path: str | Path | Source, keep_repeats: bool = False) -> Run:
     """Read an INEX XML submission into a :class:`Run` of kind ``element`` or ``passage``
     (a repeated result is dropped with a warning unless ``keep_repeats``)."""
-    path = Path(path)
-    if not path.is_file():
-        raise InexevalError("no such file", path)
+    with opened(path) as source:
+        return _read(source, Path(source.name), keep_repeats)
+
+
+def _read(source: Source, path: Path, keep_repeats: bool) -> Run:
     builder = RunBuilder(path, keep_repeats)
     meta: dict[str, str] = {}
     topic: str | None = None
     kind: str | None = None
-    for event, element in iterparse(path, path):
+    for event, element in iterparse(source, path, strict_entities=True):
         tag = element.tag
         line = element.sourceline
         if event == "start":
@@ -64,7 +72,7 @@ def read_submission(path: str | Path, keep_repeats: bool = False) -> Run:
                 found = next((element.get(n) for n in _TOPIC_ID if element.get(n)), None)
                 if found is None:
                     raise FormatError("<topic> has no topic-id attribute", path, line)
-                topic = found.strip()
+                topic = topic_id(found, path, line)
             continue
         if tag == "result":
             if topic is None:
@@ -85,6 +93,8 @@ def _result(builder: RunBuilder, result: etree._Element, topic: str, kind: str |
         raise FormatError("<result> has no <file>", path, line)
     rank_text, rsv_text = _field(result, "rank"), _field(result, "rsv")
     rank = int(_number(rank_text, "rank", int, path, line)) if rank_text else -1
+    if rank_text and rank < 0:
+        raise FormatError(f"negative rank {rank}", path, line)
     rsv = _number(rsv_text, "rsv", float, path, line) if rsv_text else math.nan
     element_path = _field(result, "path")
     offset_text, length_text = _field(result, "offset"), _field(result, "length")

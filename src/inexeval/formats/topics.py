@@ -23,6 +23,8 @@ from pathlib import Path
 from lxml import etree
 
 from inexeval.errors import FormatError, InexevalError
+from inexeval.formats.lines import topic_id
+from inexeval.formats.source import opened
 from inexeval.formats.xmlsafe import parse
 from inexeval.model.topic import Topic
 
@@ -110,13 +112,14 @@ def _topic_later(element: etree._Element, file: Path) -> Topic:
 def _topic_id(element: etree._Element, file: Path) -> str:
     for name in _ID_ATTRIBUTES:
         value = element.get(name)
-        if value is not None and value.strip():
-            return str(value).strip()
+        if value is not None:
+            return topic_id(value, file, element.sourceline)
     raise FormatError(f"<{element.tag}> has no topic id attribute", file, element.sourceline)
 
 
 def _read_file(file: Path, topics: dict[str, Topic]) -> None:
-    root = parse(file).getroot()
+    with opened(file) as source:
+        root = parse(source, strict_entities=True).getroot()
     if root.tag in _TOPIC_TAGS:
         elements = [root]
     else:
@@ -135,7 +138,7 @@ def _read_file(file: Path, topics: dict[str, Topic]) -> None:
 def read_topics(path: str | Path) -> dict[str, Topic]:
     """Read a topic file, or a folder of topic files, into ``{topic id: Topic}`` in file order."""
     path = Path(path)
-    if not path.exists():
+    if not path.exists() and str(path) != "-":
         raise InexevalError("no such file or folder", path)
     files = sorted(path.rglob("*.xml")) if path.is_dir() else [path]
     topics: dict[str, Topic] = {}

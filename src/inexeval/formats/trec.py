@@ -8,14 +8,14 @@
   scale ``trec`` with the integer grade in the ``relevance`` dimension.
 
 FOL passage runs (8 columns) and qrels have their own module (:mod:`inexeval.formats.fol`).
-Files are read line by line as UTF-8 (a byte-order mark is skipped, CRLF is fine, blank lines
-are skipped); every problem is a :class:`~inexeval.errors.FormatError` with the line.
+Files come through :mod:`inexeval.formats.source` (compressed, standard input, BOM, CRLF, blank
+lines skipped); every problem is a :class:`~inexeval.errors.FormatError` with the line.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Iterator
+import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
@@ -24,98 +24,92 @@ import numpy.typing as npt
 
 from inexeval.collection.paths import canonical_path
 from inexeval.errors import FormatError, InexevalError
-from inexeval.formats.lines import field_counts, read_normalised
+from inexeval.formats.lines import MAX_DIGITS, Table, shown
 from inexeval.formats.runbuild import RunBuilder
+from inexeval.formats.source import Source, opened
 from inexeval.model.assessments import Assessments, TopicAssessments, build_topic
 from inexeval.model.run import Run, TopicRun
+from inexeval.outputs import atomic_output
 
 RUN_KINDS = {6: "document", 7: "element"}
+_INTEGER = re.compile(r"[+-]?[0-9]+")
 
 
-def read_lines(path: str | Path) -> Iterator[tuple[int, list[str]]]:
-    """``(line number, fields)`` of every non-blank line of a UTF-8 text file."""
-    path = Path(path)
-    if not path.is_file():
-        raise InexevalError("no such file", path)
-    with open(path, "rb") as handle:
-        for number, raw in enumerate(handle, 1):
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError as error:
-                raise FormatError(f"text is not UTF-8 ({error.reason} at byte {error.start})",
-                                  path, number) from None
-            if number == 1:
-                text = text.removeprefix("\ufeff")
-            fields = text.split()
-            if fields:
-                yield number, fields
+_RUN_LINE = "topic Q0 file rank rsv run-id xpath, or 6 without the xpath for a document run"
 
 
-def _int(value: str, name: str, path: Path, line: int) -> int:
-    try:
-        return int(value)
-    except ValueError:
-        raise FormatError(f"{name} {value!r} is not an integer", path, line) from None
-
-
-def _float(value: str, name: str, path: Path, line: int) -> float:
-    try:
-        number = float(value)
-    except ValueError:
-        number = math.nan
-    if not math.isfinite(number):
-        raise FormatError(f"{name} {value!r} is not a finite number", path, line)
-    return number
-
-
-def read_trec_run(path: str | Path, keep_repeats: bool = False) -> Run:
+def read_trec_run(path: str | Path | Source, keep_repeats: bool = False) -> Run:
     """Read a TREC-like element run (7 columns) or a TREC document run (6 columns); a repeated
     result is dropped with a warning unless ``keep_repeats``.
 
-    A well-formed file (every line with the same 6 or 7 fields) is read column-wise at once;
-    anything else is read line by line, which finds and names the first bad line."""
-    path = Path(path)
-    if not path.is_file():
-        raise InexevalError("no such file", path)
-    data = read_normalised(path)
-    counts = field_counts(data)
-    if len(counts) and int(counts[0]) in RUN_KINDS and bool(np.all(counts == counts[0])):
-        fast = _read_columns(path, data, int(counts[0]), keep_repeats)
-        if fast is not None:
-            return fast
-    return _read_lines(path, keep_repeats)
+    The file is read in blocks, column-wise (:class:`inexeval.formats.lines.Table`); every line
+    must have as many fields as the first; a rank must be a non-negative integer and a score a
+    finite number."""
+    columns = 0
+    topic_tokens: list[str] = []
+    file_tokens: list[str] = []
+    path_tokens: list[str] = []
+    numbers, rank_blocks, rsv_blocks = [], [], []
+    name = run_id = ""
+    with opened(path) as source:
+        name = source.name
+        for first, block in source.blocks():
+            columns = columns or _width(block, first, name)
+            if not columns:
+                continue
+            table = Table(block, first, name, columns, _RUN_LINE)
+            if not len(table):
+                continue
+            run_id = run_id or table.field(0, 5).decode("utf-8")
+            ranks, rsv, unread = table.ranks_and_scores()
+            if unread.any():
+                raise table.fail(int(np.argmax(unread)), 4, "is not a finite number (score)")
+            topic_tokens += table.texts(0)
+            file_tokens += table.texts(2)
+            if columns == 7:
+                path_tokens += table.texts(6)
+            numbers.append(table.numbers)
+            rank_blocks.append(ranks)
+            rsv_blocks.append(rsv)
+    if not topic_tokens:
+        raise FormatError("the run has no result line", name)
+    lines = np.concatenate(numbers)
+    return _build_run(name, run_id, RUN_KINDS[columns], keep_repeats, topic_tokens, file_tokens,
+                      path_tokens, np.concatenate(rank_blocks), np.concatenate(rsv_blocks), lines)
 
 
-def _read_columns(path: Path, data: bytes, columns: int, keep_repeats: bool) -> Run | None:
-    """The run read column-wise, or None where a value needs the line-by-line reader's message."""
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-    tokens = data.split()
-    try:
-        ranks = np.array(tokens[3::columns]).astype(np.int64)
-        rsv = np.array(tokens[4::columns]).astype(np.float64)
-    except (ValueError, OverflowError):
-        return None
-    if not bool(np.all(np.isfinite(rsv))):
-        return None
-    # Each column as codes into its distinct values, so that only distinct values are decoded.
-    topic_values, topic_codes = _distinct(tokens[0::columns], lambda t: t.decode("utf-8"))
-    file_values, file_codes = _distinct(tokens[2::columns], lambda f: f.decode("utf-8"))
-    if columns == 7:
-        try:
-            path_values, path_codes = _distinct(tokens[6::columns],
-                                                lambda p: canonical_path(p.decode("utf-8")))
-        except InexevalError:
-            return None
+def _width(block: bytes, first: int, name: str) -> int:
+    """Fields of the block's first non-blank line (0 if it has none): 6 or 7."""
+    for number, line in enumerate(block.split(b"\n"), first):
+        fields = line.split()
+        if fields:
+            if len(fields) not in RUN_KINDS:
+                raise FormatError(f"{len(fields)} columns: expected 6 (document run) or 7 "
+                                  "(element run: topic Q0 file rank rsv run-id xpath)",
+                                  name, number)
+            return len(fields)
+    return 0
+
+
+def _build_run(name: str, run_id: str, kind: str, keep_repeats: bool, topic_tokens: list[str],
+               file_tokens: list[str], path_tokens: list[str], ranks: npt.NDArray[np.int64],
+               rsv: npt.NDArray[np.float64], lines: npt.NDArray[np.int64]) -> Run:
+    # Each column as codes into its distinct values, so that only distinct values are converted.
+    topic_values, topic_codes = _distinct(topic_tokens, str)
+    file_values, file_codes = _distinct(file_tokens, str)
+    if path_tokens:
+        path_values, path_codes = _distinct(path_tokens, _canonical)
+        where = _first_bad_path(path_values)
+        if where is not None:
+            row = int(np.argmax(path_codes == where[0]))
+            raise FormatError(where[1], name, int(lines[row]))
         # two spellings of one path are one path
         path_values, merged = np.unique(path_values.astype(str), return_inverse=True)
         path_values, path_codes = path_values.astype(object), merged[path_codes]
     else:
         path_values = np.array([""], dtype=object)
         path_codes = np.zeros(len(file_codes), dtype=np.int64)
-    builder = RunBuilder(path, keep_repeats)
+    builder = RunBuilder(name, keep_repeats)
     n = len(file_codes)
     keys = (topic_codes * len(file_values) + file_codes) * len(path_values) + path_codes
     order = np.arange(n)
@@ -125,7 +119,7 @@ def _read_columns(path: Path, data: bytes, columns: int, keep_repeats: bool) -> 
             keep = np.zeros(n, dtype=bool)
             keep[first] = True
             builder.duplicates = int(n - len(first))
-            builder.first_duplicate = int(np.flatnonzero(~keep)[0]) + 1
+            builder.first_duplicate = int(lines[np.flatnonzero(~keep)[0]])
             order = np.flatnonzero(keep)
     # topic codes follow first appearance; results of a topic stay in file order
     codes = topic_codes[order]
@@ -139,71 +133,74 @@ def _read_columns(path: Path, data: bytes, columns: int, keep_repeats: bool) -> 
             topic=topic, files=file_values[file_codes[take]], paths=path_values[path_codes[take]],
             offsets=np.full(len(take), -1, dtype=np.int64),
             lengths=np.full(len(take), -1, dtype=np.int64), ranks=ranks[take], rsv=rsv[take],
-            lines=take.astype(np.int64) + 1)
-    return builder.finish(tokens[5].decode("utf-8"), RUN_KINDS[columns], topic_runs)
+            lines=lines[take])
+    return builder.finish(run_id, kind, topic_runs)
 
 
-def _distinct(tokens: list[bytes], convert: Callable[[bytes], str]
+class _BadPath(str):
+    """A path that :func:`canonical_path` refused, carrying the reason."""
+
+    reason = ""
+
+
+def _canonical(text: str) -> str:
+    try:
+        return canonical_path(text)
+    except InexevalError as error:
+        bad = _BadPath(text)
+        bad.reason = error.reason
+        return bad
+
+
+def _first_bad_path(values: npt.NDArray[np.object_]) -> tuple[int, str] | None:
+    for code, value in enumerate(values.tolist()):
+        if isinstance(value, _BadPath):
+            return code, value.reason
+    return None
+
+
+def _distinct(tokens: list[str], convert: Callable[[str], str]
               ) -> tuple[npt.NDArray[np.object_], npt.NDArray[np.int64]]:
     """The distinct values of a column in order of first appearance, converted, and each token's
-    code into them (a dict beats sorting the byte strings here)."""
-    index: dict[bytes, int] = {}
+    code into them (a dict beats sorting the strings here)."""
+    index: dict[str, int] = {}
     codes = np.array([index.setdefault(t, len(index)) for t in tokens], dtype=np.int64)
     return np.array([convert(v) for v in index], dtype=object), codes
 
 
-def _read_lines(path: Path, keep_repeats: bool = False) -> Run:
-    builder = RunBuilder(path, keep_repeats)
-    columns = 0
-    name = ""
-    for line, fields in read_lines(path):
-        if columns == 0:
-            if len(fields) not in RUN_KINDS:
-                raise FormatError(
-                    f"{len(fields)} columns: expected 6 (document run) or 7 (element run: "
-                    "topic Q0 file rank rsv run-id xpath)", path, line)
-            columns = len(fields)
-            name = fields[5]
-        elif len(fields) != columns:
-            raise FormatError(f"{len(fields)} columns where earlier lines have {columns}",
-                              path, line)
-        element_path = ""
-        if columns == 7:
-            try:
-                element_path = canonical_path(fields[6])
-            except InexevalError as error:
-                raise FormatError(error.reason, path, line) from None
-        builder.add(fields[0], fields[2], line, path=element_path,
-                    rank=_int(fields[3], "rank", path, line),
-                    rsv=_float(fields[4], "score", path, line))
-    if columns == 0:
-        raise FormatError("the run has no result line", path)
-    return builder.build(name, RUN_KINDS[columns])
-
-
-def read_trec_qrels(path: str | Path) -> Assessments:
+def read_trec_qrels(path: str | Path | Source) -> Assessments:
     """Read TREC document qrels ``topic iter doc rel`` (duplicated (topic, doc) is an error)."""
-    path = Path(path)
     records: dict[str, list[tuple[str, str, dict[str, Any]]]] = {}
     seen: dict[tuple[str, str], int] = {}
-    for line, fields in read_lines(path):
-        if len(fields) != 4:
-            raise FormatError(f"{len(fields)} columns: expected 4 (topic iter doc rel)",
-                              path, line)
-        topic, _, document, grade = fields
-        relevance = _int(grade, "relevance", path, line)
-        if (topic, document) in seen:
-            raise FormatError(f"topic {topic} judges {document} twice (first at line "
-                              f"{seen[(topic, document)]})", path, line)
-        seen[(topic, document)] = line
-        records.setdefault(topic, []).append((document, "", {"relevance": relevance}))
+    with opened(path) as source:
+        name = source.name
+        for line, text in source.lines():
+            fields = text.split()
+            if len(fields) != 4:
+                raise FormatError(f"{len(fields)} columns: expected 4 (topic iter doc rel)",
+                                  name, line)
+            topic, _, document, grade = fields
+            relevance = _int(grade, "relevance", name, line)
+            if (topic, document) in seen:
+                raise FormatError(f"topic {shown(topic)} judges {shown(document)} twice (first "
+                                  f"at line {seen[(topic, document)]})", name, line)
+            seen[(topic, document)] = line
+            records.setdefault(topic, []).append((document, "", {"relevance": relevance}))
     if not records:
-        raise FormatError("the qrels have no judgement line", path)
+        raise FormatError("the qrels have no judgement line", name)
     topics: dict[str, TopicAssessments] = {
-        topic: build_topic(topic, "trec", rows, dim_types={"relevance": int}, source=str(path))
+        topic: build_topic(topic, "trec", rows, dim_types={"relevance": int}, source=name)
         for topic, rows in records.items()
     }
-    return Assessments(topics=topics, scale="trec", source=str(path))
+    return Assessments(topics=topics, scale="trec", source=name)
+
+
+def _int(value: str, what: str, path: str, line: int) -> int:
+    if not value.lstrip("+-").isascii() or _INTEGER.fullmatch(value) is None:
+        raise FormatError(f"{what} {shown(value)} is not an integer", path, line)
+    if len(value.lstrip("+-")) > MAX_DIGITS:
+        raise FormatError(f"{what} {shown(value)} is too large", path, line)
+    return int(value)
 
 
 def write_trec_run(run: Run, out: str | Path | IO[str]) -> None:
@@ -211,7 +208,7 @@ def write_trec_run(run: Run, out: str | Path | IO[str]) -> None:
     (offset, length) for passages. Results go in evaluation order (``Run.ordered``) with ranks
     1, 2, …; a missing rsv is written as ``n - rank + 1`` so that scores agree with ranks."""
     if isinstance(out, (str, Path)):
-        with open(out, "w", encoding="utf-8", newline="\n") as handle:
+        with atomic_output(out) as handle:
             write_trec_run(run, handle)
         return
     for topic in run:

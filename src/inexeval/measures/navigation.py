@@ -329,9 +329,16 @@ def parse_navigation(lines: Iterable[str], source: str | None = None) -> CustomN
 
 
 def read_navigation(path: str | Path) -> CustomNavigation:
-    """:func:`parse_navigation` on a file."""
-    with open(path, encoding="utf-8") as handle:
-        return parse_navigation(handle, str(path))
+    """:func:`parse_navigation` on a file, read through :mod:`inexeval.formats.source`
+    (compressed, ``-``, not UTF-8 or endless lines are errors with the line)."""
+    from inexeval.formats.source import opened
+
+    lines: list[str] = []
+    with opened(path) as source:
+        for number, text in source.lines():
+            lines.extend([""] * (number - 1 - len(lines)))
+            lines.append(text)
+        return parse_navigation(lines, source.name)
 
 
 @dataclass(frozen=True)
