@@ -261,7 +261,7 @@ def test_formats(capsys: pytest.CaptureFixture[str]) -> None:
     (["--permutations", "0"], "permutations must be at least 1, not 0"),
     (["--all-pairs", "--baseline", "TREC2INEX"], "takes no baseline"),
     (["--test", "tukey"], "add --all-pairs"),
-    (["--topics", "1,2"], "no topic in common"),
+    (["--topics", "1,2"], "no topic"),
 ])
 def test_bad_input_is_one_line_and_exit_2(extra: list[str], message: str, tmp_path: Path,
                                           capsys: pytest.CaptureFixture[str]) -> None:
@@ -278,7 +278,7 @@ def test_bad_inputs_of_run_sets(tmp_path: Path, capsys: pytest.CaptureFixture[st
     elsewhere = tmp_path / "elsewhere.run"
     elsewhere.write_text("999 Q0 doc 1 1 x 0 10\n")
     code, _, err = run_main(capsys, "compare", QRELS, elsewhere, elsewhere, "--task", "focused")
-    assert code == 2 and "no topic in common" in err
+    assert code == 2 and "no topic of the run is assessed" in err
     judged, runs = _small()
     with pytest.raises(InexevalError, match="inex_eval has no per-topic values"), \
             pytest.warns(InexevalWarning, match="have no assessments and are ignored"):

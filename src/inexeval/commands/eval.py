@@ -149,7 +149,6 @@ _NOT_FOR_TASKS = (("limit", None), ("order", None), ("keep_repeats", False),
 def load_inputs(args: argparse.Namespace) -> tuple[Any, list[Any], Any]:
     """The assessments, runs and collection of :func:`add_input_arguments`, read and checked as
     ``eval`` reads them (the measures are checked first, before any file is read)."""
-    from inexeval.errors import InexevalError
     from inexeval.formats.detect import load_run
     from inexeval.options import check_run
 
