@@ -73,7 +73,11 @@ class LoginLimiter:
 
     def failed(self, name: str) -> None:
         with self._lock:
-            self._failures.setdefault(name, []).append(time.time())
+            now = time.time()
+            if len(self._failures) > 10_000:  # names tried once long ago need no memory
+                self._failures = {n: times for n, times in self._failures.items()
+                                  if now - times[-1] < self.window}
+            self._failures.setdefault(name, []).append(now)
 
     def succeeded(self, name: str) -> None:
         with self._lock:
@@ -248,28 +252,27 @@ async def list_topics(request: Request) -> Response:
     return JSONResponse({"topics": found})
 
 
-async def get_topic(request: Request) -> Response:
-    user = await authorise(request, change=False)
-    topic = request.path_params["topic"]
-    app = service(request)
+async def _topic_view(request: Request,
+                      view: Callable[[Service, str, str], dict[str, Any]]) -> Response:
+    """``view(service, topic, user name)`` for a logged-in user the topic is assigned to."""
+    app, topic = service(request), request.path_params["topic"]
 
     def load() -> dict[str, Any]:
+        user = user_of(app, request, change=False)
         app.store.access(topic, user.name)
-        return {**app.store.topic(topic), "mode": app.mode}
+        return view(app, topic, user.name)
 
     return JSONResponse(await run_in_threadpool(load))
+
+
+async def get_topic(request: Request) -> Response:
+    return await _topic_view(request, lambda app, topic, _: {**app.store.topic(topic),
+                                                             "mode": app.mode})
 
 
 async def get_pool(request: Request) -> Response:
-    user = await authorise(request, change=False)
-    topic = request.path_params["topic"]
-    app = service(request)
-
-    def load() -> dict[str, Any]:
-        app.store.access(topic, user.name)
-        return {"topic": topic, "articles": app.store.pool(topic, user.name)}
-
-    return JSONResponse(await run_in_threadpool(load))
+    return await _topic_view(request, lambda app, topic, user: {
+        "topic": topic, "articles": app.store.pool(topic, user)})
 
 
 def _annotated(app: Service, j: Judgement) -> dict[str, Any]:
