@@ -287,7 +287,7 @@ def test_openapi_lists_every_endpoint(connect: Any) -> None:
         "/login", "/logout", "/api/session", "/api/topics", "/api/topics/{topic}",
         "/api/topics/{topic}/pool", "/api/topics/{topic}/docs/{file}",
         "/api/topics/{topic}/docs/{file}/content", "/api/topics/{topic}/docs/{file}/check",
-        "/api/admin/stats", "/api/admin/topics/{topic}/lock",
+        "/api/admin/stats", "/api/admin/export", "/api/admin/topics/{topic}/lock",
         "/api/admin/topics/{topic}/unlock"}
     put = schema["paths"]["/api/topics/{topic}/docs/{file}"]["put"]["responses"]
     assert {"200", "401", "403", "404", "409", "413", "422", "423"} <= set(put)

@@ -14,15 +14,20 @@ field ``csrf_token``). Failed logins are rate-limited per user name.
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import secrets
+import tempfile
 import threading
 import time
+import zipfile
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
@@ -388,6 +393,38 @@ def _locking(locked: bool) -> Handler:
     return handler
 
 
+async def admin_export(request: Request) -> Response:
+    """The qrels of :func:`inexeval.assess.campaign.export_store` as a download: the file, or a
+    zip archive of the per-topic files of the XML formats."""
+    from inexeval.assess.campaign import DEFAULT_FORMAT, export_store
+    from inexeval.assess.export import EXPORT_FORMATS
+
+    await authorise(request, change=False, admin=True)
+    app = service(request)
+    fmt, assessor = request.query_params.get("format"), request.query_params.get("assessor")
+    if fmt is not None and fmt not in EXPORT_FORMATS:
+        return error(422, f"format: one of {', '.join(EXPORT_FORMATS)}")
+
+    def build() -> tuple[bytes, str, list[str]]:
+        with tempfile.TemporaryDirectory() as folder:
+            target = Path(folder) / "export"
+            notes = export_store(app.store, target, fmt, assessor)
+            if target.is_file():
+                return target.read_bytes(), "", notes
+            archive = io.BytesIO()
+            with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as bundle:
+                for file in sorted(target.iterdir()):
+                    bundle.write(file, file.name)
+            return archive.getvalue(), ".zip", notes
+
+    content, suffix, notes = await run_in_threadpool(build)
+    chosen = fmt or DEFAULT_FORMAT[app.mode]
+    name = f"qrels-{chosen}{'.json' if chosen == 'json' else suffix or '.txt'}"
+    return Response(content, media_type="application/zip" if suffix else "text/plain",
+                    headers={"content-disposition": f'attachment; filename="{name}"',
+                             "x-export-notes": quote(" | ".join(notes))})
+
+
 async def openapi(request: Request) -> Response:
     return JSONResponse(OPENAPI)
 
@@ -506,6 +543,7 @@ def routes() -> list[Route]:
         Route(document, get_judgement, methods=["GET"]),
         Route(document, put_judgement, methods=["PUT"]),
         Route("/api/admin/stats", admin_stats, methods=["GET"]),
+        Route("/api/admin/export", admin_export, methods=["GET"]),
         Route("/api/admin/topics/{topic}/lock", _locking(True), methods=["POST"]),
         Route("/api/admin/topics/{topic}/unlock", _locking(False), methods=["POST"]),
     ]
@@ -616,6 +654,17 @@ OPENAPI: dict[str, Any] = {
                        "assessor (from the action log)",
             "responses": {"200": {"description": "statistics"}, "401": _ERROR,
                           "403": _ERROR}}},
+        "/api/admin/export": {"get": {
+            "summary": "Download the qrels: each topic's first-assigned assessor, or one "
+                       "assessor's; the XML formats as a zip of per-topic files",
+            "parameters": [
+                {"name": "format", "in": "query", "required": False, "schema": {
+                    "enum": ["fol", "inex2005", "inex2002", "inex2003", "json"]}},
+                {"name": "assessor", "in": "query", "required": False,
+                 "schema": {"type": "string"}}],
+            "responses": {"200": {"description": "the file (header X-Export-Notes: notes, "
+                                                 "URL-encoded)"},
+                          "401": _ERROR, "403": _ERROR, "422": _ERROR}}},
         "/api/admin/topics/{topic}/lock": {"post": {
             "summary": "Lock a topic: no further changes", "parameters": [_TOPIC, *_CSRF],
             "responses": {"200": {"description": "locked"}, **_COMMON}}},
