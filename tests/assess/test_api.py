@@ -297,6 +297,7 @@ def test_security_headers(connect: Any) -> None:
     response = connect(None).get("/api/openapi.json")
     assert response.headers["x-content-type-options"] == "nosniff"
     assert response.headers["x-frame-options"] == "DENY"
+    assert float(response.headers["server-timing"].removeprefix("app;dur=")) >= 0
 
 
 def test_2002_mode_values_implicit_and_pooled_elements(
