@@ -1,0 +1,197 @@
+"""The browser interface's HTML pages: login, the assessor's topics, a topic's pool, the
+document page and the admin page (server-rendered with Jinja2; the document page's work is done
+by ``static/assess.js`` through the JSON API).
+
+The interface follows X-Rai, the INEX 2005-2010 assessment tool (Piwowarski et al.): the topic
+always in view, the pool grouped by article with a status icon each, text highlighted with one
+key, exhaustivity for the elements holding highlighted text, a best entry point, and a red/green
+check of what is missing before a document is done. Document text never reaches a template:
+the page receives it as JSON and builds DOM text nodes from it.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+from starlette.templating import Jinja2Templates
+
+from inexeval.assess.store import NotFound, Store
+
+HERE = Path(__file__).parent
+
+STATUS_ICONS = {
+    "unseen": ("○", "unseen"),
+    "in-progress": ("◐", "in progress"),
+    "relevant": ("●", "done, relevant"),
+    "non-relevant": ("✕", "done, non-relevant"),
+}
+
+
+def duration(seconds: float | None) -> str:
+    """Seconds as ``1 h 05 min``, ``12 min``, or ``40 s``."""
+    total = round(seconds or 0)
+    hours, rest = divmod(total, 3600)
+    minutes, secs = divmod(rest, 60)
+    if hours:
+        return f"{hours} h {minutes:02d} min"
+    if minutes:
+        return f"{minutes} min"
+    return f"{secs} s"
+
+
+def keywords(topic: dict[str, Any]) -> list[str]:
+    """The words to colour in documents: the topic's keywords (comma or semicolon separated),
+    else the words of its title (operators, quotes and structural hints removed)."""
+    listed = [k.strip() for k in re.split(r"[,;\n]", topic.get("keywords") or "") if k.strip()]
+    if listed:
+        return listed
+    return [w for w in re.findall(r"[\w-]+", topic.get("title") or "") if len(w) > 2]
+
+
+def status_key(article: dict[str, Any]) -> str:
+    """``unseen``, ``in-progress``, ``relevant`` or ``non-relevant`` (done documents)."""
+    if article["status"] == "done":
+        return "relevant" if article.get("relevant") else "non-relevant"
+    return str(article["status"])
+
+
+def doc_url(topic: str, file: str) -> str:
+    return f"/topics/{quote(topic, safe='')}/docs/{quote(file, safe='/')}"
+
+
+def next_unassessed(articles: list[dict[str, Any]], file: str) -> str | None:
+    """The first article after ``file`` in pool order (wrapping round) that is not done."""
+    files = [a["file"] for a in articles]
+    at = files.index(file) if file in files else -1
+    for article in articles[at + 1:] + articles[:max(at, 0)]:
+        if article["status"] != "done" and article["file"] != file:
+            return str(article["file"])
+    return None
+
+
+def routes(store: Store) -> list[Route]:
+    """The page routes of the app, reading ``store``; the session comes from the app
+    (``request.state.user``, ``request.state.csrf_token``)."""
+    from inexeval.assess.app import current_session
+
+    templates = Jinja2Templates(directory=str(HERE / "templates"))
+    templates.env.filters["duration"] = duration
+
+    def render(request: Request, name: str, context: dict[str, Any],
+               page_data: dict[str, Any] | None = None, status_code: int = 200) -> Response:
+        session = current_session(request)
+        base = {"user": session.user.name if session else None,
+                "is_admin": bool(session and session.user.admin),
+                "page_data": {"csrf_token": session.csrf_token if session else None,
+                              **(page_data or {})}}
+        return templates.TemplateResponse(request, name, {**base, **context},
+                                          status_code=status_code)
+
+    def assessor(request: Request, topic: str | None = None) -> str:
+        session = current_session(request)
+        if session is None:
+            raise _to_login(request)
+        if topic is not None and not store.is_assigned(session.user.name, topic):
+            raise HTTPException(403, f"topic {topic} is not assigned to you")
+        return session.user.name
+
+    async def login(request: Request) -> Response:
+        error = {"failed": "Wrong user name or password.",
+                 "limited": "Too many failed attempts: wait a minute and try again."}
+        return render(request, "login.html", {
+            "error": error.get(request.query_params.get("error", "")),
+            "username": request.query_params.get("username", "")})
+
+    async def topics(request: Request) -> Response:
+        user = assessor(request)
+        return render(request, "topics.html", {"topics": store.user_topics(user)})
+
+    async def topic(request: Request) -> Response:
+        topic_id = request.path_params["topic"]
+        user = assessor(request, topic_id)
+        articles = _articles(store.pool(topic_id, user), topic_id)
+        return render(request, "topic.html", {
+            "topic": _topic(store, topic_id), "articles": articles,
+            "done": sum(a["status"] == "done" for a in articles)})
+
+    async def document(request: Request) -> Response:
+        topic_id, file = request.path_params["topic"], request.path_params["file"]
+        user = assessor(request, topic_id)
+        articles = store.pool(topic_id, user)
+        if file not in {a["file"] for a in articles}:
+            raise HTTPException(404, f"document {file} is not in the pool of topic {topic_id}")
+        statement = _topic(store, topic_id)
+        following = next_unassessed(articles, file)
+        api = f"/api/topics/{quote(topic_id, safe='')}/docs/{quote(file, safe='/')}"
+        return render(request, "doc.html", {"topic": statement, "file": file}, {
+            "user": user, "mode": store.mode(), "keywords": keywords(statement),
+            "doc_api": api, "rules_api": f"{api}/rules",
+            "pooled": store.pool_paths(topic_id, file),
+            "next_url": doc_url(topic_id, following) if following else None})
+
+    async def admin(request: Request) -> Response:
+        session = current_session(request)
+        if session is None:
+            raise _to_login(request)
+        if not session.user.admin:
+            raise HTTPException(403, "the admin page is for admin users")
+        stats = store.stats()
+        return render(request, "admin.html", {
+            "topics": _topic_rows(stats["topics"]), "assessors": stats["assessors"],
+            "export_formats": ("fol", "inex2005", "inex2002", "inex2003", "json")})
+
+    return [
+        Route("/login", login, methods=["GET"]),
+        Route("/", topics),
+        Route("/topics/{topic}", topic),
+        Route("/topics/{topic}/docs/{file:path}", document),
+        Route("/admin", admin),
+    ]
+
+
+def _to_login(request: Request) -> HTTPException:
+    """Redirect to the login page: raised so that a helper can stop the handler."""
+    return _Redirect(f"/login?next={quote(request.url.path)}")
+
+
+class _Redirect(HTTPException):
+    def __init__(self, url: str) -> None:
+        super().__init__(303, headers={"Location": url})
+
+
+def _topic(store: Store, topic: str) -> dict[str, Any]:
+    try:
+        return store.topic(topic)
+    except NotFound as error:
+        raise HTTPException(404, str(error)) from None
+
+
+def _articles(pool: list[dict[str, Any]], topic: str) -> list[dict[str, Any]]:
+    rows = []
+    for article in pool:
+        key = status_key(article)
+        icon, label = STATUS_ICONS[key]
+        rows.append({**article, "status_key": key, "icon": icon, "status_label": label,
+                     "elements": len(article.get("elements") or ()),
+                     "url": doc_url(topic, article["file"])})
+    return rows
+
+
+def _topic_rows(per_assessor: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per-topic rows of the admin page from the store's per (topic, assessor) progress."""
+    topics: dict[str, dict[str, Any]] = {}
+    for row in per_assessor:
+        entry = topics.setdefault(row["topic"], {"topic": row["topic"], "assessors": [],
+                                                 "locked": row["locked"], "pool": 0, "done": 0})
+        entry["assessors"].append(row["assessor"])
+        entry["pool"] += row["pool"]
+        entry["done"] += row["done"]
+    return list(topics.values())
+
