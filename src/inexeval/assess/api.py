@@ -1,0 +1,662 @@
+"""The HTTP API of the assessment service: login, sessions, CSRF and the JSON endpoints.
+
+Paths, bodies and status codes are those of :data:`OPENAPI` (served at ``/api/openapi.json``).
+Every error is a JSON object ``{"error": message}`` (plus ``problems`` on 422 and ``current``, the
+stored judgement, on 409). Bad input never gives a 500: bodies are parsed and checked here, the
+rules in :mod:`inexeval.assess.rules`, and every change runs through
+:meth:`inexeval.assess.store.Store.save` in one transaction.
+
+Authentication: ``POST /login`` (form fields ``username``, ``password``) sets an HTTP-only,
+SameSite=Strict session cookie; ``GET /api/session`` gives the CSRF token that every
+state-changing request must carry in the header ``X-CSRF-Token`` (a form post may send it as the
+field ``csrf_token``). Failed logins are rate-limited per user name.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+from inexeval.assess import rules
+from inexeval.assess.model import Judgement, merge_passages
+from inexeval.assess.store import Conflict, Document, Locked, NotFound, Store, User
+from inexeval.collection.paths import canonical_path
+from inexeval.errors import InexevalError
+
+SESSION_COOKIE = "inexeval_session"
+CSRF_HEADER = "X-CSRF-Token"
+LOGIN_ATTEMPTS = 5
+"""Failed logins of one user name allowed within :data:`LOGIN_WINDOW` seconds."""
+LOGIN_WINDOW = 300.0
+MAX_JSON_DEPTH = 32
+"""Deeper JSON bodies are refused (422); a judgement is three levels deep."""
+_READ_ONLY = {"topic", "file", "assessor", "updated", "problems", "implicit", "relevant"}
+_FIELDS = {"version", "status", "passages", "best_entry_point", "exhaustivity", "values",
+           "seconds"}
+
+Handler = Callable[[Request], Awaitable[Response]]
+
+
+@dataclass
+class LoginLimiter:
+    """Per user name: after ``attempts`` failures within ``window`` seconds, refuse further
+    attempts until the oldest failure is ``window`` seconds old."""
+
+    attempts: int = LOGIN_ATTEMPTS
+    window: float = LOGIN_WINDOW
+    _failures: dict[str, list[float]] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def retry_after(self, name: str) -> float:
+        """Seconds until ``name`` may try again (0 when it may now)."""
+        with self._lock:
+            recent = [t for t in self._failures.get(name, []) if time.time() - t < self.window]
+            self._failures[name] = recent
+            if len(recent) < self.attempts:
+                return 0.0
+            return self.window - (time.time() - recent[0])
+
+    def failed(self, name: str) -> None:
+        with self._lock:
+            self._failures.setdefault(name, []).append(time.time())
+
+    def succeeded(self, name: str) -> None:
+        with self._lock:
+            self._failures.pop(name, None)
+
+
+@dataclass
+class Service:
+    """What the handlers share: the store, the campaign's mode, the password hasher, the login
+    limiter and a small cache of documents (documents never change after ``init``)."""
+
+    store: Store
+    mode: str
+    hasher: PasswordHasher = field(default_factory=PasswordHasher)
+    limiter: LoginLimiter = field(default_factory=LoginLimiter)
+    secure_cookies: bool = False
+    _documents: OrderedDict[str, Document] = field(default_factory=OrderedDict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def document(self, file: str) -> Document:
+        with self._lock:
+            if file in self._documents:
+                self._documents.move_to_end(file)
+                return self._documents[file]
+        document = self.store.document(file)
+        with self._lock:
+            self._documents[file] = document
+            while len(self._documents) > 64:
+                self._documents.popitem(last=False)
+        return document
+
+    def structure(self, file: str) -> rules.Structure:
+        document = self.document(file)
+        return rules.Structure(document.length, document.elements)
+
+
+def error(status: int, message: str, **extra: Any) -> JSONResponse:
+    return JSONResponse({"error": message, **extra}, status_code=status)
+
+
+def service(request: Request) -> Service:
+    found: Service = request.app.state.service
+    return found
+
+
+async def session_of(request: Request) -> tuple[User, str] | None:
+    """The logged-in user and the session's CSRF token, or None."""
+    token = request.cookies.get(SESSION_COOKIE)
+    if not token:
+        return None
+    return await run_in_threadpool(service(request).store.session, token)
+
+
+async def authorise(request: Request, *, change: bool, admin: bool = False) -> User:
+    """The logged-in user (401 otherwise); a state change needs the session's CSRF token (403),
+    an admin request an admin (403)."""
+    found = await session_of(request)
+    if found is None:
+        raise HTTPException(401, "not logged in")
+    user, csrf = found
+    if change:
+        given = request.headers.get(CSRF_HEADER, "")
+        if not given and request.headers.get("content-type", "").startswith(
+                "application/x-www-form-urlencoded"):
+            given = str((await request.form()).get("csrf_token", ""))
+        if not secrets.compare_digest(given.encode(), csrf.encode()):
+            raise HTTPException(403, f"missing or wrong {CSRF_HEADER} header")
+    if admin and not user.admin:
+        raise HTTPException(403, "only an administrator may do this")
+    return user
+
+
+async def assigned(request: Request, user: User, topic: str) -> None:
+    """404 for an unknown topic, 403 for one not assigned to the user."""
+    store = service(request).store
+    await run_in_threadpool(store.topic, topic)
+    if not await run_in_threadpool(store.is_assigned, user.name, topic):
+        raise HTTPException(403, f"topic {topic} is not assigned to {user.name}")
+
+
+def _wants_html(request: Request) -> bool:
+    return "text/html" in request.headers.get("accept", "")
+
+
+# -- login and session -------------------------------------------------------------------------
+
+async def login(request: Request) -> Response:
+    try:
+        form = await request.form()
+    except Exception:  # noqa: BLE001 - python-multipart raises several kinds on a broken body
+        return error(422, "the body is not a form")
+    name, password = form.get("username"), form.get("password")
+    if not isinstance(name, str) or not isinstance(password, str) or not name:
+        return error(422, "the form needs the fields username and password")
+    app = service(request)
+    wait = app.limiter.retry_after(name)
+    if wait > 0:
+        return error(429, "too many failed logins; try again later",
+                     retry_after=round(wait)) if not _wants_html(request) else RedirectResponse(
+            "/login?error=limited", status_code=303)
+    user = await run_in_threadpool(app.store.user, name)
+    if user is None or not await run_in_threadpool(_verify, app, user, password):
+        app.limiter.failed(name)
+        if _wants_html(request):
+            return RedirectResponse("/login?error=1", status_code=303)
+        return error(401, "wrong user name or password")
+    app.limiter.succeeded(name)
+    token, csrf = await run_in_threadpool(app.store.create_session, user.name)
+    response: Response
+    if _wants_html(request):
+        target = str(form.get("next", "/"))
+        response = RedirectResponse(target if target.startswith("/") and not target.startswith(
+            "//") else "/", status_code=303)
+    else:
+        response = JSONResponse({"user": user.name, "csrf_token": csrf, "admin": user.admin})
+    response.set_cookie(SESSION_COOKIE, token, httponly=True, samesite="strict", path="/",
+                        secure=app.secure_cookies)
+    return response
+
+
+def _verify(app: Service, user: User, password: str) -> bool:
+    try:
+        app.hasher.verify(user.password_hash, password)
+    except (VerificationError, InvalidHashError):
+        return False
+    if app.hasher.check_needs_rehash(user.password_hash):
+        app.store.set_password_hash(user.name, app.hasher.hash(password))
+    return True
+
+
+async def logout(request: Request) -> Response:
+    await authorise(request, change=True)
+    await run_in_threadpool(service(request).store.end_session,
+                            request.cookies.get(SESSION_COOKIE, ""))
+    response: Response = (RedirectResponse("/login", status_code=303) if _wants_html(request)
+                          else JSONResponse({"user": None}))
+    response.delete_cookie(SESSION_COOKIE, path="/", httponly=True, samesite="strict")
+    return response
+
+
+async def get_session(request: Request) -> Response:
+    found = await session_of(request)
+    if found is None:
+        return error(401, "not logged in")
+    user, csrf = found
+    return JSONResponse({"user": user.name, "csrf_token": csrf, "admin": user.admin,
+                         "mode": service(request).mode})
+
+
+# -- topics and documents ----------------------------------------------------------------------
+
+async def list_topics(request: Request) -> Response:
+    user = await authorise(request, change=False)
+    found = await run_in_threadpool(service(request).store.user_topics, user.name)
+    return JSONResponse({"topics": found})
+
+
+async def get_topic(request: Request) -> Response:
+    user = await authorise(request, change=False)
+    topic = request.path_params["topic"]
+    await assigned(request, user, topic)
+    found = await run_in_threadpool(service(request).store.topic, topic)
+    return JSONResponse({**found, "mode": service(request).mode})
+
+
+async def get_pool(request: Request) -> Response:
+    user = await authorise(request, change=False)
+    topic = request.path_params["topic"]
+    await assigned(request, user, topic)
+    articles = await run_in_threadpool(service(request).store.pool, topic, user.name)
+    return JSONResponse({"topic": topic, "articles": articles})
+
+
+def _annotated(app: Service, j: Judgement, pooled: list[str]) -> dict[str, Any]:
+    """A judgement as the API sends it: the stored fields plus what keeps it from being done
+    (``problems``) and the values deduced for unjudged elements (``implicit``)."""
+    structure = app.structure(j.file)
+    return {**j.to_api(), "relevant": j.relevant if j.status == "done" else None,
+            "problems": rules.problems(j, structure, app.mode, pooled),
+            "implicit": rules.implicit_values(j.values, structure, app.mode)}
+
+
+async def _document_request(request: Request, change: bool) -> tuple[User, str, str]:
+    user = await authorise(request, change=change)
+    topic, file = request.path_params["topic"], request.path_params["file"]
+    await assigned(request, user, topic)
+    return user, topic, file
+
+
+async def get_judgement(request: Request) -> Response:
+    user, topic, file = await _document_request(request, change=False)
+    app = service(request)
+
+    def load() -> dict[str, Any]:
+        judgement = app.store.judgement(topic, file, user.name)
+        return _annotated(app, judgement, app.store.pool_paths(topic, file))
+
+    return JSONResponse(await run_in_threadpool(load))
+
+
+async def get_content(request: Request) -> Response:
+    user, topic, file = await _document_request(request, change=False)
+    app = service(request)
+    await run_in_threadpool(app.store.judgement, topic, file, user.name)
+    document = await run_in_threadpool(app.document, file)
+    return JSONResponse({
+        "file": document.file, "text": document.text,
+        "elements": [{"path": p, "start": s, "end": e} for p, s, e in document.elements]})
+
+
+async def put_judgement(request: Request) -> Response:
+    user, topic, file = await _document_request(request, change=True)
+    app = service(request)
+    body = await json_body(request)
+    version = body.get("version")
+    if isinstance(version, bool) or not isinstance(version, int):
+        return error(422, "version: a whole number is required (the version you read)")
+    fields = judgement_fields(body, require_status=True)
+
+    def save() -> dict[str, Any]:
+        pooled = app.store.pool_paths(topic, file)
+        structure = app.structure(file)
+
+        def change(before: Judgement) -> Judgement:
+            return rules.apply(before, replace(before, **fields), structure, app.mode, pooled)
+
+        saved = app.store.save(topic, file, user.name, version, change)
+        return _annotated(app, saved, pooled)
+
+    try:
+        return JSONResponse(await run_in_threadpool(save))
+    except Conflict as conflict:
+        return error(409, f"stale version {version}: the document was changed meanwhile "
+                          f"(now version {conflict.current.version}); reload it",
+                     current=conflict.current.to_api())
+    except rules.RuleViolation as violation:
+        return error(422, str(violation), problems=violation.messages)
+    except Locked as locked:
+        return error(423, locked.reason)
+
+
+async def check_judgement(request: Request) -> Response:
+    user, topic, file = await _document_request(request, change=True)
+    app = service(request)
+    fields = judgement_fields(await json_body(request), require_status=False)
+
+    def check() -> dict[str, Any]:
+        before = app.store.judgement(topic, file, user.name)
+        candidate = replace(before, **fields)
+        structure = app.structure(file)
+        errors = rules.validate(candidate, structure, app.mode)
+        if errors:
+            raise rules.RuleViolation(errors)
+        candidate = replace(candidate, passages=merge_passages(candidate.passages))
+        return {"problems": rules.problems(candidate, structure, app.mode,
+                                           app.store.pool_paths(topic, file)),
+                "implicit": rules.implicit_values(candidate.values, structure, app.mode),
+                "holding": rules.holding(structure, candidate.passages),
+                "passages": [list(p) for p in candidate.passages],
+                "relevant": candidate.relevant}
+
+    try:
+        return JSONResponse(await run_in_threadpool(check))
+    except rules.RuleViolation as violation:
+        return error(422, str(violation), problems=violation.messages)
+
+
+# -- administration ----------------------------------------------------------------------------
+
+async def admin_stats(request: Request) -> Response:
+    await authorise(request, change=False, admin=True)
+    return JSONResponse(await run_in_threadpool(service(request).store.stats))
+
+
+def _locking(locked: bool) -> Handler:
+    async def handler(request: Request) -> Response:
+        user = await authorise(request, change=True, admin=True)
+        topic = request.path_params["topic"]
+        await run_in_threadpool(service(request).store.set_locked, topic, locked, user.name)
+        return JSONResponse({"topic": topic, "locked": locked})
+    return handler
+
+
+async def openapi(request: Request) -> Response:
+    return JSONResponse(OPENAPI)
+
+
+# -- bodies ------------------------------------------------------------------------------------
+
+async def json_body(request: Request) -> dict[str, Any]:
+    """The request's JSON object; 422 for anything else, or one nested deeper than
+    :data:`MAX_JSON_DEPTH`. (Bodies too large never get here: see the app's body limit.)"""
+    raw = await request.body()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise HTTPException(422, "the body is not UTF-8") from None
+    if _depth(text) > MAX_JSON_DEPTH:
+        raise HTTPException(422, f"the JSON body is nested deeper than {MAX_JSON_DEPTH} levels")
+    try:
+        body = json.loads(text, parse_constant=_no_constant)
+    except (ValueError, RecursionError) as failure:
+        raise HTTPException(422, f"the body is not JSON: {failure}") from None
+    if not isinstance(body, dict):
+        raise HTTPException(422, "the body must be a JSON object")
+    return body
+
+
+def _no_constant(name: str) -> None:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _depth(text: str) -> int:
+    """Nesting depth of JSON text, counting brackets outside strings (without parsing it)."""
+    deepest = depth = 0
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
+
+
+def judgement_fields(body: dict[str, Any], require_status: bool) -> dict[str, Any]:
+    """The judgement fields of a PUT (or check) body, type-checked: fields left out keep their
+    stored value; 422 naming every problem otherwise."""
+    problems: list[str] = []
+    fields: dict[str, Any] = {}
+    for key in body:
+        if key not in _FIELDS and key not in _READ_ONLY:
+            problems.append(f"unknown field {key!r}")
+    if "status" in body:
+        if isinstance(body["status"], str):
+            fields["status"] = body["status"]
+        else:
+            problems.append("status: a string is required")
+    elif require_status:
+        problems.append("status: required")
+    if "passages" in body:
+        passages = body["passages"]
+        if isinstance(passages, list) and all(
+                isinstance(p, list) and len(p) == 2 and all(_whole(x) for x in p)
+                for p in passages):
+            fields["passages"] = tuple((p[0], p[1]) for p in passages)
+        else:
+            problems.append("passages: a list of [start, end] pairs of whole numbers is required")
+    if "best_entry_point" in body:
+        point = body["best_entry_point"]
+        if point is None or _whole(point):
+            fields["best_entry_point"] = point
+        else:
+            problems.append("best_entry_point: a whole number or null is required")
+    for name in ("exhaustivity", "values"):
+        if name in body:
+            mapping = _path_mapping(name, body[name], problems)
+            if mapping is not None:
+                fields[name] = mapping
+    if "seconds" in body:
+        seconds = body["seconds"]
+        if isinstance(seconds, (int, float)) and not isinstance(seconds, bool):
+            fields["seconds"] = float(seconds)
+        else:
+            problems.append("seconds: a number is required")
+    if problems:
+        raise HTTPException(422, "; ".join(problems))
+    return fields
+
+
+def _whole(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _path_mapping(name: str, value: object, problems: list[str]) -> dict[str, str] | None:
+    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+        problems.append(f"{name}: an object mapping element paths to strings is required")
+        return None
+    mapping = {}
+    for path, code in value.items():
+        try:
+            mapping[canonical_path(path)] = code
+        except InexevalError as bad:
+            problems.append(f"{name}: {bad.reason}")
+    return mapping
+
+
+def routes() -> list[Route]:
+    document = "/api/topics/{topic}/docs/{file:path}"
+    return [
+        Route("/login", login, methods=["POST"]),
+        Route("/logout", logout, methods=["POST"]),
+        Route("/api/session", get_session, methods=["GET"]),
+        Route("/api/openapi.json", openapi, methods=["GET"]),
+        Route("/api/topics", list_topics, methods=["GET"]),
+        Route("/api/topics/{topic}", get_topic, methods=["GET"]),
+        Route("/api/topics/{topic}/pool", get_pool, methods=["GET"]),
+        Route(document + "/content", get_content, methods=["GET"]),
+        Route(document + "/check", check_judgement, methods=["POST"]),
+        Route(document, get_judgement, methods=["GET"]),
+        Route(document, put_judgement, methods=["PUT"]),
+        Route("/api/admin/stats", admin_stats, methods=["GET"]),
+        Route("/api/admin/topics/{topic}/lock", _locking(True), methods=["POST"]),
+        Route("/api/admin/topics/{topic}/unlock", _locking(False), methods=["POST"]),
+    ]
+
+
+def handle_store_error(request: Request, failure: Exception) -> Response:
+    """NotFound is 404; other refusals of the store are 422."""
+    if isinstance(failure, NotFound):
+        return error(404, failure.reason)
+    if isinstance(failure, InexevalError):
+        return error(422, failure.reason)
+    raise failure
+
+
+def _schema_ref(name: str) -> dict[str, str]:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _json(schema: dict[str, Any], description: str) -> dict[str, Any]:
+    return {"description": description, "content": {"application/json": {"schema": schema}}}
+
+
+_ERROR = _json(_schema_ref("Error"), "error")
+_COMMON = {"401": {**_ERROR, "description": "not logged in"},
+           "403": {**_ERROR, "description": "topic not assigned to the user / wrong CSRF token"},
+           "404": {**_ERROR, "description": "no such topic or document in the pool"}}
+_CSRF = [{"name": CSRF_HEADER, "in": "header", "required": True, "schema": {"type": "string"}}]
+_TOPIC = {"name": "topic", "in": "path", "required": True, "schema": {"type": "string"}}
+_FILE = {"name": "file", "in": "path", "required": True, "schema": {"type": "string"},
+         "description": "document name, e.g. co/2000/r7108 (may contain slashes)"}
+_PATH_MAP = {"type": "object", "additionalProperties": {"type": "string"}}
+
+OPENAPI: dict[str, Any] = {
+    "openapi": "3.1.0",
+    "info": {"title": "inexeval assessment service", "version": "1"},
+    "paths": {
+        "/login": {"post": {
+            "summary": "Log in; sets the HTTP-only, SameSite=Strict session cookie",
+            "requestBody": {"required": True, "content": {
+                "application/x-www-form-urlencoded": {"schema": {
+                    "type": "object", "required": ["username", "password"],
+                    "properties": {"username": {"type": "string"},
+                                   "password": {"type": "string"},
+                                   "next": {"type": "string"}}}}}},
+            "responses": {
+                "200": _json(_schema_ref("Session"), "logged in (JSON clients)"),
+                "303": {"description": "logged in or not (clients accepting text/html): "
+                                       "redirect to next, or to /login?error=1"},
+                "401": _ERROR, "422": _ERROR,
+                "429": {**_ERROR, "description": "too many failed logins for this user"}}}},
+        "/logout": {"post": {"summary": "End the session", "parameters": _CSRF,
+                             "responses": {"200": {"description": "logged out"},
+                                           "401": _ERROR, "403": _ERROR}}},
+        "/api/session": {"get": {"summary": "The logged-in user and the CSRF token",
+                                 "responses": {"200": _json(_schema_ref("Session"), "session"),
+                                               "401": _ERROR}}},
+        "/api/topics": {"get": {
+            "summary": "The user's topics with progress",
+            "responses": {"200": _json({"type": "object", "properties": {"topics": {
+                "type": "array", "items": _schema_ref("TopicProgress")}}}, "topics"),
+                "401": _ERROR}}},
+        "/api/topics/{topic}": {"get": {
+            "summary": "A topic's statement", "parameters": [_TOPIC],
+            "responses": {"200": _json(_schema_ref("Topic"), "topic"), **_COMMON}}},
+        "/api/topics/{topic}/pool": {"get": {
+            "summary": "The topic's pool grouped by article, in pool order, with statuses",
+            "parameters": [_TOPIC],
+            "responses": {"200": _json({"type": "object", "properties": {
+                "topic": {"type": "string"},
+                "articles": {"type": "array", "items": _schema_ref("PoolArticle")}}}, "pool"),
+                **_COMMON}}},
+        "/api/topics/{topic}/docs/{file}": {
+            "get": {"summary": "The user's judgement of the document",
+                    "parameters": [_TOPIC, _FILE],
+                    "responses": {"200": _json(_schema_ref("Judgement"), "judgement"),
+                                  **_COMMON}},
+            "put": {"summary": "Save the judgement (one transaction, optimistic version check)",
+                    "parameters": [_TOPIC, _FILE, *_CSRF],
+                    "requestBody": {"required": True, "content": {"application/json": {
+                        "schema": _schema_ref("JudgementChange")}}},
+                    "responses": {
+                        "200": _json(_schema_ref("Judgement"), "saved, with the new version"),
+                        **_COMMON,
+                        "409": _json({"allOf": [_schema_ref("Error"), {
+                            "type": "object", "properties": {
+                                "current": _schema_ref("Judgement")}}]},
+                            "stale version; nothing written"),
+                        "413": {**_ERROR, "description": "body too large"},
+                        "422": _json(_schema_ref("Problems"), "invalid body or a done status "
+                                     "that breaks the consistency rules"),
+                        "423": {**_ERROR, "description": "topic locked"}}}},
+        "/api/topics/{topic}/docs/{file}/content": {"get": {
+            "summary": "The document's text and element structure (code point offsets, "
+                       "ends exclusive)",
+            "parameters": [_TOPIC, _FILE],
+            "responses": {"200": _json(_schema_ref("Content"), "content"), **_COMMON}}},
+        "/api/topics/{topic}/docs/{file}/check": {"post": {
+            "summary": "Check a judgement against the consistency rules without saving it",
+            "parameters": [_TOPIC, _FILE, *_CSRF],
+            "requestBody": {"required": True, "content": {"application/json": {
+                "schema": _schema_ref("JudgementChange")}}},
+            "responses": {"200": _json(_schema_ref("Check"), "the findings"), **_COMMON,
+                          "422": _json(_schema_ref("Problems"), "invalid body")}}},
+        "/api/admin/stats": {"get": {
+            "summary": "Progress per topic and assessor; time and documents per hour per "
+                       "assessor (from the action log)",
+            "responses": {"200": {"description": "statistics"}, "401": _ERROR,
+                          "403": _ERROR}}},
+        "/api/admin/topics/{topic}/lock": {"post": {
+            "summary": "Lock a topic: no further changes", "parameters": [_TOPIC, *_CSRF],
+            "responses": {"200": {"description": "locked"}, **_COMMON}}},
+        "/api/admin/topics/{topic}/unlock": {"post": {
+            "summary": "Unlock a topic", "parameters": [_TOPIC, *_CSRF],
+            "responses": {"200": {"description": "unlocked"}, **_COMMON}}},
+    },
+    "components": {"schemas": {
+        "Error": {"type": "object", "required": ["error"],
+                  "properties": {"error": {"type": "string"}}},
+        "Problems": {"type": "object", "properties": {
+            "error": {"type": "string"}, "problems": {"type": "array",
+                                                      "items": {"type": "string"}}}},
+        "Session": {"type": "object", "properties": {
+            "user": {"type": "string"}, "csrf_token": {"type": "string"},
+            "admin": {"type": "boolean"}, "mode": {"enum": ["highlight", "2002", "2003"]}}},
+        "TopicProgress": {"type": "object", "properties": {
+            "topic": {"type": "string"}, "title": {"type": "string"},
+            "locked": {"type": "boolean"}, "pool": {"type": "integer"},
+            "done": {"type": "integer"}, "in_progress": {"type": "integer"},
+            "relevant": {"type": "integer"}, "seconds": {"type": "number"}}},
+        "Topic": {"type": "object", "properties": {
+            name: {"type": "string"} for name in (
+                "topic", "query_type", "title", "castitle", "description", "narrative",
+                "keywords", "mode")} | {"locked": {"type": "boolean"}}},
+        "PoolArticle": {"type": "object", "properties": {
+            "file": {"type": "string"},
+            "status": {"enum": ["unseen", "in-progress", "done"]},
+            "relevant": {"type": ["boolean", "null"]}, "version": {"type": "integer"},
+            "min_rank": {"type": ["integer", "null"]}, "runs": {"type": ["integer", "null"]},
+            "elements": {"type": "array", "items": {"type": "object", "properties": {
+                "path": {"type": "string"}, "min_rank": {"type": ["integer", "null"]},
+                "runs": {"type": ["integer", "null"]}}}}}},
+        "JudgementChange": {
+            "type": "object", "required": ["version", "status"],
+            "description": "fields left out keep their stored value",
+            "properties": {
+                "version": {"type": "integer"},
+                "status": {"enum": ["unseen", "in-progress", "done"]},
+                "passages": {"type": "array", "items": {
+                    "type": "array", "items": {"type": "integer"}, "minItems": 2,
+                    "maxItems": 2}},
+                "best_entry_point": {"type": ["integer", "null"]},
+                "exhaustivity": {**_PATH_MAP, "description": "highlight mode: 2, 1 or ?"},
+                "values": {**_PATH_MAP,
+                           "description": "2002 mode: 3E, 1S, 0N...; 2003 mode: E3S2..."},
+                "seconds": {"type": "number", "minimum": 0}}},
+        "Judgement": {"allOf": [_schema_ref("JudgementChange"), {"type": "object", "properties": {
+            "topic": {"type": "string"}, "file": {"type": "string"},
+            "assessor": {"type": "string"}, "updated": {"type": ["string", "null"]},
+            "relevant": {"type": ["boolean", "null"]},
+            "problems": {"type": "array", "items": {"type": "string"},
+                         "description": "what keeps the document from being done"},
+            "implicit": {**_PATH_MAP, "description": "values deduced by the rules"}}}]},
+        "Check": {"type": "object", "properties": {
+            "problems": {"type": "array", "items": {"type": "string"}},
+            "implicit": _PATH_MAP,
+            "holding": {"type": "array", "items": {"type": "string"},
+                        "description": "elements holding highlighted text"},
+            "passages": {"type": "array", "items": {"type": "array"}},
+            "relevant": {"type": "boolean"}}},
+        "Content": {"type": "object", "properties": {
+            "file": {"type": "string"}, "text": {"type": "string"},
+            "elements": {"type": "array", "items": {"type": "object", "properties": {
+                "path": {"type": "string"}, "start": {"type": "integer"},
+                "end": {"type": "integer"}}}}}},
+    }},
+}

@@ -1,0 +1,82 @@
+"""Between the files of a campaign and its store: what ``assess init`` reads and ``assess
+export`` writes.
+
+:func:`load_campaign` reads the topics, the pool and the pooled documents (their text and
+element spans, so that the store needs no collection afterwards); a pooled document missing from
+the collection, a pooled element missing from its document or a pooled topic missing from the
+topic file is an error naming the pool file and line. :func:`export_campaign` picks the
+judgements to export (one assessor per topic) and writes them with the exporters of
+:mod:`inexeval.assess.export`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from inexeval.assess.documents import stored_document
+from inexeval.assess.store import Document
+from inexeval.collection.build import index_document, load_index
+from inexeval.collection.index import CollectionIndex, DocumentIndex
+from inexeval.errors import FormatError, InexevalError
+from inexeval.formats.pool import read_pool
+from inexeval.formats.topics import read_topics
+
+PoolRow = tuple[str, str, str, int | None, int | None]
+
+
+def load_campaign(collection: str | Path, topic_file: str | Path, pool_file: str | Path,
+                  ) -> tuple[list[dict[str, str]], list[Document], list[PoolRow]]:
+    """Topic rows (in topic-file order, only pooled topics), the pooled documents and the pool
+    rows ``(topic, file, path, min_rank, runs)`` in pool order."""
+    topics = read_topics(topic_file)
+    pool = read_pool(pool_file)
+    source = _Collection(collection)
+    documents: dict[str, Document] = {}
+    rows: list[PoolRow] = []
+    for topic, units in pool.items():
+        if topic not in topics:
+            raise FormatError(f"topic {topic} is not in the topic file {topic_file}", pool_file,
+                              int(units.lines[0]) or None)
+        for unit, line in zip(units, units.lines):
+            where = (pool_file, int(line) or None)
+            if unit.file not in documents:
+                documents[unit.file] = source.document(unit.file, *where)
+            if unit.path and unit.path not in {p for p, _, _ in documents[unit.file].elements}:
+                raise FormatError(f"element {unit.path} is not in document {unit.file}", *where)
+            rows.append((topic, unit.file, unit.path, unit.min_rank, unit.runs))
+    topic_rows = [{"topic": t.topic_id, "query_type": t.query_type, "title": t.title,
+                   "castitle": t.castitle, "description": t.description,
+                   "narrative": t.narrative, "keywords": t.keywords}
+                  for t in topics.values() if t.topic_id in pool]
+    return topic_rows, list(documents.values()), rows
+
+
+class _Collection:
+    """The documents of a collection folder, or of the folder a saved index was built from."""
+
+    def __init__(self, path: str | Path):
+        path = Path(path)
+        self.index: CollectionIndex | None = None
+        if path.is_dir():
+            self.folder = path
+        elif path.is_file():
+            self.index = load_index(path)
+            root = self.index.meta.get("root")
+            if not root or not Path(root).is_dir():
+                raise InexevalError(f"the index was built from {root or 'an unknown folder'}, "
+                                    "which is not available: give the collection folder",
+                                    path)
+            self.folder = Path(root)
+        else:
+            raise InexevalError("no such collection folder or index file", path)
+        self.name = str(path)
+
+    def document(self, name: str, pool_file: str | Path, line: int | None) -> Document:
+        xml = self.folder / f"{name}.xml"
+        missing = (self.index is not None and name not in self.index) or not xml.is_file()
+        if missing or ".." in Path(name).parts or Path(name).is_absolute():
+            raise FormatError(f"document {name} is not in the collection {self.name}",
+                              pool_file, line)
+        index: DocumentIndex = self.index[name] if self.index is not None else index_document(
+            name, xml)
+        return stored_document(name, xml, index)

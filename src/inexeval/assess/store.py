@@ -1,0 +1,679 @@
+"""The assessment store: every SQL statement of the assessment service (SQLAlchemy Core).
+
+One schema for both back ends: SQLite (STORE is a file path; WAL journal, foreign keys on,
+``synchronous=FULL``, write transactions ``BEGIN IMMEDIATE``) and PostgreSQL (STORE is a
+``postgresql://`` URL, driven by psycopg 3). The schema is versioned from the start: the table
+``schema_version`` holds the version and :data:`MIGRATIONS` the ordered steps that bring a store
+from one version to the next, each run in its own transaction when a store is opened.
+
+Every change is one transaction. A judgement is saved only when the version the client read is
+still the stored one (optimistic concurrency: a stale version raises :class:`Conflict` and writes
+nothing); the new version is one more. Every change is appended to the action log ``actions``
+(who, what, when, the state before and after, as JSON) in the same transaction.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection, Engine
+
+from inexeval.assess.model import Judgement
+from inexeval.errors import InexevalError
+
+SCHEMA_VERSION = 1
+SESSION_SECONDS = 7 * 24 * 3600
+"""How long a login session lasts."""
+IDLE_SECONDS = 600.0
+"""A pause between two saves of an assessor longer than this is not counted as assessing time."""
+
+metadata = sa.MetaData()
+
+schema_version = sa.Table(
+    "schema_version", metadata,
+    sa.Column("version", sa.Integer, nullable=False),
+)
+campaign = sa.Table(
+    "campaign", metadata,
+    sa.Column("key", sa.String(64), primary_key=True),
+    sa.Column("value", sa.Text, nullable=False),
+)
+topics = sa.Table(
+    "topics", metadata,
+    sa.Column("topic", sa.String(64), primary_key=True),
+    sa.Column("position", sa.Integer, nullable=False),
+    sa.Column("query_type", sa.Text, nullable=False, default=""),
+    sa.Column("title", sa.Text, nullable=False, default=""),
+    sa.Column("castitle", sa.Text, nullable=False, default=""),
+    sa.Column("description", sa.Text, nullable=False, default=""),
+    sa.Column("narrative", sa.Text, nullable=False, default=""),
+    sa.Column("keywords", sa.Text, nullable=False, default=""),
+    sa.Column("locked", sa.Boolean, nullable=False, default=False),
+)
+documents = sa.Table(
+    "documents", metadata,
+    sa.Column("file", sa.String(512), primary_key=True),
+    sa.Column("length", sa.Integer, nullable=False),
+    sa.Column("text", sa.Text, nullable=False),
+    sa.Column("elements", sa.Text, nullable=False),
+)
+pool = sa.Table(
+    "pool", metadata,
+    sa.Column("topic", sa.String(64), sa.ForeignKey("topics.topic"), primary_key=True),
+    sa.Column("file", sa.String(512), sa.ForeignKey("documents.file"), primary_key=True),
+    sa.Column("path", sa.String(1024), primary_key=True),
+    sa.Column("position", sa.Integer, nullable=False),
+    sa.Column("min_rank", sa.Integer),
+    sa.Column("runs", sa.Integer),
+)
+users = sa.Table(
+    "users", metadata,
+    sa.Column("name", sa.String(128), primary_key=True),
+    sa.Column("password_hash", sa.Text, nullable=False),
+    sa.Column("admin", sa.Boolean, nullable=False, default=False),
+)
+assignments = sa.Table(
+    "assignments", metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("topic", sa.String(64), sa.ForeignKey("topics.topic"), nullable=False),
+    sa.Column("assessor", sa.String(128), sa.ForeignKey("users.name"), nullable=False),
+    sa.UniqueConstraint("topic", "assessor"),
+)
+judgements = sa.Table(
+    "judgements", metadata,
+    sa.Column("topic", sa.String(64), sa.ForeignKey("topics.topic"), primary_key=True),
+    sa.Column("file", sa.String(512), sa.ForeignKey("documents.file"), primary_key=True),
+    sa.Column("assessor", sa.String(128), sa.ForeignKey("users.name"), primary_key=True),
+    sa.Column("status", sa.String(16), nullable=False),
+    sa.Column("passages", sa.Text, nullable=False),
+    sa.Column("best_entry_point", sa.Integer),
+    sa.Column("exhaustivity", sa.Text, nullable=False),
+    sa.Column("judged_values", sa.Text, nullable=False),
+    sa.Column("version", sa.Integer, nullable=False),
+    sa.Column("seconds", sa.Float, nullable=False),
+    sa.Column("updated", sa.String(40)),
+)
+actions = sa.Table(
+    "actions", metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("at", sa.Float, nullable=False),
+    sa.Column("actor", sa.String(128), nullable=False),
+    sa.Column("action", sa.String(32), nullable=False),
+    sa.Column("topic", sa.String(64)),
+    sa.Column("file", sa.String(512)),
+    sa.Column("before", sa.Text),
+    sa.Column("after", sa.Text),
+    sa.Index("actions_by_actor", "actor", "id"),
+)
+sessions = sa.Table(
+    "sessions", metadata,
+    sa.Column("token_hash", sa.String(64), primary_key=True),
+    sa.Column("user", sa.String(128), sa.ForeignKey("users.name"), nullable=False),
+    sa.Column("csrf_token", sa.String(64), nullable=False),
+    sa.Column("expires", sa.Float, nullable=False),
+)
+
+
+def _create_version_1(connection: Connection) -> None:
+    metadata.create_all(connection, tables=[
+        campaign, topics, documents, pool, users, assignments, judgements, actions, sessions])
+
+
+MIGRATIONS: Sequence[Callable[[Connection], None]] = (_create_version_1,)
+"""``MIGRATIONS[i]`` brings a store from schema version ``i`` to ``i + 1``."""
+
+
+class StoreError(InexevalError):
+    """A request the store refuses (unknown user or topic, no campaign at STORE, ...)."""
+
+
+class Conflict(StoreError):
+    """The judgement changed since the client read it; ``current`` is the stored one."""
+
+    def __init__(self, current: Judgement):
+        super().__init__(f"version {current.version} is the current one; reload and retry")
+        self.current = current
+
+
+class NotFound(StoreError):
+    """No such topic, document or judgement."""
+
+
+class Locked(StoreError):
+    """The topic is locked: no further changes."""
+
+
+@dataclass(frozen=True)
+class User:
+    name: str
+    password_hash: str
+    admin: bool
+
+
+@dataclass(frozen=True)
+class Document:
+    """A pooled document: its text and elements ``(path, start, end)`` in document order."""
+
+    file: str
+    text: str
+    elements: tuple[tuple[str, int, int], ...]
+
+    @property
+    def length(self) -> int:
+        return len(self.text)
+
+
+def now_iso(at: float | None = None) -> str:
+    """A UTC timestamp as ISO 8601 with seconds."""
+    moment = datetime.fromtimestamp(time.time() if at is None else at, timezone.utc)
+    return moment.isoformat(timespec="seconds")
+
+
+def engine_for(store: str | Path) -> Engine:
+    """An engine for STORE: a ``postgresql://`` URL, or the path of a SQLite file."""
+    text = str(store)
+    if text.startswith(("postgresql://", "postgresql+psycopg://", "postgres://")):
+        url = sa.engine.make_url(text).set(drivername="postgresql+psycopg")
+        return sa.create_engine(url, pool_size=10, max_overflow=20, pool_pre_ping=True)
+    engine = sa.create_engine(f"sqlite:///{Path(text)}", pool_size=10, max_overflow=20)
+
+    @sa.event.listens_for(engine, "connect")
+    def _configure(dbapi_connection: Any, record: Any) -> None:
+        # pysqlite's own transaction handling is switched off so that BEGIN is ours (below)
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        for pragma in ("journal_mode=WAL", "foreign_keys=ON", "synchronous=FULL",
+                       "busy_timeout=30000"):
+            cursor.execute(f"PRAGMA {pragma}")
+        cursor.close()
+
+    @sa.event.listens_for(engine, "begin")
+    def _begin(connection: Connection) -> None:
+        # a write transaction takes the write lock at once, so two writers never deadlock
+        immediate = connection.get_execution_options().get("write", False)
+        connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+    return engine
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+def _judgement(row: Any) -> Judgement:
+    return Judgement(
+        topic=row.topic, file=row.file, assessor=row.assessor, status=row.status,
+        passages=tuple((int(s), int(e)) for s, e in json.loads(row.passages)),
+        best_entry_point=row.best_entry_point,
+        exhaustivity=json.loads(row.exhaustivity), values=json.loads(row.judged_values),
+        version=row.version, seconds=row.seconds, updated=row.updated)
+
+
+def _judgement_row(j: Judgement) -> dict[str, Any]:
+    return {
+        "status": j.status, "passages": _dumps([list(p) for p in j.passages]),
+        "best_entry_point": j.best_entry_point, "exhaustivity": _dumps(dict(j.exhaustivity)),
+        "judged_values": _dumps(dict(j.values)), "version": j.version, "seconds": j.seconds,
+        "updated": j.updated,
+    }
+
+
+def _state(j: Judgement) -> str:
+    """A judgement as the action log keeps it."""
+    state = j.to_api()
+    for key in ("topic", "file", "assessor"):
+        del state[key]
+    return _dumps(state)
+
+
+class Store:
+    """An assessment campaign in a SQLite file or a PostgreSQL database; see the module docs."""
+
+    def __init__(self, engine: Engine, url: str):
+        self.engine = engine
+        self.url = url
+
+    # -- opening and creating ------------------------------------------------------------------
+
+    @classmethod
+    def create(cls, store: str | Path) -> Store:
+        """A new, empty store at STORE (refused when one exists there)."""
+        if not str(store).startswith(("postgresql", "postgres://")) and Path(store).exists():
+            raise StoreError("a file exists there already; a new store needs a new path", store)
+        self = cls(engine_for(store), str(store))
+        if self._version() is not None:
+            self.engine.dispose()
+            raise StoreError("an assessment store exists there already", store)
+        self._migrate()
+        return self
+
+    @classmethod
+    def open(cls, store: str | Path) -> Store:
+        """The store at STORE, migrated to the current schema version."""
+        if not str(store).startswith(("postgresql", "postgres://")) and not Path(store).is_file():
+            raise StoreError("no assessment store there (create one with inexeval assess init)",
+                             store)
+        self = cls(engine_for(store), str(store))
+        version = self._version()
+        if version is None:
+            self.engine.dispose()
+            raise StoreError("not an inexeval assessment store", store)
+        if version > SCHEMA_VERSION:
+            self.engine.dispose()
+            raise StoreError(f"the store has schema version {version}, newer than this "
+                             f"inexeval's {SCHEMA_VERSION}", store)
+        self._migrate()
+        return self
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    def _version(self) -> int | None:
+        try:
+            with self.engine.connect() as connection:
+                if not sa.inspect(connection).has_table("schema_version"):
+                    return None
+                return int(connection.execute(sa.select(schema_version.c.version)).scalar_one())
+        except sa.exc.DatabaseError as error:
+            raise StoreError(f"cannot open the store: {error.orig}", self.url) from None
+
+    def _migrate(self) -> None:
+        with self._write() as connection:
+            metadata.create_all(connection, tables=[schema_version])
+            current = connection.execute(sa.select(schema_version.c.version)).scalar()
+            if current is None:
+                connection.execute(schema_version.insert().values(version=0))
+                current = 0
+        for version in range(int(current), SCHEMA_VERSION):
+            with self._write() as connection:
+                MIGRATIONS[version](connection)
+                connection.execute(schema_version.update().values(version=version + 1))
+
+    @contextmanager
+    def _write(self) -> Iterator[Connection]:
+        """One write transaction (``BEGIN IMMEDIATE`` on SQLite)."""
+        with self.engine.connect() as connection:
+            connection = connection.execution_options(write=True)
+            with connection.begin():
+                yield connection
+
+    @contextmanager
+    def _read(self) -> Iterator[Connection]:
+        with self.engine.connect() as connection, connection.begin():
+            yield connection
+
+    def _log(self, connection: Connection, actor: str, action: str, topic: str | None = None,
+             file: str | None = None, before: str | None = None, after: str | None = None) -> None:
+        connection.execute(actions.insert().values(
+            at=time.time(), actor=actor, action=action, topic=topic, file=file, before=before,
+            after=after))
+
+    # -- the campaign --------------------------------------------------------------------------
+
+    def init_campaign(self, mode: str, topic_rows: Sequence[Mapping[str, str]],
+                      document_rows: Sequence[Document],
+                      pool_rows: Sequence[tuple[str, str, str, int | None, int | None]],
+                      actor: str) -> None:
+        """Fill a new store: the mode, topics (in order), documents and pool rows
+        ``(topic, file, path, min_rank, runs)`` in pool order, all in one transaction."""
+        with self._write() as connection:
+            connection.execute(campaign.insert(), [
+                {"key": "mode", "value": mode}, {"key": "created", "value": now_iso()}])
+            connection.execute(topics.insert(), [
+                {**row, "position": i, "locked": False} for i, row in enumerate(topic_rows)])
+            for document in document_rows:
+                connection.execute(documents.insert().values(
+                    file=document.file, length=document.length, text=document.text,
+                    elements=_dumps([list(e) for e in document.elements])))
+            if pool_rows:
+                connection.execute(pool.insert(), [
+                    {"topic": t, "file": f, "path": p, "position": i, "min_rank": r, "runs": n}
+                    for i, (t, f, p, r, n) in enumerate(pool_rows)])
+            self._log(connection, actor, "init", after=_dumps({
+                "mode": mode, "topics": len(topic_rows), "documents": len(document_rows),
+                "pool": len(pool_rows)}))
+
+    def mode(self) -> str:
+        with self._read() as connection:
+            value = connection.execute(
+                sa.select(campaign.c.value).where(campaign.c.key == "mode")).scalar()
+        if value is None:
+            raise StoreError("the store holds no campaign", self.url)
+        return str(value)
+
+    # -- users, assignments, sessions ----------------------------------------------------------
+
+    def add_user(self, name: str, password_hash: str, admin: bool, actor: str) -> None:
+        with self._write() as connection:
+            if connection.execute(sa.select(users.c.name).where(users.c.name == name)).first():
+                raise StoreError(f"user {name!r} exists already")
+            connection.execute(users.insert().values(
+                name=name, password_hash=password_hash, admin=admin))
+            self._log(connection, actor, "add-user", after=_dumps({"user": name, "admin": admin}))
+
+    def user(self, name: str) -> User | None:
+        with self._read() as connection:
+            row = connection.execute(sa.select(users).where(users.c.name == name)).first()
+        return None if row is None else User(row.name, row.password_hash, bool(row.admin))
+
+    def set_password_hash(self, name: str, password_hash: str) -> None:
+        """Replace a hash by a rehash with current parameters (no action logged: no change)."""
+        with self._write() as connection:
+            connection.execute(users.update().where(users.c.name == name).values(
+                password_hash=password_hash))
+
+    def assign(self, assessor: str, topic_ids: Sequence[str], actor: str) -> list[str]:
+        """Assign topics to an assessor (one transaction); returns those newly assigned. The
+        assessor's judgements of each pooled document are created as ``unseen``."""
+        added = []
+        with self._write() as connection:
+            self._require_user(connection, assessor)
+            for topic in topic_ids:
+                self._require_topic(connection, topic)
+                if connection.execute(sa.select(assignments.c.id).where(
+                        assignments.c.topic == topic, assignments.c.assessor == assessor)).first():
+                    continue
+                connection.execute(assignments.insert().values(topic=topic, assessor=assessor))
+                have = set(connection.execute(sa.select(judgements.c.file).where(
+                    judgements.c.topic == topic, judgements.c.assessor == assessor)).scalars())
+                files = self._pool_files(connection, topic)
+                fresh = Judgement(topic=topic, file="", assessor=assessor)
+                rows = [{"topic": topic, "file": f, "assessor": assessor, **_judgement_row(fresh)}
+                        for f in files if f not in have]
+                if rows:
+                    connection.execute(judgements.insert(), rows)
+                self._log(connection, actor, "assign", topic=topic,
+                          after=_dumps({"assessor": assessor}))
+                added.append(topic)
+        return added
+
+    def unassign(self, assessor: str, topic_ids: Sequence[str], actor: str) -> list[str]:
+        """Withdraw topics from an assessor; their judgements are kept (and exported only if
+        the topic is assigned again)."""
+        removed = []
+        with self._write() as connection:
+            self._require_user(connection, assessor)
+            for topic in topic_ids:
+                self._require_topic(connection, topic)
+                result = connection.execute(assignments.delete().where(
+                    assignments.c.topic == topic, assignments.c.assessor == assessor))
+                if result.rowcount:
+                    self._log(connection, actor, "unassign", topic=topic,
+                              before=_dumps({"assessor": assessor}))
+                    removed.append(topic)
+        return removed
+
+    def assessors(self, topic: str) -> list[str]:
+        """The topic's assessors in the order they were assigned."""
+        with self._read() as connection:
+            return list(connection.execute(
+                sa.select(assignments.c.assessor).where(assignments.c.topic == topic)
+                .order_by(assignments.c.id)).scalars())
+
+    def is_assigned(self, assessor: str, topic: str) -> bool:
+        with self._read() as connection:
+            return connection.execute(sa.select(assignments.c.id).where(
+                assignments.c.topic == topic, assignments.c.assessor == assessor)).first() is not None
+
+    def create_session(self, user: str) -> tuple[str, str]:
+        """A new login session: ``(token for the cookie, CSRF token)``; only a hash of the
+        session token is stored."""
+        token, csrf = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
+        with self._write() as connection:
+            connection.execute(sessions.delete().where(sessions.c.expires < time.time()))
+            connection.execute(sessions.insert().values(
+                token_hash=_token_hash(token), user=user, csrf_token=csrf,
+                expires=time.time() + SESSION_SECONDS))
+        return token, csrf
+
+    def session(self, token: str) -> tuple[User, str] | None:
+        """The user and CSRF token of a live session, None for an unknown or expired token."""
+        with self._read() as connection:
+            row = connection.execute(
+                sa.select(users, sessions.c.csrf_token, sessions.c.expires)
+                .join(sessions, sessions.c.user == users.c.name)
+                .where(sessions.c.token_hash == _token_hash(token))).first()
+        if row is None or row.expires < time.time():
+            return None
+        return User(row.name, row.password_hash, bool(row.admin)), row.csrf_token
+
+    def end_session(self, token: str) -> None:
+        with self._write() as connection:
+            connection.execute(sessions.delete().where(sessions.c.token_hash == _token_hash(token)))
+
+    # -- topics, pool, documents ---------------------------------------------------------------
+
+    def topic_ids(self) -> list[str]:
+        with self._read() as connection:
+            return list(connection.execute(
+                sa.select(topics.c.topic).order_by(topics.c.position)).scalars())
+
+    def topic(self, topic: str) -> dict[str, Any]:
+        with self._read() as connection:
+            row = connection.execute(sa.select(topics).where(topics.c.topic == topic)).first()
+        if row is None:
+            raise NotFound(f"no topic {topic!r} in the store")
+        fields = dict(row._mapping)
+        del fields["position"]
+        fields["locked"] = bool(fields["locked"])
+        return fields
+
+    def set_locked(self, topic: str, locked: bool, actor: str) -> None:
+        with self._write() as connection:
+            self._require_topic(connection, topic)
+            connection.execute(topics.update().where(topics.c.topic == topic).values(
+                locked=locked))
+            self._log(connection, actor, "lock" if locked else "unlock", topic=topic)
+
+    def user_topics(self, assessor: str) -> list[dict[str, Any]]:
+        """The assessor's topics in topic order with progress: documents in the pool, done,
+        in progress, relevant among done, and the seconds spent."""
+        with self._read() as connection:
+            rows = connection.execute(
+                sa.select(topics.c.topic, topics.c.title, topics.c.locked)
+                .join(assignments, assignments.c.topic == topics.c.topic)
+                .where(assignments.c.assessor == assessor).order_by(topics.c.position)).all()
+            found = []
+            for row in rows:
+                progress = self._progress(connection, row.topic, assessor)
+                found.append({"topic": row.topic, "title": row.title,
+                              "locked": bool(row.locked), **progress})
+        return found
+
+    def _progress(self, connection: Connection, topic: str, assessor: str) -> dict[str, Any]:
+        pooled = set(self._pool_files(connection, topic))
+        rows = connection.execute(sa.select(judgements).where(
+            judgements.c.topic == topic, judgements.c.assessor == assessor)).all()
+        counted = [_judgement(r) for r in rows if r.file in pooled]
+        return {
+            "pool": len(pooled),
+            "done": sum(j.status == "done" for j in counted),
+            "in_progress": sum(j.status == "in-progress" for j in counted),
+            "relevant": sum(j.status == "done" and j.relevant for j in counted),
+            "seconds": sum(j.seconds for j in counted),
+        }
+
+    def _pool_files(self, connection: Connection, topic: str) -> list[str]:
+        rows = connection.execute(sa.select(pool.c.file).where(pool.c.topic == topic)
+                                  .order_by(pool.c.position)).scalars()
+        return list(dict.fromkeys(rows))
+
+    def pool(self, topic: str, assessor: str) -> list[dict[str, Any]]:
+        """The topic's pool grouped by article in pool order, with the assessor's status."""
+        with self._read() as connection:
+            self._require_topic(connection, topic)
+            rows = connection.execute(sa.select(pool).where(pool.c.topic == topic)
+                                      .order_by(pool.c.position)).all()
+            judged = {r.file: _judgement(r) for r in connection.execute(sa.select(judgements).where(
+                judgements.c.topic == topic, judgements.c.assessor == assessor))}
+        articles: dict[str, dict[str, Any]] = {}
+        for row in rows:
+            article = articles.get(row.file)
+            if article is None:
+                j = judged.get(row.file, Judgement(topic, row.file, assessor))
+                article = articles[row.file] = {
+                    "file": row.file, "status": j.status,
+                    "relevant": j.relevant if j.status == "done" else None,
+                    "version": j.version, "min_rank": row.min_rank, "runs": row.runs,
+                    "elements": []}
+            if row.path:
+                article["elements"].append(
+                    {"path": row.path, "min_rank": row.min_rank, "runs": row.runs})
+            if row.min_rank is not None and (article["min_rank"] is None
+                                             or row.min_rank < article["min_rank"]):
+                article["min_rank"] = row.min_rank
+            if row.runs is not None:
+                article["runs"] = max(article["runs"] or 0, row.runs)
+        return list(articles.values())
+
+    def pool_paths(self, topic: str, file: str) -> list[str]:
+        """The pooled elements of a document (empty for an article pool)."""
+        with self._read() as connection:
+            return [p for p in connection.execute(sa.select(pool.c.path).where(
+                pool.c.topic == topic, pool.c.file == file).order_by(pool.c.position)).scalars()
+                if p]
+
+    def document(self, file: str) -> Document:
+        with self._read() as connection:
+            row = connection.execute(sa.select(documents).where(documents.c.file == file)).first()
+        if row is None:
+            raise NotFound(f"no document {file!r} in the store")
+        return Document(row.file, row.text,
+                        tuple((p, int(s), int(e)) for p, s, e in json.loads(row.elements)))
+
+    def document_files(self) -> list[str]:
+        with self._read() as connection:
+            return list(connection.execute(sa.select(documents.c.file)
+                                           .order_by(documents.c.file)).scalars())
+
+    # -- judgements ----------------------------------------------------------------------------
+
+    def judgement(self, topic: str, file: str, assessor: str) -> Judgement:
+        with self._read() as connection:
+            row = connection.execute(sa.select(judgements).where(
+                judgements.c.topic == topic, judgements.c.file == file,
+                judgements.c.assessor == assessor)).first()
+        if row is None:
+            raise NotFound(f"document {file!r} is not in the pool of topic {topic!r}")
+        return _judgement(row)
+
+    def save(self, topic: str, file: str, assessor: str, version: int,
+             change: Callable[[Judgement], Judgement]) -> Judgement:
+        """Apply ``change`` to the stored judgement when its version is ``version`` and store
+        the result with the next version, in one transaction with its action-log entry.
+
+        Raises :class:`Conflict` (stale version), :class:`Locked`, :class:`NotFound`, or
+        whatever ``change`` raises; nothing is written then."""
+        key = (judgements.c.topic == topic, judgements.c.file == file,
+               judgements.c.assessor == assessor)
+        with self._write() as connection:
+            locked = connection.execute(
+                sa.select(topics.c.locked).where(topics.c.topic == topic)).scalar()
+            if locked is None:
+                raise NotFound(f"no topic {topic!r} in the store")
+            if locked:
+                raise Locked(f"topic {topic} is locked: no further changes")
+            row = connection.execute(sa.select(judgements).where(*key).with_for_update()).first()
+            if row is None:
+                raise NotFound(f"document {file!r} is not in the pool of topic {topic!r}")
+            before = _judgement(row)
+            if before.version != version:
+                raise Conflict(before)
+            changed = change(before)
+            after = Judgement(
+                topic=topic, file=file, assessor=assessor, status=changed.status,
+                passages=changed.passages, best_entry_point=changed.best_entry_point,
+                exhaustivity=changed.exhaustivity, values=changed.values,
+                version=version + 1, seconds=changed.seconds, updated=now_iso())
+            result = connection.execute(judgements.update().where(
+                *key, judgements.c.version == version).values(**_judgement_row(after)))
+            if result.rowcount != 1:
+                raise Conflict(before)
+            self._log(connection, assessor, "save", topic=topic, file=file,
+                      before=_state(before), after=_state(after))
+        return after
+
+    def judgements(self, topic: str | None = None,
+                   assessor: str | None = None) -> list[Judgement]:
+        """Stored judgements in topic order, then pool order (all, or of one topic/assessor)."""
+        query = (sa.select(judgements)
+                 .join(topics, topics.c.topic == judgements.c.topic)
+                 .order_by(topics.c.position, judgements.c.assessor, judgements.c.file))
+        if topic is not None:
+            query = query.where(judgements.c.topic == topic)
+        if assessor is not None:
+            query = query.where(judgements.c.assessor == assessor)
+        with self._read() as connection:
+            return [_judgement(row) for row in connection.execute(query)]
+
+    # -- statistics ----------------------------------------------------------------------------
+
+    def stats(self, idle: float = IDLE_SECONDS) -> dict[str, Any]:
+        """Progress per topic and assessor and throughput per assessor, from the judgements and
+        the action log: assessing time is the sum of the pauses between an assessor's
+        consecutive saves that are at most ``idle`` seconds; documents per hour are the
+        documents the assessor marked done divided by that time."""
+        with self._read() as connection:
+            pairs = connection.execute(
+                sa.select(assignments.c.topic, assignments.c.assessor, topics.c.locked)
+                .join(topics, topics.c.topic == assignments.c.topic)
+                .order_by(topics.c.position, assignments.c.id)).all()
+            per_topic = [{"topic": p.topic, "assessor": p.assessor, "locked": bool(p.locked),
+                          **self._progress(connection, p.topic, p.assessor)} for p in pairs]
+            saves = connection.execute(
+                sa.select(actions.c.actor, actions.c.at, actions.c.topic, actions.c.file,
+                          actions.c.after)
+                .where(actions.c.action == "save").order_by(actions.c.actor, actions.c.id)).all()
+        per_assessor: dict[str, dict[str, Any]] = {}
+        last: dict[str, float] = {}
+        done: dict[str, set[tuple[str, str]]] = {}
+        for save in saves:
+            entry = per_assessor.setdefault(save.actor, {"assessor": save.actor, "saves": 0,
+                                                         "seconds": 0.0})
+            entry["saves"] += 1
+            if save.actor in last and 0 <= save.at - last[save.actor] <= idle:
+                entry["seconds"] += save.at - last[save.actor]
+            last[save.actor] = save.at
+            if json.loads(save.after).get("status") == "done":
+                done.setdefault(save.actor, set()).add((save.topic, save.file))
+        for name, entry in per_assessor.items():
+            entry["documents_done"] = len(done.get(name, ()))
+            hours = entry["seconds"] / 3600
+            entry["documents_per_hour"] = (round(entry["documents_done"] / hours, 2)
+                                           if hours > 0 else None)
+            entry["seconds"] = round(entry["seconds"], 3)
+        return {"topics": per_topic,
+                "assessors": sorted(per_assessor.values(), key=lambda e: str(e["assessor"]))}
+
+    def actions(self, limit: int | None = None) -> list[dict[str, Any]]:
+        """The action log, oldest first."""
+        query = sa.select(actions).order_by(actions.c.id)
+        if limit is not None:
+            query = query.limit(limit)
+        with self._read() as connection:
+            return [dict(row._mapping) for row in connection.execute(query)]
+
+    # -- helpers -------------------------------------------------------------------------------
+
+    def _require_user(self, connection: Connection, name: str) -> None:
+        if connection.execute(sa.select(users.c.name).where(users.c.name == name)).first() is None:
+            raise StoreError(f"no user {name!r} (add one with inexeval assess add-user)")
+
+    def _require_topic(self, connection: Connection, topic: str) -> None:
+        if connection.execute(sa.select(topics.c.topic).where(topics.c.topic == topic)).first() \
+                is None:
+            raise NotFound(f"no topic {topic!r} in the store")
+
+
+def _token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
