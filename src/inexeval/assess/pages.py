@@ -16,13 +16,15 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Route
 from starlette.templating import Jinja2Templates
 
-from inexeval.assess.store import NotFound, Store
+from inexeval.assess.api import session_of
+from inexeval.assess.store import NotFound, Store, User
 
 HERE = Path(__file__).parent
 
@@ -76,76 +78,75 @@ def next_unassessed(articles: list[dict[str, Any]], file: str) -> str | None:
     return None
 
 
-def routes(store: Store) -> list[Route]:
-    """The page routes of the app, reading ``store``; the session comes from the app
-    (``request.state.user``, ``request.state.csrf_token``)."""
-    from inexeval.assess.app import current_session
-
+def routes(store: Store) -> list[BaseRoute]:
+    """The page routes of the app, reading ``store``; the session is the API's
+    (:func:`inexeval.assess.api.session_of`)."""
     templates = Jinja2Templates(directory=str(HERE / "templates"))
     templates.env.filters["duration"] = duration
 
-    def render(request: Request, name: str, context: dict[str, Any],
-               page_data: dict[str, Any] | None = None, status_code: int = 200) -> Response:
-        session = current_session(request)
-        base = {"user": session.user.name if session else None,
-                "is_admin": bool(session and session.user.admin),
-                "page_data": {"csrf_token": session.csrf_token if session else None,
-                              **(page_data or {})}}
-        return templates.TemplateResponse(request, name, {**base, **context},
-                                          status_code=status_code)
+    async def render(request: Request, name: str, context: dict[str, Any],
+                     page_data: dict[str, Any] | None = None) -> Response:
+        session = await session_of(request)
+        user, csrf = session if session else (None, None)
+        base = {"user": user.name if user else None, "is_admin": bool(user and user.admin),
+                "page_data": {"csrf_token": csrf, **(page_data or {})}}
+        return templates.TemplateResponse(request, name, {**base, **context})
 
-    def assessor(request: Request, topic: str | None = None) -> str:
-        session = current_session(request)
+    async def login_user(request: Request, topic: str | None = None) -> User:
+        """The logged-in user (else a redirect to the login page), assigned ``topic`` (403)."""
+        session = await session_of(request)
         if session is None:
-            raise _to_login(request)
-        if topic is not None and not store.is_assigned(session.user.name, topic):
-            raise HTTPException(403, f"topic {topic} is not assigned to you")
-        return session.user.name
+            raise _Redirect(f"/login?next={quote(request.url.path)}")
+        user = session[0]
+        if topic is not None:
+            _topic(store, topic)
+            if not await run_in_threadpool(store.is_assigned, user.name, topic):
+                raise HTTPException(403, f"topic {topic} is not assigned to {user.name}")
+        return user
 
     async def login(request: Request) -> Response:
-        error = {"failed": "Wrong user name or password.",
-                 "limited": "Too many failed attempts: wait a minute and try again."}
-        return render(request, "login.html", {
+        error = {"1": "Wrong user name or password.",
+                 "limited": "Too many failed attempts: wait a few minutes and try again."}
+        target = request.query_params.get("next", "/")
+        return await render(request, "login.html", {
             "error": error.get(request.query_params.get("error", "")),
-            "username": request.query_params.get("username", "")})
+            "next": target if target.startswith("/") and not target.startswith("//") else "/"})
 
     async def topics(request: Request) -> Response:
-        user = assessor(request)
-        return render(request, "topics.html", {"topics": store.user_topics(user)})
+        user = await login_user(request)
+        found = await run_in_threadpool(store.user_topics, user.name)
+        return await render(request, "topics.html", {"topics": found})
 
     async def topic(request: Request) -> Response:
         topic_id = request.path_params["topic"]
-        user = assessor(request, topic_id)
-        articles = _articles(store.pool(topic_id, user), topic_id)
-        return render(request, "topic.html", {
+        user = await login_user(request, topic_id)
+        articles = _articles(await run_in_threadpool(store.pool, topic_id, user.name), topic_id)
+        return await render(request, "topic.html", {
             "topic": _topic(store, topic_id), "articles": articles,
             "done": sum(a["status"] == "done" for a in articles)})
 
     async def document(request: Request) -> Response:
         topic_id, file = request.path_params["topic"], request.path_params["file"]
-        user = assessor(request, topic_id)
-        articles = store.pool(topic_id, user)
+        user = await login_user(request, topic_id)
+        articles = await run_in_threadpool(store.pool, topic_id, user.name)
         if file not in {a["file"] for a in articles}:
             raise HTTPException(404, f"document {file} is not in the pool of topic {topic_id}")
         statement = _topic(store, topic_id)
         following = next_unassessed(articles, file)
-        api = f"/api/topics/{quote(topic_id, safe='')}/docs/{quote(file, safe='/')}"
-        return render(request, "doc.html", {"topic": statement, "file": file}, {
-            "user": user, "mode": store.mode(), "keywords": keywords(statement),
-            "doc_api": api, "rules_api": f"{api}/rules",
-            "pooled": store.pool_paths(topic_id, file),
+        return await render(request, "doc.html", {"topic": statement, "file": file}, {
+            "user": user.name, "mode": store.mode(), "keywords": keywords(statement),
+            "doc_api": f"/api/topics/{quote(topic_id, safe='')}/docs/{quote(file, safe='/')}",
+            "pooled": await run_in_threadpool(store.pool_paths, topic_id, file),
             "next_url": doc_url(topic_id, following) if following else None})
 
     async def admin(request: Request) -> Response:
-        session = current_session(request)
-        if session is None:
-            raise _to_login(request)
-        if not session.user.admin:
-            raise HTTPException(403, "the admin page is for admin users")
-        stats = store.stats()
-        return render(request, "admin.html", {
-            "topics": _topic_rows(stats["topics"]), "assessors": stats["assessors"],
-            "export_formats": ("fol", "inex2005", "inex2002", "inex2003", "json")})
+        user = await login_user(request)
+        if not user.admin:
+            raise HTTPException(403, "the admin page is for administrators")
+        stats = await run_in_threadpool(store.stats)
+        return await render(request, "admin.html", {
+            "topics": _topic_rows(stats["topics"]), "progress": stats["topics"],
+            "assessors": stats["assessors"]})
 
     return [
         Route("/login", login, methods=["GET"]),
@@ -156,12 +157,9 @@ def routes(store: Store) -> list[Route]:
     ]
 
 
-def _to_login(request: Request) -> HTTPException:
-    """Redirect to the login page: raised so that a helper can stop the handler."""
-    return _Redirect(f"/login?next={quote(request.url.path)}")
-
-
 class _Redirect(HTTPException):
+    """A redirect raised from a helper so that it ends the page's handler."""
+
     def __init__(self, url: str) -> None:
         super().__init__(303, headers={"Location": url})
 

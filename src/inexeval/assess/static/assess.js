@@ -3,7 +3,7 @@
 // Document text only ever enters the page as DOM text nodes, never as HTML.
 
 import {
-  CodePointText, snapToWords, findWords, addPassage, subtractPassage, passageAt,
+  CodePointText, snapToWords, findWords, wordStart, addPassage, subtractPassage, passageAt,
   elementsHoldingHighlights, highlightProblems,
 } from "./judge.js";
 
@@ -400,6 +400,8 @@ function documentPage() {
     return found;
   };
 
+  window.inexeval.problems = () => problems();
+
   const draw = () => {
     drawPassages();
     drawBestEntryPoint();
@@ -451,8 +453,8 @@ function documentPage() {
     } catch {
       response = null;
     }
-    state.saving = false;
     if (response === null || response.status >= 500 || response.status === 429) {
+      state.saving = false;
       state.retry = Math.min(30000, Math.max(500, state.retry * 2));
       showSave(`not saved (${response === null ? "offline" : response.status}): retrying`,
         "retry");
@@ -462,39 +464,46 @@ function documentPage() {
     state.retry = 0;
     if (response.ok) {
       const answer = await response.json();
+      state.saving = false;
       window.inexeval.timings.lastSave = performance.now() - started;
       state.pending.shift();
       state.judgement.version = answer.version;
       if (state.pending.length === 0) {
         if (answer.status) state.judgement.status = answer.status;
         showSave("saved", "saved");
-        await refreshRules();
+        takeRules(answer);
         draw();
       }
       remember();
       flush();
       return;
     }
+    // Refused: the server's version is reloaded; changes made meanwhile were made on the
+    // refused state, so they go too (the assessor is told to redo them).
+    const message = await errorMessage(response);
+    if (response.status !== 401) {
+      try {
+        await load();
+      } catch {
+        // the notice below says what happened; the next change retries from the old state
+      }
+    }
     state.pending = [];
     remember();
-    const message = await errorMessage(response);
+    state.saving = false;
     if (response.status === 409) {
-      await load();
       showSave("reloaded", "conflict");
       notice("This document was changed in another tab or window: the saved version has "
         + "been reloaded and your last change was not saved. Please check it and redo it.",
       "conflict");
-      return;
-    }
-    if (response.status === 401) {
-      notice(`Not saved: your session has ended (${message}). Log in again in another tab, `
-        + "then reload this page.", "error");
+    } else if (response.status === 401) {
       showSave("not saved", "error");
-      return;
+      notice(`Not saved: your session has ended (${message}). Log in again in another tab, `
+        + "then redo the change.", "error");
+    } else {
+      showSave("not saved", "error");
+      notice(`Not saved: ${message}`, "error");
     }
-    await load();
-    notice(`Not saved: ${message}`, "error");
-    showSave("not saved", "error");
   };
 
   /** Apply a change to the judgement, draw it and save it. */
@@ -586,7 +595,8 @@ function documentPage() {
       return;
     }
     clearNotice();
-    change((j) => { j.best_entry_point = Math.min(sel[0], state.text.length - 1); });
+    const at = wordStart(state.text, Math.min(sel[0], state.text.length - 1), state.breaks);
+    change((j) => { j.best_entry_point = at; });
   };
 
   const markDone = () => {
@@ -693,9 +703,8 @@ function documentPage() {
   window.addEventListener("online", () => { state.retry = 0; flush(); });
   new ResizeObserver(() => { if (state.judgement) drawBestEntryPoint(); }).observe(doc);
 
-  const refreshRules = async () => {
-    if (state.mode === "highlight" || !data.rules_api) return;
-    const answer = await getJSON(data.rules_api);
+  /** The server's findings on a judgement it sent (GET or the answer to a PUT). */
+  const takeRules = (answer) => {
     state.serverProblems = answer.problems || [];
     state.implicit = answer.implicit || {};
   };
@@ -709,7 +718,7 @@ function documentPage() {
     state.baseSeconds = judgement.seconds || 0;
     state.activeMs = 0;
     state.visibleSince = document.hidden ? null : performance.now();
-    await refreshRules();
+    takeRules(judgement);
     if (state.text !== null) draw();
   };
 

@@ -81,6 +81,15 @@ export function snapToWords(text, start, end, breaks = new Set()) {
   return [s, e];
 }
 
+/** The start of the word holding offset `at` (`at` itself between words). */
+export function wordStart(text, at, breaks = new Set()) {
+  let s = Math.max(0, Math.min(at, text.length));
+  while (s > 0 && !breaks.has(s) && isWordChar(text.charAt(s - 1)) && isWordChar(text.charAt(s))) {
+    s -= 1;
+  }
+  return s;
+}
+
 /** The [start, end) offsets of every whole-word occurrence of the words, any case. */
 export function findWords(text, words, breaks = new Set()) {
   if (words.length === 0) return [];
