@@ -69,6 +69,7 @@ function topicPage() {
     rows[current].querySelector("a").focus();
   };
   rows.forEach((row, i) => row.querySelector("a").addEventListener("focus", () => { current = i; }));
+  focus(current);
   document.addEventListener("keydown", (event) => {
     if (!plainKey(event)) return;
     if (event.key === "j" || event.key === "ArrowDown") focus(current + 1);
@@ -137,6 +138,7 @@ function renderDocument(root, text, elements) {
   const kind = kinds(elements);
   const nodes = [];
   const starts = [];
+  const made = new Map();
   const fragment = document.createDocumentFragment();
   const stack = [];
   let at = 0; // UTF-16 position written so far
@@ -172,6 +174,7 @@ function renderDocument(root, text, elements) {
     node.className = `x-${kind[i]}`;
     node.dataset.tag = tagOf(el.path);
     parent.node.append(node);
+    made.set(el.path, node);
     stack.push({ path: el.path, node, kind: kind[i], end });
   });
   while (stack.length > 0) close();
@@ -181,7 +184,7 @@ function renderDocument(root, text, elements) {
   elements.forEach((el, i) => {
     if (kind[i] !== "inline") breaks.add(el.start).add(el.end);
   });
-  return { nodes, starts, breaks };
+  return { nodes, starts, breaks, made };
 }
 
 const GRADED_CODES = {
@@ -194,6 +197,7 @@ function documentPage() {
   const storageKey = `inexeval:${data.user}:${data.doc_api}`;
   const state = {
     text: null, elements: [], order: new Map(), nodes: [], starts: [], breaks: new Set(),
+    made: new Map(), breakList: [],
     judgement: null, mode: data.mode || "highlight", keywords: data.keywords || [],
     pooled: data.pooled || [], serverProblems: [], implicit: {},
     pending: [], saving: false, retry: 0, focusPath: null,
@@ -352,8 +356,17 @@ function documentPage() {
       li.dataset.path = path;
       li.style.setProperty("--depth", String(path.split("/").length - 2));
       const label = document.createElement("span");
-      label.className = "path";
-      label.textContent = path;
+      label.className = "label";
+      const step = document.createElement("span");
+      step.className = "path";
+      step.textContent = path.slice(path.lastIndexOf("/") + 1);
+      step.title = path;
+      const snippet = document.createElement("span");
+      snippet.className = "snippet";
+      const el = state.elements[state.order.get(path)];
+      const block = state.breakList.find((at) => at > el.start) ?? el.end;
+      snippet.textContent = state.text.slice(el.start, Math.min(el.end, block, el.start + 80));
+      label.append(step, " ", snippet);
       li.append(label, state.mode === "highlight" ? scaleButtons(path) : gradedSelect(path));
       li.addEventListener("focusin", () => { state.focusPath = path; markCurrent(); });
       if (valueOf(path) === undefined && !(path in state.implicit)) li.classList.add("needs");
@@ -365,10 +378,18 @@ function documentPage() {
     if (focused) list.querySelector(`li[data-path="${CSS.escape(focused)}"]`)?.focus();
   };
 
+  /** Mark the element the keys 2, 1, 3 apply to, in the panel and in the document. */
   const markCurrent = () => {
     const current = currentPath();
     for (const li of document.querySelectorAll("#elements li")) {
       li.classList.toggle("current", li.dataset.path === current);
+    }
+    for (const node of doc.querySelectorAll(".current-element")) {
+      node.classList.remove("current-element");
+    }
+    const inPanel = document.activeElement?.closest?.("#elements li");
+    if (inPanel || (current !== null && valueOf(current) === undefined)) {
+      state.made.get(current)?.classList.add("current-element");
     }
   };
 
@@ -390,10 +411,13 @@ function documentPage() {
     }));
     const relevant = state.judgement.passages.length > 0
       || Object.values(state.judgement.values).some((c) => c !== "0N" && c !== "E0S0");
-    say("consistency-title", found.length === 0
-      ? `Complete: press d to mark it done (${relevant ? "relevant" : "non-relevant"})`
-      : "Missing before it can be done:");
     const status = state.judgement.status;
+    const kind = relevant ? "relevant" : "non-relevant";
+    let title = "Missing before it can be done:";
+    if (found.length === 0) {
+      title = status === "done" ? `Done (${kind})` : `Complete: press d to mark it done (${kind})`;
+    }
+    say("consistency-title", title);
     const shown = document.getElementById("doc-status");
     shown.textContent = status === "done" ? `done, ${relevant ? "relevant" : "non-relevant"}` : status;
     shown.dataset.status = status;
@@ -702,6 +726,10 @@ function documentPage() {
   });
   window.addEventListener("online", () => { state.retry = 0; flush(); });
   new ResizeObserver(() => { if (state.judgement) drawBestEntryPoint(); }).observe(doc);
+  const head = document.querySelector(".doc-head");
+  new ResizeObserver(() => {
+    document.documentElement.style.setProperty("--head", `${head.offsetHeight}px`);
+  }).observe(head);
 
   /** The server's findings on a judgement it sent (GET or the answer to a PUT). */
   const takeRules = (answer) => {
@@ -755,6 +783,8 @@ function documentPage() {
     state.nodes = rendered.nodes;
     state.starts = rendered.starts;
     state.breaks = rendered.breaks;
+    state.breakList = [...rendered.breaks].sort((a, b) => a - b);
+    state.made = rendered.made;
     restore();
     drawKeywords();
     draw();
