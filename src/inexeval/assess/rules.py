@@ -173,10 +173,13 @@ def _problems_graded(j: Judgement, structure: Structure, mode: str,
                              "so its coverage is too large (L)")
     implicit = implicit_values(j.values, structure, mode)
     if mode == "2003":
+        unjudged: dict[str, str] = {}
         for path, (level, _) in grades.items():
             for above in ancestors(path):
-                if level > 0 and above not in grades and above in structure.paths():
-                    found.append(f"{above} contains the relevant {path} and needs a value")
+                if level > 0 and above not in grades:
+                    unjudged.setdefault(above, path)
+        found.extend(f"{above} contains the relevant {path} and needs a value"
+                     for above, path in unjudged.items())
     for path in pooled:
         if path not in j.values and path not in implicit:
             found.append(f"pooled element {path} has no value")
@@ -220,9 +223,7 @@ def apply(before: Judgement, requested: Judgement, structure: Structure, mode: s
     result = replace(requested, passages=merge_passages(requested.passages))
     changed = _content(result) != _content(before)
     status = result.status
-    if changed and status == "done" and before.status == "done":
-        status = "in-progress"
-    elif changed and status == "unseen":
+    if changed and (status == "unseen" or status == "done" and before.status == "done"):
         status = "in-progress"
     result = replace(result, status=status)
     if status == "done":

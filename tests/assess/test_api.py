@@ -1,0 +1,299 @@
+"""The HTTP API through the ASGI app, on SQLite and PostgreSQL: sessions, CSRF, every endpoint,
+every invalid body with its status code."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from inexeval.assess.api import LOGIN_ATTEMPTS, OPENAPI
+from inexeval.assess.store import Store
+from tests.assess.conftest import DOCUMENTS, PASSWORD
+
+A1 = "/api/topics/1/docs/co/a1"
+A2 = "/api/topics/1/docs/co/a2"
+
+
+def holding_all(client: Any, url: str, passages: list[list[int]]) -> dict[str, str]:
+    found = client.post(url + "/check", {"passages": passages}).json()
+    return {path: "2" for path in found["holding"]}
+
+
+def test_login_session_and_logout(connect: Any) -> None:
+    anonymous = connect(None)
+    assert anonymous.get("/api/session").status_code == 401
+    response = anonymous.http.post("/login", data={"username": "alice", "password": PASSWORD})
+    assert response.status_code == 200
+    cookie = response.headers["set-cookie"]
+    assert "HttpOnly" in cookie and "SameSite=strict" in cookie and "Path=/" in cookie
+    session = anonymous.get("/api/session").json()
+    assert session["user"] == "alice" and session["csrf_token"] == response.json()["csrf_token"]
+    assert anonymous.http.post("/logout").status_code == 403
+    assert anonymous.http.post("/logout", headers={"X-CSRF-Token": session["csrf_token"]}
+                               ).status_code == 200
+    assert anonymous.get("/api/session").status_code == 401
+    assert anonymous.get("/api/topics").status_code == 401
+
+
+def test_html_login_redirects(connect: Any) -> None:
+    client = connect(None)
+    html = {"accept": "text/html"}
+    wrong = client.http.post("/login", data={"username": "alice", "password": "x"},
+                             headers=html, follow_redirects=False)
+    assert wrong.status_code == 303 and wrong.headers["location"] == "/login?error=1"
+    right = client.http.post("/login", data={"username": "alice", "password": PASSWORD,
+                                             "next": "/topics/1"},
+                             headers=html, follow_redirects=False)
+    assert right.status_code == 303 and right.headers["location"] == "/topics/1"
+    outside = client.http.post("/login", data={"username": "alice", "password": PASSWORD,
+                                               "next": "//evil.example"},
+                               headers=html, follow_redirects=False)
+    assert outside.headers["location"] == "/"
+
+
+def test_failed_logins_are_rate_limited_per_user(connect: Any) -> None:
+    client = connect(None)
+    for _ in range(LOGIN_ATTEMPTS):
+        response = client.http.post("/login", data={"username": "alice", "password": "wrong"})
+        assert response.status_code == 401
+        assert response.json() == {"error": "wrong user name or password"}
+    blocked = client.http.post("/login", data={"username": "alice", "password": PASSWORD})
+    assert blocked.status_code == 429
+    # another user is not affected; an unknown user counts as well
+    assert client.http.post("/login", data={"username": "bob", "password": PASSWORD}
+                            ).status_code == 200
+    assert client.http.post("/login", data={"username": "nobody", "password": "x"}
+                            ).status_code == 401
+
+
+@pytest.mark.parametrize("form", [{}, {"username": "alice"}, {"password": "x"}])
+def test_login_form_fields_required(connect: Any, form: dict[str, str]) -> None:
+    assert connect(None).http.post("/login", data=form).status_code == 422
+
+
+def test_topics_topic_and_pool(connect: Any) -> None:
+    alice = connect("alice")
+    topics = alice.get("/api/topics").json()["topics"]
+    assert topics == [{"topic": "1", "title": "xml retrieval", "locked": False, "pool": 2,
+                       "done": 0, "in_progress": 0, "relevant": 0, "seconds": 0.0}]
+    topic = alice.get("/api/topics/1").json()
+    assert topic["description"] == "Evaluation of XML retrieval."
+    assert topic["narrative"] == "Elements about evaluation are relevant."
+    assert topic["keywords"] == "xml, retrieval" and topic["mode"] == "highlight"
+    pool = alice.get("/api/topics/1/pool").json()
+    assert [a["file"] for a in pool["articles"]] == ["co/a1", "co/a2"]
+    assert pool["articles"][1]["elements"] == [
+        {"path": "/article[1]/bdy[1]/p[1]", "min_rank": 2, "runs": 1},
+        {"path": "/article[1]/bdy[1]/p[2]", "min_rank": 4, "runs": 1}]
+    assert pool["articles"][1]["min_rank"] == 2 and pool["articles"][0]["status"] == "unseen"
+
+
+def test_not_assigned_unknown_and_not_pooled(connect: Any) -> None:
+    carol = connect("carol")
+    for path in ("/api/topics/1", "/api/topics/1/pool", A1, A1 + "/content"):
+        assert carol.get(path).status_code == 403, path
+    assert carol.put(A1, {"version": 0, "status": "in-progress"}).status_code == 403
+    assert carol.get("/api/topics/9").status_code == 404
+    assert carol.get("/api/topics/2/docs/co/a1").status_code == 404
+    assert carol.get("/api/topics/2/docs/co/nothing/content").status_code == 404
+
+
+def test_content_is_text_with_code_point_offsets(connect: Any) -> None:
+    from inexeval.assess.documents import document_text
+    from inexeval.collection.build import index_document
+
+    content = connect("alice").get(A1 + "/content").json()
+    index = index_document("co/a1", DOCUMENTS["co/a1"].encode())
+    assert content["file"] == "co/a1"
+    assert content["text"] == document_text(DOCUMENTS["co/a1"].encode(), "co/a1")
+    assert len(content["text"]) == index.length
+    assert content["elements"] == [{"path": p, "start": int(s), "end": int(e)}
+                                   for p, s, e in zip(index.paths, index.start, index.end)]
+    last = content["elements"][-1]
+    # one code point for the emoji (two UTF-16 units), one for &amp;
+    assert content["text"][last["start"]:last["end"]] == "Another section \U0001F600 here."
+    assert "Second & paragraph." in content["text"]
+    markup = connect("alice").get(A2 + "/content").json()["text"]
+    assert markup.startswith("<script>alert(1)</script> and <img src=x onerror=alert(2)>")
+
+
+def test_save_versions_conflicts_and_the_log(connect: Any, campaign: str) -> None:
+    alice = connect("alice")
+    first = alice.get(A1).json()
+    assert first["version"] == 0 and first["status"] == "unseen"
+    assert first["best_entry_point"] is None and first["assessor"] == "alice"
+    saved = alice.put(A1, {"version": 0, "status": "in-progress", "passages": [[5, 9], [9, 12]],
+                           "seconds": 3.5})
+    assert saved.status_code == 200
+    assert saved.json()["version"] == 1 and saved.json()["passages"] == [[5, 12]]
+    stale = alice.put(A1, {"version": 0, "status": "in-progress", "passages": [[0, 2]]})
+    assert stale.status_code == 409
+    assert stale.json()["current"]["passages"] == [[5, 12]]
+    assert alice.get(A1).json()["passages"] == [[5, 12]]
+    store = Store.open(campaign)
+    try:
+        saves = [a for a in store.actions() if a["action"] == "save"]
+    finally:
+        store.close()
+    assert len(saves) == 1 and saves[0]["actor"] == "alice" and saves[0]["file"] == "co/a1"
+    assert '"passages":[]' in saves[0]["before"] and '"passages":[[5,12]]' in saves[0]["after"]
+
+
+def test_done_flow(connect: Any) -> None:
+    alice = connect("alice")
+    passages = [[20, 40]]
+    refused = alice.put(A1, {"version": 0, "status": "done", "passages": passages})
+    assert refused.status_code == 422
+    assert "needs a best entry point" in refused.json()["error"]
+    assert alice.get(A1).json()["version"] == 0
+    exhaustivity = holding_all(alice, A1, passages)
+    done = alice.put(A1, {"version": 0, "status": "done", "passages": passages,
+                          "best_entry_point": 20, "exhaustivity": exhaustivity})
+    assert done.status_code == 200 and done.json()["status"] == "done"
+    assert done.json()["problems"] == [] and done.json()["relevant"] is True
+    changed = alice.put(A1, {"version": 1, "status": "done", "passages": [[20, 41]]})
+    assert changed.json()["status"] == "in-progress" and changed.json()["version"] == 2
+    progress = alice.get("/api/topics").json()["topics"][0]
+    assert progress["in_progress"] == 1 and progress["done"] == 0
+    # done with nothing highlighted: non-relevant
+    empty = alice.put(A2, {"version": 0, "status": "done"})
+    assert empty.status_code == 200 and empty.json()["relevant"] is False
+    pool = alice.get("/api/topics/1/pool").json()["articles"]
+    assert pool[1]["status"] == "done" and pool[1]["relevant"] is False
+
+
+def test_two_assessors_keep_their_own_judgements(connect: Any) -> None:
+    alice, bob = connect("alice"), connect("bob")
+    assert alice.put(A1, {"version": 0, "status": "in-progress", "passages": [[0, 3]]}
+                     ).status_code == 200
+    assert bob.get(A1).json()["passages"] == [] and bob.get(A1).json()["version"] == 0
+    assert bob.put(A1, {"version": 0, "status": "in-progress", "passages": [[4, 6]]}
+                   ).status_code == 200
+    assert alice.get(A1).json()["passages"] == [[0, 3]]
+
+
+@pytest.mark.parametrize(("body", "message"), [
+    ({"status": "in-progress"}, "version: a whole number is required"),
+    ({"version": True, "status": "in-progress"}, "version: a whole number is required"),
+    ({"version": "0", "status": "in-progress"}, "version: a whole number is required"),
+    ({"version": 0}, "status: required"),
+    ({"version": 0, "status": 3}, "status: a string is required"),
+    ({"version": 0, "status": "finished"}, "status 'finished' is not one of"),
+    ({"version": 0, "status": "in-progress", "passages": [[1, 2, 3]]}, "passages: a list"),
+    ({"version": 0, "status": "in-progress", "passages": [[1.5, 2]]}, "passages: a list"),
+    ({"version": 0, "status": "in-progress", "passages": [[3, 3]]}, "does not end after"),
+    ({"version": 0, "status": "in-progress", "passages": [[5, 2]]}, "does not end after"),
+    ({"version": 0, "status": "in-progress", "passages": [[-1, 2]]}, "outside the document"),
+    ({"version": 0, "status": "in-progress", "passages": [[0, 10 ** 30]]}, "outside the doc"),
+    ({"version": 0, "status": "in-progress", "best_entry_point": "x"}, "best_entry_point"),
+    ({"version": 0, "status": "in-progress", "best_entry_point": 10 ** 6}, "outside the doc"),
+    ({"version": 0, "status": "in-progress", "exhaustivity": {"/article[1]/x[1]": "2"}},
+     "not an element of the document"),
+    ({"version": 0, "status": "in-progress", "exhaustivity": {"not a path": "2"}},
+     "not an absolute path"),
+    ({"version": 0, "status": "in-progress", "exhaustivity": {"/article[1]": "3"}},
+     "not on the highlight scale"),
+    ({"version": 0, "status": "in-progress", "exhaustivity": {"/article[1]": 2}},
+     "an object mapping element paths to strings"),
+    ({"version": 0, "status": "in-progress", "exhaustivity": []}, "an object mapping"),
+    ({"version": 0, "status": "in-progress", "values": {"/article[1]": "3E"}},
+     "not on the highlight scale"),
+    ({"version": 0, "status": "in-progress", "seconds": "long"}, "seconds: a number"),
+    ({"version": 0, "status": "in-progress", "seconds": -1}, "seconds -1.0"),
+    ({"version": 0, "status": "in-progress", "colour": "red"}, "unknown field 'colour'"),
+    ({"version": 0, "status": "done", "passages": [[0, 5]]}, "cannot be done"),
+])
+def test_invalid_bodies_are_422_with_a_message(connect: Any, body: dict[str, Any],
+                                               message: str) -> None:
+    response = connect("alice").put(A1, body)
+    assert response.status_code == 422
+    assert message in response.json()["error"]
+
+
+@pytest.mark.parametrize(("content", "status"), [
+    (b"", 422), (b"not json", 422), (b"[1, 2]", 422), (b'"text"', 422), (b"\xff\xfe", 422),
+    (b'{"version": NaN, "status": "in-progress"}', 422),
+    (b'{"version": 0, "status": "in-progress", "seconds": Infinity}', 422),
+    (b"[" * 40 + b"]" * 40, 422), (b'{"a":' * 5000 + b"1" + b"}" * 5000, 422),
+    (b"[" * 200_000, 422), (b" " * (1 << 20), 413), (b"x" * (2 << 20), 413),
+])
+def test_malformed_bodies(connect: Any, content: bytes, status: int) -> None:
+    alice = connect("alice")
+    response = alice.http.put(A1, content=content, headers={
+        "X-CSRF-Token": alice.csrf, "content-type": "application/json"})
+    assert response.status_code == status
+    assert response.json()["error"]
+    assert alice.get(A1).json()["version"] == 0
+
+
+def test_streamed_body_without_length_is_limited(connect: Any) -> None:
+    alice = connect("alice")
+
+    def chunks() -> Any:
+        for _ in range(40):
+            yield b" " * 32768
+
+    response = alice.http.put(A1, content=chunks(), headers={"X-CSRF-Token": alice.csrf})
+    assert response.status_code == 413
+
+
+def test_csrf_required_on_every_change(connect: Any) -> None:
+    alice = connect("alice")
+    body = {"version": 0, "status": "in-progress"}
+    assert alice.http.put(A1, json=body).status_code == 403
+    assert alice.http.put(A1, json=body, headers={"X-CSRF-Token": "forged"}).status_code == 403
+    assert alice.http.post(A1 + "/check", json=body).status_code == 403
+    dora = connect("dora")
+    assert dora.http.post("/api/admin/topics/1/lock").status_code == 403
+    assert alice.get(A1).json()["version"] == 0
+    assert connect(None).put(A1, body).status_code == 401
+
+
+def test_check_reports_without_saving(connect: Any) -> None:
+    alice = connect("alice")
+    found = alice.post(A1 + "/check", {"passages": [[30, 25]]})
+    assert found.status_code == 422
+    found = alice.post(A1 + "/check", {"passages": [[20, 22], [22, 40]]}).json()
+    assert found["passages"] == [[20, 40]] and found["relevant"] is True
+    assert found["holding"][0] == "/article[1]"
+    assert "a relevant document needs a best entry point" in found["problems"]
+    assert alice.get(A1).json()["version"] == 0
+
+
+def test_admin_stats_and_locks(connect: Any) -> None:
+    alice, dora = connect("alice"), connect("dora")
+    assert alice.get("/api/admin/stats").status_code == 403
+    assert alice.post("/api/admin/topics/1/lock").status_code == 403
+    alice.put(A2, {"version": 0, "status": "done"})
+    stats = dora.get("/api/admin/stats").json()
+    assert [(t["topic"], t["assessor"], t["done"]) for t in stats["topics"]] == [
+        ("1", "alice", 1), ("1", "bob", 0), ("2", "carol", 0)]
+    assert stats["assessors"][0]["assessor"] == "alice"
+    assert stats["assessors"][0]["documents_done"] == 1
+    assert dora.post("/api/admin/topics/1/lock").json() == {"topic": "1", "locked": True}
+    locked = alice.put(A1, {"version": 0, "status": "in-progress", "passages": [[0, 1]]})
+    assert locked.status_code == 423 and alice.get(A1).json()["version"] == 0
+    assert alice.get("/api/topics").json()["topics"][0]["locked"] is True
+    assert dora.post("/api/admin/topics/1/unlock").json()["locked"] is False
+    assert alice.put(A1, {"version": 0, "status": "in-progress"}).status_code == 200
+    assert dora.post("/api/admin/topics/7/lock").status_code == 404
+
+
+def test_openapi_lists_every_endpoint(connect: Any) -> None:
+    schema = connect(None).get("/api/openapi.json").json()
+    assert schema == OPENAPI
+    assert set(schema["paths"]) == {
+        "/login", "/logout", "/api/session", "/api/topics", "/api/topics/{topic}",
+        "/api/topics/{topic}/pool", "/api/topics/{topic}/docs/{file}",
+        "/api/topics/{topic}/docs/{file}/content", "/api/topics/{topic}/docs/{file}/check",
+        "/api/admin/stats", "/api/admin/topics/{topic}/lock",
+        "/api/admin/topics/{topic}/unlock"}
+    put = schema["paths"]["/api/topics/{topic}/docs/{file}"]["put"]["responses"]
+    assert {"200", "401", "403", "404", "409", "413", "422", "423"} <= set(put)
+
+
+def test_security_headers(connect: Any) -> None:
+    response = connect(None).get("/api/openapi.json")
+    assert response.headers["x-content-type-options"] == "nosniff"
+    assert response.headers["x-frame-options"] == "DENY"

@@ -1,0 +1,150 @@
+"""``inexeval assess`` on the command line: init (and its errors), users, assignments, stats."""
+
+from __future__ import annotations
+
+import io
+import shutil
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+from argon2 import PasswordHasher
+
+from inexeval.assess.store import Store
+from inexeval.cli import main
+from tests.assess.conftest import init_store
+
+
+def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(args)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_init_stores_topics_documents_and_pool(
+        store_url: str, campaign_files: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(["assess", "init", store_url, "--collection",
+                        str(campaign_files["collection"]), "--topics",
+                        str(campaign_files["topics"]), "--pool", str(campaign_files["pool"]),
+                        "--mode", "2003"], capsys)
+    assert code == 0 and out.startswith("2 topics, 3 documents, 4 pooled units, 2003 mode")
+    store = Store.open(store_url)
+    try:
+        assert store.mode() == "2003" and store.topic_ids() == ["1", "2"]
+        assert store.document_files() == ["co/a1", "co/a2", "co/a3"]
+        assert store.document("co/a3").text == "Small document about XML."
+        assert store.pool_paths("1", "co/a2") == ["/article[1]/bdy[1]/p[1]",
+                                                  "/article[1]/bdy[1]/p[2]"]
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize(("line", "message"), [
+    ("1\tco/missing\t\t1\t1", "document co/missing is not in the collection"),
+    ("1\t../outside\t\t1\t1", "document ../outside is not in the collection"),
+    ("1\tco/a3\t/article[1]/sec[4]\t1\t1", "element /article[1]/sec[4] is not in document co/a3"),
+    ("7\tco/a3\t\t1\t1", "topic 7 is not in the topic file"),
+])
+def test_init_refuses_a_pool_naming_what_is_not_there(
+        tmp_path: Path, campaign_files: dict[str, Path], capsys: pytest.CaptureFixture[str],
+        line: str, message: str) -> None:
+    pool = tmp_path / "bad.tsv"
+    pool.write_text("1\tco/a1\t\t1\t1\n" + line + "\n", encoding="utf-8")
+    store = tmp_path / "s.db"
+    code, _, err = run(["assess", "init", str(store), "--collection",
+                        str(campaign_files["collection"]), "--topics",
+                        str(campaign_files["topics"]), "--pool", str(pool)], capsys)
+    assert code == 2
+    assert err.startswith(f"inexeval: error: {pool}:2: {message}"), err
+    assert err.count("\n") == 1 and not store.exists()
+
+
+def test_init_from_a_saved_index(tmp_path: Path, campaign_files: dict[str, Path],
+                                 capsys: pytest.CaptureFixture[str]) -> None:
+    index = tmp_path / "index.npz"
+    assert main(["index", str(campaign_files["collection"]), "-o", str(index), "--quiet"]) == 0
+    capsys.readouterr()
+    files = {**campaign_files, "collection": index}
+    init_store(str(tmp_path / "s.db"), files)
+    shutil.rmtree(campaign_files["collection"])
+    code, _, err = run(["assess", "init", str(tmp_path / "t.db"), "--collection", str(index),
+                        "--topics", str(campaign_files["topics"]), "--pool",
+                        str(campaign_files["pool"])], capsys)
+    assert code == 2 and "which is not available: give the collection folder" in err
+
+
+def test_init_refuses_an_existing_store(campaign: str, campaign_files: dict[str, Path],
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(["assess", "init", campaign, "--collection",
+                        str(campaign_files["collection"]), "--topics",
+                        str(campaign_files["topics"]), "--pool", str(campaign_files["pool"])],
+                       capsys)
+    assert code == 2 and "exists" in err
+
+
+def test_add_user_password_from_stdin_and_file(
+        campaign: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr("sys.stdin", io.StringIO("s3cret pass\n\n"))
+    code, out, err = run(["assess", "add-user", campaign, "erin", "--password-stdin"], capsys)
+    assert code == 0 and out == "added assessor erin\n" and err == ""
+    secret = tmp_path / "password"
+    secret.write_text("file pass\n", encoding="utf-8")
+    code, out, err = run(["assess", "add-user", campaign, "frank", "--admin",
+                          "--password-file", str(secret)], capsys)
+    assert code == 0 and out == "added administrator frank\n"
+    store = Store.open(campaign)
+    try:
+        erin, frank = store.user("erin"), store.user("frank")
+        with store.engine.connect() as connection:
+            dump = " ".join(str(row) for table in ("users", "actions")
+                            for row in connection.execute(sa.text(f"SELECT * FROM {table}")))
+    finally:
+        store.close()
+    assert erin is not None and frank is not None and frank.admin and not erin.admin
+    assert erin.password_hash.startswith("$argon2id$")
+    # one trailing newline stripped, not more
+    assert PasswordHasher().verify(erin.password_hash, "s3cret pass\n")
+    assert PasswordHasher().verify(frank.password_hash, "file pass")
+    assert "s3cret" not in dump and "file pass" not in dump
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["alice", "--password-file", "/nonexistent/pw"], "cannot read the password"),
+    (["alice", "--password-stdin"], "exists already"),
+    ([" spaced", "--password-stdin"], "surrounding spaces"),
+])
+def test_add_user_errors(campaign: str, monkeypatch: pytest.MonkeyPatch,
+                         capsys: pytest.CaptureFixture[str], args: list[str],
+                         message: str) -> None:
+    monkeypatch.setattr("sys.stdin", io.StringIO("Zq9-unique\n"))
+    code, out, err = run(["assess", "add-user", campaign, *args], capsys)
+    assert code == 2 and message in err and "Zq9" not in err + out
+
+
+def test_add_user_refuses_an_empty_password(campaign: str, monkeypatch: pytest.MonkeyPatch,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n"))
+    code, _, err = run(["assess", "add-user", campaign, "gina", "--password-stdin"], capsys)
+    assert code == 2 and "the password is empty" in err
+
+
+def test_assign_unassign_and_stats(campaign: str, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(["assess", "assign", campaign, "carol", "1", "2"], capsys)
+    assert code == 0 and out == "1 topic(s) assigned to carol (1 unchanged: 2)\n"
+    code, out, _ = run(["assess", "unassign", campaign, "bob", "1"], capsys)
+    assert code == 0 and out == "1 topic(s) withdrawn from bob\n"
+    code, _, err = run(["assess", "assign", campaign, "carol", "99"], capsys)
+    assert code == 2 and err == "inexeval: error: no topic '99' in the store\n"
+    code, out, _ = run(["assess", "stats", campaign], capsys)
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0] == "topic\tassessor\tpool\tdone\tin_progress\trelevant\tseconds\tlocked"
+    assert lines[1:4] == ["1\talice\t2\t0\t0\t0\t0\tno", "1\tcarol\t2\t0\t0\t0\t0\tno",
+                          "2\tcarol\t1\t0\t0\t0\t0\tno"]
+
+
+def test_commands_on_a_missing_store(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(["assess", "stats", str(tmp_path / "none.db")], capsys)
+    assert code == 2 and "no assessment store there" in err

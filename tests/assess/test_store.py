@@ -1,0 +1,151 @@
+"""The store on SQLite and PostgreSQL: schema versions, assignments, transactions with the
+optimistic version check, the action log and the statistics drawn from it."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+
+from inexeval.assess import store as store_module
+from inexeval.assess.model import Judgement
+from inexeval.assess.store import Conflict, Locked, NotFound, Store, StoreError
+
+
+def test_schema_version_and_migrations(campaign: str) -> None:
+    store = Store.open(campaign)
+    try:
+        with store.engine.connect() as connection:
+            version = connection.execute(sa.select(store_module.schema_version.c.version)).all()
+            assert version == [(store_module.SCHEMA_VERSION,)]
+        assert len(store_module.MIGRATIONS) == store_module.SCHEMA_VERSION
+        assert store.mode() == "highlight"
+        with store.engine.begin() as connection:
+            connection.execute(store_module.schema_version.update().values(version=99))
+    finally:
+        store.close()
+    with pytest.raises(StoreError, match="schema version 99, newer than"):
+        Store.open(campaign)
+
+
+def test_create_refuses_an_existing_store(campaign: str) -> None:
+    with pytest.raises(StoreError, match="exists"):
+        Store.create(campaign)
+
+
+def test_open_refuses_what_is_not_a_store(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match="no assessment store there"):
+        Store.open(tmp_path / "missing.db")
+    other = tmp_path / "other.db"
+    other.write_bytes(b"not a database at all" * 100)
+    with pytest.raises(StoreError, match="cannot open the store"):
+        Store.open(other)
+
+
+def test_sqlite_settings(tmp_path: Path) -> None:
+    store = Store.create(tmp_path / "s.db")
+    try:
+        with store.engine.connect() as connection:
+            pragma = {name: connection.exec_driver_sql(f"PRAGMA {name}").scalar()
+                      for name in ("journal_mode", "foreign_keys", "synchronous")}
+    finally:
+        store.close()
+    assert pragma == {"journal_mode": "wal", "foreign_keys": 1, "synchronous": 2}
+
+
+def test_assignments(campaign: str) -> None:
+    store = Store.open(campaign)
+    try:
+        assert store.assessors("1") == ["alice", "bob"]
+        assert store.judgement("1", "co/a2", "bob").status == "unseen"
+        assert store.assign("bob", ["1", "2"], "test") == ["2"]
+        assert store.unassign("alice", ["1"], "test") == ["1"]
+        assert store.assessors("1") == ["bob"] and not store.is_assigned("alice", "1")
+        assert store.assign("alice", ["1"], "test") == ["1"]
+        assert store.assessors("1") == ["bob", "alice"]
+        with pytest.raises(StoreError, match="no user 'zoe'"):
+            store.assign("zoe", ["1"], "test")
+        with pytest.raises(NotFound, match="no topic '7'"):
+            store.assign("bob", ["7"], "test")
+        with pytest.raises(StoreError, match="exists already"):
+            store.add_user("bob", "hash", False, "test")
+    finally:
+        store.close()
+
+
+def _highlight(j: Judgement) -> Judgement:
+    return replace(j, status="in-progress", passages=((0, 4),))
+
+
+def test_save_is_one_transaction_with_a_version_check(campaign: str) -> None:
+    store = Store.open(campaign)
+    try:
+        saved = store.save("1", "co/a1", "alice", 0, _highlight)
+        assert saved.version == 1 and saved.updated is not None
+        assert store.judgement("1", "co/a1", "alice") == saved
+        logged = len(store.actions())
+        with pytest.raises(Conflict) as stale:
+            store.save("1", "co/a1", "alice", 0, _highlight)
+        assert stale.value.current == saved
+
+        def failing(j: Judgement) -> Judgement:
+            raise ValueError("refused")
+
+        with pytest.raises(ValueError):
+            store.save("1", "co/a1", "alice", 1, failing)
+        assert len(store.actions()) == logged
+        assert store.judgement("1", "co/a1", "alice") == saved
+        with pytest.raises(NotFound):
+            store.save("1", "co/a3", "alice", 0, _highlight)
+        store.set_locked("1", True, "dora")
+        with pytest.raises(Locked):
+            store.save("1", "co/a1", "alice", 1, _highlight)
+        assert [a["action"] for a in store.actions()][-2:] == ["save", "lock"]
+    finally:
+        store.close()
+
+
+def test_sessions(campaign: str) -> None:
+    store = Store.open(campaign)
+    try:
+        token, csrf = store.create_session("alice")
+        found = store.session(token)
+        assert found is not None and found[0].name == "alice" and found[1] == csrf
+        with store.engine.connect() as connection:
+            stored = connection.execute(sa.select(store_module.sessions.c.token_hash)).scalars()
+            assert token not in list(stored)
+        store.end_session(token)
+        assert store.session(token) is None and store.session("forged") is None
+    finally:
+        store.close()
+
+
+def test_stats_from_the_action_log(campaign: str) -> None:
+    """Saves at 0, 60, 120 (done), 2000 (after a pause longer than IDLE_SECONDS) and 2060
+    (done): 180 s of assessing, 2 documents done, 40 documents per hour."""
+    store = Store.open(campaign)
+    try:
+        steps = [("co/a1", "in-progress"), ("co/a1", "in-progress"), ("co/a1", "done"),
+                 ("co/a2", "in-progress"), ("co/a2", "done")]
+        versions = {"co/a1": 0, "co/a2": 0}
+        for file, status in steps:
+            store.save("1", file, "alice", versions[file],
+                       lambda j, s=status: replace(j, status=s, seconds=j.seconds + 10))
+            versions[file] += 1
+        with store.engine.begin() as connection:
+            ids = connection.execute(sa.select(store_module.actions.c.id).where(
+                store_module.actions.c.action == "save").order_by(
+                store_module.actions.c.id)).scalars().all()
+            for id_, at in zip(ids, (0.0, 60.0, 120.0, 2000.0, 2060.0)):
+                connection.execute(store_module.actions.update().where(
+                    store_module.actions.c.id == id_).values(at=1e9 + at))
+        stats = store.stats()
+    finally:
+        store.close()
+    assert stats["assessors"] == [{"assessor": "alice", "saves": 5, "seconds": 180.0,
+                                   "documents_done": 2, "documents_per_hour": 40.0}]
+    alice = [t for t in stats["topics"] if t["assessor"] == "alice"]
+    assert alice == [{"topic": "1", "assessor": "alice", "locked": False, "pool": 2, "done": 2,
+                      "in_progress": 0, "relevant": 0, "seconds": 50.0}]
