@@ -12,6 +12,7 @@ the page receives it as JSON and builds DOM text nodes from it.
 from __future__ import annotations
 
 import re
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -27,6 +28,7 @@ from inexeval.assess.api import session_of
 from inexeval.assess.store import NotFound, Store, User
 
 HERE = Path(__file__).parent
+Handler = Callable[[Request], Awaitable[Response]]
 
 STATUS_ICONS = {
     "unseen": ("○", "unseen"),
@@ -148,12 +150,30 @@ def routes(store: Store) -> list[BaseRoute]:
             "topics": _topic_rows(stats["topics"]), "progress": stats["topics"],
             "assessors": stats["assessors"]})
 
+    def page(handler: Handler) -> Handler:
+        """The handler with its refusals (403, 404) shown as a page, not as JSON."""
+        async def shown(request: Request) -> Response:
+            try:
+                return await handler(request)
+            except _Redirect:
+                raise
+            except HTTPException as refusal:
+                response = await render(request, "error.html", {
+                    "status": refusal.status_code, "message": refusal.detail})
+                response.status_code = refusal.status_code
+                return response
+        return shown
+
+    async def favicon(request: Request) -> Response:
+        return Response(status_code=204)
+
     return [
-        Route("/login", login, methods=["GET"]),
-        Route("/", topics),
-        Route("/topics/{topic}", topic),
-        Route("/topics/{topic}/docs/{file:path}", document),
-        Route("/admin", admin),
+        Route("/login", page(login), methods=["GET"]),
+        Route("/", page(topics)),
+        Route("/topics/{topic}", page(topic)),
+        Route("/topics/{topic}/docs/{file:path}", page(document)),
+        Route("/admin", page(admin)),
+        Route("/favicon.ico", favicon),
     ]
 
 

@@ -62,7 +62,8 @@ document.getElementById("logout")?.addEventListener("submit", async (event) => {
 
 function topicPage() {
   const rows = [...document.querySelectorAll("#pool [data-file]")];
-  let current = Math.max(0, rows.findIndex((r) => r.dataset.status !== "done"));
+  const waiting = (row) => row.dataset.status === "unseen" || row.dataset.status === "in-progress";
+  let current = Math.max(0, rows.findIndex(waiting));
   const focus = (i) => {
     if (rows.length === 0) return;
     current = Math.max(0, Math.min(rows.length - 1, i));
@@ -77,7 +78,7 @@ function topicPage() {
     else if (event.key === "Enter" && rows[current]) rows[current].querySelector("a").click();
     else if (event.key === "n") {
       const order = [...rows.slice(current + 1), ...rows.slice(0, current + 1)];
-      const next = order.find((r) => r.dataset.status !== "done");
+      const next = order.find(waiting);
       if (next) next.querySelector("a").click();
       else say("pool-message", "Every document of this pool is done.");
     } else return;
@@ -493,6 +494,7 @@ function documentPage() {
       state.pending.shift();
       state.judgement.version = answer.version;
       if (state.pending.length === 0) {
+        window.inexeval.timings.acknowledged = performance.now() - window.inexeval.timings.changed;
         if (answer.status) state.judgement.status = answer.status;
         showSave("saved", "saved");
         takeRules(answer);
@@ -532,6 +534,7 @@ function documentPage() {
 
   /** Apply a change to the judgement, draw it and save it. */
   const change = (update, status = "in-progress") => {
+    window.inexeval.timings.changed = performance.now();
     update(state.judgement);
     state.judgement.status = status;
     const holding = new Set(held().map((el) => el.path));
@@ -791,7 +794,8 @@ function documentPage() {
     doc.setAttribute("aria-busy", "false");
     document.body.dataset.ready = "true";
     const t2 = performance.now();
-    Object.assign(window.inexeval.timings, { fetch: t1 - t0, render: t2 - t1, ready: t2 - t0 });
+    Object.assign(window.inexeval.timings,
+      { fetch: t1 - t0, render: t2 - t1, ready: t2 - t0, sinceNavigation: t2 });
   };
   start().catch((error) => {
     notice(`The document could not be loaded: ${error.message}`, "error");
