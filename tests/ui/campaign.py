@@ -8,9 +8,7 @@ import random
 from pathlib import Path
 from xml.sax.saxutils import escape
 
-WORDS = ("retrieval evaluation element passage assessor relevance query article section "
-         "paragraph markup collection structure ranking precision recall topic document "
-         "index model vector engine overlap judgement highlight").split()
+WORDS = ["retrieval", "evaluation", "element", "passage", "assessor", "relevance", "query", "article", "section", "paragraph", "markup", "collection", "structure", "ranking", "precision", "recall", "topic", "document", "index", "model", "vector", "engine", "overlap", "judgement", "highlight"]
 
 XSS_SCRIPT = "<script>alert(1)</script>"
 XSS_IMG = '<img src=x onerror="alert(2)">'
@@ -35,8 +33,14 @@ def article(title: str, sections: list[tuple[str, list[str]]], items: list[str] 
             f"</fm><bdy>{body}</bdy></article>\n")
 
 
-def write_campaign(folder: Path, big_chars: int = 50_000) -> dict[str, Path]:
-    """Write the collection, topics and pool into ``folder``; returns their paths."""
+POOLED_ELEMENTS = ("/article[1]/bdy[1]/sec[1]/p[1]", "/article[1]/bdy[1]/sec[2]/p[1]")
+"""The pooled elements of ``co/a1`` in an element pool (the 2002/2003 modes)."""
+
+
+def write_campaign(folder: Path, big_chars: int = 50_000,
+                   element_pool: bool = False) -> dict[str, Path]:
+    """Write the collection, topics and pool into ``folder``; returns their paths. The pool is
+    an article pool, or with ``element_pool`` one whose ``co/a1`` has :data:`POOLED_ELEMENTS`."""
     rng = random.Random(11)
     collection = folder / "collection"
     (collection / "co").mkdir(parents=True)
@@ -83,7 +87,10 @@ def write_campaign(folder: Path, big_chars: int = 50_000) -> dict[str, Path]:
 
     pool = folder / "pool.tsv"
     topic_1 = ["co/a1", "co/xss", "co/astral", "co/a2", "co/a3", "co/a4", "co/a5"]
-    lines = [f"1\t{f}\t\t{rank}\t1" for rank, f in enumerate(topic_1, 1)]
+    lines = [f"1\t{f}\t\t{rank}\t1" for rank, f in enumerate(topic_1, 1)
+             if not (element_pool and f == "co/a1")]
+    if element_pool:
+        lines += [f"1\tco/a1\t{path}\t1\t1" for path in POOLED_ELEMENTS]
     lines.append("2\tco/big\t\t1\t1")
     pool.write_text("\n".join(sorted(lines)) + "\n", encoding="utf-8")
     return {"collection": collection, "topics": topics, "pool": pool}

@@ -15,13 +15,13 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-
 from tests.ui.campaign import write_campaign
 
 PASSWORD = "correct horse battery"
@@ -66,13 +66,14 @@ class Server:
         return found
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    folder = tmp_path_factory.mktemp("campaign")
-    files = write_campaign(folder)
+@contextmanager
+def running_server(folder: Path, mode: str = "highlight") -> Iterator[Server]:
+    """``inexeval assess serve`` on a free loopback port over a fresh store in ``folder``
+    (the 2002/2003 modes with an element pool)."""
+    files = write_campaign(folder, element_pool=mode != "highlight")
     store = folder / "store.db"
     cli("assess", "init", str(store), "--collection", str(files["collection"]),
-        "--topics", str(files["topics"]), "--pool", str(files["pool"]))
+        "--topics", str(files["topics"]), "--pool", str(files["pool"]), "--mode", mode)
     for name, admin in (("alice", False), ("bob", False), ("boss", True)):
         cli("assess", "add-user", str(store), name, "--password-stdin",
             *(["--admin"] if admin else []), stdin=PASSWORD + "\n")
@@ -103,6 +104,12 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         process.terminate()
         process.wait(timeout=10)
         log.close()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    with running_server(tmp_path_factory.mktemp("campaign")) as running:
+        yield running
 
 
 class ConsoleErrors(list[str]):

@@ -9,10 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from tests.ui.campaign import ASTRAL, XSS_IMG, XSS_SCRIPT
-from tests.ui.conftest import (PASSWORD, ConsoleErrors, Server, log_in, open_document,
-                               screenshot)
+from tests.ui.conftest import PASSWORD, ConsoleErrors, Server, log_in, open_document, screenshot
 
 WORD_BOX = """([needle, nth]) => {
   const walker = document.createTreeWalker(document.getElementById('doc'), NodeFilter.SHOW_TEXT);

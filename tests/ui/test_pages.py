@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from tests.ui.conftest import SCREENS, ConsoleErrors, Server, log_in, open_document
 
 

@@ -351,6 +351,7 @@ function documentPage() {
   const drawPanel = () => {
     const list = document.getElementById("elements");
     const focused = document.activeElement?.closest?.("#elements li")?.dataset.path;
+    const found = problems();
     const rows = listed().map((path) => {
       const li = document.createElement("li");
       li.tabIndex = -1;
@@ -371,6 +372,9 @@ function documentPage() {
       li.append(label, state.mode === "highlight" ? scaleButtons(path) : gradedSelect(path));
       li.addEventListener("focusin", () => { state.focusPath = path; markCurrent(); });
       if (valueOf(path) === undefined && !(path in state.implicit)) li.classList.add("needs");
+      if (found.some((line) => line.includes(`${path} `) || line.includes(`${path}:`))) {
+        li.classList.add("flagged");
+      }
       return li;
     });
     list.replaceChildren(...rows);
@@ -628,7 +632,10 @@ function documentPage() {
 
   const markDone = () => {
     const found = drawStatus();
-    if (found.length > 0) {
+    // The server's list (2002/2003 modes) is of the last saved state: with changes still on
+    // their way the request goes out and the server decides.
+    const stale = state.mode !== "highlight" && state.pending.length > 0;
+    if (found.length > 0 && !stale) {
       notice(`Not done: ${found.join("; ")}.`, "error");
       document.getElementById("consistency").focus();
       return;
