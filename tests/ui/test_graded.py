@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from tests.ui.campaign import POOLED_ELEMENTS
 from tests.ui.conftest import (
     ConsoleErrors,
