@@ -15,6 +15,7 @@ field ``csrf_token``). Failed logins are rate-limited per user name.
 from __future__ import annotations
 
 import json
+import re
 import secrets
 import threading
 import time
@@ -33,7 +34,7 @@ from starlette.routing import Route
 
 from inexeval.assess import rules
 from inexeval.assess.model import Judgement, merge_passages
-from inexeval.assess.store import Conflict, Document, Locked, NotFound, Store, User
+from inexeval.assess.store import Conflict, Document, Locked, NotAssigned, NotFound, Store, User
 from inexeval.collection.paths import canonical_path
 from inexeval.errors import InexevalError
 
@@ -90,6 +91,10 @@ class Service:
     limiter: LoginLimiter = field(default_factory=LoginLimiter)
     secure_cookies: bool = False
     _documents: OrderedDict[str, Document] = field(default_factory=OrderedDict)
+    _pool_paths: dict[tuple[str, str], list[str]] = field(default_factory=dict)
+    # argon2 takes tens of megabytes per verification: a burst of logins waits its turn
+    _hashing: threading.BoundedSemaphore = field(
+        default_factory=lambda: threading.BoundedSemaphore(2))
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def document(self, file: str) -> Document:
@@ -103,6 +108,14 @@ class Service:
             while len(self._documents) > 64:
                 self._documents.popitem(last=False)
         return document
+
+    def pool_paths(self, topic: str, file: str) -> list[str]:
+        """The pooled elements of a document for a topic (fixed at ``init``, so cached)."""
+        key = (topic, file)
+        found = self._pool_paths.get(key)
+        if found is None:
+            found = self._pool_paths[key] = self.store.pool_paths(topic, file)
+        return found
 
     def structure(self, file: str) -> rules.Structure:
         document = self.document(file)
@@ -120,24 +133,25 @@ def service(request: Request) -> Service:
 
 async def session_of(request: Request) -> tuple[User, str] | None:
     """The logged-in user and the session's CSRF token, or None."""
+    return await run_in_threadpool(_session, service(request), request)
+
+
+def _session(app: Service, request: Request) -> tuple[User, str] | None:
     token = request.cookies.get(SESSION_COOKIE)
-    if not token:
-        return None
-    return await run_in_threadpool(service(request).store.session, token)
+    return app.store.session(token) if token else None
 
 
-async def authorise(request: Request, *, change: bool, admin: bool = False) -> User:
-    """The logged-in user (401 otherwise); a state change needs the session's CSRF token (403),
-    an admin request an admin (403)."""
-    found = await session_of(request)
+def user_of(app: Service, request: Request, *, change: bool, admin: bool = False,
+            form_token: str = "") -> User:
+    """The logged-in user (401 otherwise); a state change needs the session's CSRF token in the
+    header (or ``form_token``, from a form post) (403), an admin request an admin (403). Runs
+    in a worker thread (it reads the store)."""
+    found = _session(app, request)
     if found is None:
         raise HTTPException(401, "not logged in")
     user, csrf = found
     if change:
-        given = request.headers.get(CSRF_HEADER, "")
-        if not given and request.headers.get("content-type", "").startswith(
-                "application/x-www-form-urlencoded"):
-            given = str((await request.form()).get("csrf_token", ""))
+        given = request.headers.get(CSRF_HEADER, "") or form_token
         if not secrets.compare_digest(given.encode(), csrf.encode()):
             raise HTTPException(403, f"missing or wrong {CSRF_HEADER} header")
     if admin and not user.admin:
@@ -145,12 +159,15 @@ async def authorise(request: Request, *, change: bool, admin: bool = False) -> U
     return user
 
 
-async def assigned(request: Request, user: User, topic: str) -> None:
-    """404 for an unknown topic, 403 for one not assigned to the user."""
-    store = service(request).store
-    await run_in_threadpool(store.topic, topic)
-    if not await run_in_threadpool(store.is_assigned, user.name, topic):
-        raise HTTPException(403, f"topic {topic} is not assigned to {user.name}")
+async def authorise(request: Request, *, change: bool, admin: bool = False) -> User:
+    """:func:`user_of` for a request, reading a posted form's ``csrf_token`` when the header is
+    missing."""
+    form_token = ""
+    if change and CSRF_HEADER not in request.headers and request.headers.get(
+            "content-type", "").startswith("application/x-www-form-urlencoded"):
+        form_token = str((await request.form()).get("csrf_token", ""))
+    return await run_in_threadpool(user_of, service(request), request, change=change,
+                                   admin=admin, form_token=form_token)
 
 
 def _wants_html(request: Request) -> bool:
@@ -194,12 +211,13 @@ async def login(request: Request) -> Response:
 
 
 def _verify(app: Service, user: User, password: str) -> bool:
-    try:
-        app.hasher.verify(user.password_hash, password)
-    except (VerificationError, InvalidHashError):
-        return False
-    if app.hasher.check_needs_rehash(user.password_hash):
-        app.store.set_password_hash(user.name, app.hasher.hash(password))
+    with app._hashing:
+        try:
+            app.hasher.verify(user.password_hash, password)
+        except (VerificationError, InvalidHashError):
+            return False
+        if app.hasher.check_needs_rehash(user.password_hash):
+            app.store.set_password_hash(user.name, app.hasher.hash(password))
     return True
 
 
@@ -233,80 +251,89 @@ async def list_topics(request: Request) -> Response:
 async def get_topic(request: Request) -> Response:
     user = await authorise(request, change=False)
     topic = request.path_params["topic"]
-    await assigned(request, user, topic)
-    found = await run_in_threadpool(service(request).store.topic, topic)
-    return JSONResponse({**found, "mode": service(request).mode})
+    app = service(request)
+
+    def load() -> dict[str, Any]:
+        app.store.access(topic, user.name)
+        return {**app.store.topic(topic), "mode": app.mode}
+
+    return JSONResponse(await run_in_threadpool(load))
 
 
 async def get_pool(request: Request) -> Response:
     user = await authorise(request, change=False)
     topic = request.path_params["topic"]
-    await assigned(request, user, topic)
-    articles = await run_in_threadpool(service(request).store.pool, topic, user.name)
-    return JSONResponse({"topic": topic, "articles": articles})
+    app = service(request)
+
+    def load() -> dict[str, Any]:
+        app.store.access(topic, user.name)
+        return {"topic": topic, "articles": app.store.pool(topic, user.name)}
+
+    return JSONResponse(await run_in_threadpool(load))
 
 
-def _annotated(app: Service, j: Judgement, pooled: list[str]) -> dict[str, Any]:
+def _annotated(app: Service, j: Judgement) -> dict[str, Any]:
     """A judgement as the API sends it: the stored fields plus what keeps it from being done
     (``problems``) and the values deduced for unjudged elements (``implicit``)."""
     structure = app.structure(j.file)
     return {**j.to_api(), "relevant": j.relevant if j.status == "done" else None,
-            "problems": rules.problems(j, structure, app.mode, pooled),
+            "problems": rules.problems(j, structure, app.mode, app.pool_paths(j.topic, j.file)),
             "implicit": rules.implicit_values(j.values, structure, app.mode)}
 
 
-async def _document_request(request: Request, change: bool) -> tuple[User, str, str]:
-    user = await authorise(request, change=change)
-    topic, file = request.path_params["topic"], request.path_params["file"]
-    await assigned(request, user, topic)
-    return user, topic, file
+def _document(request: Request) -> tuple[Service, str, str]:
+    return service(request), request.path_params["topic"], request.path_params["file"]
 
 
 async def get_judgement(request: Request) -> Response:
-    user, topic, file = await _document_request(request, change=False)
-    app = service(request)
+    app, topic, file = _document(request)
 
     def load() -> dict[str, Any]:
-        judgement = app.store.judgement(topic, file, user.name)
-        return _annotated(app, judgement, app.store.pool_paths(topic, file))
+        user = user_of(app, request, change=False)
+        app.store.access(topic, user.name)
+        return _annotated(app, app.store.judgement(topic, file, user.name))
 
     return JSONResponse(await run_in_threadpool(load))
 
 
 async def get_content(request: Request) -> Response:
-    user, topic, file = await _document_request(request, change=False)
-    app = service(request)
-    await run_in_threadpool(app.store.judgement, topic, file, user.name)
-    document = await run_in_threadpool(app.document, file)
-    return JSONResponse({
-        "file": document.file, "text": document.text,
-        "elements": [{"path": p, "start": s, "end": e} for p, s, e in document.elements]})
+    app, topic, file = _document(request)
+
+    def load() -> dict[str, Any]:
+        user = user_of(app, request, change=False)
+        app.store.access(topic, user.name)
+        app.store.judgement(topic, file, user.name)
+        document = app.document(file)
+        return {"file": document.file, "text": document.text,
+                "elements": [{"path": p, "start": s, "end": e} for p, s, e in document.elements]}
+
+    return JSONResponse(await run_in_threadpool(load))
 
 
 async def put_judgement(request: Request) -> Response:
-    user, topic, file = await _document_request(request, change=True)
-    app = service(request)
-    body = await json_body(request)
-    version = body.get("version")
-    if isinstance(version, bool) or not isinstance(version, int):
-        return error(422, "version: a whole number is required (the version you read)")
-    fields = judgement_fields(body, require_status=True)
+    app, topic, file = _document(request)
+    raw = await request.body()
 
     def save() -> dict[str, Any]:
-        pooled = app.store.pool_paths(topic, file)
+        user = user_of(app, request, change=True)
+        body = json_body(raw)
+        version = body.get("version")
+        if isinstance(version, bool) or not isinstance(version, int):
+            raise HTTPException(422, "version: a whole number is required (the version you read)")
+        fields = judgement_fields(body, require_status=True)
         structure = app.structure(file)
 
         def change(before: Judgement) -> Judgement:
-            return rules.apply(before, replace(before, **fields), structure, app.mode, pooled)
+            return rules.apply(before, replace(before, **fields), structure, app.mode,
+                               app.pool_paths(topic, file))
 
-        saved = app.store.save(topic, file, user.name, version, change)
-        return _annotated(app, saved, pooled)
+        return _annotated(app, app.store.save(topic, file, user.name, version, change))
 
     try:
         return JSONResponse(await run_in_threadpool(save))
     except Conflict as conflict:
-        return error(409, f"stale version {version}: the document was changed meanwhile "
-                          f"(now version {conflict.current.version}); reload it",
+        return error(409, f"stale version: the document was changed meanwhile (now version "
+                          f"{conflict.current.version}); reload it",
                      current=conflict.current.to_api())
     except rules.RuleViolation as violation:
         return error(422, str(violation), problems=violation.messages)
@@ -315,11 +342,13 @@ async def put_judgement(request: Request) -> Response:
 
 
 async def check_judgement(request: Request) -> Response:
-    user, topic, file = await _document_request(request, change=True)
-    app = service(request)
-    fields = judgement_fields(await json_body(request), require_status=False)
+    app, topic, file = _document(request)
+    raw = await request.body()
 
     def check() -> dict[str, Any]:
+        user = user_of(app, request, change=True)
+        fields = judgement_fields(json_body(raw), require_status=False)
+        app.store.access(topic, user.name)
         before = app.store.judgement(topic, file, user.name)
         candidate = replace(before, **fields)
         structure = app.structure(file)
@@ -328,7 +357,7 @@ async def check_judgement(request: Request) -> Response:
             raise rules.RuleViolation(errors)
         candidate = replace(candidate, passages=merge_passages(candidate.passages))
         return {"problems": rules.problems(candidate, structure, app.mode,
-                                           app.store.pool_paths(topic, file)),
+                                           app.pool_paths(topic, file)),
                 "implicit": rules.implicit_values(candidate.values, structure, app.mode),
                 "holding": rules.holding(structure, candidate.passages),
                 "passages": [list(p) for p in candidate.passages],
@@ -362,10 +391,9 @@ async def openapi(request: Request) -> Response:
 
 # -- bodies ------------------------------------------------------------------------------------
 
-async def json_body(request: Request) -> dict[str, Any]:
-    """The request's JSON object; 422 for anything else, or one nested deeper than
+def json_body(raw: bytes) -> dict[str, Any]:
+    """A request body's JSON object; 422 for anything else, or one nested deeper than
     :data:`MAX_JSON_DEPTH`. (Bodies too large never get here: see the app's body limit.)"""
-    raw = await request.body()
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -385,25 +413,16 @@ def _no_constant(name: str) -> None:
     raise ValueError(f"{name} is not a JSON number")
 
 
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+_BRACKET = re.compile(r"[\[\]{}]")
+
+
 def _depth(text: str) -> int:
     """Nesting depth of JSON text, counting brackets outside strings (without parsing it)."""
     deepest = depth = 0
-    in_string = escaped = False
-    for char in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-        elif char in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif char in "]}":
-            depth -= 1
+    for bracket in _BRACKET.findall(_STRING.sub("", text)):
+        depth += 1 if bracket in "[{" else -1
+        deepest = max(deepest, depth)
     return deepest
 
 
@@ -490,9 +509,11 @@ def routes() -> list[Route]:
 
 
 def handle_store_error(request: Request, failure: Exception) -> Response:
-    """NotFound is 404; other refusals of the store are 422."""
+    """NotFound is 404, NotAssigned 403; other refusals of the store are 422."""
     if isinstance(failure, NotFound):
         return error(404, failure.reason)
+    if isinstance(failure, NotAssigned):
+        return error(403, failure.reason)
     if isinstance(failure, InexevalError):
         return error(422, failure.reason)
     raise failure

@@ -14,12 +14,13 @@ nothing); the new version is one more. Every change is appended to the action lo
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import secrets
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -124,6 +125,28 @@ sessions = sa.Table(
 )
 
 
+# The statements of every save, built once (a save is the hot path of the service).
+_KEY = (judgements.c.topic == sa.bindparam("key_topic"),
+        judgements.c.file == sa.bindparam("key_file"),
+        judgements.c.assessor == sa.bindparam("key_assessor"))
+_SELECT_JUDGEMENT = sa.select(judgements).where(*_KEY)
+_LOCK_JUDGEMENT = _SELECT_JUDGEMENT.with_for_update()
+_UPDATE_JUDGEMENT = judgements.update().where(
+    *_KEY, judgements.c.version == sa.bindparam("key_version"))
+_ACCESS = (sa.select(topics.c.locked, assignments.c.id)
+           .select_from(topics.outerjoin(assignments, sa.and_(
+               assignments.c.topic == topics.c.topic,
+               assignments.c.assessor == sa.bindparam("assessor"))))
+           .where(topics.c.topic == sa.bindparam("topic")))
+_SESSION = (sa.select(users, sessions.c.csrf_token, sessions.c.expires)
+            .join(sessions, sessions.c.user == users.c.name)
+            .where(sessions.c.token_hash == sa.bindparam("token_hash")))
+
+
+def _key(topic: str, file: str, assessor: str) -> dict[str, str]:
+    return {"key_topic": topic, "key_file": file, "key_assessor": assessor}
+
+
 def _create_version_1(connection: Connection) -> None:
     metadata.create_all(connection, tables=[
         campaign, topics, documents, pool, users, assignments, judgements, actions, sessions])
@@ -147,6 +170,10 @@ class Conflict(StoreError):
 
 class NotFound(StoreError):
     """No such topic, document or judgement."""
+
+
+class NotAssigned(StoreError):
+    """The topic is not assigned to the user."""
 
 
 class Locked(StoreError):
@@ -242,6 +269,9 @@ class Store:
     def __init__(self, engine: Engine, url: str):
         self.engine = engine
         self.url = url
+        # SQLite has one writer at a time; queueing writers here rather than in SQLite's busy
+        # handler (which sleeps and polls) keeps the waits short and in arrival order
+        self._writer = threading.Lock() if engine.dialect.name == "sqlite" else None
 
     # -- opening and creating ------------------------------------------------------------------
 
@@ -299,24 +329,24 @@ class Store:
                 MIGRATIONS[version](connection)
                 connection.execute(schema_version.update().values(version=version + 1))
 
-    @contextmanager
+    @contextlib.contextmanager
     def _write(self) -> Iterator[Connection]:
         """One write transaction (``BEGIN IMMEDIATE`` on SQLite)."""
-        with self.engine.connect() as connection:
+        with self._writer or contextlib.nullcontext(), self.engine.connect() as connection:
             connection = connection.execution_options(write=True)
             with connection.begin():
                 yield connection
 
-    @contextmanager
+    @contextlib.contextmanager
     def _read(self) -> Iterator[Connection]:
         with self.engine.connect() as connection, connection.begin():
             yield connection
 
     def _log(self, connection: Connection, actor: str, action: str, topic: str | None = None,
              file: str | None = None, before: str | None = None, after: str | None = None) -> None:
-        connection.execute(actions.insert().values(
-            at=time.time(), actor=actor, action=action, topic=topic, file=file, before=before,
-            after=after))
+        connection.execute(actions.insert(), {
+            "at": time.time(), "actor": actor, "action": action, "topic": topic, "file": file,
+            "before": before, "after": after})
 
     # -- the campaign --------------------------------------------------------------------------
 
@@ -425,6 +455,21 @@ class Store:
             return connection.execute(sa.select(assignments.c.id).where(
                 assignments.c.topic == topic, assignments.c.assessor == assessor)).first() is not None
 
+    def access(self, topic: str, assessor: str) -> None:
+        """Raise :class:`NotFound` for an unknown topic, :class:`NotAssigned` for a topic not
+        assigned to ``assessor``."""
+        with self._read() as connection:
+            self._access(connection, topic, assessor)
+
+    def _access(self, connection: Connection, topic: str, assessor: str) -> bool:
+        """As :meth:`access`, in a transaction; returns whether the topic is locked."""
+        row = connection.execute(_ACCESS, {"topic": topic, "assessor": assessor}).first()
+        if row is None:
+            raise NotFound(f"no topic {topic!r} in the store")
+        if row.id is None:
+            raise NotAssigned(f"topic {topic} is not assigned to {assessor}")
+        return bool(row.locked)
+
     def create_session(self, user: str) -> tuple[str, str]:
         """A new login session: ``(token for the cookie, CSRF token)``; only a hash of the
         session token is stored."""
@@ -439,10 +484,7 @@ class Store:
     def session(self, token: str) -> tuple[User, str] | None:
         """The user and CSRF token of a live session, None for an unknown or expired token."""
         with self._read() as connection:
-            row = connection.execute(
-                sa.select(users, sessions.c.csrf_token, sessions.c.expires)
-                .join(sessions, sessions.c.user == users.c.name)
-                .where(sessions.c.token_hash == _token_hash(token))).first()
+            row = connection.execute(_SESSION, {"token_hash": _token_hash(token)}).first()
         if row is None or row.expires < time.time():
             return None
         return User(row.name, row.password_hash, bool(row.admin)), row.csrf_token
@@ -560,9 +602,7 @@ class Store:
 
     def judgement(self, topic: str, file: str, assessor: str) -> Judgement:
         with self._read() as connection:
-            row = connection.execute(sa.select(judgements).where(
-                judgements.c.topic == topic, judgements.c.file == file,
-                judgements.c.assessor == assessor)).first()
+            row = connection.execute(_SELECT_JUDGEMENT, _key(topic, file, assessor)).first()
         if row is None:
             raise NotFound(f"document {file!r} is not in the pool of topic {topic!r}")
         return _judgement(row)
@@ -572,18 +612,13 @@ class Store:
         """Apply ``change`` to the stored judgement when its version is ``version`` and store
         the result with the next version, in one transaction with its action-log entry.
 
-        Raises :class:`Conflict` (stale version), :class:`Locked`, :class:`NotFound`, or
-        whatever ``change`` raises; nothing is written then."""
-        key = (judgements.c.topic == topic, judgements.c.file == file,
-               judgements.c.assessor == assessor)
+        Raises :class:`Conflict` (stale version), :class:`Locked`, :class:`NotFound`,
+        :class:`NotAssigned`, or whatever ``change`` raises; nothing is written then."""
+        key = _key(topic, file, assessor)
         with self._write() as connection:
-            locked = connection.execute(
-                sa.select(topics.c.locked).where(topics.c.topic == topic)).scalar()
-            if locked is None:
-                raise NotFound(f"no topic {topic!r} in the store")
-            if locked:
+            if self._access(connection, topic, assessor):
                 raise Locked(f"topic {topic} is locked: no further changes")
-            row = connection.execute(sa.select(judgements).where(*key).with_for_update()).first()
+            row = connection.execute(_LOCK_JUDGEMENT, key).first()
             if row is None:
                 raise NotFound(f"document {file!r} is not in the pool of topic {topic!r}")
             before = _judgement(row)
@@ -595,8 +630,8 @@ class Store:
                 passages=changed.passages, best_entry_point=changed.best_entry_point,
                 exhaustivity=changed.exhaustivity, values=changed.values,
                 version=version + 1, seconds=changed.seconds, updated=now_iso())
-            result = connection.execute(judgements.update().where(
-                *key, judgements.c.version == version).values(**_judgement_row(after)))
+            result = connection.execute(_UPDATE_JUDGEMENT, {
+                **key, "key_version": version, **_judgement_row(after)})
             if result.rowcount != 1:
                 raise Conflict(before)
             self._log(connection, assessor, "save", topic=topic, file=file,
