@@ -135,8 +135,9 @@ def routes(store: Store) -> list[BaseRoute]:
             raise HTTPException(404, f"document {file} is not in the pool of topic {topic_id}")
         statement = _topic(store, topic_id)
         following = next_unassessed(articles, file)
-        return await render(request, "doc.html", {"topic": statement, "file": file}, {
-            "user": user.name, "mode": store.mode(), "keywords": keywords(statement),
+        mode = store.mode()
+        return await render(request, "doc.html", {"topic": statement, "file": file, "mode": mode}, {
+            "user": user.name, "mode": mode, "keywords": keywords(statement),
             "doc_api": f"/api/topics/{quote(topic_id, safe='')}/docs/{quote(file, safe='/')}",
             "pooled": await run_in_threadpool(store.pool_paths, topic_id, file),
             "next_url": doc_url(topic_id, following) if following else None})

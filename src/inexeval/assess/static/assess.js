@@ -418,7 +418,7 @@ function documentPage() {
       || Object.values(state.judgement.values).some((c) => c !== "0N" && c !== "E0S0");
     const status = state.judgement.status;
     const kind = relevant ? "relevant" : "non-relevant";
-    let title = "Missing before it can be done:";
+    let title = "Not ready to be done:";
     if (found.length === 0) {
       title = status === "done" ? `Done (${kind})` : `Complete: press d to mark it done (${kind})`;
     }
@@ -696,7 +696,8 @@ function documentPage() {
   };
 
   const keys = {
-    h: highlight, u: unhighlight, b: setBestEntryPoint, d: markDone, r: askNonRelevant,
+    h: highlight, u: unhighlight, d: markDone, r: askNonRelevant,
+    ...(state.mode === "highlight" ? { b: setBestEntryPoint } : {}),
     n: nextUnassessed,
     w: () => {
       keywordsToggle.checked = !keywordsToggle.checked;
@@ -723,6 +724,7 @@ function documentPage() {
   for (const [id, action] of [["do-highlight", highlight], ["do-unhighlight", unhighlight],
     ["do-bep", setBestEntryPoint], ["do-done", markDone], ["do-nonrelevant", askNonRelevant]]) {
     const button = document.getElementById(id);
+    if (button === null) continue;
     // A mouse press on a button must not clear the text selection it acts on.
     button.addEventListener("mousedown", (event) => event.preventDefault());
     button.addEventListener("click", action);
