@@ -130,12 +130,11 @@ def login(base: str, name: str) -> httpx.Client:
     return client
 
 
-def work(assessor: Assessor, base: str, saves: int, pause: float, down: threading.Event,
-         up: threading.Event) -> None:
+def work(assessor: Assessor, client: httpx.Client, base: str, saves: int, pause: float,
+         down: threading.Event, up: threading.Event) -> None:
     """Save ``saves`` changes, cycling over the topic's documents, pausing a random time of
     mean ``pause`` seconds before each (an assessor reading); a save lost to a dead server is
     not acknowledged, and is retried (re-reading the version) once the server is back."""
-    client = login(base, assessor.name)
     rng = random.Random(assessor.name)
     done = 0
     while done < saves:
@@ -222,9 +221,11 @@ def run_load(store_url: str, names: list[str], saves: int, pause: float, kill: b
         up.set()
     errors: list[BaseException] = []
 
+    clients = {a.name: login(base, a.name) for a in assessors}
+
     def guarded(assessor: Assessor) -> None:
         try:
-            work(assessor, base, saves, pause, down, up)
+            work(assessor, clients[assessor.name], base, saves, pause, down, up)
         except BaseException as failure:  # noqa: BLE001 - reported after the threads end
             errors.append(failure)
 

@@ -146,3 +146,16 @@ def test_stats_of_a_bad_pool_or_other_runs(runs: list[Path], tmp_path: Path,
     assert main(["pool", "--stats", str(good), str(runs[0])]) == 2
     assert "give the pooled runs" in capsys.readouterr().err
     assert main(["pool", "--stats", str(good), "--depth", "2"]) == 2
+
+
+def test_inex_format_never_writes_over_an_input(runs: list[Path], tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    named = runs[0].rename(tmp_path / "pool-10.xml")  # a run that looks like an output
+    before = named.read_bytes()
+    assert main(["pool", str(named), *map(str, runs[1:]), "--depth", "1", "--format", "inex",
+                 "-o", str(tmp_path)]) == 2
+    assert "would overwrite" in capsys.readouterr().err
+    assert named.read_bytes() == before
+    assert main(["pool", *map(str, runs[1:]), "--depth", "1", "--format", "inex",
+                 "-o", str(runs[1])]) == 2
+    assert "this is a file" in capsys.readouterr().err

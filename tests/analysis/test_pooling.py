@@ -164,3 +164,11 @@ def test_real_run_agrees_with_a_result_by_result_reference() -> None:
         got = {u.file: (u.min_rank, u.runs) for u in pool[topic]}
         assert got == _reference_round_robin(runs, topic, 30)
         assert len(got) == min(30, len(set(real[topic].files)))
+
+
+def test_round_robin_deeper_than_the_article_count() -> None:
+    # the pool completes in round 9, deeper than the first prefix of 3 results
+    runs = [_articles("A", "aaaaaaaab"), _articles("B", "aaaaaaaac")]
+    assert _units(pool_runs(runs, articles=3)) == [("a", "", 1, 2), ("b", "", 9, 1),
+                                                   ("c", "", 9, 1)]
+    assert _units(pool_runs(runs, articles=2)) == [("a", "", 1, 2), ("b", "", 9, 1)]

@@ -6,9 +6,11 @@ import io
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from lxml import etree
 
-from inexeval.errors import FormatError
+from inexeval.errors import FormatError, InexevalError
 from inexeval.formats.pool import inex_pool_xml, read_pool, write_pool
 from inexeval.model.pool import PoolUnit, topic_order
 
@@ -72,3 +74,33 @@ def test_inex_xml_groups_paths_by_file(tmp_path: Path) -> None:
 
 def test_topic_order() -> None:
     assert sorted(["10", "9", "b", "a", "100"], key=topic_order) == ["9", "10", "100", "a", "b"]
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.binary(max_size=200))
+def test_any_bytes_read_or_fail_with_file_and_reason(tmp_path: Path, data: bytes) -> None:
+    path = _write(tmp_path, data)
+    try:
+        pool = read_pool(path)
+    except InexevalError as error:
+        assert error.file == str(path) and error.reason
+    else:
+        assert all(len(tp) for tp in pool.values())
+
+
+_ids = st.text(alphabet="abcz019_-/.", min_size=1, max_size=6)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.dictionaries(st.tuples(_ids, _ids, st.sampled_from(["", "/article[1]", "/a[1]/b[2]"])),
+                       st.tuples(st.integers(1, 10**6), st.integers(1, 200)), max_size=20))
+def test_write_then_read_is_the_same_pool(tmp_path: Path,
+                                          units: dict[tuple[str, str, str], tuple[int, int]]
+                                          ) -> None:
+    lines = "".join(f"{t}\t{f}\t{p}\t{r}\t{n}\n" for (t, f, p), (r, n) in units.items())
+    first = read_pool(_write(tmp_path, lines))
+    out = io.StringIO()
+    write_pool(first, out)
+    again = read_pool(_write(tmp_path, out.getvalue()))
+    assert {t: list(tp) for t, tp in again.items()} == {t: list(tp) for t, tp in first.items()}
+    assert sum(len(tp) for tp in again.values()) == len(units)

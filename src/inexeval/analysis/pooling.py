@@ -28,7 +28,7 @@ import numpy as np
 import numpy.typing as npt
 
 from inexeval.errors import InexevalError
-from inexeval.model.pool import Pool, TopicPool, make_topic_pool, topic_order
+from inexeval.model.pool import Pool, TopicPool, topic_order
 from inexeval.model.run import Run, TopicRun, make_topic_run
 
 IntArray = npt.NDArray[np.int64]
@@ -105,29 +105,34 @@ def _round_robin(unit: IntArray, article: IntArray, rank: IntArray, target: int
 @dataclass(frozen=True)
 class _Coded:
     """One topic's results of every run as integer codes: ``keys`` are the distinct units
-    (``file`` or ``file TAB path``), ``units[r]``/``articles[r]`` run ``r``'s codes in rank
+    (``file`` or ``file TAB path``) sorted, with their ``files`` and ``paths``;
+    ``units[r]``/``articles[r]`` are run ``r``'s codes of the unit and of its article, in rank
     order."""
 
-    keys: npt.NDArray[np.object_]
+    keys: npt.NDArray[np.str_]
+    files: npt.NDArray[np.object_]
+    paths: npt.NDArray[np.object_]
     units: list[IntArray]
     articles: list[IntArray]
 
 
-def _code(topic_runs: Sequence[TopicRun], unit: str) -> _Coded:
-    files = [tr.files for tr in topic_runs]
-    lengths = np.cumsum([0, *(len(f) for f in files)])
-    all_files = np.concatenate(files) if files else np.zeros(0, dtype=object)
-    file_keys, file_codes = np.unique(all_files.astype(str), return_inverse=True)
+def _code(topic_runs: Sequence[TopicRun], unit: str, limit: int) -> _Coded:
+    """Code the first ``limit`` results of each run."""
+    files = [tr.files[:limit] for tr in topic_runs]
+    bounds = list(pairwise(np.cumsum([0, *(len(f) for f in files)])))
+    all_files = np.concatenate(files).astype(str)
+    all_paths = np.concatenate([tr.paths[:limit] for tr in topic_runs]).astype(str)
+    file_keys, first, article_codes = np.unique(all_files, return_index=True,
+                                                return_inverse=True)
     if unit == "article":
-        keys, codes = file_keys.astype(object), file_codes
-        article_codes = codes
+        keys, codes = file_keys, article_codes
+        paths = np.full(len(keys), "", dtype=object)
     else:
-        paths = np.concatenate([tr.paths for tr in topic_runs]) if files else all_files
-        keys, codes = np.unique((all_files + _SEPARATOR + paths).astype(str), return_inverse=True)
-        keys = keys.astype(object)
-        article_codes = file_codes
-    bounds = list(pairwise(lengths))
-    return _Coded(keys, [codes[a:b].astype(np.int64) for a, b in bounds],
+        keys, first, codes = np.unique(np.char.add(np.char.add(all_files, _SEPARATOR), all_paths),
+                                       return_index=True, return_inverse=True)
+        paths = all_paths[first].astype(object)
+    return _Coded(keys, all_files[first].astype(object), paths,
+                  [codes[a:b].astype(np.int64) for a, b in bounds],
                   [article_codes[a:b].astype(np.int64) for a, b in bounds])
 
 
@@ -161,24 +166,24 @@ def pool_runs(runs: Sequence[Run], *, depth: int | None = None, articles: int | 
     wanted = topics if topics is not None else list(dict.fromkeys(t for r in runs for t in r))
     pools: dict[str, TopicPool] = {}
     for topic in sorted(set(wanted), key=topic_order):
-        coded = _code(_topic_runs(runs, topic, order), unit)
-        pooled, min_rank, counts = pool_topic(coded.units, coded.articles, depth=depth,
-                                              target_articles=articles)
-        if len(pooled) == 0:
-            continue
-        pools[topic] = _topic_pool(topic, coded.keys[pooled], min_rank, counts)
+        topic_runs = _topic_runs(runs, topic, order)
+        longest = max((len(tr) for tr in topic_runs), default=0)
+        # Only ranks up to the depth, or up to the round in which the pool is complete, matter:
+        # code a prefix of every run (first guess: twice the rounds that N articles need when
+        # every result is a new one), longer until the pool is complete or the runs end.
+        limit = depth if depth is not None else 2 * -(-(articles or 1) // max(len(runs), 1))
+        while True:
+            coded = _code(topic_runs, unit, limit)
+            pooled, min_rank, counts = pool_topic(coded.units, coded.articles, depth=depth,
+                                                  target_articles=articles)
+            complete = len(set(coded.files[pooled])) == articles
+            if depth is not None or complete or limit >= longest:
+                break
+            limit *= 2
+        if len(pooled):
+            pools[topic] = TopicPool(topic, coded.files[pooled], coded.paths[pooled], min_rank,
+                                     counts, np.zeros(len(pooled), dtype=np.int64))
     return Pool(pools)
-
-
-def _topic_pool(topic: str, keys: npt.NDArray[np.object_], min_rank: IntArray,
-                runs: IntArray) -> TopicPool:
-    """Keys are sorted as strings, and a tab sorts before every character of a file name or
-    path, so ``file TAB path`` keys are already in file, then path order."""
-    units = []
-    for key, rank, count in zip(keys, min_rank, runs):
-        file, _, path = str(key).partition(_SEPARATOR)
-        units.append((file, path, int(rank), int(count)))
-    return make_topic_pool(topic, units)
 
 
 @dataclass(frozen=True)
@@ -220,11 +225,11 @@ def _owners(tp: TopicPool, topic_runs: Sequence[TopicRun], pool: Pool,
             single: npt.NDArray[np.bool_]) -> IntArray:
     """For each unit of ``tp`` that one run alone returned, the position of that run."""
     unit = pool.unit
-    coded = _code(topic_runs, unit)
+    coded = _code(topic_runs, unit, int(tp.min_ranks.max()))
     wanted = (tp.files[single] if unit == "article"
               else tp.files[single] + _SEPARATOR + tp.paths[single]).astype(str)
     ranks = tp.min_ranks[single]
-    code = np.searchsorted(coded.keys.astype(str), wanted)
+    code = np.searchsorted(coded.keys, wanted)
     code = np.minimum(code, max(len(coded.keys) - 1, 0))
     owners = np.full(len(wanted), -1, dtype=np.int64)
     holders = np.zeros(len(wanted), dtype=np.int64)

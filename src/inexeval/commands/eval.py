@@ -56,14 +56,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="print runs x measures of the means (same as --format table)")
     parser.add_argument("--assessments-format", metavar="FORMAT",
                         help="override format detection: inex, fol, trec")
-    parser.add_argument("--run-format", metavar="FORMAT",
-                        help="override format detection: xml (INEX submission), trec, fol")
-    parser.add_argument("--order", choices=("rank", "score", "file"), default="rank",
-                        help="result order: rank if every result has one, else score, else file "
-                        "order (default); or by score or file order only")
-    parser.add_argument("--keep-repeats", action="store_true",
-                        help="keep a result repeated in a topic (seed 004's randomised runs); "
-                        "by default only its first occurrence counts, as in INEX 2002")
+    add_run_options(parser)
     parser.add_argument("--limit", type=non_negative, metavar="N",
                         help="results kept per topic (default 1500 for element and document "
                         "runs, 100 for INEX 2002, none for passage runs; 0: all)")
@@ -82,6 +75,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     passage.add_argument("--exact-buckets", action="store_true",
                          help="focused/thorough: recall buckets in exact arithmetic instead of "
                          "the official tool's floor(100*R) in doubles")
+
+
+def add_run_options(parser: argparse.ArgumentParser) -> None:
+    """The options that say how runs are read and ordered (``eval``, ``pool``)."""
+    parser.add_argument("--run-format", metavar="FORMAT",
+                        help="override format detection: xml (INEX submission), trec, fol")
+    parser.add_argument("--order", choices=("rank", "score", "file"), default="rank",
+                        help="result order: rank if every result has one, else score, else file "
+                        "order (default); or by score or file order only")
+    parser.add_argument("--keep-repeats", action="store_true",
+                        help="keep a result repeated in a topic (seed 004's randomised runs); "
+                        "by default only its first occurrence counts, as in INEX 2002")
 
 
 def _assessments(args: argparse.Namespace, collection: Any) -> Any:

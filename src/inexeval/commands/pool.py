@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from inexeval.cli import positive
+from inexeval.commands.eval import add_run_options
 
 NAME = "pool"
 HELP = "pool runs to a depth or round-robin to N articles per topic (or --stats of a pool)"
@@ -42,14 +43,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="print the statistics of a pool TSV instead: per topic units, "
                         "articles, units only one run returned and, with the pooled RUNs "
                         "given, each run's unique contribution; then median and total")
-    parser.add_argument("--run-format", metavar="FORMAT",
-                        help="override format detection: xml (INEX submission), trec, fol")
-    parser.add_argument("--order", choices=("rank", "score", "file"), default="rank",
-                        help="result order: rank if every result has one, else score, else file "
-                        "order (default); or by score or file order only")
-    parser.add_argument("--keep-repeats", action="store_true",
-                        help="a result repeated in a topic keeps its later ranks too (by "
-                        "default only its first occurrence counts)")
+    add_run_options(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -63,6 +57,8 @@ def run(args: argparse.Namespace) -> int:
                        "topic_file"):
             if getattr(args, option) is not None:
                 raise InexevalError(f"--{option.replace('_', '-')} does not go with --stats")
+        if args.format != "tsv":
+            raise InexevalError("--stats prints tab-separated lines: no --format")
         return _stats(args)
     if not args.runs:
         raise InexevalError("give the runs to pool (or --stats POOL.tsv)")
@@ -133,18 +129,12 @@ def _topics(args: argparse.Namespace, runs: list[Any]) -> list[str] | None:
 def _write_inex(pool: Any, args: argparse.Namespace) -> None:
     from inexeval.errors import InexevalError
     from inexeval.formats.pool import inex_pool_name, inex_pool_xml
-    from inexeval.outputs import atomic_output, check_output
+    from inexeval.outputs import write_folder
 
     if args.output is None:
         raise InexevalError("--format inex writes one file per topic: give the folder with -o")
-    folder = Path(args.output)
-    if folder.exists() and not folder.is_dir():
-        raise InexevalError("--format inex writes into a folder, and this is a file", folder)
-    check_output(folder, *args.runs, args.topic_file)
-    folder.mkdir(exist_ok=True)
-    for topic, tp in pool.items():
-        with atomic_output(folder / inex_pool_name(topic), "wb") as out:
-            out.write(inex_pool_xml(tp))
+    write_folder(args.output, {inex_pool_name(t): inex_pool_xml(tp) for t, tp in pool.items()},
+                 *args.runs, args.topic_file)
 
 
 def _stats(args: argparse.Namespace) -> int:

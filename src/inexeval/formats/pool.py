@@ -53,39 +53,37 @@ def read_pool(path: str | Path) -> Pool:
     units: dict[str, list[tuple[str, str, int, int]]] = {}
     lines: dict[str, list[int]] = {}
     seen: set[tuple[str, str, str]] = set()
-    with open(path, "rb") as handle:
-        for number, raw in enumerate(handle, 1):
+    try:
+        data = path.read_bytes()
+        text = data.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError as error:
+        raise FormatError(f"text is not UTF-8 ({error.reason} at byte {error.start})", path,
+                          data.count(b"\n", 0, error.start) + 1) from None
+    for number, line in enumerate(text.split("\n"), 1):
+        line = line.removesuffix("\r")
+        if not line.strip():
+            continue
+        fields = line.split("\t")
+        if len(fields) != len(FIELDS):
+            raise FormatError(f"{len(fields)} tab-separated fields, expected "
+                              f"{len(FIELDS)}: {' '.join(FIELDS)}", path, number)
+        topic, file, element, rank, runs = (f.strip() for f in fields)
+        if not topic or not file:
+            raise FormatError(f"empty {'topic' if not topic else 'file'}", path, number)
+        if element:
             try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError as error:
-                raise FormatError(f"text is not UTF-8 ({error.reason} at byte {error.start})",
-                                  path, number) from None
-            if number == 1:
-                text = text.removeprefix("\ufeff")
-            text = text.rstrip("\r\n")
-            if not text.strip():
-                continue
-            fields = text.split("\t")
-            if len(fields) != len(FIELDS):
-                raise FormatError(f"{len(fields)} tab-separated fields, expected "
-                                  f"{len(FIELDS)}: {' '.join(FIELDS)}", path, number)
-            topic, file, element, rank, runs = (f.strip() for f in fields)
-            if not topic or not file:
-                raise FormatError(f"empty {'topic' if not topic else 'file'}", path, number)
-            if element:
-                try:
-                    element = canonical_path(element)
-                except InexevalError as error:
-                    raise FormatError(error.reason, path, number) from None
-            key = (topic, file, element)
-            if key in seen:
-                unit = f"{file} {element}" if element else file
-                raise FormatError(f"topic {topic} lists {unit} twice", path, number)
-            seen.add(key)
-            units.setdefault(topic, []).append(
-                (file, element, _positive(rank, "min_rank", path, number),
-                 _positive(runs, "runs", path, number)))
-            lines.setdefault(topic, []).append(number)
+                element = canonical_path(element)
+            except InexevalError as error:
+                raise FormatError(error.reason, path, number) from None
+        key = (topic, file, element)
+        if key in seen:
+            unit = f"{file} {element}" if element else file
+            raise FormatError(f"topic {topic} lists {unit} twice", path, number)
+        seen.add(key)
+        units.setdefault(topic, []).append(
+            (file, element, _positive(rank, "min_rank", path, number),
+             _positive(runs, "runs", path, number)))
+        lines.setdefault(topic, []).append(number)
     topics = {t: make_topic_pool(t, units[t], lines[t]) for t in sorted(units, key=topic_order)}
     return Pool(topics, source=str(path))
 
