@@ -322,3 +322,21 @@ def test_the_document_page_works_at_200_percent_zoom(browser: Any, server: Serve
         assert page.get_by_role("button", name=name, exact=True).is_visible()
     screenshot(page, tmp_path, "document-page-200pct")
     page.context.close()
+
+
+def test_a_drag_past_the_end_of_the_document_stops_at_its_end(
+        browser: Any, server: Server, console: ConsoleErrors) -> None:
+    page = log_in(browser, server, "bob", console)
+    open_document(page, server, "1", "co/a2")
+    text = text_of(server, "bob", "1", "co/a2")
+    last_words = " ".join(text.split()[-3:])
+    start = box(page, last_words)
+    page.mouse.move(start["x"] + 2, start["y"] + start["height"] / 2)
+    page.mouse.down()
+    page.mouse.move(start["x"] + 200, start["y"] + 400, steps=8)
+    page.mouse.up()
+    page.keyboard.press("h")
+    settled(page)
+    assert server.judgement("bob", "1", "co/a2")["passages"] == [
+        [text.rindex(last_words), len(text)]]
+    page.context.close()

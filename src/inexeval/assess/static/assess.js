@@ -235,14 +235,21 @@ function documentPage() {
     return range;
   };
 
-  /** The selection as [start, end) in code points, or null when it is not inside #doc. */
+  /** The selection's part inside #doc as [start, end) in code points (a drag that ran past
+   * the document is cut at its edge), or null when it does not touch the document. */
   const selection = () => {
     const sel = window.getSelection();
     if (!sel || sel.rangeCount === 0) return null;
     const range = sel.getRangeAt(0);
-    if (!doc.contains(range.startContainer) || !doc.contains(range.endContainer)) return null;
-    return [pointOffset(range.startContainer, range.startOffset),
-      pointOffset(range.endContainer, range.endOffset)];
+    const whole = document.createRange();
+    whole.selectNodeContents(doc);
+    // comparePoint: -1 before the document, 0 inside, 1 after
+    const first = whole.comparePoint(range.startContainer, range.startOffset);
+    const last = whole.comparePoint(range.endContainer, range.endOffset);
+    if (first > 0 || last < 0) return null;
+    const start = first < 0 ? 0 : pointOffset(range.startContainer, range.startOffset);
+    const end = last > 0 ? state.text.length : pointOffset(range.endContainer, range.endOffset);
+    return [start, end];
   };
 
   const seconds = () => {
