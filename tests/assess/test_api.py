@@ -297,3 +297,31 @@ def test_security_headers(connect: Any) -> None:
     response = connect(None).get("/api/openapi.json")
     assert response.headers["x-content-type-options"] == "nosniff"
     assert response.headers["x-frame-options"] == "DENY"
+
+
+def test_2002_mode_values_implicit_and_pooled_elements(
+        store_url: str, campaign_files: Any) -> None:
+    from inexeval.assess.app import create_app
+    from tests.assess.conftest import CHEAP_HASHER, Client, TestClient, add_users, init_store
+
+    init_store(store_url, campaign_files, mode="2002")
+    add_users(store_url, {"alice": ["1"]})
+    with TestClient(create_app(store_url, hasher=CHEAP_HASHER)) as http:
+        alice = Client(http, "alice")
+        p1, p2 = "/article[1]/bdy[1]/p[1]", "/article[1]/bdy[1]/p[2]"
+        partial = alice.put(A2, {"version": 0, "status": "in-progress", "values": {p1: "2E"}})
+        assert partial.status_code == 200
+        assert partial.json()["implicit"] == {"/article[1]": "2L", "/article[1]/bdy[1]": "2L"}
+        assert partial.json()["problems"] == [f"pooled element {p2} has no value"]
+        refused = alice.put(A2, {"version": 1, "status": "done"})
+        assert refused.status_code == 422 and p2 in refused.json()["error"]
+        wrong = alice.put(A2, {"version": 1, "status": "in-progress",
+                               "values": {p1: "2E", "/article[1]": "1E"}})
+        assert wrong.status_code == 200 and wrong.json()["problems"] == [
+            f"/article[1] (1E) is less relevant than the element it contains, {p1} (2E)",
+            f"/article[1] (1E) contains {p1} of coverage E, so its coverage is too large (L)",
+            f"pooled element {p2} has no value"]
+        done = alice.put(A2, {"version": 2, "status": "done", "values": {p1: "2E", p2: "0N"}})
+        assert done.status_code == 200 and done.json()["status"] == "done"
+        assert alice.put(A1, {"version": 0, "status": "in-progress",
+                              "exhaustivity": {"/article[1]": "2"}}).status_code == 422

@@ -13,10 +13,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from inexeval.assess.documents import stored_document
-from inexeval.assess.store import Document
-from inexeval.collection.build import index_document, load_index
-from inexeval.collection.index import CollectionIndex, DocumentIndex
+from inexeval.assess.documents import document_index, stored_document
+from inexeval.assess.export import write_export
+from inexeval.assess.model import Judgement
+from inexeval.assess.store import Document, Store
+from inexeval.collection.build import IndexedDocument, index_document, load_index
+from inexeval.collection.index import CollectionIndex
 from inexeval.errors import FormatError, InexevalError
 from inexeval.formats.pool import read_pool
 from inexeval.formats.topics import read_topics
@@ -77,6 +79,56 @@ class _Collection:
         if missing or ".." in Path(name).parts or Path(name).is_absolute():
             raise FormatError(f"document {name} is not in the collection {self.name}",
                               pool_file, line)
-        index: DocumentIndex = self.index[name] if self.index is not None else index_document(
-            name, xml)
+        index = self.index[name] if self.index is not None else index_document(name, xml)
+        if not isinstance(index, IndexedDocument):
+            raise InexevalError("the index holds no text-node spans: rebuild it with "
+                                "inexeval index", self.name)
         return stored_document(name, xml, index)
+
+
+DEFAULT_FORMAT = {"highlight": "fol", "2002": "inex2002", "2003": "inex2003"}
+
+
+def export_campaign(store_url: str | Path, output: str | Path, fmt: str | None,
+                    assessor: str | None) -> list[str]:
+    """Export the judgements of ``assessor`` or, without one, of each topic's first-assigned
+    assessor, in ``fmt`` (default: the mode's own format); returns notes for the user (topics
+    that have other assessors, topics without any)."""
+    store = Store.open(store_url)
+    try:
+        mode = store.mode()
+        fmt = fmt or DEFAULT_FORMAT[mode]
+        notes: list[str] = []
+        chosen: list[Judgement] = []
+        if assessor is not None and store.user(assessor) is None:
+            raise InexevalError(f"no user {assessor!r} in the store")
+        others: list[str] = []
+        for topic in store.topic_ids():
+            assessors = store.assessors(topic)
+            if assessor is not None:
+                if assessor in assessors:
+                    chosen.extend(store.judgements(topic, assessor))
+                continue
+            if not assessors:
+                continue
+            chosen.extend(store.judgements(topic, assessors[0]))
+            if len(assessors) > 1:
+                others.append(f"{topic} ({', '.join(assessors[1:])})")
+        if others:
+            notes.append("exported each topic's first-assigned assessor; these topics have "
+                         f"others (export them with --assessor): {'; '.join(others)}")
+        collection = CollectionIndex({
+            file: document_index(store.document(file))
+            for file in dict.fromkeys(j.file for j in chosen)}) if fmt != "json" else None
+    finally:
+        store.close()
+    written = write_export(chosen, collection, fmt, output, _local(store_url))
+    notes.append(f"{written} {'judgements' if fmt == 'json' else 'documents'} written to "
+                 f"{output} ({fmt})")
+    return notes
+
+
+def _local(store_url: str | Path) -> str | None:
+    """The store's file (never to be written over), None for a database server."""
+    text = str(store_url)
+    return None if text.startswith(("postgresql", "postgres://")) else text

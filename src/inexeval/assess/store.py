@@ -67,6 +67,7 @@ documents = sa.Table(
     sa.Column("length", sa.Integer, nullable=False),
     sa.Column("text", sa.Text, nullable=False),
     sa.Column("elements", sa.Text, nullable=False),
+    sa.Column("text_nodes", sa.Text, nullable=False),
 )
 pool = sa.Table(
     "pool", metadata,
@@ -189,11 +190,13 @@ class User:
 
 @dataclass(frozen=True)
 class Document:
-    """A pooled document: its text and elements ``(path, start, end)`` in document order."""
+    """A pooled document: its text, its elements ``(path, start, end)`` in document order and
+    its text nodes ``(element position, start, end)`` in document order (for XPointers)."""
 
     file: str
     text: str
     elements: tuple[tuple[str, int, int], ...]
+    text_nodes: tuple[tuple[int, int, int], ...] = ()
 
     @property
     def length(self) -> int:
@@ -364,7 +367,8 @@ class Store:
             for document in document_rows:
                 connection.execute(documents.insert().values(
                     file=document.file, length=document.length, text=document.text,
-                    elements=_dumps([list(e) for e in document.elements])))
+                    elements=_dumps([list(e) for e in document.elements]),
+                    text_nodes=_dumps([list(t) for t in document.text_nodes])))
             if pool_rows:
                 connection.execute(pool.insert(), [
                     {"topic": t, "file": f, "path": p, "position": i, "min_rank": r, "runs": n}
@@ -591,7 +595,8 @@ class Store:
         if row is None:
             raise NotFound(f"no document {file!r} in the store")
         return Document(row.file, row.text,
-                        tuple((p, int(s), int(e)) for p, s, e in json.loads(row.elements)))
+                        tuple((p, int(s), int(e)) for p, s, e in json.loads(row.elements)),
+                        tuple((int(i), int(s), int(e)) for i, s, e in json.loads(row.text_nodes)))
 
     def document_files(self) -> list[str]:
         with self._read() as connection:

@@ -20,7 +20,6 @@ NAME = "assess"
 HELP = "run an assessment campaign: store, users, assignments, HTTP server, export"
 
 MODES = ("highlight", "2002", "2003")
-EXPORT_FORMATS = ("fol", "inex2005", "inex2002", "inex2003", "json")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -66,7 +65,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     export = action("export", "write the judgements as qrels")
     export.add_argument("-o", "--output", metavar="DIR|FILE", required=True,
                         help="output file (fol, json) or folder (per-topic XML formats)")
-    export.add_argument("--format", choices=EXPORT_FORMATS, default=None,
+    export.add_argument("--format", choices=("fol", "inex2005", "inex2002", "inex2003", "json"),
+                        default=None,
                         help="qrels format (default: fol in highlight mode, inex2002 / inex2003 "
                         "in those modes)")
     export.add_argument("--assessor", metavar="NAME",
@@ -183,8 +183,9 @@ def _export(args: argparse.Namespace) -> int:
     from inexeval.assess.campaign import export_campaign
 
     notes = export_campaign(args.store, args.output, args.format, args.assessor)
-    for note in notes:
+    for note in notes[:-1]:
         print(f"inexeval: note: {note}", file=sys.stderr)
+    print(notes[-1])
     return 0
 
 
