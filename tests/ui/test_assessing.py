@@ -49,8 +49,9 @@ def drag_select(page: Any, first: str, last: str) -> None:
     page.mouse.up()
 
 
-def click_word(page: Any, word: str, clicks: int = 1) -> None:
-    w = box(page, word)
+def click_word(page: Any, word: str, clicks: int = 1, nth: int = 0) -> None:
+    """Click the middle of the ``nth`` occurrence of ``word`` in the document."""
+    w = box(page, word, nth)
     page.mouse.click(w["x"] + w["width"] / 2, w["y"] + w["height"] / 2, click_count=clicks)
 
 
