@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -47,3 +48,24 @@ def test_judgements_made_in_the_page_are_exported_and_evaluated(
     values = {line.split("\t")[0]: float(line.split("\t")[2])
               for line in evaluated.stdout.splitlines()}
     assert values == {"iP[0.00]": 1.0, "MAiP": 1.0, "num_q": 1.0}
+
+    # The admin page's export is the command's, byte for byte; XML formats come zipped.
+    admin = log_in(browser, server, "boss", console)
+    admin.goto(f"{server.url}/admin")
+    with admin.expect_download() as download:
+        admin.get_by_role("button", name="Export").click()
+    assert download.value.suggested_filename == "qrels.fol"
+    assert Path(download.value.path()).read_bytes() == qrels.read_bytes()
+    admin.get_by_label("Format").select_option("inex2005")
+    admin.get_by_label("Assessor").select_option("bob")
+    with admin.expect_download() as download:
+        admin.get_by_role("button", name="Export").click()
+    assert download.value.suggested_filename == "qrels-inex2005.zip"
+    with zipfile.ZipFile(download.value.path()) as archive:
+        assert archive.namelist() == []  # bob has marked nothing done
+    admin.get_by_label("Assessor").select_option("")
+    with admin.expect_download() as download:
+        admin.get_by_role("button", name="Export").click()
+    with zipfile.ZipFile(download.value.path()) as archive:
+        assert archive.namelist() == ["qrels-inex2005/topic-1.xml"]
+    admin.context.close()

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.ui.conftest import SCREENS, ConsoleErrors, Server, log_in, open_document
+from tests.ui.conftest import SCREENS, ConsoleErrors, Server, log_in, open_document, screenshot
 
 
 def test_topic_page_keys_move_open_and_skip_to_the_next_unassessed(
@@ -40,9 +40,10 @@ def test_topic_page_keys_move_open_and_skip_to_the_next_unassessed(
 
 
 def test_admin_sees_progress_and_locks_a_topic(browser: Any, server: Server,
-                                               console: ConsoleErrors) -> None:
+                                               console: ConsoleErrors, tmp_path: Path) -> None:
     page = log_in(browser, server, "boss", console)
     page.goto(f"{server.url}/admin")
+    screenshot(page, tmp_path, "admin-page")
     assert page.get_by_role("heading", name="Campaign progress").is_visible()
     tables = page.get_by_role("table")
     assert "alice" in tables.nth(1).inner_text()

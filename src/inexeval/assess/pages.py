@@ -11,7 +11,10 @@ the page receives it as JSON and builds DOM text nodes from it.
 
 from __future__ import annotations
 
+import io
 import re
+import tempfile
+import zipfile
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -25,10 +28,15 @@ from starlette.routing import BaseRoute, Route
 from starlette.templating import Jinja2Templates
 
 from inexeval.assess.api import session_of
+from inexeval.assess.campaign import export_campaign
 from inexeval.assess.store import NotFound, Store, User
 
 HERE = Path(__file__).parent
 Handler = Callable[[Request], Awaitable[Response]]
+
+EXPORTS = {"highlight": ("fol", "inex2005", "json"), "2002": ("inex2002", "json"),
+           "2003": ("inex2003", "json")}
+"""The export formats of each mode (``inexeval assess export --format``)."""
 
 STATUS_ICONS = {
     "unseen": ("○", "unseen"),
@@ -149,7 +157,8 @@ def routes(store: Store) -> list[BaseRoute]:
         stats = await run_in_threadpool(store.stats)
         return await render(request, "admin.html", {
             "topics": _topic_rows(stats["topics"]), "progress": stats["topics"],
-            "assessors": stats["assessors"]})
+            "assessors": stats["assessors"], "formats": EXPORTS[store.mode()],
+            "names": sorted({row["assessor"] for row in stats["topics"]})})
 
     def page(handler: Handler) -> Handler:
         """The handler with its refusals (403, 404) shown as a page, not as JSON."""
@@ -165,6 +174,20 @@ def routes(store: Store) -> list[BaseRoute]:
                 return response
         return shown
 
+    async def export(request: Request) -> Response:
+        """The qrels as a download (``assess export``; the XML formats zipped)."""
+        user = await login_user(request)
+        if not user.admin:
+            raise HTTPException(403, "exporting is for administrators")
+        mode = store.mode()
+        fmt = request.query_params.get("format", "")
+        if fmt not in EXPORTS[mode]:
+            raise HTTPException(404, f"no export format {fmt!r} in {mode} mode")
+        assessor = request.query_params.get("assessor") or None
+        name, body = await run_in_threadpool(export_download, store.url, fmt, assessor)
+        return Response(body, media_type="application/octet-stream",
+                        headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
     async def favicon(request: Request) -> Response:
         return Response(status_code=204)
 
@@ -174,6 +197,7 @@ def routes(store: Store) -> list[BaseRoute]:
         Route("/topics/{topic}", page(topic)),
         Route("/topics/{topic}/docs/{file:path}", page(document)),
         Route("/admin", page(admin)),
+        Route("/admin/export", page(export)),
         Route("/favicon.ico", favicon),
     ]
 
@@ -183,6 +207,20 @@ class _Redirect(HTTPException):
 
     def __init__(self, url: str) -> None:
         super().__init__(303, headers={"Location": url})
+
+
+def export_download(store_url: str, fmt: str, assessor: str | None) -> tuple[str, bytes]:
+    """The file name and bytes of an export: the qrels file, or a zip of the per-topic files."""
+    with tempfile.TemporaryDirectory() as folder:
+        target = Path(folder) / f"qrels.{fmt}"
+        export_campaign(store_url, target, fmt, assessor)
+        if target.is_file():
+            return target.name, target.read_bytes()
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+            for file in sorted(target.iterdir()):
+                archive.write(file, f"qrels-{fmt}/{file.name}")
+        return f"qrels-{fmt}.zip", buffer.getvalue()
 
 
 def _topic(store: Store, topic: str) -> dict[str, Any]:
