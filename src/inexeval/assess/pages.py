@@ -242,13 +242,11 @@ def _articles(pool: list[dict[str, Any]], topic: str) -> list[dict[str, Any]]:
 
 
 def _topic_rows(per_assessor: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Per-topic rows of the admin page from the store's per (topic, assessor) progress."""
+    """Per-topic rows of the admin page (pool size, assessors, lock) from the store's progress
+    per (topic, assessor)."""
     topics: dict[str, dict[str, Any]] = {}
     for row in per_assessor:
         entry = topics.setdefault(row["topic"], {"topic": row["topic"], "assessors": [],
-                                                 "locked": row["locked"], "pool": 0, "done": 0})
+                                                 "locked": row["locked"], "pool": row["pool"]})
         entry["assessors"].append(row["assessor"])
-        entry["pool"] += row["pool"]
-        entry["done"] += row["done"]
     return list(topics.values())
-
