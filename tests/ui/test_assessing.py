@@ -116,6 +116,11 @@ def test_an_assessor_judges_a_document(browser: Any, server: Server, console: Co
     page.wait_for_selector("body[data-ready=true]")
     text = text_of(server, "alice", "1", "co/a1")
     assert page.evaluate("document.getElementById('doc').textContent") == text
+    keywords = "CSS.highlights.get('keyword')?.size ?? 0"
+    assert page.evaluate(keywords) == text.lower().count("evaluation")
+    page.keyboard.press("w")
+    assert page.evaluate(keywords) == 0
+    page.keyboard.press("w")
 
     # A passage across two paragraphs, selected with the mouse from inside words.
     drag_select(page, "relevant passages", "Elements holding")
@@ -174,6 +179,7 @@ def test_an_assessor_judges_a_document(browser: Any, server: Server, console: Co
     saved = server.judgement("alice", "1", "co/a1")
     assert saved["status"] == "done"
     assert saved["relevant"] is True
+    assert saved["seconds"] > 0
 
     # A reload shows the same state.
     page.reload()
@@ -301,11 +307,41 @@ def test_changes_made_offline_are_saved_when_back_online(
     page.keyboard.press("h")
     page.wait_for_selector("#saved[data-state=retry]")
     assert page.evaluate("window.inexeval.state.pending.length") == 1
+    # Leaving the page now asks first.
+    dialogs: list[str] = []
+    page.on("dialog", lambda d: (dialogs.append(d.type), d.dismiss()))
+    page.close(run_before_unload=True)
+    page.wait_for_timeout(300)
+    assert dialogs == ["beforeunload"]
+    assert not page.is_closed()
     page.context.set_offline(False)
     settled(page)
     assert server.judgement("alice", "1", "co/a5")["passages"] == [
         list(span(text, first, last))]
     console[:] = [e for e in console if "ERR_INTERNET_DISCONNECTED" not in e]
+    page.context.close()
+
+
+def test_changes_not_saved_when_the_page_was_left_are_saved_on_the_next_visit(
+        browser: Any, server: Server, console: ConsoleErrors) -> None:
+    page = log_in(browser, server, "bob", console)
+    open_document(page, server, "1", "co/a5")
+    text, words = paragraph(server, "co/a5")
+    page.route("**/api/topics/1/docs/co/a5", lambda route: route.abort()
+               if route.request.method == "PUT" else route.continue_())
+    first, last = " ".join(words[:3]), " ".join(words[3:6])
+    drag_select(page, first, last)
+    page.keyboard.press("h")
+    page.wait_for_selector("#saved[data-state=retry]")
+    page.on("dialog", lambda d: d.accept())
+    page.reload()
+    page.wait_for_selector("body[data-ready=true]")
+    assert server.judgement("bob", "1", "co/a5")["passages"] == []
+    page.unroute("**/api/topics/1/docs/co/a5")
+    page.wait_for_selector("#notice[data-kind=info]")
+    settled(page)
+    assert server.judgement("bob", "1", "co/a5")["passages"] == [list(span(text, first, last))]
+    console[:] = [e for e in console if "ERR_FAILED" not in e]
     page.context.close()
 
 
