@@ -148,6 +148,14 @@ def open_document(page: Any, server: Server, topic: str, file: str) -> None:
     page.wait_for_selector("body[data-ready=true]")
 
 
+def open_as(browser: Any, server: Server, console: ConsoleErrors, user: str, topic: str,
+            file: str) -> Any:
+    """A new context logged in as ``user`` with the document page of ``file`` open."""
+    page = log_in(browser, server, user, console)
+    open_document(page, server, topic, file)
+    return page
+
+
 def screenshot(page: Any, folder: Path, name: str) -> Path:
     """Save a screenshot as a test artifact (``folder``) and a copy in /tmp/inexeval-screens."""
     path = folder / f"{name}.png"

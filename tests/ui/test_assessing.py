@@ -10,7 +10,15 @@ from typing import Any
 
 import pytest
 from tests.ui.campaign import ASTRAL, XSS_IMG, XSS_SCRIPT
-from tests.ui.conftest import PASSWORD, ConsoleErrors, Server, log_in, open_document, screenshot
+from tests.ui.conftest import (
+    PASSWORD,
+    ConsoleErrors,
+    Server,
+    log_in,
+    open_as,
+    open_document,
+    screenshot,
+)
 
 WORD_BOX = """([needle, nth]) => {
   const walker = document.createTreeWalker(document.getElementById('doc'), NodeFilter.SHOW_TEXT);
@@ -22,8 +30,10 @@ WORD_BOX = """([needle, nth]) => {
         const range = document.createRange();
         range.setStart(node, at);
         range.setEnd(node, at + needle.length);
-        const box = range.getBoundingClientRect();
-        return {x: box.x, y: box.y, width: box.width, height: box.height};
+        const rects = [...range.getClientRects()].filter((r) => r.width > 0);
+        const [first, last] = [rects[0], rects[rects.length - 1]];
+        return {x: first.x, y: first.y, width: first.width, height: first.height,
+                endX: last.x + last.width, endY: last.y + last.height / 2};
       }
       seen += 1;
       at = node.data.indexOf(needle, at + 1);
@@ -34,6 +44,9 @@ WORD_BOX = """([needle, nth]) => {
 
 
 def box(page: Any, needle: str, nth: int = 0) -> dict[str, float]:
+    """The first line box of the ``nth`` occurrence of ``needle`` in the document's text nodes
+    (``x``, ``y``, ``width``, ``height``) and the middle of its last line's end (``endX``,
+    ``endY``): a phrase may wrap."""
     found: dict[str, float] | None = page.evaluate(WORD_BOX, [needle, nth])
     assert found is not None, needle
     return found
@@ -45,8 +58,16 @@ def drag_select(page: Any, first: str, last: str) -> None:
     a, b = box(page, first), box(page, last)
     page.mouse.move(a["x"] + 2, a["y"] + a["height"] / 2)
     page.mouse.down()
-    page.mouse.move(b["x"] + b["width"] - 2, b["y"] + b["height"] / 2, steps=8)
+    page.mouse.move(b["endX"] - 2, b["endY"], steps=8)
     page.mouse.up()
+
+
+def highlight_words(page: Any, words: list[str], at: int = 0) -> tuple[str, str]:
+    """Select ``words[at:at+6]`` with the mouse and press h; the first and last three words."""
+    first, last = " ".join(words[at:at + 3]), " ".join(words[at + 3:at + 6])
+    drag_select(page, first, last)
+    page.keyboard.press("h")
+    return first, last
 
 
 def click_word(page: Any, word: str, clicks: int = 1, nth: int = 0) -> None:
@@ -203,8 +224,7 @@ def test_an_assessor_judges_a_document(browser: Any, server: Server, console: Co
 
 def test_a_document_is_marked_non_relevant_after_confirmation(
         browser: Any, server: Server, console: ConsoleErrors) -> None:
-    page = log_in(browser, server, "alice", console)
-    open_document(page, server, "1", "co/a2")
+    page = open_as(browser, server, console, "alice", "1", "co/a2")
     page.keyboard.press("r")
     dialog = page.get_by_role("dialog")
     assert dialog.is_visible()
@@ -238,8 +258,7 @@ def test_markup_in_the_text_stays_text(browser: Any, server: Server,
 
 def test_offsets_count_code_points_outside_the_bmp(browser: Any, server: Server,
                                                    console: ConsoleErrors) -> None:
-    page = log_in(browser, server, "alice", console)
-    open_document(page, server, "1", "co/astral")
+    page = open_as(browser, server, console, "alice", "1", "co/astral")
     text = text_of(server, "alice", "1", "co/astral")
     assert ASTRAL in text
     assert page.evaluate("document.getElementById('doc').textContent") == text
@@ -262,8 +281,7 @@ def test_two_assessors_never_see_each_others_highlights(
     open_document(alice, server, "1", "co/a3")
     open_document(bob, server, "1", "co/a3")
     _, first_words = paragraph(server, "co/a3")
-    drag_select(alice, " ".join(first_words[:3]), " ".join(first_words[3:6]))
-    alice.keyboard.press("h")
+    highlight_words(alice, first_words)
     settled(alice)
     bob.reload()
     bob.wait_for_selector("body[data-ready=true]")
@@ -281,11 +299,9 @@ def test_a_stale_tab_gets_the_conflict_message(browser: Any, server: Server,
     open_document(first, server, "1", "co/a4")
     open_document(second, server, "1", "co/a4")
     _, words = paragraph(server, "co/a4")
-    drag_select(first, " ".join(words[:3]), " ".join(words[3:6]))
-    first.keyboard.press("h")
+    highlight_words(first, words)
     settled(first)
-    drag_select(second, " ".join(words[6:9]), " ".join(words[9:12]))
-    second.keyboard.press("h")
+    highlight_words(second, words, 6)
     second.wait_for_selector("#notice[data-kind=conflict]")
     assert "changed in another tab" in second.locator("#notice").inner_text()
     settled(second)
@@ -296,52 +312,44 @@ def test_a_stale_tab_gets_the_conflict_message(browser: Any, server: Server,
     first.context.close()
 
 
-def test_changes_made_offline_are_saved_when_back_online(
+def test_a_change_that_cannot_be_saved_is_kept_until_it_is(
         browser: Any, server: Server, console: ConsoleErrors) -> None:
-    page = log_in(browser, server, "alice", console)
-    open_document(page, server, "1", "co/a5")
+    """Offline: queued, retried, saved when back online; leaving asks first; a change still
+    unsaved when the page is left is restored and saved on the next visit."""
+    page = open_as(browser, server, console, "alice", "1", "co/a5")
     text, words = paragraph(server, "co/a5")
     page.context.set_offline(True)
-    first, last = " ".join(words[:3]), " ".join(words[3:6])
-    drag_select(page, first, last)
-    page.keyboard.press("h")
+    first, last = highlight_words(page, words)
     page.wait_for_selector("#saved[data-state=retry]")
     assert page.evaluate("window.inexeval.state.pending.length") == 1
-    # Leaving the page now asks first.
     dialogs: list[str] = []
-    page.on("dialog", lambda d: (dialogs.append(d.type), d.dismiss()))
+    leave = {"beforeunload": False}
+    page.on("dialog", lambda d: (dialogs.append(d.type),
+                                 d.accept() if leave[d.type] else d.dismiss()))
     page.close(run_before_unload=True)
     page.wait_for_timeout(300)
     assert dialogs == ["beforeunload"]
     assert not page.is_closed()
     page.context.set_offline(False)
     settled(page)
-    assert server.judgement("alice", "1", "co/a5")["passages"] == [
-        list(span(text, first, last))]
-    console[:] = [e for e in console if "ERR_INTERNET_DISCONNECTED" not in e]
-    page.context.close()
+    passages = [list(span(text, first, last))]
+    assert server.judgement("alice", "1", "co/a5")["passages"] == passages
 
-
-def test_changes_not_saved_when_the_page_was_left_are_saved_on_the_next_visit(
-        browser: Any, server: Server, console: ConsoleErrors) -> None:
-    page = log_in(browser, server, "bob", console)
-    open_document(page, server, "1", "co/a5")
-    text, words = paragraph(server, "co/a5")
     page.route("**/api/topics/1/docs/co/a5", lambda route: route.abort()
                if route.request.method == "PUT" else route.continue_())
-    first, last = " ".join(words[:3]), " ".join(words[3:6])
-    drag_select(page, first, last)
-    page.keyboard.press("h")
+    first, last = highlight_words(page, words, 6)
     page.wait_for_selector("#saved[data-state=retry]")
-    page.on("dialog", lambda d: d.accept())
+    leave["beforeunload"] = True
     page.reload()
     page.wait_for_selector("body[data-ready=true]")
-    assert server.judgement("bob", "1", "co/a5")["passages"] == []
+    assert server.judgement("alice", "1", "co/a5")["passages"] == passages
     page.unroute("**/api/topics/1/docs/co/a5")
     page.wait_for_selector("#notice[data-kind=info]")
     settled(page)
-    assert server.judgement("bob", "1", "co/a5")["passages"] == [list(span(text, first, last))]
-    console[:] = [e for e in console if "ERR_FAILED" not in e]
+    passages.append(list(span(text, first, last)))
+    assert server.judgement("alice", "1", "co/a5")["passages"] == passages
+    console[:] = [e for e in console if "ERR_INTERNET_DISCONNECTED" not in e
+                  and "ERR_FAILED" not in e]
     page.context.close()
 
 
@@ -363,8 +371,7 @@ def test_the_document_page_works_at_200_percent_zoom(browser: Any, server: Serve
 
 def test_a_drag_past_the_end_of_the_document_stops_at_its_end(
         browser: Any, server: Server, console: ConsoleErrors) -> None:
-    page = log_in(browser, server, "bob", console)
-    open_document(page, server, "1", "co/a2")
+    page = open_as(browser, server, console, "bob", "1", "co/a2")
     text = text_of(server, "bob", "1", "co/a2")
     last_words = " ".join(text.split()[-3:])
     start = box(page, last_words)

@@ -7,14 +7,13 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from tests.ui.conftest import ConsoleErrors, Server, cli, log_in, open_document
+from tests.ui.conftest import ConsoleErrors, Server, cli, log_in, open_as, open_document
 from tests.ui.test_assessing import click_word, drag_select, settled, span, text_of
 
 
 def test_judgements_made_in_the_page_are_exported_and_evaluated(
         browser: Any, server: Server, console: ConsoleErrors, tmp_path: Path) -> None:
-    page = log_in(browser, server, "alice", console)
-    open_document(page, server, "1", "co/a1")
+    page = open_as(browser, server, console, "alice", "1", "co/a1")
     text = text_of(server, "alice", "1", "co/a1")
     drag_select(page, "A best entry point", "reading should start")
     page.keyboard.press("h")

@@ -13,8 +13,7 @@ from tests.ui.campaign import POOLED_ELEMENTS
 from tests.ui.conftest import (
     ConsoleErrors,
     Server,
-    log_in,
-    open_document,
+    open_as,
     running_server,
     screenshot,
 )
@@ -40,8 +39,7 @@ def test_values_implicit_values_and_contradictions(browser: Any, server: Server,
                                                    console: ConsoleErrors,
                                                    tmp_path: Path) -> None:
     first, second = POOLED_ELEMENTS
-    page = log_in(browser, server, "alice", console)
-    open_document(page, server, "1", "co/a1")
+    page = open_as(browser, server, console, "alice", "1", "co/a1")
     listed = page.locator("#elements li").evaluate_all("rows => rows.map(r => r.dataset.path)")
     assert listed == list(POOLED_ELEMENTS)
     assert page.locator("#consistency").get_attribute("data-state") == "red"

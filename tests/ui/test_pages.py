@@ -8,7 +8,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.ui.conftest import SCREENS, ConsoleErrors, Server, log_in, open_document, screenshot
+from tests.ui.conftest import (
+    SCREENS,
+    ConsoleErrors,
+    Server,
+    log_in,
+    open_as,
+    screenshot,
+)
 
 
 def test_topic_page_keys_move_open_and_skip_to_the_next_unassessed(
@@ -50,8 +57,7 @@ def test_admin_sees_progress_and_locks_a_topic(browser: Any, server: Server,
     page.get_by_role("button", name="Lock topic 2").click()
     page.get_by_role("button", name="Unlock topic 2").wait_for()
     assert server.api("alice").get("/api/topics/2").json()["locked"] is True
-    alice = log_in(browser, server, "alice", console)
-    open_document(alice, server, "2", "co/big")
+    alice = open_as(browser, server, console, "alice", "2", "co/big")
     alice.keyboard.press("r")
     alice.get_by_role("button", name="Yes, non-relevant").click()
     alice.wait_for_selector("#notice[data-kind=error]")
