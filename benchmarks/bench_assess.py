@@ -6,7 +6,8 @@ on a topic of its own, and lets them save ``--saves`` changes each at the same t
 and HTTP connection per assessor, each save a PUT with the version it last read). Then checks
 that every acknowledged save is in the store (the final judgements and the action log hold
 exactly the acknowledged states) and that versions strictly increase, and prints the save
-latencies (median, p95, max).
+latencies (median, p95, max) as the client saw them, and as the server measured them
+(``Server-Timing``: from the request's arrival to the start of the response).
 
 With ``--kill`` the server is killed with SIGKILL once a third of the saves are acknowledged,
 restarted, and the assessors carry on; the same checks run on the restarted store, plus
@@ -116,6 +117,7 @@ class Assessor:
     acknowledged: list[tuple[str, int, tuple[tuple[int, int], ...]]] = field(
         default_factory=list)
     latencies: list[float] = field(default_factory=list)
+    server_times: list[float] = field(default_factory=list)
     versions: dict[str, int] = field(default_factory=dict)
     failures: int = 0
 
@@ -163,6 +165,8 @@ def work(assessor: Assessor, client: httpx.Client, base: str, saves: int, pause:
         version = response.json()["version"]
         assessor.versions[file] = version
         assessor.latencies.append(elapsed)
+        timing = response.headers.get("server-timing", "app;dur=nan")
+        assessor.server_times.append(float(timing.split("dur=")[1]) / 1000)
         assessor.acknowledged.append((file, version, (passage,)))
         done += 1
     client.close()
@@ -258,12 +262,15 @@ def run_load(store_url: str, names: list[str], saves: int, pause: float, kill: b
     if errors:
         raise errors[0]
     latencies = sorted(t for a in assessors for t in a.latencies)
+    server = sorted(t for a in assessors for t in a.server_times)
     result = {
         "assessors": len(names), "mean_pause_seconds": pause, "saves_acknowledged": len(latencies),
         "wall_seconds": round(wall, 2), "saves_per_second": round(len(latencies) / wall, 1),
         "latency_ms_median": round(1000 * statistics.median(latencies), 1),
         "latency_ms_p95": round(1000 * latencies[int(0.95 * (len(latencies) - 1))], 1),
         "latency_ms_max": round(1000 * latencies[-1], 1),
+        "server_ms_median": round(1000 * statistics.median(server), 1),
+        "server_ms_p95": round(1000 * server[int(0.95 * (len(server) - 1))], 1),
         "killed_after_acknowledged": killed_after,
         "saves_lost_to_the_kill_and_retried": sum(a.failures for a in assessors),
     }

@@ -287,7 +287,7 @@ def test_openapi_lists_every_endpoint(connect: Any) -> None:
         "/login", "/logout", "/api/session", "/api/topics", "/api/topics/{topic}",
         "/api/topics/{topic}/pool", "/api/topics/{topic}/docs/{file}",
         "/api/topics/{topic}/docs/{file}/content", "/api/topics/{topic}/docs/{file}/check",
-        "/api/admin/stats", "/api/admin/topics/{topic}/lock",
+        "/api/admin/stats", "/api/admin/export", "/api/admin/topics/{topic}/lock",
         "/api/admin/topics/{topic}/unlock"}
     put = schema["paths"]["/api/topics/{topic}/docs/{file}"]["put"]["responses"]
     assert {"200", "401", "403", "404", "409", "413", "422", "423"} <= set(put)
@@ -297,6 +297,7 @@ def test_security_headers(connect: Any) -> None:
     response = connect(None).get("/api/openapi.json")
     assert response.headers["x-content-type-options"] == "nosniff"
     assert response.headers["x-frame-options"] == "DENY"
+    assert float(response.headers["server-timing"].removeprefix("app;dur=")) >= 0
 
 
 def test_2002_mode_values_implicit_and_pooled_elements(

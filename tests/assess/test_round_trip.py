@@ -96,3 +96,24 @@ def test_export_errors(campaign: str, tmp_path: Path, capsys: pytest.CaptureFixt
     if not campaign.startswith("postgresql"):
         assert main(["assess", "export", campaign, "-o", campaign, "--format", "json"]) == 2
         assert "would overwrite" in capsys.readouterr().err
+
+
+def test_admin_export_downloads(connect: Any, tmp_path: Path) -> None:
+    import io
+    import zipfile
+    from urllib.parse import unquote
+
+    saved = judge(connect)
+    dora = connect("dora")
+    assert connect("alice").get("/api/admin/export").status_code == 403
+    assert dora.get("/api/admin/export?format=trec").status_code == 422
+    fol = dora.get("/api/admin/export")
+    assert fol.status_code == 200
+    assert fol.headers["content-disposition"] == 'attachment; filename="qrels-fol.txt"'
+    assert fol.text.splitlines()[0] == f"1 Q0 co/a1 27 {saved['length']} 22 20:20 48:7"
+    assert "1 (bob)" in unquote(fol.headers["x-export-notes"])
+    bob = dora.get("/api/admin/export?format=fol&assessor=bob").text
+    assert bob.splitlines() == [f"1 Q0 co/a1 5 {saved['length']} 0 0:5"]
+    xml = dora.get("/api/admin/export?format=inex2005")
+    with zipfile.ZipFile(io.BytesIO(xml.content)) as bundle:
+        assert bundle.namelist() == ["topic-1.xml"]

@@ -14,15 +14,20 @@ field ``csrf_token``). Failed logins are rate-limited per user name.
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import secrets
+import tempfile
 import threading
 import time
+import zipfile
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
@@ -73,7 +78,11 @@ class LoginLimiter:
 
     def failed(self, name: str) -> None:
         with self._lock:
-            self._failures.setdefault(name, []).append(time.time())
+            now = time.time()
+            if len(self._failures) > 10_000:  # names tried once long ago need no memory
+                self._failures = {n: times for n, times in self._failures.items()
+                                  if now - times[-1] < self.window}
+            self._failures.setdefault(name, []).append(now)
 
     def succeeded(self, name: str) -> None:
         with self._lock:
@@ -248,28 +257,27 @@ async def list_topics(request: Request) -> Response:
     return JSONResponse({"topics": found})
 
 
-async def get_topic(request: Request) -> Response:
-    user = await authorise(request, change=False)
-    topic = request.path_params["topic"]
-    app = service(request)
+async def _topic_view(request: Request,
+                      view: Callable[[Service, str, str], dict[str, Any]]) -> Response:
+    """``view(service, topic, user name)`` for a logged-in user the topic is assigned to."""
+    app, topic = service(request), request.path_params["topic"]
 
     def load() -> dict[str, Any]:
+        user = user_of(app, request, change=False)
         app.store.access(topic, user.name)
-        return {**app.store.topic(topic), "mode": app.mode}
+        return view(app, topic, user.name)
 
     return JSONResponse(await run_in_threadpool(load))
+
+
+async def get_topic(request: Request) -> Response:
+    return await _topic_view(request, lambda app, topic, _: {**app.store.topic(topic),
+                                                             "mode": app.mode})
 
 
 async def get_pool(request: Request) -> Response:
-    user = await authorise(request, change=False)
-    topic = request.path_params["topic"]
-    app = service(request)
-
-    def load() -> dict[str, Any]:
-        app.store.access(topic, user.name)
-        return {"topic": topic, "articles": app.store.pool(topic, user.name)}
-
-    return JSONResponse(await run_in_threadpool(load))
+    return await _topic_view(request, lambda app, topic, user: {
+        "topic": topic, "articles": app.store.pool(topic, user)})
 
 
 def _annotated(app: Service, j: Judgement) -> dict[str, Any]:
@@ -383,6 +391,38 @@ def _locking(locked: bool) -> Handler:
         await run_in_threadpool(service(request).store.set_locked, topic, locked, user.name)
         return JSONResponse({"topic": topic, "locked": locked})
     return handler
+
+
+async def admin_export(request: Request) -> Response:
+    """The qrels of :func:`inexeval.assess.campaign.export_store` as a download: the file, or a
+    zip archive of the per-topic files of the XML formats."""
+    from inexeval.assess.campaign import DEFAULT_FORMAT, export_store
+    from inexeval.assess.export import EXPORT_FORMATS
+
+    await authorise(request, change=False, admin=True)
+    app = service(request)
+    fmt, assessor = request.query_params.get("format"), request.query_params.get("assessor")
+    if fmt is not None and fmt not in EXPORT_FORMATS:
+        return error(422, f"format: one of {', '.join(EXPORT_FORMATS)}")
+
+    def build() -> tuple[bytes, str, list[str]]:
+        with tempfile.TemporaryDirectory() as folder:
+            target = Path(folder) / "export"
+            notes = export_store(app.store, target, fmt, assessor)
+            if target.is_file():
+                return target.read_bytes(), "", notes
+            archive = io.BytesIO()
+            with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as bundle:
+                for file in sorted(target.iterdir()):
+                    bundle.write(file, file.name)
+            return archive.getvalue(), ".zip", notes
+
+    content, suffix, notes = await run_in_threadpool(build)
+    chosen = fmt or DEFAULT_FORMAT[app.mode]
+    name = f"qrels-{chosen}{'.json' if chosen == 'json' else suffix or '.txt'}"
+    return Response(content, media_type="application/zip" if suffix else "text/plain",
+                    headers={"content-disposition": f'attachment; filename="{name}"',
+                             "x-export-notes": quote(" | ".join(notes))})
 
 
 async def openapi(request: Request) -> Response:
@@ -503,6 +543,7 @@ def routes() -> list[Route]:
         Route(document, get_judgement, methods=["GET"]),
         Route(document, put_judgement, methods=["PUT"]),
         Route("/api/admin/stats", admin_stats, methods=["GET"]),
+        Route("/api/admin/export", admin_export, methods=["GET"]),
         Route("/api/admin/topics/{topic}/lock", _locking(True), methods=["POST"]),
         Route("/api/admin/topics/{topic}/unlock", _locking(False), methods=["POST"]),
     ]
@@ -613,6 +654,17 @@ OPENAPI: dict[str, Any] = {
                        "assessor (from the action log)",
             "responses": {"200": {"description": "statistics"}, "401": _ERROR,
                           "403": _ERROR}}},
+        "/api/admin/export": {"get": {
+            "summary": "Download the qrels: each topic's first-assigned assessor, or one "
+                       "assessor's; the XML formats as a zip of per-topic files",
+            "parameters": [
+                {"name": "format", "in": "query", "required": False, "schema": {
+                    "enum": ["fol", "inex2005", "inex2002", "inex2003", "json"]}},
+                {"name": "assessor", "in": "query", "required": False,
+                 "schema": {"type": "string"}}],
+            "responses": {"200": {"description": "the file (header X-Export-Notes: notes, "
+                                                 "URL-encoded)"},
+                          "401": _ERROR, "403": _ERROR, "422": _ERROR}}},
         "/api/admin/topics/{topic}/lock": {"post": {
             "summary": "Lock a topic: no further changes", "parameters": [_TOPIC, *_CSRF],
             "responses": {"200": {"description": "locked"}, **_COMMON}}},

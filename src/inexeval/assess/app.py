@@ -10,6 +10,7 @@ content sniffing.
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -39,7 +40,8 @@ class _TooLarge(Exception):
 
 class BodyLimit:
     """ASGI middleware: 413 for a body above ``limit`` bytes (by its Content-Length, or while it
-    streams in), and the security headers on every response."""
+    streams in); on every response the security headers and ``Server-Timing: app;dur=MS``, the
+    time the app took to start answering (so a client can tell it from the network's)."""
 
     def __init__(self, app: ASGIApp, limit: int = MAX_BODY_BYTES) -> None:
         self.app = app
@@ -56,6 +58,7 @@ class BodyLimit:
             return
         received = 0
         started = False
+        began = time.perf_counter()
 
         async def limited_receive() -> Message:
             nonlocal received
@@ -70,7 +73,9 @@ class BodyLimit:
             nonlocal started
             if message["type"] == "http.response.start":
                 started = True
-                message["headers"] = [*message.get("headers", []), *_HEADERS]
+                timing = f"app;dur={1000 * (time.perf_counter() - began):.1f}".encode()
+                message["headers"] = [*message.get("headers", []), *_HEADERS,
+                                      (b"server-timing", timing)]
             await send(message)
 
         try:

@@ -91,38 +91,43 @@ DEFAULT_FORMAT = {"highlight": "fol", "2002": "inex2002", "2003": "inex2003"}
 
 def export_campaign(store_url: str | Path, output: str | Path, fmt: str | None,
                     assessor: str | None) -> list[str]:
-    """Export the judgements of ``assessor`` or, without one, of each topic's first-assigned
-    assessor, in ``fmt`` (default: the mode's own format); returns notes for the user (topics
-    that have other assessors, topics without any)."""
+    """:func:`export_store` for the store at ``store_url`` (never written over)."""
     store = Store.open(store_url)
     try:
-        mode = store.mode()
-        fmt = fmt or DEFAULT_FORMAT[mode]
-        notes: list[str] = []
-        chosen: list[Judgement] = []
-        if assessor is not None and store.user(assessor) is None:
-            raise InexevalError(f"no user {assessor!r} in the store")
-        others: list[str] = []
-        for topic in store.topic_ids():
-            assessors = store.assessors(topic)
-            if assessor is not None:
-                if assessor in assessors:
-                    chosen.extend(store.judgements(topic, assessor))
-                continue
-            if not assessors:
-                continue
-            chosen.extend(store.judgements(topic, assessors[0]))
-            if len(assessors) > 1:
-                others.append(f"{topic} ({', '.join(assessors[1:])})")
-        if others:
-            notes.append("exported each topic's first-assigned assessor; these topics have "
-                         f"others (export them with --assessor): {'; '.join(others)}")
-        collection = CollectionIndex({
-            file: document_index(store.document(file))
-            for file in dict.fromkeys(j.file for j in chosen)}) if fmt != "json" else None
+        return export_store(store, output, fmt, assessor, _local(store_url))
     finally:
         store.close()
-    written = write_export(chosen, collection, fmt, output, _local(store_url))
+
+
+def export_store(store: Store, output: str | Path, fmt: str | None, assessor: str | None,
+                 *inputs: str | None) -> list[str]:
+    """Export the judgements of ``assessor`` or, without one, of each topic's first-assigned
+    assessor, in ``fmt`` (default: the mode's own format) to ``output``; returns notes for the
+    user (topics that have other assessors), the last one saying what was written."""
+    fmt = fmt or DEFAULT_FORMAT[store.mode()]
+    if assessor is not None and store.user(assessor) is None:
+        raise InexevalError(f"no user {assessor!r} in the store")
+    notes: list[str] = []
+    chosen: list[Judgement] = []
+    others: list[str] = []
+    for topic in store.topic_ids():
+        assessors = store.assessors(topic)
+        if assessor is not None:
+            if assessor in assessors:
+                chosen.extend(store.judgements(topic, assessor))
+            continue
+        if not assessors:
+            continue
+        chosen.extend(store.judgements(topic, assessors[0]))
+        if len(assessors) > 1:
+            others.append(f"{topic} ({', '.join(assessors[1:])})")
+    if others:
+        notes.append("exported each topic's first-assigned assessor; these topics have "
+                     f"others (export them with --assessor): {'; '.join(others)}")
+    collection = CollectionIndex({
+        file: document_index(store.document(file))
+        for file in dict.fromkeys(j.file for j in chosen)}) if fmt != "json" else None
+    written = write_export(chosen, collection, fmt, output, *inputs)
     notes.append(f"{written} {'judgements' if fmt == 'json' else 'documents'} written to "
                  f"{output} ({fmt})")
     return notes
