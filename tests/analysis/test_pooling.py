@@ -172,3 +172,10 @@ def test_round_robin_deeper_than_the_article_count() -> None:
     assert _units(pool_runs(runs, articles=3)) == [("a", "", 1, 2), ("b", "", 9, 1),
                                                    ("c", "", 9, 1)]
     assert _units(pool_runs(runs, articles=2)) == [("a", "", 1, 2), ("b", "", 9, 1)]
+
+
+def test_statistics_of_an_element_pool() -> None:
+    # depth 2: a/p1 (A, B), a/p2 (A only), b/p1 (B only: A has it at rank 3)
+    (stats,) = pool_statistics(pool_runs(DEPTH_RUNS, depth=2, unit="element"), DEPTH_RUNS)
+    assert (stats.units, stats.articles, stats.unique) == (3, 2, 2)
+    assert dict(stats.contributions) == {"A": 1, "B": 1}

@@ -3,9 +3,13 @@ every invalid body with its status code."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from inexeval.assess.api import LOGIN_ATTEMPTS, OPENAPI
 from inexeval.assess.store import Store
@@ -13,6 +17,19 @@ from tests.assess.conftest import DOCUMENTS, PASSWORD
 
 A1 = "/api/topics/1/docs/co/a1"
 A2 = "/api/topics/1/docs/co/a2"
+
+
+@pytest.fixture
+def connect_sqlite(tmp_path: Path, campaign_files: dict[str, Path]) -> Iterator[Any]:
+    """alice, logged in, on a SQLite campaign (for tests that send many requests)."""
+    from inexeval.assess.app import create_app
+    from tests.assess.conftest import CHEAP_HASHER, Client, TestClient, add_users, init_store
+
+    url = str(tmp_path / "many.db")
+    init_store(url, campaign_files)
+    add_users(url, {"alice": ["1"]})
+    with TestClient(create_app(url, hasher=CHEAP_HASHER)) as http:
+        yield Client(http, "alice")
 
 
 def holding_all(client: Any, url: str, passages: list[list[int]]) -> dict[str, str]:
@@ -94,6 +111,8 @@ def test_not_assigned_unknown_and_not_pooled(connect: Any) -> None:
     for path in ("/api/topics/1", "/api/topics/1/pool", A1, A1 + "/content"):
         assert carol.get(path).status_code == 403, path
     assert carol.put(A1, {"version": 0, "status": "in-progress"}).status_code == 403
+    assert carol.put(A1, {"version": "bad"}).status_code == 403
+    assert carol.post(A1 + "/check", {"passages": "bad"}).status_code == 403
     assert carol.get("/api/topics/9").status_code == 404
     assert carol.get("/api/topics/2/docs/co/a1").status_code == 404
     assert carol.get("/api/topics/2/docs/co/nothing/content").status_code == 404
@@ -326,3 +345,22 @@ def test_2002_mode_values_implicit_and_pooled_elements(
         assert done.status_code == 200 and done.json()["status"] == "done"
         assert alice.put(A1, {"version": 0, "status": "in-progress",
                               "exhaustivity": {"/article[1]": "2"}}).status_code == 422
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-10 ** 20, 10 ** 20) | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=20),
+    lambda children: st.lists(children, max_size=4)
+    | st.dictionaries(st.text(max_size=12), children, max_size=4), max_leaves=20)
+_FIELD = st.sampled_from(["version", "status", "passages", "best_entry_point", "exhaustivity",
+                          "values", "seconds", "topic", "other"])
+
+
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(body=st.dictionaries(_FIELD, _JSON | st.sampled_from(
+    [0, 1, "done", "in-progress", [[0, 5]], {"/article[1]": "2"}]), max_size=7) | _JSON)
+def test_no_body_gives_a_server_error(connect_sqlite: Any, body: Any) -> None:
+    response = connect_sqlite.put(A1, body)
+    assert response.status_code in (200, 409, 422), response.text
+    assert isinstance(response.json(), dict)

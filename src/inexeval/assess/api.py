@@ -324,11 +324,11 @@ async def put_judgement(request: Request) -> Response:
 
     def save() -> dict[str, Any]:
         user = user_of(app, request, change=True)
-        body = json_body(raw)
-        version = body.get("version")
-        if isinstance(version, bool) or not isinstance(version, int):
-            raise HTTPException(422, "version: a whole number is required (the version you read)")
-        fields = judgement_fields(body, require_status=True)
+        try:
+            version, fields = _put_body(raw)
+        except HTTPException:
+            app.store.access(topic, user.name)  # a topic not assigned is 403 before a bad body
+            raise
         structure = app.structure(file)
 
         def change(before: Judgement) -> Judgement:
@@ -355,8 +355,8 @@ async def check_judgement(request: Request) -> Response:
 
     def check() -> dict[str, Any]:
         user = user_of(app, request, change=True)
-        fields = judgement_fields(json_body(raw), require_status=False)
         app.store.access(topic, user.name)
+        fields = judgement_fields(json_body(raw), require_status=False)
         before = app.store.judgement(topic, file, user.name)
         candidate = replace(before, **fields)
         structure = app.structure(file)
@@ -464,6 +464,15 @@ def _depth(text: str) -> int:
         depth += 1 if bracket in "[{" else -1
         deepest = max(deepest, depth)
     return deepest
+
+
+def _put_body(raw: bytes) -> tuple[int, dict[str, Any]]:
+    """The version and the judgement fields of a PUT body (422 when invalid)."""
+    body = json_body(raw)
+    version = body.get("version")
+    if isinstance(version, bool) or not isinstance(version, int):
+        raise HTTPException(422, "version: a whole number is required (the version you read)")
+    return version, judgement_fields(body, require_status=True)
 
 
 def judgement_fields(body: dict[str, Any], require_status: bool) -> dict[str, Any]:

@@ -195,5 +195,7 @@ def _serve(args: argparse.Namespace) -> int:
     from inexeval.assess.app import create_app
 
     app: Any = create_app(args.store)
+    print(f"serving {args.store} on http://{args.host}:{args.port}/ (Ctrl-C stops)",
+          file=sys.stderr, flush=True)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
     return 0

@@ -14,13 +14,6 @@ HELP = "evaluate runs against assessments (trec_eval-style output)"
 
 TASKS = ("focused", "thorough", "relevant-in-context", "best-in-context", "t2i")
 
-DEFAULT_MEASURES = {
-    "inex2002": ["inex_eval(quant=strict)", "inex_eval(quant=generalised)", "P@10", "overlap@10"],
-    "inex2003": ["inex_eval(quant=strict)", "inex_eval(quant=generalised)", "P@10", "overlap@10"],
-    "inex2005": ["P@10", "overlap@10"],
-    "trec": ["P@10", "inex_eval"],
-}
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("assessments", metavar="ASSESSMENTS",
@@ -44,7 +37,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="topic file: CAS topics with target elements get no implicit "
                         "assessments")
     parser.add_argument("--implicit", choices=("on", "off"), default="on",
-                        help="implicit assessments of ancestors (spec §1.6; default on)")
+                        help="implicit assessments of ancestors (default on)")
     parser.add_argument("--strict", action="store_true",
                         help="inconsistent highlighting assessments (overlapping passages, rsize "
                         "or sizes that disagree) are an error instead of a warning")
@@ -53,13 +46,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         default="trec", help="output format (default trec; official: the "
                         "official INEX evaluator's layout, with --task)")
     parser.add_argument("--table", action="store_true",
-                        help="print runs x measures of the means (same as --format table)")
+                        help="print runs x measures of the means (same as --format table); with "
+                        "--task the task's headline measures (iP[0.00], iP[0.01], iP[0.05], "
+                        "iP[0.10], MAiP; gP[5]...MAgP in context) unless -m names others")
     parser.add_argument("--assessments-format", metavar="FORMAT",
-                        help="override format detection: inex, fol, trec")
-    add_run_options(parser)
+                        help="override format detection: inex, fol, trec, genomics (TREC "
+                        "Genomics 2007 gold standard)")
+    add_run_options(parser, default_order=None)
     parser.add_argument("--limit", type=non_negative, metavar="N",
                         help="results kept per topic (default 1500 for element and document "
-                        "runs, 100 for INEX 2002, none for passage runs; 0: all)")
+                        "runs, 100 for INEX 2002, none for passage runs and TREC qrels; 0: all)")
     parser.add_argument("--navigation", metavar="FILE",
                         help="custom navigation model for nav=custom (rows FROM_FILE FROM_PATH "
                         "TO_FILE TO_PATH PROBABILITY)")
@@ -77,16 +73,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                          "the official tool's floor(100*R) in doubles")
 
 
-def add_run_options(parser: argparse.ArgumentParser) -> None:
-    """The options that say how runs are read and ordered (``eval``, ``pool``)."""
+def add_run_options(parser: argparse.ArgumentParser, default_order: str | None = "rank") -> None:
+    """The options that say how runs are read and ordered (``eval``, ``pool``). ``eval`` has no
+    fixed default order (None): document runs on TREC qrels are ordered as trec_eval orders them."""
     parser.add_argument("--run-format", metavar="FORMAT",
                         help="override format detection: xml (INEX submission), trec, fol")
-    parser.add_argument("--order", choices=("rank", "score", "file"), default="rank",
+    by_qrels = "; document runs on TREC qrels: trec_eval" if default_order is None else ""
+    parser.add_argument("--order", choices=("rank", "score", "file", "trec_eval"),
+                        default=default_order,
                         help="result order: rank if every result has one, else score, else file "
-                        "order (default); or by score or file order only")
+                        f"order (the default{by_qrels}); or by score, file order only, or "
+                        "trec_eval's (score descending, ties by document id descending)")
     parser.add_argument("--keep-repeats", action="store_true",
-                        help="keep a result repeated in a topic (seed 004's randomised runs); "
-                        "by default only its first occurrence counts, as in INEX 2002")
+                        help="keep a result repeated in a topic (the randomised runs of "
+                        "Piwowarski and Dupret 2006); by default only its first occurrence "
+                        "counts, as in INEX 2002")
 
 
 def _assessments(args: argparse.Namespace, collection: Any) -> Any:
@@ -127,9 +128,9 @@ def _selected(args: argparse.Namespace) -> set[str]:
     return {t.strip() for t in args.topics.split(",") if t.strip()}
 
 
-# Options of element evaluation that the official passage tasks do not use (spec §15: file
-# order, no limit, FOL qrels).
-_NOT_FOR_TASKS = (("limit", None), ("order", "rank"), ("keep_repeats", False),
+# Options of element evaluation that the official passage tasks do not use (the official
+# evaluator's rules: file order, no limit, FOL qrels).
+_NOT_FOR_TASKS = (("limit", None), ("order", None), ("keep_repeats", False),
                   ("num_docs", None), ("collection", None), ("implicit", "on"),
                   ("strict", False), ("topic_file", None), ("navigation", None),
                   ("ideal_run", None))
@@ -162,6 +163,12 @@ def run(args: argparse.Namespace) -> int:
                 for r in runs]
     _unique_names(runs)
     fmt = "table" if args.table else args.format
+    if not args.measure and not args.task:
+        from inexeval.defaults import default_measures
+
+        args.task, args.measure = default_measures(
+            assessments.scale, passage_runs=all(r.kind == "passage" for r in runs),
+            collection=collection is not None)
     if fmt == "official" and not args.task:
         raise InexevalError("--format official goes with --task")
     if args.task:
@@ -177,6 +184,10 @@ def run(args: argparse.Namespace) -> int:
         results = evaluate_task(assessments, runs, args.task, complete=args.c, per_topic=args.q,
                                 beta=args.beta, bep_n=args.bep_n, irr=args.irr,
                                 exact_buckets=args.exact_buckets)
+        if fmt == "table":
+            from inexeval.defaults import table_measures
+
+            args.measure = table_measures(args.task, args.measure)
         if args.measure:
             results = _only(results, args.measure)
         if fmt == "official":
@@ -186,7 +197,7 @@ def run(args: argparse.Namespace) -> int:
                                              per_topic=args.q))
             return 0
     else:
-        measures = args.measure or DEFAULT_MEASURES.get(assessments.scale, ["P@10"])
+        measures = args.measure
         options: dict[str, Any] = {}
         if args.navigation:
             from inexeval.measures.navigation import read_navigation
@@ -225,10 +236,14 @@ def _only(results: Any, measures: list[str]) -> Any:
 
 
 def _unique_names(runs: list[Any]) -> None:
-    """Several runs with one run-id would be indistinguishable: name them by file instead."""
+    """Several runs with one run-id would be indistinguishable: name them by file instead, by
+    the fewest trailing path parts that tell the files apart (so that a table stays narrow)."""
     names = [r.name for r in runs]
     if len(set(names)) < len(names):
         from dataclasses import replace
 
+        parts = [Path(str(r.source or r.name)).parts for r in runs]
+        depth = next((d for d in range(1, max(map(len, parts)) + 1)
+                      if len({p[-d:] for p in parts}) == len(set(parts))), None)
         for i, r in enumerate(runs):
-            runs[i] = replace(r, name=str(r.source or r.name))
+            runs[i] = replace(r, name=str(Path(*parts[i][-depth:])) if depth else r.name)
