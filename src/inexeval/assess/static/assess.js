@@ -1,0 +1,835 @@
+// The assessment interface: keyboard navigation of the topic page, the document page
+// (rendering, highlighting, exhaustivity, best entry point, saving) and the admin buttons.
+// Document text only ever enters the page as DOM text nodes, never as HTML.
+
+import {
+  CodePointText, snapToWords, findWords, wordStart, addPassage, subtractPassage, passageAt,
+  elementsHoldingHighlights, highlightProblems,
+} from "./judge.js";
+
+const page = document.body.dataset.page;
+const data = JSON.parse(document.getElementById("page-data")?.textContent || "{}");
+
+/** A request to the JSON API with the session's CSRF token; resolves to the Response. */
+async function api(method, url, body) {
+  const headers = { Accept: "application/json" };
+  if (method !== "GET") headers["X-CSRF-Token"] = data.csrf_token;
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  return fetch(url, {
+    method, headers, credentials: "same-origin",
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+}
+
+async function getJSON(url) {
+  const response = await api("GET", url);
+  if (!response.ok) throw new Error(`${url}: ${response.status}`);
+  return response.json();
+}
+
+/** The readable message of an error response ({detail} or {error}), else its status line. */
+async function errorMessage(response) {
+  try {
+    const body = await response.json();
+    return body.detail || body.error || body.message || `${response.status} ${response.statusText}`;
+  } catch {
+    return `${response.status} ${response.statusText}`;
+  }
+}
+
+function typing(event) {
+  const t = event.target;
+  return t instanceof HTMLInputElement || t instanceof HTMLTextAreaElement
+    || t instanceof HTMLSelectElement || t.isContentEditable;
+}
+
+function plainKey(event) {
+  return !event.ctrlKey && !event.metaKey && !event.altKey && !typing(event);
+}
+
+function say(id, text) {
+  const el = document.getElementById(id);
+  if (el) el.textContent = text;
+}
+
+document.getElementById("logout")?.addEventListener("submit", async (event) => {
+  event.preventDefault();
+  await api("POST", "/logout");
+  window.location.assign("/login");
+});
+
+// ---------------------------------------------------------------- topic page: the pool
+
+function topicPage() {
+  const rows = [...document.querySelectorAll("#pool [data-file]")];
+  const waiting = (row) => row.dataset.status === "unseen" || row.dataset.status === "in-progress";
+  let current = Math.max(0, rows.findIndex(waiting));
+  const focus = (i) => {
+    if (rows.length === 0) return;
+    current = Math.max(0, Math.min(rows.length - 1, i));
+    rows[current].querySelector("a").focus();
+  };
+  rows.forEach((row, i) => row.querySelector("a").addEventListener("focus", () => { current = i; }));
+  focus(current);
+  document.addEventListener("keydown", (event) => {
+    if (!plainKey(event)) return;
+    if (event.key === "j" || event.key === "ArrowDown") focus(current + 1);
+    else if (event.key === "k" || event.key === "ArrowUp") focus(current - 1);
+    else if (event.key === "Enter" && rows[current]) rows[current].querySelector("a").click();
+    else if (event.key === "n") {
+      const order = [...rows.slice(current + 1), ...rows.slice(0, current + 1)];
+      const next = order.find(waiting);
+      if (next) next.querySelector("a").click();
+      else say("pool-message", "Every document of this pool is done.");
+    } else return;
+    event.preventDefault();
+  });
+}
+
+// ---------------------------------------------------------------- document page
+
+const HEADING = new Set(["st", "atl", "ti", "title", "name", "h", "h1", "h2", "h3", "h4", "h5",
+  "h6", "hdr", "hdr1", "hdr2", "fgc", "caption"]);
+const LIST = new Set(["list", "l1", "l2", "l3", "l4", "l5", "l6", "l7", "l8", "l9", "la", "lb",
+  "lc", "ld", "le", "numeric-list", "numberlist", "normallist", "definitionlist", "ul", "ol",
+  "dl", "ilist"]);
+const ITEM = new Set(["li", "item", "entry", "dd", "dt", "bb"]);
+const BLOCK = new Set(["article", "fm", "bdy", "body", "bm", "sec", "section", "ss1", "ss2",
+  "ss3", "subsection", "p", "p1", "p2", "p3", "ip1", "ip2", "ip3", "ip4", "ip5", "ilrj", "abs",
+  "abstract", "fig", "tbl", "table", "row", "tr", "bib", "bibl", "app", "header", "ack", "au",
+  "div", "blockquote", "pre", "vt", "dialog", "proof", "theorem", "edintro", "kwd", "sgmlmath",
+  "tmath", "figw", "scp"]);
+
+function tagOf(path) {
+  const step = path.slice(path.lastIndexOf("/") + 1);
+  const bracket = step.indexOf("[");
+  const name = bracket < 0 ? step : step.slice(0, bracket);
+  return name.slice(name.indexOf(":") + 1).toLowerCase();
+}
+
+function parentPath(path) {
+  const cut = path.lastIndexOf("/");
+  return cut > 0 ? path.slice(0, cut) : null;
+}
+
+/** The CSS class of an element: heading, list, item, block or inline (block if it holds a block). */
+function kinds(elements) {
+  const kind = elements.map((el) => {
+    const tag = tagOf(el.path);
+    if (HEADING.has(tag)) return "heading";
+    if (LIST.has(tag)) return "list";
+    if (ITEM.has(tag)) return "item";
+    if (BLOCK.has(tag)) return "block";
+    return "inline";
+  });
+  const index = new Map(elements.map((el, i) => [el.path, i]));
+  for (let i = elements.length - 1; i >= 0; i -= 1) {
+    const up = index.get(parentPath(elements[i].path));
+    if (up !== undefined && kind[i] !== "inline" && kind[up] === "inline") kind[up] = "block";
+  }
+  return kind;
+}
+
+/**
+ * Build the document into `root` from text nodes only: one DOM element per XML element, its
+ * text and its children in document order. Returns the text nodes with their UTF-16 starts.
+ * White space between blocks is kept (textContent stays the document's text) but not shown.
+ */
+function renderDocument(root, text, elements) {
+  const kind = kinds(elements);
+  const nodes = [];
+  const starts = [];
+  const made = new Map();
+  const fragment = document.createDocumentFragment();
+  const stack = [];
+  let at = 0; // UTF-16 position written so far
+
+  const write = (parent, parentKind, until) => {
+    if (until <= at) return;
+    const node = document.createTextNode(text.text.slice(at, until));
+    nodes.push(node);
+    starts.push(at);
+    if (parentKind !== "inline" && parentKind !== "heading" && !/\S/.test(node.data)) {
+      const hidden = document.createElement("span");
+      hidden.className = "gap";
+      hidden.append(node);
+      parent.append(hidden);
+    } else {
+      parent.append(node);
+    }
+    at = until;
+  };
+  const close = () => {
+    const top = stack.pop();
+    write(top.node, top.kind, top.end);
+  };
+
+  elements.forEach((el, i) => {
+    const start = text.toU16(el.start);
+    const end = text.toU16(el.end);
+    const up = parentPath(el.path);
+    while (stack.length > 0 && stack[stack.length - 1].path !== up) close();
+    const parent = stack.length > 0 ? stack[stack.length - 1] : { node: fragment, kind: "block" };
+    write(parent.node, parent.kind, start);
+    const node = document.createElement(kind[i] === "inline" ? "span" : "div");
+    node.className = `x-${kind[i]}`;
+    node.dataset.tag = tagOf(el.path);
+    parent.node.append(node);
+    made.set(el.path, node);
+    stack.push({ path: el.path, node, kind: kind[i], end });
+  });
+  while (stack.length > 0) close();
+  write(fragment, "block", text.text.length);
+  root.replaceChildren(fragment);
+  const breaks = new Set();
+  elements.forEach((el, i) => {
+    if (kind[i] !== "inline") breaks.add(el.start).add(el.end);
+  });
+  return { nodes, starts, breaks, made };
+}
+
+const GRADED_CODES = {
+  2002: ["0N", "1S", "1L", "1E", "2S", "2L", "2E", "3L", "3E"],
+  2003: ["E0S0", "E1S1", "E1S2", "E1S3", "E2S1", "E2S2", "E2S3", "E3S1", "E3S2", "E3S3"],
+};
+
+function documentPage() {
+  const doc = document.getElementById("doc");
+  const storageKey = `inexeval:${data.user}:${data.doc_api}`;
+  const state = {
+    text: null, elements: [], order: new Map(), nodes: [], starts: [], breaks: new Set(),
+    made: new Map(), breakList: [],
+    judgement: null, mode: data.mode || "highlight", keywords: data.keywords || [],
+    pooled: data.pooled || [], serverProblems: [], implicit: {},
+    pending: [], saving: false, retry: 0, focusPath: null,
+    baseSeconds: 0, activeMs: 0, visibleSince: document.hidden ? null : performance.now(),
+  };
+  window.inexeval = { state, timings: {} };
+
+  // ---- offsets: a DOM point is counted in UTF-16 units from the start of #doc
+  const pointOffset = (container, offset) => {
+    const range = document.createRange();
+    range.setStart(doc, 0);
+    range.setEnd(container, offset);
+    return state.text.toCp(range.toString().length);
+  };
+
+  /** The DOM point (text node, UTF-16 offset) at code-point offset `cp`. */
+  const domPoint = (cp, preferNext) => {
+    const u = state.text.toU16(cp);
+    let lo = 0;
+    let hi = state.starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (state.starts[mid] < u || (preferNext && state.starts[mid] === u)) lo = mid;
+      else hi = mid - 1;
+    }
+    const node = state.nodes[lo];
+    return [node, Math.min(node.data.length, u - state.starts[lo])];
+  };
+
+  const rangeOf = (start, end) => {
+    const range = new Range();
+    range.setStart(...domPoint(start, true));
+    range.setEnd(...domPoint(end, false));
+    return range;
+  };
+
+  /** The selection's part inside #doc as [start, end) in code points (a drag that ran past
+   * the document is cut at its edge), or null when it does not touch the document. */
+  const selection = () => {
+    const sel = window.getSelection();
+    if (!sel || sel.rangeCount === 0) return null;
+    const range = sel.getRangeAt(0);
+    const whole = document.createRange();
+    whole.selectNodeContents(doc);
+    // comparePoint: -1 before the document, 0 inside, 1 after
+    const first = whole.comparePoint(range.startContainer, range.startOffset);
+    const last = whole.comparePoint(range.endContainer, range.endOffset);
+    if (first > 0 || last < 0) return null;
+    const start = first < 0 ? 0 : pointOffset(range.startContainer, range.startOffset);
+    const end = last > 0 ? state.text.length : pointOffset(range.endContainer, range.endOffset);
+    return [start, end];
+  };
+
+  const seconds = () => {
+    const visible = state.visibleSince === null ? 0 : performance.now() - state.visibleSince;
+    return Math.round((state.baseSeconds + (state.activeMs + visible) / 1000) * 10) / 10;
+  };
+  document.addEventListener("visibilitychange", () => {
+    if (document.hidden && state.visibleSince !== null) {
+      state.activeMs += performance.now() - state.visibleSince;
+      state.visibleSince = null;
+    } else if (!document.hidden && state.visibleSince === null) {
+      state.visibleSince = performance.now();
+    }
+  });
+
+  // ---- drawing
+  const drawPassages = () => {
+    if (!("highlights" in CSS)) return;
+    CSS.highlights.set("passage", new Highlight(
+      ...state.judgement.passages.map(([s, e]) => rangeOf(s, e))));
+  };
+
+  const keywordsToggle = document.getElementById("keywords-toggle");
+  const drawKeywords = () => {
+    if (!("highlights" in CSS)) return;
+    if (!keywordsToggle.checked || state.keywords.length === 0) {
+      CSS.highlights.delete("keyword");
+      return;
+    }
+    const ranges = findWords(state.text, state.keywords, state.breaks)
+      .map(([start, end]) => rangeOf(start, end));
+    CSS.highlights.set("keyword", new Highlight(...ranges));
+  };
+
+  const marker = document.getElementById("bep-marker");
+  const drawBestEntryPoint = () => {
+    const at = state.judgement.best_entry_point;
+    if (at === null || at === undefined || state.text.length === 0) {
+      marker.hidden = true;
+      return;
+    }
+    const range = rangeOf(at, Math.min(at + 1, state.text.length));
+    const rects = range.getClientRects();
+    const rect = rects.length > 0 ? rects[0] : range.getBoundingClientRect();
+    const box = marker.parentElement.getBoundingClientRect();
+    marker.hidden = false;
+    marker.style.top = `${rect.top - box.top}px`;
+    marker.style.left = `${rect.left - box.left - 2}px`;
+    marker.style.height = `${Math.max(rect.height, 16)}px`;
+  };
+
+  const held = () => elementsHoldingHighlights(state.elements, state.judgement.passages);
+
+  /** The elements the side panel lists: in highlight mode those holding highlighted text;
+   * in 2002/2003 modes also the pooled ones and those with an explicit or implicit value. */
+  const listed = () => {
+    const paths = new Set(held().map((el) => el.path));
+    if (state.mode !== "highlight") {
+      for (const p of [...state.pooled, ...Object.keys(state.judgement.values),
+        ...Object.keys(state.implicit)]) paths.add(p);
+    }
+    return [...paths].filter((p) => state.order.has(p))
+      .sort((a, b) => state.order.get(a) - state.order.get(b));
+  };
+
+  const valueOf = (path) => (state.mode === "highlight"
+    ? state.judgement.exhaustivity[path] : state.judgement.values[path]);
+
+  const scaleButtons = (path) => {
+    const group = document.createElement("span");
+    group.className = "scale";
+    group.setAttribute("role", "group");
+    group.setAttribute("aria-label", `Exhaustivity of ${path}`);
+    for (const [value, key, name] of [["2", "2", "highly exhaustive"],
+      ["1", "1", "partly exhaustive"], ["?", "3", "too small"]]) {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.textContent = value;
+      button.title = `${name} (key ${key})`;
+      button.setAttribute("aria-label", `${path}: ${name} (key ${key})`);
+      button.setAttribute("aria-pressed", String(valueOf(path) === value));
+      button.addEventListener("click", () => setValue(path, value));
+      group.append(button);
+    }
+    return group;
+  };
+
+  const gradedSelect = (path) => {
+    const select = document.createElement("select");
+    select.setAttribute("aria-label", `Value of ${path}`);
+    const none = document.createElement("option");
+    none.value = "";
+    none.textContent = state.implicit[path] ? `(implicit ${state.implicit[path]})` : "–";
+    select.append(none);
+    for (const code of GRADED_CODES[state.mode]) {
+      const option = document.createElement("option");
+      option.value = code;
+      option.textContent = code;
+      select.append(option);
+    }
+    select.value = valueOf(path) || "";
+    select.addEventListener("change", () => setValue(path, select.value || null));
+    return select;
+  };
+
+  const drawPanel = () => {
+    const list = document.getElementById("elements");
+    const focused = document.activeElement?.closest?.("#elements li")?.dataset.path;
+    const found = problems();
+    const rows = listed().map((path) => {
+      const li = document.createElement("li");
+      li.tabIndex = -1;
+      li.dataset.path = path;
+      li.style.setProperty("--depth", String(path.split("/").length - 2));
+      const label = document.createElement("span");
+      label.className = "label";
+      const step = document.createElement("span");
+      step.className = "path";
+      step.textContent = path.slice(path.lastIndexOf("/") + 1);
+      step.title = path;
+      const snippet = document.createElement("span");
+      snippet.className = "snippet";
+      const el = state.elements[state.order.get(path)];
+      const block = state.breakList.find((at) => at > el.start) ?? el.end;
+      snippet.textContent = state.text.slice(el.start, Math.min(el.end, block, el.start + 80));
+      label.append(step, " ", snippet);
+      li.append(label, state.mode === "highlight" ? scaleButtons(path) : gradedSelect(path));
+      li.addEventListener("focusin", () => { state.focusPath = path; markCurrent(); });
+      if (valueOf(path) === undefined && !(path in state.implicit)) li.classList.add("needs");
+      if (found.some((line) => line.includes(`${path} `) || line.includes(`${path}:`))) {
+        li.classList.add("flagged");
+      }
+      return li;
+    });
+    list.replaceChildren(...rows);
+    document.getElementById("elements-empty").hidden = rows.length > 0;
+    markCurrent();
+    if (focused) list.querySelector(`li[data-path="${CSS.escape(focused)}"]`)?.focus();
+  };
+
+  /** Mark the element the keys 2, 1, 3 apply to, in the panel and in the document. */
+  const markCurrent = () => {
+    const current = currentPath();
+    for (const li of document.querySelectorAll("#elements li")) {
+      li.classList.toggle("current", li.dataset.path === current);
+    }
+    for (const node of doc.querySelectorAll(".current-element")) {
+      node.classList.remove("current-element");
+    }
+    const inPanel = document.activeElement?.closest?.("#elements li");
+    if (inPanel || (current !== null && valueOf(current) === undefined)) {
+      state.made.get(current)?.classList.add("current-element");
+    }
+  };
+
+  /** The problems the page shows: computed here in highlight mode (the same rules as the
+   * server's), the server's own list in the 2002/2003 modes. */
+  const problems = () => (state.mode === "highlight"
+    ? highlightProblems(state.judgement, state.elements) : state.serverProblems);
+
+  const drawStatus = () => {
+    const found = problems();
+    const box = document.getElementById("consistency");
+    box.classList.toggle("ok", found.length === 0);
+    box.classList.toggle("bad", found.length > 0);
+    box.dataset.state = found.length === 0 ? "green" : "red";
+    document.getElementById("consistency-list").replaceChildren(...found.map((line) => {
+      const li = document.createElement("li");
+      li.textContent = line;
+      return li;
+    }));
+    const relevant = state.judgement.passages.length > 0
+      || Object.values(state.judgement.values).some((c) => c !== "0N" && c !== "E0S0");
+    const status = state.judgement.status;
+    const kind = relevant ? "relevant" : "non-relevant";
+    let title = "Not ready to be done:";
+    if (found.length === 0) {
+      title = status === "done" ? `Done (${kind})` : `Complete: press d to mark it done (${kind})`;
+    }
+    say("consistency-title", title);
+    const shown = document.getElementById("doc-status");
+    shown.textContent = status === "done" ? `done, ${relevant ? "relevant" : "non-relevant"}` : status;
+    shown.dataset.status = status;
+    return found;
+  };
+
+  window.inexeval.problems = () => problems();
+
+  const draw = () => {
+    drawPassages();
+    drawBestEntryPoint();
+    drawPanel();
+    drawStatus();
+  };
+
+  // ---- saving: each change is queued as the whole judgement and PUT with the last version
+  // the server acknowledged, one request at a time; queued changes survive a reload.
+  const saved = document.getElementById("saved");
+  const showSave = (text, kind) => {
+    saved.textContent = text;
+    saved.dataset.state = kind;
+  };
+
+  const remember = () => {
+    try {
+      if (state.pending.length === 0) localStorage.removeItem(storageKey);
+      else localStorage.setItem(storageKey, JSON.stringify(
+        { version: state.judgement.version, pending: state.pending }));
+    } catch {
+      // storage full or disabled: the queue in memory still retries
+    }
+  };
+
+  const enqueue = () => {
+    const j = state.judgement;
+    const next = {
+      status: j.status, passages: j.passages, best_entry_point: j.best_entry_point,
+      exhaustivity: j.exhaustivity, values: j.values, seconds: seconds(),
+    };
+    const last = state.pending.length - 1;
+    const inFlight = state.saving ? 0 : -1;
+    if (last > inFlight && state.pending[last].status === next.status) state.pending[last] = next;
+    else state.pending.push(next);
+    remember();
+    flush();
+  };
+
+  const flush = async () => {
+    if (state.saving || state.pending.length === 0) return;
+    state.saving = true;
+    const sending = state.pending[0];
+    const started = performance.now();
+    showSave("saving…", "saving");
+    let response = null;
+    try {
+      response = await api("PUT", data.doc_api, { ...sending, version: state.judgement.version });
+    } catch {
+      response = null;
+    }
+    if (response === null || response.status >= 500 || response.status === 429) {
+      state.saving = false;
+      state.retry = Math.min(30000, Math.max(500, state.retry * 2));
+      showSave(`not saved (${response === null ? "offline" : response.status}): retrying`,
+        "retry");
+      setTimeout(flush, state.retry);
+      return;
+    }
+    state.retry = 0;
+    if (response.ok) {
+      const answer = await response.json();
+      state.saving = false;
+      window.inexeval.timings.lastSave = performance.now() - started;
+      state.pending.shift();
+      state.judgement.version = answer.version;
+      if (state.pending.length === 0) {
+        window.inexeval.timings.acknowledged = performance.now() - window.inexeval.timings.changed;
+        if (answer.status) state.judgement.status = answer.status;
+        showSave("saved", "saved");
+        takeRules(answer);
+        draw();
+      }
+      remember();
+      flush();
+      return;
+    }
+    // Refused: the server's version is reloaded; changes made meanwhile were made on the
+    // refused state, so they go too (the assessor is told to redo them).
+    const message = await errorMessage(response);
+    if (response.status !== 401) {
+      try {
+        await load();
+      } catch {
+        // the notice below says what happened; the next change retries from the old state
+      }
+    }
+    state.pending = [];
+    remember();
+    state.saving = false;
+    if (response.status === 409) {
+      showSave("reloaded", "conflict");
+      notice("This document was changed in another tab or window: the saved version has "
+        + "been reloaded and your last change was not saved. Please check it and redo it.",
+      "conflict");
+    } else if (response.status === 401) {
+      showSave("not saved", "error");
+      notice(`Not saved: your session has ended (${message}). Log in again in another tab, `
+        + "then redo the change.", "error");
+    } else {
+      showSave("not saved", "error");
+      notice(`Not saved: ${message}`, "error");
+    }
+  };
+
+  /** Apply a change to the judgement, draw it and save it. */
+  const change = (update, status = "in-progress") => {
+    window.inexeval.timings.changed = performance.now();
+    update(state.judgement);
+    state.judgement.status = status;
+    const holding = new Set(held().map((el) => el.path));
+    for (const path of Object.keys(state.judgement.exhaustivity)) {
+      if (!holding.has(path)) delete state.judgement.exhaustivity[path];
+    }
+    if (state.judgement.passages.length === 0 && state.mode === "highlight") {
+      state.judgement.best_entry_point = null;
+    }
+    draw();
+    enqueue();
+  };
+
+  const notice = (text, kind) => {
+    const box = document.getElementById("notice");
+    box.textContent = text;
+    box.dataset.kind = kind;
+    box.hidden = false;
+  };
+  const clearNotice = () => { document.getElementById("notice").hidden = true; };
+
+  // ---- actions
+  const highlight = () => {
+    const sel = selection();
+    if (sel === null || sel[0] === sel[1]) {
+      notice("Select some text of the document first, then press h.", "info");
+      return;
+    }
+    const snapped = snapToWords(state.text, sel[0], sel[1], state.breaks);
+    if (snapped === null) return;
+    clearNotice();
+    change((j) => { j.passages = addPassage(j.passages, snapped); });
+    window.getSelection().removeAllRanges();
+    const next = held().find((el) => valueOf(el.path) === undefined);
+    if (next) state.focusPath = next.path;
+    markCurrent();
+  };
+
+  const unhighlight = () => {
+    const sel = selection();
+    if (sel === null) {
+      notice("Select part of a highlighted passage (or put the caret in one), then press u.",
+        "info");
+      return;
+    }
+    let cut;
+    if (sel[0] === sel[1]) {
+      cut = passageAt(state.judgement.passages, sel[0]);
+      if (cut === null) {
+        notice("The caret is not in a highlighted passage.", "info");
+        return;
+      }
+    } else {
+      cut = snapToWords(state.text, sel[0], sel[1], state.breaks);
+      if (cut === null) return;
+    }
+    clearNotice();
+    change((j) => { j.passages = subtractPassage(j.passages, cut); });
+    window.getSelection().removeAllRanges();
+  };
+
+  const setValue = (path, value) => {
+    state.focusPath = path;
+    const field = state.mode === "highlight" ? "exhaustivity" : "values";
+    change((j) => {
+      j[field] = { ...j[field] };
+      if (value === null) delete j[field][path];
+      else j[field][path] = value;
+    });
+    const next = listed().find((p) => valueOf(p) === undefined && !(p in state.implicit));
+    if (next) state.focusPath = next;
+    markCurrent();
+    document.querySelector(`#elements li[data-path="${CSS.escape(state.focusPath)}"]`)?.focus();
+  };
+
+  const setBestEntryPoint = () => {
+    const sel = selection();
+    if (sel === null) {
+      notice("Click in the document where reading should start, then press b.", "info");
+      return;
+    }
+    if (state.mode === "highlight" && state.judgement.passages.length === 0) {
+      notice("Highlight the relevant text first: a best entry point belongs to a relevant "
+        + "document.", "info");
+      return;
+    }
+    clearNotice();
+    const at = wordStart(state.text, Math.min(sel[0], state.text.length - 1), state.breaks);
+    change((j) => { j.best_entry_point = at; });
+  };
+
+  const markDone = () => {
+    const found = drawStatus();
+    // The server's list (2002/2003 modes) is of the last saved state: with changes still on
+    // their way the request goes out and the server decides.
+    const stale = state.mode !== "highlight" && state.pending.length > 0;
+    if (found.length > 0 && !stale) {
+      notice(`Not done: ${found.join("; ")}.`, "error");
+      document.getElementById("consistency").focus();
+      return;
+    }
+    clearNotice();
+    if (state.mode === "highlight" && state.judgement.passages.length === 0) {
+      askNonRelevant();
+      return;
+    }
+    change(() => {}, "done");
+  };
+
+  const dialog = document.getElementById("confirm-nonrelevant");
+  const askNonRelevant = () => dialog.showModal();
+  dialog.addEventListener("close", () => {
+    if (dialog.returnValue !== "yes") return;
+    const clear = (j) => {
+      j.passages = [];
+      j.best_entry_point = null;
+      j.exhaustivity = {};
+      j.values = {};
+    };
+    if (state.mode !== "highlight") {
+      change((j) => {
+        clear(j);
+        j.values = Object.fromEntries(state.pooled.map((p) => [p, state.mode === "2002"
+          ? "0N" : "E0S0"]));
+        const root = state.elements[0]?.path;
+        if (root) j.values[root] = state.mode === "2002" ? "0N" : "E0S0";
+      });
+    } else {
+      change(clear);
+    }
+    change(() => {}, "done");
+  });
+
+  /** The element the keys 2, 1, 3 apply to: the focused row, else the current one, else the
+   * first without a value. */
+  const currentPath = () => {
+    const li = document.activeElement?.closest?.("#elements li");
+    if (li) return li.dataset.path;
+    const paths = listed();
+    if (paths.includes(state.focusPath)) return state.focusPath;
+    return paths.find((p) => valueOf(p) === undefined) ?? paths[0] ?? null;
+  };
+
+  const nextUnassessed = () => {
+    if (data.next_url) window.location.assign(data.next_url);
+    else notice("No other document of this topic is waiting.", "info");
+  };
+
+  const moveFocus = (step) => {
+    const paths = listed();
+    if (paths.length === 0) return;
+    const at = paths.indexOf(currentPath());
+    const path = paths[Math.max(0, Math.min(paths.length - 1, at + step))];
+    document.querySelector(`#elements li[data-path="${CSS.escape(path)}"]`)?.focus();
+  };
+
+  const keys = {
+    h: highlight, u: unhighlight, d: markDone, r: askNonRelevant,
+    ...(state.mode === "highlight" ? { b: setBestEntryPoint } : {}),
+    n: nextUnassessed,
+    w: () => {
+      keywordsToggle.checked = !keywordsToggle.checked;
+      drawKeywords();
+    },
+    ArrowDown: () => moveFocus(1), ArrowUp: () => moveFocus(-1),
+  };
+  const scaleKeys = { 2: "2", 1: "1", 3: "?" };
+  document.addEventListener("keydown", (event) => {
+    if (!plainKey(event) || dialog.open || state.text === null) return;
+    const inPanel = document.activeElement?.closest?.("#elements li");
+    if ((event.key === "ArrowDown" || event.key === "ArrowUp") && !inPanel) return;
+    if (event.key in scaleKeys && state.mode === "highlight") {
+      event.preventDefault();
+      const path = currentPath();
+      if (path) setValue(path, scaleKeys[event.key]);
+      return;
+    }
+    const action = keys[event.key];
+    if (action === undefined) return;
+    event.preventDefault();
+    action();
+  });
+  for (const [id, action] of [["do-highlight", highlight], ["do-unhighlight", unhighlight],
+    ["do-bep", setBestEntryPoint], ["do-done", markDone], ["do-nonrelevant", askNonRelevant]]) {
+    const button = document.getElementById(id);
+    if (button === null) continue;
+    // A mouse press on a button must not clear the text selection it acts on.
+    button.addEventListener("mousedown", (event) => event.preventDefault());
+    button.addEventListener("click", action);
+  }
+  keywordsToggle.addEventListener("change", drawKeywords);
+  window.addEventListener("beforeunload", (event) => {
+    if (state.pending.length > 0) {
+      event.preventDefault();
+      event.returnValue = "";
+    }
+  });
+  window.addEventListener("online", () => { state.retry = 0; flush(); });
+  new ResizeObserver(() => { if (state.judgement) drawBestEntryPoint(); }).observe(doc);
+  const head = document.querySelector(".doc-head");
+  new ResizeObserver(() => {
+    document.documentElement.style.setProperty("--head", `${head.offsetHeight}px`);
+  }).observe(head);
+
+  /** The server's findings on a judgement it sent (GET or the answer to a PUT). */
+  const takeRules = (answer) => {
+    state.serverProblems = answer.problems || [];
+    state.implicit = answer.implicit || {};
+  };
+
+  const load = async () => {
+    const judgement = await getJSON(data.doc_api);
+    judgement.passages = judgement.passages || [];
+    judgement.exhaustivity = judgement.exhaustivity || {};
+    judgement.values = judgement.values || {};
+    state.judgement = judgement;
+    state.baseSeconds = judgement.seconds || 0;
+    state.activeMs = 0;
+    state.visibleSince = document.hidden ? null : performance.now();
+    takeRules(judgement);
+    if (state.text !== null) draw();
+  };
+
+  /** Changes queued in an earlier visit that never reached the server are sent now when the
+   * document has not changed since; otherwise they are dropped and the assessor told. */
+  const restore = () => {
+    let stored = null;
+    try {
+      stored = JSON.parse(localStorage.getItem(storageKey) || "null");
+    } catch {
+      stored = null;
+    }
+    if (stored === null || stored.pending.length === 0) return;
+    if (stored.version !== state.judgement.version) {
+      localStorage.removeItem(storageKey);
+      notice("Changes from an earlier visit were not saved and the document has changed "
+        + "since: they were dropped.", "conflict");
+      return;
+    }
+    state.pending = stored.pending;
+    Object.assign(state.judgement, stored.pending[stored.pending.length - 1]);
+    notice("Unsaved changes from an earlier visit were restored and are being saved.", "info");
+    flush();
+  };
+
+  const start = async () => {
+    const t0 = performance.now();
+    const [content] = await Promise.all([getJSON(`${data.doc_api}/content`), load()]);
+    const t1 = performance.now();
+    state.text = new CodePointText(content.text);
+    state.elements = content.elements;
+    state.order = new Map(content.elements.map((el, i) => [el.path, i]));
+    const rendered = renderDocument(doc, state.text, content.elements);
+    state.nodes = rendered.nodes;
+    state.starts = rendered.starts;
+    state.breaks = rendered.breaks;
+    state.breakList = [...rendered.breaks].sort((a, b) => a - b);
+    state.made = rendered.made;
+    restore();
+    drawKeywords();
+    draw();
+    doc.setAttribute("aria-busy", "false");
+    document.body.dataset.ready = "true";
+    const t2 = performance.now();
+    Object.assign(window.inexeval.timings,
+      { fetch: t1 - t0, render: t2 - t1, ready: t2 - t0, sinceNavigation: t2 });
+  };
+  start().catch((error) => {
+    notice(`The document could not be loaded: ${error.message}`, "error");
+  });
+}
+
+// ---------------------------------------------------------------- admin page
+
+function adminPage() {
+  for (const button of document.querySelectorAll("[data-lock]")) {
+    button.addEventListener("click", async () => {
+      const response = await api("POST", button.dataset.lock);
+      if (response.ok) window.location.reload();
+      else say("admin-message", await errorMessage(response));
+    });
+  }
+}
+
+if (page === "topic") topicPage();
+else if (page === "doc") documentPage();
+else if (page === "admin") adminPage();

@@ -1,0 +1,182 @@
+// The assessment logic of the document page with no DOM in it: code-point text, passages,
+// word snapping, the elements that hold highlighted text and what a document still needs
+// before it can be marked done. Offsets are Unicode code points, ends exclusive, as in FOL
+// qrels and the collection index (inexeval.collection); the DOM counts UTF-16 units, so
+// CodePointText converts between the two.
+
+const SURROGATE = /[\uD800-\uDFFF]/;
+const WORD = /^[\p{L}\p{N}\p{M}_]$/u;
+const SPACE = /^\s$/u;
+
+/** A document's text indexed by code points, converting to and from UTF-16 units. */
+export class CodePointText {
+  constructor(text) {
+    this.text = text;
+    if (!SURROGATE.test(text)) {
+      this.length = text.length;
+      this.cpToU16 = null;
+      this.u16ToCp = null;
+      return;
+    }
+    const cpToU16 = [];
+    const u16ToCp = new Int32Array(text.length + 1);
+    let u = 0;
+    for (const ch of text) {
+      u16ToCp[u] = cpToU16.length;
+      if (ch.length === 2) u16ToCp[u + 1] = cpToU16.length + 1;
+      cpToU16.push(u);
+      u += ch.length;
+    }
+    cpToU16.push(u);
+    u16ToCp[u] = cpToU16.length - 1;
+    this.length = cpToU16.length - 1;
+    this.cpToU16 = Int32Array.from(cpToU16);
+    this.u16ToCp = u16ToCp;
+  }
+
+  /** UTF-16 index of code-point offset `cp`. */
+  toU16(cp) {
+    return this.cpToU16 === null ? cp : this.cpToU16[cp];
+  }
+
+  /** Code-point offset of UTF-16 index `u` (the middle of a pair counts as after it). */
+  toCp(u) {
+    return this.u16ToCp === null ? u : this.u16ToCp[u];
+  }
+
+  /** The character at code-point offset `cp` ("" outside the text). */
+  charAt(cp) {
+    if (cp < 0 || cp >= this.length) return "";
+    const u = this.toU16(cp);
+    return String.fromCodePoint(this.text.codePointAt(u));
+  }
+
+  /** The text of code points [start, end). */
+  slice(start, end) {
+    return this.text.slice(this.toU16(start), this.toU16(end));
+  }
+}
+
+export function isWordChar(ch) {
+  return ch !== "" && WORD.test(ch);
+}
+
+/**
+ * Snap a selection [start, end) to whole words: leading and trailing white space is dropped,
+ * then an end that falls inside a word is moved to the word's edge. `breaks` holds offsets where
+ * a word ends whatever the characters (the edges of block elements: a heading's last word and
+ * the next paragraph's first are two words even with no space between them). Null when nothing
+ * is left.
+ */
+export function snapToWords(text, start, end, breaks = new Set()) {
+  let s = Math.max(0, Math.min(start, end));
+  let e = Math.min(text.length, Math.max(start, end));
+  while (s < e && SPACE.test(text.charAt(s))) s += 1;
+  while (e > s && SPACE.test(text.charAt(e - 1))) e -= 1;
+  if (s >= e) return null;
+  const inWord = (at) => !breaks.has(at) && isWordChar(text.charAt(at - 1))
+    && isWordChar(text.charAt(at));
+  while (s > 0 && inWord(s)) s -= 1;
+  while (e < text.length && inWord(e)) e += 1;
+  return [s, e];
+}
+
+/** The start of the word holding offset `at` (`at` itself between words). */
+export function wordStart(text, at, breaks = new Set()) {
+  let s = Math.max(0, Math.min(at, text.length));
+  while (s > 0 && !breaks.has(s) && isWordChar(text.charAt(s - 1)) && isWordChar(text.charAt(s))) {
+    s -= 1;
+  }
+  return s;
+}
+
+/** The [start, end) offsets of every whole-word occurrence of the words, any case. */
+export function findWords(text, words, breaks = new Set()) {
+  if (words.length === 0) return [];
+  const escaped = words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+  const pattern = new RegExp(`(?:${escaped.join("|")})`, "giu");
+  const found = [];
+  for (const match of text.text.matchAll(pattern)) {
+    const start = text.toCp(match.index);
+    const end = text.toCp(match.index + match[0].length);
+    const edge = (at) => breaks.has(at) || !isWordChar(text.charAt(at - 1))
+      || !isWordChar(text.charAt(at));
+    if (edge(start) && edge(end)) found.push([start, end]);
+  }
+  return found;
+}
+
+/** Sorted passages, touching or overlapping ones merged (inexeval.assess.model.merge_passages). */
+export function mergePassages(passages) {
+  const merged = [];
+  for (const [s, e] of [...passages].sort((a, b) => a[0] - b[0] || a[1] - b[1])) {
+    if (e <= s) continue;
+    const last = merged[merged.length - 1];
+    if (last && s <= last[1]) last[1] = Math.max(last[1], e);
+    else merged.push([s, e]);
+  }
+  return merged;
+}
+
+export function addPassage(passages, passage) {
+  return mergePassages([...passages, passage]);
+}
+
+/** The passages with [start, end) taken out of them. */
+export function subtractPassage(passages, [start, end]) {
+  const out = [];
+  for (const [s, e] of passages) {
+    if (e <= start || s >= end) {
+      out.push([s, e]);
+      continue;
+    }
+    if (s < start) out.push([s, start]);
+    if (e > end) out.push([end, e]);
+  }
+  return out;
+}
+
+/** The passage holding offset `at` (a caret inside it), or null. */
+export function passageAt(passages, at) {
+  return passages.find(([s, e]) => s <= at && at < e) ?? null;
+}
+
+/** Highlighted characters inside [start, end). */
+export function highlightedIn(passages, start, end) {
+  let total = 0;
+  for (const [s, e] of passages) total += Math.max(0, Math.min(e, end) - Math.max(s, start));
+  return total;
+}
+
+/** The elements (in document order) whose text contains highlighted characters. */
+export function elementsHoldingHighlights(elements, passages) {
+  return elements.filter((el) => el.end > el.start && highlightedIn(passages, el.start, el.end) > 0);
+}
+
+/**
+ * What keeps a highlight-mode judgement from being done, one readable line each, in the words
+ * and order of inexeval.assess.rules (the server checks the same on every save): every element
+ * holding highlighted text has an exhaustivity and no other element has one; a relevant
+ * document has a best entry point, a non-relevant one none (Piwowarski et al., INEX 2005).
+ */
+export function highlightProblems(judgement, elements) {
+  const found = [];
+  const held = elementsHoldingHighlights(elements, judgement.passages);
+  const heldPaths = new Set(held.map((el) => el.path));
+  for (const el of held) {
+    if (!(el.path in judgement.exhaustivity)) {
+      found.push(`${el.path} holds highlighted text but has no exhaustivity`);
+    }
+  }
+  for (const path of Object.keys(judgement.exhaustivity)) {
+    if (!heldPaths.has(path)) found.push(`${path} has an exhaustivity but holds no highlighted text`);
+  }
+  const point = judgement.best_entry_point;
+  if (judgement.passages.length > 0 && point === null) {
+    found.push("a relevant document needs a best entry point");
+  }
+  if (judgement.passages.length === 0 && point !== null) {
+    found.push("a best entry point on a document with nothing highlighted");
+  }
+  return found;
+}
