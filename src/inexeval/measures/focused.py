@@ -88,6 +88,7 @@ class _Judged:
     """Declared relevant characters of each topic."""
     nrel: IntArray
     """Relevant articles of each topic."""
+    highlighted: spans.Coverage
     merged: dict[int, tuple[IntArray, IntArray]] = field(default_factory=dict)
 
     def union(self, article: int) -> tuple[IntArray, IntArray]:
@@ -151,11 +152,12 @@ def _prepare(topics: Sequence[TopicAssessments]) -> _Judged:
     topic = np.array(topic_of, dtype=np.int64)
     keys = topic * len(names) + np.array(codes, dtype=np.int64)
     order = np.argsort(keys, kind="stable")
+    doc, start, end = _joined(docs), _joined(starts), _joined(ends)
     return _Judged(
         topics=tuple(a.topic for a in topics), names=names, keys=keys[order], rows=order,
         topic=topic, rsize=_joined(rsizes), length=_joined(lengths), bep=_joined(beps),
-        doc=_joined(docs), start=_joined(starts), end=_joined(ends),
-        trel=np.array(trel, dtype=np.int64), nrel=np.array(nrel, dtype=np.int64))
+        doc=doc, start=start, end=end, trel=np.array(trel, dtype=np.int64),
+        nrel=np.array(nrel, dtype=np.int64), highlighted=spans.Coverage(start, end, doc))
 
 
 def _joined(arrays: Sequence[npt.NDArray[Any]]) -> IntArray:
@@ -203,7 +205,12 @@ def _map_lines(judged: _Judged, parts: Sequence[tuple[int, TopicRun]]) -> _Lines
     offsets, lengths = joined("offsets", np.int64), joined("lengths", np.int64)
     missing = joined("missing", bool)
     topic = np.repeat(present, sizes)
-    code = np.fromiter(map(judged.names.get, files, repeat(-1)), dtype=np.int64, count=n)
+    seen = _first_seen(files)
+    distinct = np.flatnonzero(seen == np.arange(n))
+    code = np.full(n, -1, dtype=np.int64)
+    code[distinct] = np.fromiter(map(judged.names.get, files[distinct], repeat(-1)),
+                                 dtype=np.int64, count=len(distinct))
+    code = code[seen]
     key = topic * len(judged.names) + code
     known = code >= 0
     article = np.full(n, -1, dtype=np.int64)
@@ -211,8 +218,7 @@ def _map_lines(judged: _Judged, parts: Sequence[tuple[int, TopicRun]]) -> _Lines
         at = np.minimum(np.searchsorted(judged.keys, key), len(judged.keys) - 1)
         known &= judged.keys[at] == key
         article[known] = judged.rows[at[known]]
-    doc = article.copy()
-    doc[~known] = len(judged.rsize) + topic[~known] * n + _first_seen(files[~known])
+    doc = np.where(known, article, len(judged.rsize) + topic * n + seen)
     relevant = np.zeros(n, dtype=bool)
     relevant[known] = judged.rsize[article[known]] > 0
     start = np.where(missing, NONEXISTENT_OFFSET, offsets)
@@ -227,12 +233,17 @@ def _first_seen(names: npt.NDArray[np.object_]) -> IntArray:
     return np.fromiter(map(first.setdefault, names, count()), dtype=np.int64, count=len(names))
 
 
+def _distinct(values: IntArray) -> IntArray:
+    """The distinct values, sorted."""
+    ordered = np.sort(values)
+    return ordered[np.concatenate((ordered[:1] == ordered[:1], ordered[1:] != ordered[:-1]))]  # type: ignore[no-any-return]
+
+
 def _relevant_chars(judged: _Judged, lines: _Lines, sel: npt.NDArray[np.bool_]) -> IntArray:
     """``rel`` of spec §15.4 for the selected lines (0 elsewhere)."""
     rel = np.zeros(len(lines.doc), dtype=np.int64)
     if sel.any():
-        rel[sel] = spans.covered_lengths(judged.start, judged.end, lines.start[sel],
-                                         lines.end[sel], judged.doc, lines.doc[sel])
+        rel[sel] = judged.highlighted(lines.start[sel], lines.end[sel], lines.doc[sel])
     return rel
 
 
@@ -352,7 +363,7 @@ def _focused_scores(judged: _Judged, lines: _Lines, thorough: bool, exact: bool)
     if thorough:
         unseen, unseen_rel = spans.unseen_covered(
             np.where(lines.missing, 0, lines.start), np.where(lines.missing, 0, lines.end),
-            judged.start, judged.end, lines.doc, judged.doc)
+            judged.highlighted, lines.doc)
         size = np.where(lines.relevant, unseen, size)
         rel = np.where(lines.relevant, unseen_rel, 0)
     else:
@@ -373,7 +384,7 @@ def _focused_scores(judged: _Judged, lines: _Lines, thorough: bool, exact: bool)
     raw = np.zeros((topics, 101), dtype=np.float64)
     np.maximum.at(raw.reshape(-1), lines.topic[usable] * 101 + bucket[usable], precision[usable])
     curves = np.maximum.accumulate(raw[:, ::-1], axis=1)[:, ::-1]
-    articles = np.unique(lines.doc)
+    articles = _distinct(lines.doc)
     judged_article = articles < len(judged.rsize)
     unjudged_topic = (articles[~judged_article] - len(judged.rsize)) // max(len(lines.doc), 1)
     ret_docs = (np.bincount(judged.topic[articles[judged_article]], minlength=topics)
