@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +74,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "TO_FILE TO_PATH PROBABILITY)")
     parser.add_argument("--ideal-run", metavar="RUN",
                         help="the ideal list for ideal_list=given (EPRUM, PRUM, T2I)")
+    parser.add_argument("--jobs", type=positive, default=1, metavar="N",
+                        help="evaluate runs in N processes (same output, same order; default 1)")
     passage = parser.add_argument_group("passage tasks (--task)")
     passage.add_argument("--beta", type=float, default=0.25,
                          help="relevant-in-context: weight of recall in the F-score (0.25)")
@@ -132,70 +136,228 @@ _NOT_FOR_TASKS = (("limit", None), ("order", "rank"), ("keep_repeats", False),
 
 def run(args: argparse.Namespace) -> int:
     from inexeval.errors import InexevalError
-    from inexeval.evaluation import Evaluator
-    from inexeval.formats.detect import load_run
-    from inexeval.report import render
 
     if args.measure:
         from inexeval.measures.registry import parse_measures
 
         parse_measures(args.measure)
-    for path in [args.assessments, *args.runs, *([args.collection] if args.collection else [])]:
+    for path in [args.assessments, *([args.collection] if args.collection else [])]:
         if not Path(path).exists():
             raise InexevalError("no such file or folder", path)
+    _given_once(args.runs)
+    fmt = "table" if args.table else args.format
+    if fmt == "official" and not args.task:
+        raise InexevalError("--format official goes with --task")
     collection = None
     if args.collection:
         from inexeval.collection.build import load_collection
 
         collection = load_collection(args.collection)
     assessments = _assessments(args, collection)
-    runs = [load_run(path, args.run_format, args.keep_repeats) for path in args.runs]
-    if args.topics is not None:
-        from dataclasses import replace
+    job = _Job(args, fmt, assessments, _evaluator(args, assessments, collection))
+    return _report(args, fmt, _outcomes(job, args.runs, args.jobs))
 
-        runs = [replace(r, topics={t: tr for t, tr in r.items() if t in _selected(args)})
-                for r in runs]
-    _unique_names(runs)
-    fmt = "table" if args.table else args.format
-    if fmt == "official" and not args.task:
-        raise InexevalError("--format official goes with --task")
+
+def _given_once(runs: list[str]) -> None:
+    """The same run file given twice (also through a link) would be evaluated twice: refuse."""
+    from inexeval.errors import InexevalError
+
+    seen: dict[tuple[int, int], str] = {}
+    for path in runs:
+        try:
+            stat = Path(path).stat()
+        except OSError:
+            continue
+        first = seen.setdefault((stat.st_dev, stat.st_ino), path)
+        if first != path:
+            raise InexevalError(f"the same run file as {first[:80]} (given twice)", path)
+        if runs.count(path) > 1:
+            raise InexevalError("the same run file is given twice", path)
+
+
+def _evaluator(args: argparse.Namespace, assessments: Any, collection: Any) -> Any:
+    """What evaluates one run: the element measures bound once (an :class:`Evaluator`), or None
+    for an official task."""
     if args.task:
         from inexeval.errors import warn
-        from inexeval.measures.focused import evaluate_task
 
         unused = ["--" + name.replace("_", "-") for name, default in _NOT_FOR_TASKS
                   if getattr(args, name) != default]
         if unused:
             warn(f"{', '.join(unused)} not used by --task (the official evaluator's rules: "
                  "file order, no limit, FOL qrels)")
+        return None
+    from inexeval.evaluation import Evaluator
+    from inexeval.formats.detect import load_run
 
-        results = evaluate_task(assessments, runs, args.task, complete=args.c, per_topic=args.q,
-                                beta=args.beta, bep_n=args.bep_n, irr=args.irr,
-                                exact_buckets=args.exact_buckets)
-        if args.measure:
-            results = _only(results, args.measure)
+    measures = args.measure or DEFAULT_MEASURES.get(assessments.scale, ["P@10"])
+    options: dict[str, Any] = {}
+    if args.navigation:
+        from inexeval.measures.navigation import read_navigation
+
+        options["navigation"] = read_navigation(args.navigation)
+    if args.ideal_run:
+        options["ideal_run"] = load_run(args.ideal_run, args.run_format)
+    return Evaluator(measures, assessments, collection=collection, num_docs=args.num_docs,
+                     complete=args.c, order=args.order, limit=args.limit,
+                     keep_repeats=args.keep_repeats, options=options)
+
+
+@dataclass
+class _Job:
+    """Everything needed to evaluate one more run (shared by the worker processes)."""
+
+    args: argparse.Namespace
+    fmt: str
+    assessments: Any
+    evaluator: Any
+
+
+@dataclass
+class _Outcome:
+    """One run evaluated: its results (and official text), the warnings it raised, or the error
+    that stopped it."""
+
+    path: str
+    results: Any = None
+    official: str = ""
+    warnings: list[Warning] = field(default_factory=list)
+    error: Exception | None = None
+
+
+def _evaluate(job: _Job, path: str) -> _Outcome:
+    """Read, evaluate and release one run; its warnings are kept to be printed in run order."""
+    import warnings
+
+    from inexeval.errors import InexevalError
+    from inexeval.formats.detect import load_run
+
+    args = job.args
+    outcome = _Outcome(path)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            if not Path(path).exists():
+                raise InexevalError("no such file or folder", path)
+            run = load_run(path, args.run_format, args.keep_repeats)
+            if args.topics is not None:
+                from dataclasses import replace
+
+                run = replace(run, topics={t: tr for t, tr in run.items()
+                                           if t in _selected(args)})
+            if job.evaluator is not None:
+                outcome.results = job.evaluator.evaluate([run])
+            else:
+                outcome.results = _task_results(job, run)
+                if job.fmt == "official":
+                    from inexeval.report.official import render_official
+
+                    outcome.official = render_official(outcome.results, [run], [path],
+                                                       list(job.assessments), per_topic=args.q)
+        except InexevalError as error:
+            outcome.error = error
+    outcome.warnings = [w.message for w in caught]
+    return outcome
+
+
+def _task_results(job: _Job, run: Any) -> Any:
+    from inexeval.measures.focused import evaluate_task
+
+    args = job.args
+    results = evaluate_task(job.assessments, [run], args.task, complete=args.c,
+                            per_topic=args.q, beta=args.beta, bep_n=args.bep_n, irr=args.irr,
+                            exact_buckets=args.exact_buckets)
+    return _only(results, args.measure) if args.measure else results
+
+
+_WORKER_JOB: _Job | None = None
+
+
+def _start_worker(job: _Job) -> None:
+    global _WORKER_JOB
+    _WORKER_JOB = job
+
+
+def _evaluate_in_worker(path: str) -> _Outcome:
+    assert _WORKER_JOB is not None
+    return _evaluate(_WORKER_JOB, path)
+
+
+def _outcomes(job: _Job, paths: list[str], jobs: int) -> Iterator[_Outcome]:
+    """The runs evaluated one after the other, or by ``jobs`` worker processes (forked, so the
+    assessments are shared, not copied), always yielded in the order given."""
+    if jobs == 1 or len(paths) == 1:
+        for path in paths:
+            yield _evaluate(job, path)
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if "fork" in methods else None)
+    with ProcessPoolExecutor(min(jobs, len(paths)), mp_context=context,
+                             initializer=_start_worker, initargs=(job,)) as pool:
+        yield from pool.map(_evaluate_in_worker, paths)
+
+
+def _report(args: argparse.Namespace, fmt: str, outcomes: Iterator[_Outcome]) -> int:
+    """Print each run's warnings and results as it comes (trec, csv, official; the other formats
+    at the end); a run that failed is reported and the others still printed. Exit code 2 if any
+    failed."""
+    import warnings
+
+    from inexeval.report.text import render, render_csv, render_trec
+    from inexeval.results import Results
+
+    several = len(args.runs) > 1
+    names: set[str] = set()
+    collected = Results()
+    failed = 0
+    for number, outcome in enumerate(outcomes):
+        for message in outcome.warnings:
+            warnings.warn(message, stacklevel=1)
+        if outcome.error is not None:
+            print(f"inexeval: error: {outcome.error}", file=sys.stderr)
+            failed += 1
+            continue
+        results = outcome.results
+        name = results.runs()[0] if results.runs() else outcome.path
+        # a run-id already printed would make the two runs indistinguishable: use the file
+        results = _named(results, name if name not in names else outcome.path)
+        names.update(results.runs())
         if fmt == "official":
-            from inexeval.report.official import render_official
-
-            sys.stdout.write(render_official(results, runs, args.runs, list(assessments),
-                                             per_topic=args.q))
-            return 0
-    else:
-        measures = args.measure or DEFAULT_MEASURES.get(assessments.scale, ["P@10"])
-        options: dict[str, Any] = {}
-        if args.navigation:
-            from inexeval.measures.navigation import read_navigation
-
-            options["navigation"] = read_navigation(args.navigation)
-        if args.ideal_run:
-            options["ideal_run"] = load_run(args.ideal_run, args.run_format)
-        evaluator = Evaluator(measures, assessments, collection=collection,
-                              num_docs=args.num_docs, complete=args.c, order=args.order,
-                              limit=args.limit, keep_repeats=args.keep_repeats,
-                              options=options)
-        results = evaluator.evaluate(runs)
-    sys.stdout.write(render(results, fmt, digits=args.digits, per_topic=args.q))
+            sys.stdout.write(outcome.official)
+        elif fmt == "trec":
+            sys.stdout.write(render_trec(results, args.digits, args.q, run_column=several))
+        elif fmt == "csv":
+            sys.stdout.write(render_csv(results, args.digits, args.q, header=number == 0))
+        else:
+            collected.rows.extend(results.rows)
+            collected.overall.extend(results.overall)
+            collected.aggregates.update(results.aggregates)
+            collected.topics_evaluated.update(results.topics_evaluated)
+        sys.stdout.flush()
+    if fmt not in ("official", "trec", "csv"):
+        sys.stdout.write(render(collected, fmt, digits=args.digits, per_topic=args.q))
+    if failed:
+        print(f"inexeval: error: {failed} of {len(args.runs)} runs could not be evaluated",
+              file=sys.stderr)
+        return 2
     return 0
+
+
+def _named(results: Any, name: str) -> Any:
+    """The results of one run under ``name``."""
+    from dataclasses import replace
+
+    if results.runs() == [name]:
+        return results
+    return replace(
+        results,
+        rows=[row._replace(run=name) for row in results.rows],
+        overall=[row._replace(run=name) for row in results.overall],
+        topics_evaluated={name: topics for topics in results.topics_evaluated.values()},
+    )
 
 
 def _only(results: Any, measures: list[str]) -> Any:
@@ -217,13 +379,3 @@ def _only(results: Any, measures: list[str]) -> Any:
                            "-m computes any measure)")
     return replace(results, rows=[r for r in results.rows if r.measure in wanted],
                    overall=[r for r in results.overall if r.measure in wanted | {"num_q"}])
-
-
-def _unique_names(runs: list[Any]) -> None:
-    """Several runs with one run-id would be indistinguishable: name them by file instead."""
-    names = [r.name for r in runs]
-    if len(set(names)) < len(names):
-        from dataclasses import replace
-
-        for i, r in enumerate(runs):
-            runs[i] = replace(r, name=str(r.source or r.name))

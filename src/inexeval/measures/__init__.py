@@ -1,3 +1,6 @@
-"""Measure families, one module each; importing this package registers them all."""
+"""Measure families, one module each, registered when the registry is first consulted
+(:func:`inexeval.measures.registry.parse_measures`), so that a command using one family (an
+official task) does not import the others."""
 
-from inexeval.measures import cutoff, eprum, focused, hixeval, ng, precall, xcg  # noqa: F401
+FAMILY_MODULES = ("cutoff", "eprum", "focused", "hixeval", "ng", "precall", "xcg")
+"""Modules of :mod:`inexeval.measures` that register the built-in families."""
