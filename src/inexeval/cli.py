@@ -21,7 +21,7 @@ from typing import NoReturn
 for _threads in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_threads, "1")
 
-import inexeval.commands  # noqa: E402
+import inexeval.commands
 
 
 class _Parser(argparse.ArgumentParser):

@@ -221,7 +221,7 @@ class _Outcome:
     path: str
     results: Any = None
     official: str = ""
-    warnings: list[Warning] = field(default_factory=list)
+    warnings: list[Warning | str] = field(default_factory=list)
     error: Exception | None = None
 
 
@@ -356,7 +356,7 @@ def _named(results: Any, name: str) -> Any:
         results,
         rows=[row._replace(run=name) for row in results.rows],
         overall=[row._replace(run=name) for row in results.overall],
-        topics_evaluated={name: topics for topics in results.topics_evaluated.values()},
+        topics_evaluated={name: next(iter(results.topics_evaluated.values()), [])},
     )
 
 

@@ -28,9 +28,9 @@ from __future__ import annotations
 
 import math
 import weakref
-from itertools import count, repeat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import count, repeat
 from typing import Any
 
 import numpy as np
@@ -120,44 +120,40 @@ def _judged(assessed: TopicAssessments | Assessments) -> _Judged:
 
 def _prepare(topics: Sequence[TopicAssessments]) -> _Judged:
     names: dict[str, int] = {}
-    codes: list[int] = []
-    topic_of: list[int] = []
-    first: list[IntArray] = []
-    rsizes, lengths, beps, docs, starts, ends = [], [], [], [], [], []
+    codes, topic_of, rsizes, lengths, beps, highlights = [], [], [], [], [], []
     trel, nrel = [], []
     for t, assessed in enumerate(topics):
         rsize = assessed.dim("rsize").astype(np.int64)
-        index: dict[str, int] = {}
-        rows: list[int] = []
-        for i, article in enumerate(assessed.files.tolist()):
-            if article not in index:
-                index[article] = len(codes)
-                rows.append(i)
-                codes.append(names.setdefault(article, len(names)))
-                topic_of.append(t)
-        first.append(np.array(rows, dtype=np.int64))
-        rsizes.append(rsize[first[-1]])
-        lengths.append(assessed.dim("length").astype(np.int64)[first[-1]])
-        beps.append(np.array([int(assessed.best_entry_points.get(a, -1)) for a in index],
+        seen = _first_seen(assessed.files)
+        first = np.flatnonzero(seen == np.arange(len(seen)))
+        articles = assessed.files[first].tolist()
+        codes.append(np.array([names.setdefault(a, len(names)) for a in articles],
+                              dtype=np.int64))
+        topic_of.append(np.full(len(first), t, dtype=np.int64))
+        rsizes.append(rsize[first])
+        lengths.append(assessed.dim("length").astype(np.int64)[first])
+        beps.append(np.array([int(assessed.best_entry_points.get(a, -1)) for a in articles],
                              dtype=np.int64))
-        for article, row in index.items():
-            highlights = assessed.highlights.get(article)
-            if highlights is not None and len(highlights):
-                docs.append(np.full(len(highlights), row, dtype=np.int64))
-                starts.append(highlights[:, 0])
-                ends.append(highlights[:, 1])
+        highlights.append([assessed.highlights.get(a, _NO_HIGHLIGHTS) for a in articles])
         positive = rsize > 0
         trel.append(int(rsize[positive].sum()))
         nrel.append(int(np.count_nonzero(positive)))
-    topic = np.array(topic_of, dtype=np.int64)
-    keys = topic * len(names) + np.array(codes, dtype=np.int64)
+    topic = _joined(topic_of)
+    keys = topic * len(names) + _joined(codes)
     order = np.argsort(keys, kind="stable")
-    doc, start, end = _joined(docs), _joined(starts), _joined(ends)
+    per_row = [h for of_topic in highlights for h in of_topic]
+    passages = (np.concatenate(per_row).astype(np.int64).reshape(-1, 2) if per_row
+                else np.zeros((0, 2), dtype=np.int64))
+    doc = np.repeat(np.arange(len(per_row)), [len(h) for h in per_row])
+    start, end = passages[:, 0].copy(), passages[:, 1].copy()
     return _Judged(
         topics=tuple(a.topic for a in topics), names=names, keys=keys[order], rows=order,
         topic=topic, rsize=_joined(rsizes), length=_joined(lengths), bep=_joined(beps),
         doc=doc, start=start, end=end, trel=np.array(trel, dtype=np.int64),
         nrel=np.array(nrel, dtype=np.int64), highlighted=spans.Coverage(start, end, doc))
+
+
+_NO_HIGHLIGHTS = np.zeros((0, 2), dtype=np.int64)
 
 
 def _joined(arrays: Sequence[npt.NDArray[Any]]) -> IntArray:
@@ -414,7 +410,7 @@ def _focused_scores(judged: _Judged, lines: _Lines, thorough: bool, exact: bool)
 def _f1s(p: FloatArray, r: FloatArray) -> FloatArray:
     """:func:`_f1` of each pair (IEEE division as Java: x/0 is infinite, 0/0 NaN)."""
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(p > 0, ((2 * p) * r) / (p + r), 0.0)  # type: ignore[no-any-return]
+        return np.where(p > 0, ((2 * p) * r) / (p + r), 0.0)
 
 
 def _t2i_score(judged: _Judged, article: int, starts: IntArray, ends: IntArray,
