@@ -121,3 +121,11 @@ def test_csv_has_one_header_for_all_runs(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout.count("run,topic,measure,value") == 1
     assert done.stdout.startswith("run,topic,measure,value\n")
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_an_error_not_about_a_run_stops_the_command_once(tmp_path: Path, jobs: str) -> None:
+    runs = _copies(tmp_path, 3)
+    done = _eval("--task", "focused", "-m", "P@10", "--jobs", jobs, QRELS, *runs)
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and "not in the measure set" in done.stderr

@@ -48,8 +48,8 @@ def _rewritten(saved: Path, target: Path, **changes: np.ndarray) -> Path:
 def _damaged_variants(saved: Path, folder: Path) -> list[Path]:
     data = saved.read_bytes()
     with np.load(saved) as arrays:
-        parent, start, end = arrays["parent"], arrays["start"], arrays["end"]
-        sizes, tags = arrays["sizes"], arrays["tags"]
+        parent, start, end, sizes, tags = (arrays[key].astype(np.int64) for key in
+                                           ("parent", "start", "end", "sizes", "tags"))
     variants = []
     for cut in (0, 10, len(data) // 3, len(data) // 2, len(data) - 30, len(data) - 1):
         variants.append(folder / f"truncated{cut}.npz")

@@ -216,13 +216,13 @@ class _Job:
 @dataclass
 class _Outcome:
     """One run evaluated: its results (and official text), the warnings it raised, or the error
-    that stopped it."""
+    (about the run) that stopped it."""
 
     path: str
     results: Any = None
     official: str = ""
     warnings: list[Warning | str] = field(default_factory=list)
-    error: Exception | None = None
+    error: str | None = None
 
 
 def _evaluate(job: _Job, path: str) -> _Outcome:
@@ -255,7 +255,9 @@ def _evaluate(job: _Job, path: str) -> _Outcome:
                     outcome.official = render_official(outcome.results, [run], [path],
                                                        list(job.assessments), per_topic=args.q)
         except InexevalError as error:
-            outcome.error = error
+            if error.file is None or Path(error.file) != Path(path):
+                raise  # not about this run (a measure, the assessments): stop the command
+            outcome.error = str(error)
     outcome.warnings = [w.message for w in caught]
     return outcome
 
