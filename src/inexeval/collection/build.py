@@ -131,26 +131,32 @@ def index_document(name: str, source: str | Path | bytes) -> IndexedDocument:
     position = 0
     # per open element: [its position, the text node it is extending or -1]
     stack: list[list[int]] = []
+    qualified: dict[tuple[str, str | None], str] = {}
     entity = etree.Entity
+    add_tag, add_parent, add_depth, add_start = tags.append, parent.append, depth.append, start.append
+    add_owner, add_text_start, add_text_end = owner.append, text_start.append, text_end.append
     for event, node in etree.iterwalk(root, events=("start", "end", "comment", "pi")):
         tag = node.tag
         if event == "start":
             if tag is entity:
                 continue
             i = len(tags)
-            tags.append(tag if tag.__class__ is str and tag[0] != "{" else _name(node))
-            parent.append(stack[-1][0] if stack else -1)
-            depth.append(len(stack) + 1)
-            start.append(position)
-            frame = [i, -1]
-            stack.append(frame)
+            if tag[0] == "{":
+                key = (tag, node.prefix)
+                tag = qualified.get(key) or qualified.setdefault(key, _name(node))
+            add_tag(tag)
+            add_parent(stack[-1][0] if stack else -1)
+            add_depth(len(stack) + 1)
+            add_start(position)
             text = node.text
             if text:
-                frame[1] = len(owner)
-                owner.append(i)
-                text_start.append(position)
+                stack.append([i, len(owner)])
+                add_owner(i)
+                add_text_start(position)
                 position += len(text)
-                text_end.append(position)
+                add_text_end(position)
+            else:
+                stack.append([i, -1])
             continue
         if tag is entity:
             # an unresolved entity reference: one character, continuing the open text node
@@ -173,9 +179,9 @@ def index_document(name: str, source: str | Path | bytes) -> IndexedDocument:
             text_end[frame[1]] += size
         else:
             frame[1] = len(owner)
-            owner.append(frame[0])
-            text_start.append(position)
-            text_end.append(position + size)
+            add_owner(frame[0])
+            add_text_start(position)
+            add_text_end(position + size)
         position += size
     end = np.zeros(len(tags), dtype=np.int64)
     end[closed] = ends
