@@ -42,6 +42,7 @@ INDEX_FORMAT = "inexeval-index"
 INDEX_VERSION = 2
 """Version of the saved layout; an index of another version is refused (rebuild it)."""
 _SEPARATOR = "\n"
+IntArray = npt.NDArray[np.int64]
 
 
 @dataclass(frozen=True, eq=False)
@@ -114,93 +115,110 @@ def _paths(tags: Sequence[str], parent: npt.NDArray[np.int64]) -> tuple[str, ...
     return tuple(paths)
 
 
+_EVENT_KINDS = {("start", True): 0, ("end", True): 1, ("start", False): 2, ("end", False): 3,
+                ("comment", False): 4, ("pi", False): 4}
+"""Event codes: element start, element end, entity start, entity end, comment or PI."""
+
+
+class _Events:
+    """lxml's events of documents, end to end: per event its kind and the characters it adds
+    after itself (an element's text, a tail, an entity and its tail), per element its tag."""
+
+    def __init__(self) -> None:
+        self.kinds: list[npt.NDArray[np.int8]] = []
+        self.sizes: list[IntArray] = []
+        self.tags: list[str] = []
+        self.qualified: dict[tuple[str, str | None], str] = {}
+
+    def add(self, root: etree._Element) -> None:
+        events = list(etree.iterwalk(root, events=("start", "end", "comment", "pi")))
+        self.kinds.append(np.fromiter([_EVENT_KINDS[e, n.tag.__class__ is str] for e, n in events],
+                                      dtype=np.int8, count=len(events)))
+        self.sizes.append(np.fromiter(
+            [len((n.text if e == "start" else n.tail) or "") for e, n in events],
+            dtype=np.int64, count=len(events)))
+        qualified = self.qualified
+        self.tags.extend(
+            n.tag if n.tag[0] != "{" else
+            qualified.get((n.tag, n.prefix)) or qualified.setdefault((n.tag, n.prefix), _name(n))
+            for e, n in events if e == "start" and n.tag.__class__ is str)
+
+    def arrays(self) -> tuple[dict[str, npt.NDArray[Any]], list[str]]:
+        """The saved layout of the documents (see :func:`save_index`) and the tag vocabulary.
+
+        The depth is a running sum of starts and ends; the element an event belongs to is the
+        last one started at the depth after the event (a ``searchsorted`` over (depth, event)
+        keys), which gives parents and ends. A piece of text starts a new text node unless it is
+        an entity following an item of the same element that added text (child elements,
+        comments and processing instructions break a node)."""
+        kind = np.concatenate(self.kinds).astype(np.int64)
+        size = np.concatenate(self.sizes)
+        documents = len(self.kinds)
+        first_event = np.concatenate(([0], np.cumsum([len(k) for k in self.kinds])))
+        size[kind == 2] = 0
+        size[kind == 3] += 1
+        size[first_event[1:] - 1] = 0  # the root's tail is outside the document
+        before = np.cumsum(size) - size
+        base = before[first_event[:-1]]
+        event_document = np.repeat(np.arange(documents), np.diff(first_event))
+        opened = kind == 0
+        level = np.cumsum(opened.astype(np.int64) - (kind == 1))
+        starts = np.flatnonzero(opened)
+        stride = len(kind) + 1
+        keys = level[starts] * stride + starts
+        by_key = np.argsort(keys, kind="stable")
+        keys = keys[by_key]
+
+        def started_last(levels: IntArray, upto: IntArray) -> IntArray:
+            return by_key[np.searchsorted(keys, levels * stride + upto, side="right") - 1]
+
+        current = started_last(level, np.arange(len(kind)))
+        depth = level[starts]
+        element_document = event_document[starts]
+        sizes = np.bincount(element_document, minlength=documents)
+        first_element = np.cumsum(sizes) - sizes
+        parent = np.where(depth > 1, current[np.maximum(starts - 1, 0)]
+                          - first_element[element_document], -1)
+        closing = np.flatnonzero(kind == 1)
+        end = np.zeros(len(starts), dtype=np.int64)
+        end[started_last(level[closing] + 1, closing)] = before[closing]
+        item = np.flatnonzero((kind != 2) & (level > 0))
+        owner = current[item]
+        order = np.argsort(owner, kind="stable")
+        item, owner = item[order], owner[order]
+        added = size[item] > 0
+        follows = np.concatenate(([False], (owner[1:] == owner[:-1]) & added[:-1]))
+        new = added & ~((kind[item] == 3) & follows)
+        pieces = np.flatnonzero(added)
+        first = np.flatnonzero(new[pieces])
+        text_start = before[item[pieces[first]]]
+        text_end = text_start.copy()
+        np.add.at(text_end, (np.cumsum(new) - 1)[pieces], size[item[pieces]])
+        text_base = base[event_document[item[pieces[first]]]]
+        vocabulary: dict[str, int] = {}
+        tag_codes = np.array([vocabulary.setdefault(t, len(vocabulary)) for t in self.tags],
+                             dtype=np.int64)
+        element_base = base[element_document]
+        arrays = {
+            "sizes": sizes,
+            "lengths": np.add.reduceat(size, first_event[:-1]) if documents else sizes,
+            "tags": tag_codes,
+            "parent": parent,
+            "depth": depth,
+            "start": before[starts] - element_base,
+            "end": end - element_base,
+            "text_counts": np.bincount(owner[pieces[first]], minlength=len(starts)),
+            "text_spans": np.stack([text_start - text_base, text_end - text_base], axis=1),
+        }
+        return arrays, list(vocabulary)
+
+
 def index_document(name: str, source: str | Path | bytes) -> IndexedDocument:
-    """Index one XML document (a path or its bytes) in a single pass over lxml's events."""
-    root = parse(source, name if isinstance(source, bytes) else source).getroot()
-    tags: list[str] = []
-    parent: list[int] = []
-    depth: list[int] = []
-    start: list[int] = []
-    ends: list[int] = []
-    closed: list[int] = []
-    # text nodes in document order: owner element, start, end (a run of text and entities
-    # between child elements, comments and processing instructions)
-    owner: list[int] = []
-    text_start: list[int] = []
-    text_end: list[int] = []
-    position = 0
-    # per open element: [its position, the text node it is extending or -1]
-    stack: list[list[int]] = []
-    qualified: dict[tuple[str, str | None], str] = {}
-    entity = etree.Entity
-    add_tag, add_parent, add_depth, add_start = tags.append, parent.append, depth.append, start.append
-    add_owner, add_text_start, add_text_end = owner.append, text_start.append, text_end.append
-    for event, node in etree.iterwalk(root, events=("start", "end", "comment", "pi")):
-        tag = node.tag
-        if event == "start":
-            if tag is entity:
-                continue
-            i = len(tags)
-            if tag[0] == "{":
-                key = (tag, node.prefix)
-                tag = qualified.get(key) or qualified.setdefault(key, _name(node))
-            add_tag(tag)
-            add_parent(stack[-1][0] if stack else -1)
-            add_depth(len(stack) + 1)
-            add_start(position)
-            text = node.text
-            if text:
-                stack.append([i, len(owner)])
-                add_owner(i)
-                add_text_start(position)
-                position += len(text)
-                add_text_end(position)
-            else:
-                stack.append([i, -1])
-            continue
-        if tag is entity:
-            # an unresolved entity reference: one character, continuing the open text node
-            size = 1 + len(node.tail or "")
-            frame = stack[-1]
-        else:
-            if event == "end":
-                frame = stack.pop()
-                closed.append(frame[0])
-                ends.append(position)
-                if not stack:
-                    continue
-            frame = stack[-1]
-            frame[1] = -1
-            tail = node.tail
-            if not tail:
-                continue
-            size = len(tail)
-        if frame[1] >= 0:
-            text_end[frame[1]] += size
-        else:
-            frame[1] = len(owner)
-            add_owner(frame[0])
-            add_text_start(position)
-            add_text_end(position + size)
-        position += size
-    end = np.zeros(len(tags), dtype=np.int64)
-    end[closed] = ends
-    parents = np.array(parent, dtype=np.int64)
-    by_owner = np.argsort(np.array(owner, dtype=np.int64), kind="stable")
-    counts = np.bincount(np.array(owner, dtype=np.int64), minlength=len(tags))
-    return IndexedDocument(
-        name=name,
-        paths=LazyPaths(tags, parents),
-        tags=tuple(tags),
-        parent=parents,
-        depth=np.array(depth, dtype=np.int64),
-        start=np.array(start, dtype=np.int64),
-        end=end,
-        length=position,
-        text_ptr=np.concatenate(([0], np.cumsum(counts))).astype(np.int64),
-        text_start=np.array(text_start, dtype=np.int64)[by_owner],
-        text_end=np.array(text_end, dtype=np.int64)[by_owner],
-    )
+    """Index one XML document (a path or its bytes)."""
+    events = _Events()
+    events.add(parse(source, name if isinstance(source, bytes) else source).getroot())
+    arrays, vocabulary = events.arrays()
+    return _SavedDocuments(arrays, [name], vocabulary).build(name, 0)
 
 
 def _document_name(file: Path, folder: Path) -> str:
@@ -233,13 +251,16 @@ def build_index(
     files = _xml_files(folder)
     if not files:
         raise InexevalError("no XML documents (*.xml files) in this folder or below", folder)
-    documents: dict[str, DocumentIndex] = {}
+    events = _Events()
+    names = []
     for done, file in enumerate(files, 1):
-        name = _document_name(file, folder)
-        documents[name] = index_document(name, file)
+        names.append(_document_name(file, folder))
+        events.add(parse(file).getroot())
         if progress is not None:
             progress(done, len(files))
-    return CollectionIndex(documents, source=str(folder), meta={"root": str(folder.resolve())})
+    arrays, vocabulary = events.arrays()
+    return CollectionIndex(_SavedDocuments(arrays, names, vocabulary), source=str(folder),
+                           meta={"root": str(folder.resolve())})
 
 
 def _blob(strings: Sequence[str]) -> npt.NDArray[np.uint8]:
@@ -255,10 +276,13 @@ def _strings(blob: npt.NDArray[np.uint8], count: int) -> list[str]:
     return strings
 
 
-def _joined(arrays: list[npt.NDArray[np.int64]]) -> npt.NDArray[Any]:
-    """The arrays end to end, in the narrowest signed integer type that holds them (a smaller
-    file, read faster; widened again per document on loading)."""
-    values = np.concatenate(arrays) if arrays else np.zeros(0, dtype=np.int64)
+def _joined(arrays: list[IntArray]) -> IntArray:
+    return np.concatenate(arrays).astype(np.int64) if arrays else np.zeros(0, dtype=np.int64)
+
+
+def _narrow(values: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    """``values`` in the narrowest signed integer type that holds them (a smaller file, read
+    faster; widened again per document on loading)."""
     for dtype in (np.int8, np.int16, np.int32):
         info = np.iinfo(dtype)
         if not len(values) or info.min <= values.min() and values.max() <= info.max:
@@ -268,42 +292,57 @@ def _joined(arrays: list[npt.NDArray[np.int64]]) -> npt.NDArray[Any]:
 
 def save_index(index: CollectionIndex, path: str | Path) -> None:
     """Save a collection index as one uncompressed ``.npz`` file of plain integer arrays (no
-    pickle), written atomically (a temporary file renamed when complete).
+    pickle, each in the narrowest integer type), written atomically (a temporary file renamed
+    when complete).
 
-    Tags are saved as codes into a vocabulary, paths not at all (they follow from tags and parent
-    pointers); text-node spans for documents that have them (:class:`IndexedDocument`)."""
+    Per document its element count (``sizes``) and text length; per element its tag (a code into
+    ``vocabulary``), parent (-1 or the position in the document), depth, start and end offsets
+    and number of text nodes; per text node its span. Paths are not saved: they follow from tags
+    and parent pointers."""
     from inexeval.outputs import atomic_output
 
-    documents = [index[name] for name in index]
+    documents = index.documents
+    if isinstance(documents, _SavedDocuments):
+        arrays, vocabulary = documents.arrays, documents.vocabulary
+    else:
+        arrays, vocabulary = _arrays([index[name] for name in index])
+    saved: dict[str, npt.NDArray[Any]] = {
+        "format": np.frombuffer(INDEX_FORMAT.encode(), dtype=np.uint8),
+        "version": np.array([INDEX_VERSION], dtype=np.int64),
+        "names": _blob(list(index)),
+        "source": _blob([index.source or ""]),
+        "vocabulary": _blob(vocabulary),
+        **{key: _narrow(values) for key, values in arrays.items()},
+    }
+    with atomic_output(path, "wb") as handle:
+        np.savez(handle, **saved)  # type: ignore[arg-type]
+
+
+def _arrays(documents: list[DocumentIndex]) -> tuple[dict[str, npt.NDArray[Any]], list[str]]:
+    """The saved layout of documents given as objects (text-node spans where they have them)."""
     vocabulary: dict[str, int] = {}
     tags = [np.array([vocabulary.setdefault(t, len(vocabulary)) for t in d.tags], dtype=np.int64)
             for d in documents]
-    text_counts: list[npt.NDArray[np.int64]] = []
-    text_spans: list[npt.NDArray[np.int64]] = []
+    text_counts: list[IntArray] = []
+    text_spans: list[IntArray] = []
     for d in documents:
         if isinstance(d, IndexedDocument):
             text_counts.append(np.diff(d.text_ptr))
             text_spans.append(np.stack([d.text_start, d.text_end], axis=1))
         else:
             text_counts.append(np.zeros(len(d), dtype=np.int64))
-    with atomic_output(path, "wb") as handle:
-        np.savez(
-            handle,
-            format=np.frombuffer(INDEX_FORMAT.encode(), dtype=np.uint8),
-            version=np.array([INDEX_VERSION], dtype=np.int64),
-            names=_blob(list(index)),
-            source=_blob([index.source or ""]),
-            sizes=_joined([np.array([len(d) for d in documents], dtype=np.int64)]),
-            lengths=_joined([np.array([d.length for d in documents], dtype=np.int64)]),
-            vocabulary=_blob(list(vocabulary)),
-            tags=_joined(tags),
-            parent=_joined([d.parent for d in documents]),
-            depth=_joined([d.depth for d in documents]),
-            start=_joined([d.start for d in documents]),
-            end=_joined([d.end for d in documents]),
-            text_counts=_joined(text_counts),
-            text_spans=_joined(text_spans).reshape(-1, 2),
-        )
+    arrays = {
+        "sizes": np.array([len(d) for d in documents], dtype=np.int64),
+        "lengths": np.array([d.length for d in documents], dtype=np.int64),
+        "tags": _joined(tags),
+        "parent": _joined([d.parent for d in documents]),
+        "depth": _joined([d.depth for d in documents]),
+        "start": _joined([d.start for d in documents]),
+        "end": _joined([d.end for d in documents]),
+        "text_counts": _joined(text_counts),
+        "text_spans": _joined(text_spans).reshape(-1, 2),
+    }
+    return arrays, list(vocabulary)
 
 
 class _SavedDocuments(Mapping[str, DocumentIndex]):
@@ -311,9 +350,9 @@ class _SavedDocuments(Mapping[str, DocumentIndex]):
 
     def __init__(self, arrays: Mapping[str, npt.NDArray[np.int64]], names: list[str],
                  vocabulary: list[str]) -> None:
-        self._arrays = arrays
+        self.arrays = arrays
+        self.vocabulary = vocabulary
         self._names = {name: i for i, name in enumerate(names)}
-        self._vocabulary = vocabulary
         self._first = np.concatenate(([0], np.cumsum(arrays["sizes"]))).astype(np.int64)
         self._text_ptr = np.concatenate(([0], np.cumsum(arrays["text_counts"]))).astype(np.int64)
         self._built: dict[str, DocumentIndex] = {}
@@ -321,7 +360,7 @@ class _SavedDocuments(Mapping[str, DocumentIndex]):
     def __getitem__(self, name: str) -> DocumentIndex:
         built = self._built.get(name)
         if built is None:
-            built = self._build(name, self._names[name])
+            built = self.build(name, self._names[name])
             self._built[name] = built
         return built
 
@@ -331,21 +370,21 @@ class _SavedDocuments(Mapping[str, DocumentIndex]):
     def __len__(self) -> int:
         return len(self._names)
 
-    def _build(self, name: str, i: int) -> IndexedDocument:
+    def build(self, name: str, i: int) -> IndexedDocument:
         a, b = int(self._first[i]), int(self._first[i + 1])
         t0, t1 = int(self._text_ptr[a]), int(self._text_ptr[b])
-        spans = self._arrays["text_spans"]
-        tags = tuple(self._vocabulary[t] for t in self._arrays["tags"][a:b].tolist())
-        parent = self._arrays["parent"][a:b].astype(np.int64)
+        spans = self.arrays["text_spans"]
+        tags = tuple(self.vocabulary[t] for t in self.arrays["tags"][a:b].tolist())
+        parent = self.arrays["parent"][a:b].astype(np.int64)
         return IndexedDocument(
             name=name,
             paths=LazyPaths(tags, parent),
             tags=tags,
             parent=parent,
-            depth=self._arrays["depth"][a:b].astype(np.int64),
-            start=self._arrays["start"][a:b].astype(np.int64),
-            end=self._arrays["end"][a:b].astype(np.int64),
-            length=int(self._arrays["lengths"][i]),
+            depth=self.arrays["depth"][a:b].astype(np.int64),
+            start=self.arrays["start"][a:b].astype(np.int64),
+            end=self.arrays["end"][a:b].astype(np.int64),
+            length=int(self.arrays["lengths"][i]),
             text_ptr=self._text_ptr[a : b + 1] - t0,
             text_start=spans[t0:t1, 0].astype(np.int64),
             text_end=spans[t0:t1, 1].astype(np.int64),
