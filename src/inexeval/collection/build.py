@@ -221,23 +221,18 @@ def index_document(name: str, source: str | Path | bytes) -> IndexedDocument:
     return _SavedDocuments(arrays, [name], vocabulary).build(name, 0)
 
 
-def _document_name(file: Path, folder: Path) -> str:
-    relative = file.relative_to(folder).as_posix()
-    return relative.removesuffix(".xml")
-
-
-def _xml_files(folder: Path) -> list[Path]:
-    """Every ``*.xml`` file below ``folder``, sorted; a subfolder that cannot be read is an error
-    (its documents would silently be missing from the index)."""
+def _xml_files(folder: Path) -> list[str]:
+    """Every ``*.xml`` file below ``folder`` (paths as strings), in path order; a subfolder that
+    cannot be read is an error (its documents would silently be missing from the index)."""
 
     def refuse(error: OSError) -> None:
         raise InexevalError(f"cannot read the folder: {error.strerror or error}",
                             error.filename or folder)
 
-    files: list[Path] = []
+    files: list[str] = []
     for here, _, names in os.walk(folder, onerror=refuse):
-        files.extend(Path(here) / name for name in names if name.endswith(".xml"))
-    return sorted(files)
+        files.extend(os.path.join(here, name) for name in names if name.endswith(".xml"))
+    return sorted(files, key=lambda file: file.split(os.sep))
 
 
 def build_index(
@@ -253,8 +248,9 @@ def build_index(
         raise InexevalError("no XML documents (*.xml files) in this folder or below", folder)
     events = _Events()
     names = []
+    below = len(os.path.join(str(folder), ""))
     for done, file in enumerate(files, 1):
-        names.append(_document_name(file, folder))
+        names.append(file[below:].replace(os.sep, "/").removesuffix(".xml"))
         events.add(parse(file).getroot())
         if progress is not None:
             progress(done, len(files))
@@ -288,6 +284,13 @@ def _narrow(values: npt.NDArray[Any]) -> npt.NDArray[Any]:
         if not len(values) or info.min <= values.min() and values.max() <= info.max:
             return values.astype(dtype)
     return values.astype(np.int64)
+
+
+def element_count(index: CollectionIndex) -> int:
+    """The number of elements of all documents (without building each document's index)."""
+    if isinstance(index.documents, _SavedDocuments):
+        return int(index.documents.arrays["sizes"].sum())
+    return sum(len(index[name]) for name in index)
 
 
 def save_index(index: CollectionIndex, path: str | Path) -> None:
