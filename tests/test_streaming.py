@@ -112,7 +112,10 @@ def test_runs_with_one_run_id_are_told_apart_by_file(tmp_path: Path) -> None:
     done = _eval("--task", "focused", QRELS, *runs)
     assert done.returncode == 0, done.stderr
     names = list(dict.fromkeys(line.split("\t")[0] for line in done.stdout.splitlines()))
-    assert names == ["TREC2INEX", str(runs[1])]
+    assert names == ["TREC2INEX", "copy01.run"]  # printed before the second run was read
+    table = _eval("--task", "focused", "--table", QRELS, *runs)
+    assert [line.split()[0] for line in table.stdout.splitlines()[1:]] == ["copy00.run",
+                                                                           "copy01.run"]
 
 
 def test_csv_has_one_header_for_all_runs(tmp_path: Path) -> None:

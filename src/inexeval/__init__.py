@@ -1,8 +1,10 @@
 """inexeval: evaluation of XML element retrieval and focused (passage) retrieval as in INEX.
 
-The API has three verbs, as ir_measures: :func:`evaluate` (per-topic values and means),
-:func:`iter_calc` (a stream of ``Metric(topic, measure, value)``) and :class:`Evaluator`
-(measures and assessments bound once for many runs). Readers are in :mod:`inexeval.formats`
+The API has the verbs of ir_measures: :func:`evaluate` (per-topic values and means),
+:func:`calc_aggregate` (the means of one run), :func:`iter_calc` (a stream of
+``Metric(topic, measure, value)``) and :class:`Evaluator` (measures and assessments bound once
+for many runs). Qrels and runs may be paths, pandas DataFrames or pytrec_eval-style dicts
+(:mod:`inexeval.inputs`); measures names or objects of :mod:`inexeval.measures`. Readers are in :mod:`inexeval.formats`
 (:func:`load_assessments`, :func:`load_run`), the collection index in :mod:`inexeval.collection`.
 Heavy modules are imported on first use, so the command line starts at once.
 """
@@ -15,6 +17,9 @@ from typing import Any
 _LAZY = {
     "evaluate": "inexeval.evaluation",
     "iter_calc": "inexeval.evaluation",
+    "calc_aggregate": "inexeval.evaluation",
+    "as_assessments": "inexeval.inputs",
+    "as_run": "inexeval.inputs",
     "Evaluator": "inexeval.evaluation",
     "Results": "inexeval.results",
     "Row": "inexeval.results",
@@ -28,9 +33,9 @@ _LAZY = {
     "with_implicit": "inexeval.evaluation",
 }
 
-__all__ = ["Evaluator", "InexevalError", "Metric", "Results", "Row", "build_index", "evaluate", "iter_calc",
-           "load_assessments", "load_collection", "load_run", "parse_measure",
-           "with_implicit"]
+__all__ = ["Evaluator", "InexevalError", "Metric", "Results", "Row", "as_assessments", "as_run",
+           "build_index", "calc_aggregate", "evaluate", "iter_calc", "load_assessments",
+           "load_collection", "load_run", "parse_measure", "with_implicit"]
 
 
 def __getattr__(name: str) -> Any:

@@ -26,18 +26,21 @@ def _group(measures: Sequence[Measure]) -> dict[tuple[Any, ...], list[Measure]]:
 
 
 class Evaluator:
-    """Measures and assessments bound once, to evaluate many runs (ir_measures' ``evaluator``).
+    """Measures and assessments bound once, to evaluate many runs (ir_measures' ``evaluator``):
+    ``Evaluator(measures, assessments).evaluate(runs)`` gives :class:`Results`;
+    ``iter_calc(run)`` yields ``Metric`` tuples.
 
     ``complete`` (trec_eval's ``-c``): average over every assessed topic, a topic without results
     scoring as an empty run; otherwise over the assessed topics present in the run.
-    ``order``: how results are ordered before scoring (``rank``, ``score`` or ``file``; see
-    :meth:`inexeval.model.TopicRun.ordered`).
-    ``limit``: results per topic kept for element and document runs (spec §1.7.3: 100 for INEX
-    2002 assessments, else 1500; 0 keeps all); longer lists are cut with a warning. Passage runs
-    are cut only at a ``limit`` given explicitly (the official tool keeps everything). Repeated
-    results of element and document runs are dropped after their first occurrence, with a warning
-    (spec §1.8, as INEX 2002 did), unless ``keep_repeats`` (seed 004's randomised runs keep the
-    element a walk lands on twice).
+    ``order``: how results are ordered before scoring (``rank``, ``score``, ``file`` or
+    ``trec_eval``; see :meth:`inexeval.model.TopicRun.ordered`); by default ``trec_eval`` for
+    document runs on TREC qrels, else ``rank``.
+    ``limit``: results per topic kept for element and document runs (100 for INEX 2002
+    assessments, none for TREC qrels as in trec_eval, else 1500; 0 keeps all); longer lists are
+    cut with a warning. Passage runs are cut only at a ``limit`` given explicitly (the official
+    tool keeps everything). Repeated results of element and document runs are dropped after their
+    first occurrence, with a warning (as INEX 2002 did), unless ``keep_repeats`` (the randomised
+    runs of Piwowarski and Dupret (2006) keep the element a walk lands on twice).
     """
 
     def __init__(
@@ -49,7 +52,7 @@ class Evaluator:
         num_docs: int | None = None,
         complete: bool = False,
         topics: Iterable[str] | None = None,
-        order: str = "rank",
+        order: str | None = None,
         limit: int | None = None,
         keep_repeats: bool = False,
         options: Mapping[str, Any] | None = None,
@@ -78,7 +81,9 @@ class Evaluator:
         self.topics = None if topics is None else set(topics)
         self.order = order
         self.keep_repeats = keep_repeats
-        self.limit = (100 if assessments.scale == "inex2002" else 1500) if limit is None else limit
+        if limit is None:
+            limit = {"inex2002": 100, "trec": 0}.get(assessments.scale, 1500)
+        self.limit = limit
         self.passage_limit = limit or 0
         self.options = dict(options or {})
         self.shared: dict[Any, Any] = {}
@@ -89,6 +94,11 @@ class Evaluator:
             return sorted(assessed, key=_topic_key)
         present = set(run)
         return sorted((t for t in assessed if t in present), key=_topic_key)
+
+    def _order(self, run: Run) -> str:
+        if self.order is not None:
+            return self.order
+        return "trec_eval" if run.kind == "document" and self.assessments.scale == "trec" else "rank"
 
     def iter_calc(self, run: Run) -> Iterator[Metric]:
         """Yield ``Metric(topic, measure, value)`` per topic and measure, topics in natural id
@@ -107,7 +117,7 @@ class Evaluator:
         names = {id(ms): [str(m) for m in ms] for _, _, ms in groups}
         for topic in self._topics_for(run):
             topic_run = run.topics.get(topic) or make_topic_run(topic, [])
-            topic_run = topic_run.ordered(self.order)
+            topic_run = topic_run.ordered(self._order(run))
             context = TopicContext(self.collection, self.num_docs, self.options,
                                    shared=self.shared)
             if run.kind == "passage" and self.passage_limit and len(topic_run) > self.passage_limit:
@@ -123,15 +133,16 @@ class Evaluator:
                 if self.collection is not None and run.kind == "element":
                     self._check_collection(topic_run, ids, run.source)
             assessed = self.assessments[topic]
-            # A topic without results scores 0 (spec §9.1), not what a measure would give an
-            # empty list (inex_eval's virtual final rank alone would give it some precision);
-            # it stays undefined (None, or NaN as the official tools print) where the topic has
-            # nothing relevant.
+            # A topic without results scores 0, not what a measure would give an empty list
+            # (inex_eval's virtual final rank alone would give it some precision); it stays
+            # undefined (None, or NaN as the official tools print) where the topic has nothing
+            # relevant. Counts (summed in ``all``, as num_rel) are those of the empty list.
             missing = len(topic_run) == 0
             for settings, cutoffs, members in groups:
                 values = members[0].family.kernel(assessed, topic_run, context, settings, cutoffs)
+                counted = members[0].family.aggregate == "sum"
                 for name, value in zip(names[id(members)], values):
-                    if missing and value is not None and not math.isnan(value):
+                    if missing and not counted and value is not None and not math.isnan(value):
                         value = 0.0
                     yield Row(run.name, topic, name, value)
 
@@ -156,9 +167,11 @@ class Evaluator:
                  int(run.lines[first]))
 
     def evaluate(self, runs: Run | Sequence[Run]) -> Results:
+        from inexeval.progress import progress
+
         runs = [runs] if isinstance(runs, Run) else list(runs)
         results = Results(aggregates={str(m): m.family.aggregate for m in self.measures})
-        for run in runs:
+        for run in progress(runs, "runs", len(runs)):
             results.topics_evaluated[run.name] = self._topics_for(run)
             results.extend(list(self.rows(run)))
         return results
@@ -187,33 +200,70 @@ def _topic_key(topic: str) -> tuple[int, int, str]:
     return (0, int(topic), topic) if topic.isdigit() else (1, 0, topic)
 
 
+def _is_measures(value: Any) -> bool:
+    return isinstance(value, Measure) or (
+        isinstance(value, (list, tuple, set, frozenset))
+        and all(isinstance(item, (str, Measure)) for item in value))
+
+
+def _arguments(first: Any, second: Any, third: Any) -> tuple[Assessments, Run | list[Run],
+                                                              list[str | Measure]]:
+    """``(qrels, run, measures)`` in inexeval's order or ir_measures' ``(measures, qrels,
+    run)``, whichever the arguments are, converted (:mod:`inexeval.inputs`)."""
+    from inexeval.inputs import as_assessments, as_run
+
+    if _is_measures(first) and not _is_measures(third):
+        first, second, third = second, third, first
+    measures = [third] if isinstance(third, (str, Measure)) else list(third)
+    runs = ([as_run(r) for r in second] if isinstance(second, (list, tuple))
+            else as_run(second))
+    return as_assessments(first), runs, measures
+
+
 def evaluate(
-    assessments: Assessments,
-    run: Run | Sequence[Run],
-    measures: Iterable[str | Measure],
+    qrels: Any,
+    run: Any,
+    measures: Any,
     collection: Any = None,
     **options: Any,
 ) -> Results:
-    """Evaluate one run or several under the given measures; see :class:`Evaluator` for options."""
-    return Evaluator(measures, assessments, collection=collection, **options).evaluate(run)
+    """Evaluate one run or several under the given measures; see :class:`Evaluator` for options.
+
+    ``qrels``: :class:`Assessments`, a path, a pandas DataFrame (``query_id, doc_id, relevance``
+    [``offset, length``]) or a dict ``{query_id: {doc_id: relevance}}``; ``run``: a
+    :class:`Run`, a path, a DataFrame (``query_id, doc_id, score`` [``offset, length``]), a dict
+    ``{query_id: {doc_id: score}}``, or a list of these; ``measures``: names or measure objects
+    (``inexeval.measures.iP @ 0.01``). ir_measures' order ``(measures, qrels, run)`` works too.
+    """
+    assessments, runs, wanted = _arguments(qrels, run, measures)
+    return Evaluator(wanted, assessments, collection=collection, **options).evaluate(runs)
 
 
-def iter_calc(
-    assessments: Assessments,
-    run: Run,
-    measures: Iterable[str | Measure],
-    collection: Any = None,
-    **options: Any,
-) -> Iterator[Metric]:
-    """Yield ``Metric(topic, measure, value)`` for every assessed topic and measure."""
-    return Evaluator(measures, assessments, collection=collection, **options).iter_calc(run)
+def iter_calc(qrels: Any, run: Any, measures: Any, collection: Any = None,
+              **options: Any) -> Iterator[Metric]:
+    """Yield ``Metric(topic, measure, value)`` for every assessed topic and measure of one run
+    (inputs as for :func:`evaluate`; ir_measures' order ``(measures, qrels, run)`` works too)."""
+    assessments, one, wanted = _arguments(qrels, run, measures)
+    if not isinstance(one, Run):
+        raise MeasureError("iter_calc evaluates one run; use evaluate for several")
+    return Evaluator(wanted, assessments, collection=collection, **options).iter_calc(one)
+
+
+def calc_aggregate(measures: Any, qrels: Any, run: Any, collection: Any = None,
+                   **options: Any) -> dict[Measure, float | None]:
+    """The ``all`` value of each measure for one run, keyed by measure object (printing as its
+    name), as ir_measures' ``calc_aggregate(measures, qrels, run)``."""
+    assessments, one, wanted = _arguments(measures, qrels, run)
+    parsed = list(dict.fromkeys(parse_measures(wanted)))
+    results = Evaluator(parsed, assessments, collection=collection, **options).evaluate(one)
+    return {m: results.mean(str(m)) for m in parsed}
 
 
 def with_implicit(assessments: Assessments, *, skip: Iterable[str] = (),
                   collection: Any = None, implicit: bool = True) -> Assessments:
     """Assessments ready for the element measures: INEX 2005-2008 highlighted passages resolved
     into character spans when the collection is given, and the implicit assessments of the scale
-    added (spec §1.6) unless ``implicit`` is False, except for the topics in ``skip`` (INEX 2002:
+    added (parents inherit from their children, as INEX 2002-2005 did) unless ``implicit`` is False, except for the topics in ``skip`` (INEX 2002:
     CAS topics with target elements)."""
     from dataclasses import replace
 

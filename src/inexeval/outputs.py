@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
@@ -88,3 +88,19 @@ def _umask() -> int:
 def _remove(path: str) -> None:
     with contextlib.suppress(OSError):
         os.unlink(path)
+
+
+def write_folder(folder: str | Path, files: Mapping[str, bytes],
+                 *inputs: str | Path | None) -> None:
+    """Write ``files`` (name -> content) into ``folder``, created if absent (its parent must
+    exist), each file through :func:`atomic_output` and checked by :func:`check_output`."""
+    folder = Path(folder)
+    if folder.exists() and not folder.is_dir():
+        raise InexevalError("the output is one file per topic into a folder, and this is a file",
+                            folder)
+    check_output(folder, *inputs)
+    folder.mkdir(exist_ok=True)
+    targets = {name: check_output(folder / name, *inputs) for name in files}
+    for name, content in files.items():
+        with atomic_output(targets[name], "wb") as out:
+            out.write(content)

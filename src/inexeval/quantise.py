@@ -138,19 +138,19 @@ _RELEVANT_PAIRS = [(e, s) for e in (1, 2, 3) for s in (1, 2, 3)]
 
 # INEX 2003/2004, (e, s) in {0..3}^2 -- spec §2.1, seed 000 eqs. 3-11 and 16.
 register_quantisation("strict", ("inex2003",), _table({(3, 3): 1.0}),
-                      "1 iff e = 3 and s = 3 (seed 000 eq. 3)", binary=True, aliases=("Strict4",))
+                      "1 iff e = 3 and s = 3 (Hiemstra and Mihajlović 2005, eq. 3)", binary=True, aliases=("Strict4",))
 register_quantisation(
     "generalised", ("inex2003",),
     _table({(3, 3): 1.0, (3, 2): 0.75, (3, 1): 0.75, (2, 3): 0.75, (2, 2): 0.5, (2, 1): 0.5,
             (1, 3): 0.5, (1, 2): 0.25, (1, 1): 0.25}),
-    "graded credit for less exhaustive or specific elements (seed 000 eq. 4)",
+    "graded credit for less exhaustive or specific elements (Hiemstra and Mihajlović 2005, eq. 4)",
     aliases=("Gen4", "generalized"),
 )
 register_quantisation(
     "sog", ("inex2003",),
     _table({(3, 3): 1.0, (3, 2): 0.75, (3, 1): 0.25, (2, 3): 0.9, (2, 2): 0.5, (2, 1): 0.1,
             (1, 3): 0.75, (1, 2): 0.25, (1, 1): 0.1}),
-    "specificity-oriented generalised (Kazai et al. 2004; seed 000 eq. 5)",
+    "specificity-oriented generalised (Kazai et al. 2004; Hiemstra and Mihajlović 2005, eq. 5)",
 )
 register_quantisation("e3s321", ("inex2003",), _table({(3, 3): 1.0, (3, 2): 1.0, (3, 1): 1.0}),
                       "1 iff e = 3 (exhaustivity-oriented)", binary=True, aliases=("exhaustive",))
@@ -163,7 +163,7 @@ register_quantisation("s3e32", ("inex2003",), _table({(3, 3): 1.0, (2, 3): 1.0})
 register_quantisation(
     "liberal", ("inex2003",),
     _table({pair: 1.0 for pair in _RELEVANT_PAIRS if pair != (1, 1)}),
-    "1 iff e in {2, 3} or s in {2, 3} (seed 000 eq. 16)", binary=True,
+    "1 iff e in {2, 3} or s in {2, 3} (Hiemstra and Mihajlović 2005, eq. 16)", binary=True,
 )
 register_quantisation("anyrel", ("inex2003",), _table({pair: 1.0 for pair in _RELEVANT_PAIRS}),
                       "1 for every relevant (e, s) pair", binary=True)
@@ -185,9 +185,9 @@ def _generalised2002(relevance: FloatArray, coverage: FloatArray, **_: Any) -> F
 
 
 register_quantisation("strict2002", ("inex2002",), _strict2002,
-                      "1 iff relevance 3 and coverage E (seed 003 §5.2)", binary=True)
+                      "1 iff relevance 3 and coverage E (Gövert and Kazai 2002, §5.2)", binary=True)
 register_quantisation("generalised2002", ("inex2002",), _generalised2002,
-                      "graded relevance x coverage credit (seed 003 §5.2)")
+                      "graded relevance x coverage credit (Gövert and Kazai 2002, §5.2)")
 # "strict" and "generalised" name each year's official pair, so P(quant=strict)@10 works on any.
 register_quantisation("strict", ("inex2002",), _strict2002, "INEX 2002: strict2002", binary=True)
 register_quantisation("generalised", ("inex2002",), _generalised2002,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 
 class Row(NamedTuple):
@@ -28,6 +28,11 @@ class Metric(NamedTuple):
     topic: str
     measure: str
     value: float | None
+
+    @property
+    def query_id(self) -> str:
+        """The topic, under ir_measures' name."""
+        return self.topic
 
 
 ALL = "all"
@@ -107,6 +112,22 @@ class Results:
             return self._means[(run, measure)]
         except KeyError:
             raise KeyError(measure if run is None else (run, measure)) from None
+
+    def to_dataframe(self, means: bool = False) -> Any:
+        """A pandas DataFrame in long format, columns ``run, topic, measure, value`` (per-topic
+        rows; with ``means`` also the ``all`` rows). Needs pandas."""
+        import pandas as pd  # type: ignore[import-untyped, import-not-found, unused-ignore]
+
+        rows = self.rows + (self.means() if means else [])
+        return pd.DataFrame(rows, columns=list(Row._fields))
+
+    def to_dict(self) -> dict[str, dict[str, dict[str, float | None]]]:
+        """``{run: {topic: {measure: value}}}``, the ``all`` values under topic ``all``
+        (pytrec_eval's ``{topic: {measure: value}}`` per run)."""
+        out: dict[str, dict[str, dict[str, float | None]]] = {}
+        for row in [*self.rows, *self.means()]:
+            out.setdefault(row.run, {}).setdefault(row.topic, {})[row.measure] = row.value
+        return out
 
     def __iter__(self) -> Iterator[Row]:
         return iter(self.rows)

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from tests.eprum.eprum_synthetic import small_collection
 
-from inexeval.errors import InexevalError, MeasureError
+from inexeval.errors import InexevalError, InexevalWarning, MeasureError
 from inexeval.evaluation import Evaluator
 from inexeval.measures import eprum
 from inexeval.measures.navigation import (
@@ -111,8 +111,10 @@ def test_t2i_tolerance() -> None:
     assert evaluate(["T2I(tolerance=19)"], results, judged)["T2I(tolerance=19)"] == 0.0
     # a passage at offset 10 is 10 characters before p[2] = [20, 60)
     passage = [("d1", 10, 5)]
-    assert evaluate(["T2I(tolerance=10)"], passage, judged)["T2I(tolerance=10)"] == 1.0
-    assert evaluate(["T2I(tolerance=9)"], passage, judged)["T2I(tolerance=9)"] == 0.0
+    with pytest.warns(InexevalWarning, match="not in the collection"):
+        assert evaluate(["T2I(tolerance=10)"], passage, judged)["T2I(tolerance=10)"] == 1.0
+    with pytest.warns(InexevalWarning, match="not in the collection"):
+        assert evaluate(["T2I(tolerance=9)"], passage, judged)["T2I(tolerance=9)"] == 0.0
     # starting inside sec[2], after p[2]: nothing ahead in the document
     assert evaluate(["T2I(tolerance=1000)"], [("d1", S2)], judged)["T2I(tolerance=1000)"] == 0.0
     with pytest.raises(MeasureError, match="tolerance"):

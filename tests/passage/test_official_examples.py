@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from inexeval.errors import RunError
+from inexeval.errors import InexevalWarning, RunError
 
 from .conftest import Evaluate, same, values
 
@@ -141,7 +141,8 @@ E4_RUN = """11 Q0 A 1 1 bic 400 1
 
 
 def test_e15_4_best_in_context(evaluate: Evaluate) -> None:
-    results = evaluate(E4_QRELS, E4_RUN, "best-in-context")
+    with pytest.warns(InexevalWarning, match="end beyond the article length"):
+        results = evaluate(E4_QRELS, E4_RUN, "best-in-context")
     topic = values(results, "11")
     expected = {"num_ret": 6, "num_rel": 4, "num_rel_ret": 4, "ret_size": 0, "rel_size": 380,
                 "rel_ret_size": 0, "gP[1]": 0.5, "gR[1]": 0.25, "gP[2]": 0.25,
@@ -153,14 +154,16 @@ def test_e15_4_best_in_context(evaluate: Evaluate) -> None:
     for point, value in (("0.20", 0.5), ("0.30", 0.16666666666666666), ("0.50",
                          0.16666666666666666), ("0.60", 0.125), ("0.70", 0.125), ("0.80", 0.1)):
         assert same(total[f"ircl_prn.{point}"], value), point
-    wide = values(evaluate(E4_QRELS, E4_RUN, "best-in-context", bep_n=1000), "all")
+    with pytest.warns(InexevalWarning, match="end beyond the article length"):
+        wide = values(evaluate(E4_QRELS, E4_RUN, "best-in-context", bep_n=1000), "all")
     assert same(wide["MAgP"], 0.4322916666666667) and same(wide["gP[1]"], 0.75)
     assert same(wide["gP[3]"], 0.4166666666666667)
 
 
 def test_e15_4_one_result_per_article(evaluate: Evaluate) -> None:
     run = E4_RUN.replace("bic 400 1\n", "bic 400 1\n11 Q0 A 2 1 bic 100 1\n", 1)
-    with pytest.raises(RunError, match="multiple results") as error:
+    with pytest.raises(RunError, match="multiple results") as error, \
+            pytest.warns(InexevalWarning, match="end beyond the article length"):
         evaluate(E4_QRELS, run, "best-in-context")
     assert error.value.line == 2
 
@@ -209,7 +212,8 @@ def test_e15_6_split_topic_is_grouped(evaluate: Evaluate) -> None:
         topic = values(evaluate(E6_QRELS, run, "focused"), "10")
     assert topic["num_ret"] == 2 and topic["num_rel_ret"] == 2 and topic["art_rec"] == 1.0
     assert same(topic["char_prec"], 40 / 50) and same(topic["char_rec"], 1.0)
-    with pytest.raises(RunError, match="interleaved") as error:
+    with pytest.raises(RunError, match="interleaved") as error, \
+            pytest.warns(InexevalWarning, match="resumes"):
         evaluate(E6_QRELS, run, "relevant-in-context")
     assert error.value.line == 4
 

@@ -111,7 +111,7 @@ def grade_runs(
                 paths=[paths[i] for i in keep],
             )
     return {name: Run(name, "passage" if name == "Passage" else "element", topics[name],
-                      meta={"simulated": "seed 001 §4.2"}) for name in runs}
+                      meta={"simulated": "Pehcevski 2006, §4.2"}) for name in runs}
 
 
 def _passage_run(ta: TopicAssessments, total: float, limit: int, source: str | None) -> TopicRun:

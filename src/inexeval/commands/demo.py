@@ -1,8 +1,10 @@
-"""``inexeval demo``: evaluate the bundled example data and print seed 000's tables."""
+"""``inexeval demo``: evaluate the bundled example data and print tables in the layout of
+Hiemstra and Mihajlović (2005), Table 1, each column explained in one line."""
 
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 
 from inexeval.cli import non_negative
@@ -41,6 +43,7 @@ def run(args: argparse.Namespace) -> int:
     out.write(f"Example collection: {collection.num_docs} articles; {len(assessments)} topics "
               "with INEX 2003/2004-style assessments (implicit assessments on); "
               f"{len(runs)} runs.\n")
+    out.write(_legend())
     for run in runs:
         out.write(f"\nPrecision and overlap of run {run.name} ({BEHAVIOUR.get(run.name, run.name)})"
                   "\n")
@@ -57,6 +60,21 @@ def run(args: argparse.Namespace) -> int:
         generalised = results.mean(names["inex_eval(quant=generalised)"], run.name)
         cells = ["-" if v is None else f"{v:.{d}f}" for v in (strict, generalised)]
         out.write(f"{run.name}\t" + "\t".join(cells) + "\n")
-    out.write("\nTry: inexeval eval ASSESSMENTS RUN -m 'P(quant=generalised)@10' -q "
-              f"(example files under {demo.DATA})\n")
+    command = ["inexeval", "eval", str(demo.ASSESSMENTS_2004), str(demo.RUNS[1]), "-m",
+               "P(quant=generalised)@10", "-q", "--collection", str(demo.COLLECTION)]
+    out.write(f"\nTry: {shlex.join(command)}\n")
     return 0
+
+
+def _legend() -> str:
+    """One line per column of the tables below."""
+    from inexeval.quantise import get
+
+    lines = ["cut-off: k, the number of top-ranked results considered"]
+    lines += [f"{label}: precision at k, quantisation {q}: {get(q, 'inex2003').description}"
+              for label, q in QUANTISATIONS]
+    lines += [("overlap: share of the top k results nested with another result of the top k "
+               "(Hiemstra and Mihajlović 2005, eq. 17)"),
+              ("strict, generalised (inex_eval): mean average precision over 100 recall points "
+               "under that quantisation (Gövert and Kazai 2002)")]
+    return "Columns:\n" + "".join(f"  {line}\n" for line in lines)

@@ -16,13 +16,6 @@ HELP = "evaluate runs against assessments (trec_eval-style output)"
 
 TASKS = ("focused", "thorough", "relevant-in-context", "best-in-context", "t2i")
 
-DEFAULT_MEASURES = {
-    "inex2002": ["inex_eval(quant=strict)", "inex_eval(quant=generalised)", "P@10", "overlap@10"],
-    "inex2003": ["inex_eval(quant=strict)", "inex_eval(quant=generalised)", "P@10", "overlap@10"],
-    "inex2005": ["P@10", "overlap@10"],
-    "trec": ["P@10", "inex_eval"],
-}
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("assessments", metavar="ASSESSMENTS",
@@ -46,7 +39,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="topic file: CAS topics with target elements get no implicit "
                         "assessments")
     parser.add_argument("--implicit", choices=("on", "off"), default="on",
-                        help="implicit assessments of ancestors (spec §1.6; default on)")
+                        help="implicit assessments of ancestors (default on)")
     parser.add_argument("--strict", action="store_true",
                         help="inconsistent highlighting assessments (overlapping passages, rsize "
                         "or sizes that disagree) are an error instead of a warning")
@@ -55,20 +48,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         default="trec", help="output format (default trec; official: the "
                         "official INEX evaluator's layout, with --task)")
     parser.add_argument("--table", action="store_true",
-                        help="print runs x measures of the means (same as --format table)")
+                        help="print runs x measures of the means (same as --format table); with "
+                        "--task the task's headline measures (iP[0.00], iP[0.01], iP[0.05], "
+                        "iP[0.10], MAiP; gP[5]...MAgP in context) unless -m names others")
     parser.add_argument("--assessments-format", metavar="FORMAT",
-                        help="override format detection: inex, fol, trec")
-    parser.add_argument("--run-format", metavar="FORMAT",
-                        help="override format detection: xml (INEX submission), trec, fol")
-    parser.add_argument("--order", choices=("rank", "score", "file"), default="rank",
-                        help="result order: rank if every result has one, else score, else file "
-                        "order (default); or by score or file order only")
-    parser.add_argument("--keep-repeats", action="store_true",
-                        help="keep a result repeated in a topic (seed 004's randomised runs); "
-                        "by default only its first occurrence counts, as in INEX 2002")
+                        help="override format detection: inex, fol, trec, genomics (TREC "
+                        "Genomics 2007 gold standard)")
+    add_run_options(parser, default_order=None)
     parser.add_argument("--limit", type=non_negative, metavar="N",
                         help="results kept per topic (default 1500 for element and document "
-                        "runs, 100 for INEX 2002, none for passage runs; 0: all)")
+                        "runs, 100 for INEX 2002, none for passage runs and TREC qrels; 0: all)")
     parser.add_argument("--navigation", metavar="FILE",
                         help="custom navigation model for nav=custom (rows FROM_FILE FROM_PATH "
                         "TO_FILE TO_PATH PROBABILITY)")
@@ -86,6 +75,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     passage.add_argument("--exact-buckets", action="store_true",
                          help="focused/thorough: recall buckets in exact arithmetic instead of "
                          "the official tool's floor(100*R) in doubles")
+
+
+def add_run_options(parser: argparse.ArgumentParser, default_order: str | None = "rank") -> None:
+    """The options that say how runs are read and ordered (``eval``, ``pool``). ``eval`` has no
+    fixed default order (None): document runs on TREC qrels are ordered as trec_eval orders them."""
+    parser.add_argument("--run-format", metavar="FORMAT",
+                        help="override format detection: xml (INEX submission), trec, fol")
+    by_qrels = "; document runs on TREC qrels: trec_eval" if default_order is None else ""
+    parser.add_argument("--order", choices=("rank", "score", "file", "trec_eval"),
+                        default=default_order,
+                        help="result order: rank if every result has one, else score, else file "
+                        f"order (the default{by_qrels}); or by score, file order only, or "
+                        "trec_eval's (score descending, ties by document id descending)")
+    parser.add_argument("--keep-repeats", action="store_true",
+                        help="keep a result repeated in a topic (the randomised runs of "
+                        "Piwowarski and Dupret 2006); by default only its first occurrence "
+                        "counts, as in INEX 2002")
 
 
 def _assessments(args: argparse.Namespace, collection: Any) -> Any:
@@ -126,9 +132,9 @@ def _selected(args: argparse.Namespace) -> set[str]:
     return {t.strip() for t in args.topics.split(",") if t.strip()}
 
 
-# Options of element evaluation that the official passage tasks do not use (spec §15: file
-# order, no limit, FOL qrels).
-_NOT_FOR_TASKS = (("limit", None), ("order", "rank"), ("keep_repeats", False),
+# Options of element evaluation that the official passage tasks do not use (the official
+# evaluator's rules: file order, no limit, FOL qrels).
+_NOT_FOR_TASKS = (("limit", None), ("order", None), ("keep_repeats", False),
                   ("num_docs", None), ("collection", None), ("implicit", "on"),
                   ("strict", False), ("topic_file", None), ("navigation", None),
                   ("ideal_run", None))
@@ -146,14 +152,23 @@ def run(args: argparse.Namespace) -> int:
             raise InexevalError("no such file or folder", path)
     _given_once(args.runs)
     fmt = "table" if args.table else args.format
-    if fmt == "official" and not args.task:
-        raise InexevalError("--format official goes with --task")
     collection = None
     if args.collection:
         from inexeval.collection.build import load_collection
 
         collection = load_collection(args.collection)
     assessments = _assessments(args, collection)
+    if not args.measure and not args.task:
+        from inexeval.defaults import default_measures
+
+        args.task, args.measure = default_measures(
+            assessments.scale, passage_runs=_passage_runs(args), collection=collection is not None)
+    if fmt == "official" and not args.task:
+        raise InexevalError("--format official goes with --task")
+    if args.task and fmt == "table":
+        from inexeval.defaults import table_measures
+
+        args.measure = table_measures(args.task, args.measure)
     job = _Job(args, fmt, assessments, _evaluator(args, assessments, collection))
     return _report(args, fmt, _outcomes(job, args.runs, args.jobs))
 
@@ -175,6 +190,21 @@ def _given_once(runs: list[str]) -> None:
             raise InexevalError("the same run file is given twice", path)
 
 
+def _passage_runs(args: argparse.Namespace) -> bool:
+    """Whether every run holds passages (FOL runs), seen from the format of its first line (the
+    runs are read one at a time later)."""
+    from inexeval.errors import InexevalError
+    from inexeval.formats.detect import detect_run_format
+
+    def fol(path: str) -> bool:
+        try:
+            return (args.run_format or detect_run_format(path)) == "fol"
+        except InexevalError:
+            return False  # reported when the run is read
+
+    return all(fol(path) for path in args.runs)
+
+
 def _evaluator(args: argparse.Namespace, assessments: Any, collection: Any) -> Any:
     """What evaluates one run: the element measures bound once (an :class:`Evaluator`), or None
     for an official task."""
@@ -190,7 +220,6 @@ def _evaluator(args: argparse.Namespace, assessments: Any, collection: Any) -> A
     from inexeval.evaluation import Evaluator
     from inexeval.formats.detect import load_run
 
-    measures = args.measure or DEFAULT_MEASURES.get(assessments.scale, ["P@10"])
     options: dict[str, Any] = {}
     if args.navigation:
         from inexeval.measures.navigation import read_navigation
@@ -198,7 +227,7 @@ def _evaluator(args: argparse.Namespace, assessments: Any, collection: Any) -> A
         options["navigation"] = read_navigation(args.navigation)
     if args.ideal_run:
         options["ideal_run"] = load_run(args.ideal_run, args.run_format)
-    return Evaluator(measures, assessments, collection=collection, num_docs=args.num_docs,
+    return Evaluator(args.measure, assessments, collection=collection, num_docs=args.num_docs,
                      complete=args.c, order=args.order, limit=args.limit,
                      keep_repeats=args.keep_repeats, options=options)
 
@@ -309,11 +338,11 @@ def _report(args: argparse.Namespace, fmt: str, outcomes: Iterator[_Outcome]) ->
     import warnings
 
     from inexeval.report.text import render, render_csv, render_trec
-    from inexeval.results import Results
 
     several = len(args.runs) > 1
-    names: set[str] = set()
-    collected = Results()
+    labels = _file_labels(args.runs)
+    printed: set[str] = set()
+    collected: list[tuple[str, Any]] = []
     failed = 0
     for number, outcome in enumerate(outcomes):
         for message in outcome.warnings:
@@ -323,29 +352,45 @@ def _report(args: argparse.Namespace, fmt: str, outcomes: Iterator[_Outcome]) ->
             failed += 1
             continue
         results = outcome.results
-        name = results.runs()[0] if results.runs() else outcome.path
+        if fmt not in ("official", "trec", "csv"):
+            collected.append((outcome.path, results))
+            continue
         # a run-id already printed would make the two runs indistinguishable: use the file
-        results = _named(results, name if name not in names else outcome.path)
-        names.update(results.runs())
+        if set(results.runs()) & printed:
+            results = _named(results, labels[outcome.path])
+        printed.update(results.runs())
         if fmt == "official":
             sys.stdout.write(outcome.official)
         elif fmt == "trec":
             sys.stdout.write(render_trec(results, args.digits, args.q, run_column=several))
-        elif fmt == "csv":
-            sys.stdout.write(render_csv(results, args.digits, args.q, header=number == 0))
         else:
-            collected.rows.extend(results.rows)
-            collected.overall.extend(results.overall)
-            collected.aggregates.update(results.aggregates)
-            collected.topics_evaluated.update(results.topics_evaluated)
+            sys.stdout.write(render_csv(results, args.digits, args.q, header=number == 0))
         sys.stdout.flush()
     if fmt not in ("official", "trec", "csv"):
-        sys.stdout.write(render(collected, fmt, digits=args.digits, per_topic=args.q))
+        sys.stdout.write(render(_together(collected, labels), fmt, digits=args.digits,
+                                per_topic=args.q))
     if failed:
         print(f"inexeval: error: {failed} of {len(args.runs)} runs could not be evaluated",
               file=sys.stderr)
         return 2
     return 0
+
+
+def _together(collected: list[tuple[str, Any]], labels: dict[str, str]) -> Any:
+    """The results of every run in one table; if two runs share a run-id, every run is named by
+    its file (:func:`_file_labels`)."""
+    from inexeval.results import Results
+
+    names = [name for _, results in collected for name in results.runs()]
+    distinct = len(set(names)) == len(names)
+    together = Results()
+    for path, results in collected:
+        results = results if distinct else _named(results, labels[path])
+        together.rows.extend(results.rows)
+        together.overall.extend(results.overall)
+        together.aggregates.update(results.aggregates)
+        together.topics_evaluated.update(results.topics_evaluated)
+    return together
 
 
 def _named(results: Any, name: str) -> Any:
@@ -381,3 +426,12 @@ def _only(results: Any, measures: list[str]) -> Any:
                            "-m computes any measure)")
     return replace(results, rows=[r for r in results.rows if r.measure in wanted],
                    overall=[r for r in results.overall if r.measure in wanted | {"num_q"}])
+
+
+def _file_labels(paths: list[str]) -> dict[str, str]:
+    """Each run file by the fewest trailing path parts that tell the files apart (so that a
+    table stays narrow): the name of a run whose run-id another run has too."""
+    parts = [Path(path).parts for path in paths]
+    depth = next((d for d in range(1, max(map(len, parts)) + 1)
+                  if len({p[-d:] for p in parts}) == len(set(parts))), None)
+    return {path: str(Path(*p[-depth:])) if depth else path for path, p in zip(paths, parts)}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 NAME = "grades"
-HELP = ("grade every judged element of INEX 2005-2008 assessments on seed 001's five-point scale "
+HELP = ("grade every judged element of INEX 2005-2008 assessments on the five-point scale of Pehcevski (2006) "
         "(EA, PA, BA, NA, NR) and print per-topic statistics as its Tables 4 and 5")
 
 

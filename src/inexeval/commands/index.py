@@ -12,8 +12,11 @@ HELP = "index the XML documents of a collection folder and save the index to one
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("folder", metavar="DIR", help="collection folder (every *.xml below it)")
     parser.add_argument("-o", "--output", metavar="INDEX", required=True,
-                        help="file to write the index to (.npz)")
-    parser.add_argument("--quiet", action="store_true", help="do not report progress")
+                        help="file to write the index to, exactly as named (no suffix is "
+                        "added; the file is a NumPy .npz archive)")
+    parser.add_argument("--quiet", action="store_true",
+                        help="do not report progress (a progress bar on a terminal with tqdm "
+                        "installed, else a line every 1000 documents)")
 
 
 def _progress(done: int, total: int) -> None:
@@ -26,7 +29,10 @@ def run(args: argparse.Namespace) -> int:
     from inexeval.outputs import check_output
 
     check_output(args.output, args.folder)
-    index = build_index(args.folder, progress=None if args.quiet else _progress)
+    from inexeval.progress import progress_callback
+
+    report = None if args.quiet else progress_callback("indexing") or _progress
+    index = build_index(args.folder, progress=report)
     save_index(index, args.output)
     elements = element_count(index)
     print(f"{index.num_docs} documents, {elements} elements -> {args.output}")

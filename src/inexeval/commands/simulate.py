@@ -1,10 +1,11 @@
 """``inexeval simulate``: runs built from the assessments, for experiments and sanity checks.
 
-* ``grades``: seed 001 §4.2's runs of each five-point grade (EA, PA, BA, NA), the full recall
-  base and the passage run, one run file each;
-* ``ideal``: seed 002 §7.3.4's ideal answer set for a quantisation and sort key (spec §7);
-* ``random``: seed 004's randomised runs: the EPRUM ideal run with every element moved by a
-  random walk up or down the tree with move probability ``--move`` (seeded, reproducible).
+* ``grades``: the runs of each five-point grade (EA, PA, BA, NA) of Pehcevski (2006), the full
+  recall base and the passage run, one run file each;
+* ``ideal``: the ideal answer set of Lehtonen (2006) for a quantisation and sort key;
+* ``random``: the randomised runs of Piwowarski and Dupret (2006): the EPRUM ideal run with every
+  element moved by a random walk up or down the tree with move probability ``--move`` (seeded,
+  reproducible).
 
 Runs are written as TREC-like element runs (passage runs as FOL runs) into ``-o``.
 """
@@ -89,8 +90,10 @@ def run(args: argparse.Namespace) -> int:
 
             ideal = replace(ideal, topics={t: r.take(slice(0, args.limit))
                                            for t, r in ideal.items()})
+        from inexeval.progress import progress
+
         moves = args.move or [0.0]
-        for move in moves:
+        for move in progress(moves, "random runs", len(moves)):
             walked = random_walk_run(ideal, collection, move, seed=args.seed,
                                      name=f"random-m{move:g}")
             target = out if len(moves) == 1 else out.with_name(f"{out.stem}-m{move:g}{out.suffix}")

@@ -2,7 +2,8 @@
 
 Assessment formats: ``inex`` (INEX 2002-2008 XML, one file or a folder; ``inex2002``,
 ``inex2003``, ``inex2005`` force the scale), ``fol`` (INEX 2008+ plain-text qrels, spec §1.5.4:
-5 or more columns, passages as ``offset:length``) and ``trec`` (``topic iter doc rel``).
+5 or more columns, passages as ``offset:length``), ``trec`` (``topic iter doc rel``) and
+``genomics`` (the TREC Genomics 2007 gold standard, :mod:`inexeval.formats.genomics`).
 Run formats: ``xml`` (INEX XML submission), ``trec`` (7 columns: element run; 6 columns: TREC
 document run) and ``fol`` (8 columns ending in an integer offset or ``X``/``-1`` and a length).
 
@@ -23,7 +24,7 @@ from inexeval.formats.xmlsafe import iterparse
 from inexeval.model.assessments import Assessments
 from inexeval.model.run import Run
 
-ASSESSMENT_FORMATS = ("inex", *DIM_TYPES, "fol", "trec")
+ASSESSMENT_FORMATS = ("inex", *DIM_TYPES, "fol", "trec", "genomics")
 RUN_FORMATS = ("xml", "trec", "fol")
 """Run formats; ``inex`` is accepted for ``xml`` (INEX submissions)."""
 
@@ -46,6 +47,12 @@ def _first_fields(path: Path) -> tuple[int, list[str]]:
     raise FormatError("the file is empty", path)
 
 
+def _first_line(path: Path) -> str:
+    """The first non-blank line as Latin-1 text, tabs kept."""
+    with open(path, "rb") as handle:
+        return next((raw.decode("latin-1") for raw in handle if raw.strip()), "")
+
+
 def _existing(path: str | Path) -> Path:
     path = Path(path)
     if not path.exists():
@@ -63,6 +70,10 @@ def detect_assessments_format(path: str | Path) -> str:
         if root == "assessments":
             return "inex"
         raise FormatError(f"XML root <{root}> is not an INEX assessment file", path)
+    from inexeval.formats.genomics import is_genomics_line
+
+    if is_genomics_line(_first_line(path)):
+        return "genomics"
     line, fields = _first_fields(path)
     if len(fields) == 4:
         return "trec"
@@ -106,6 +117,10 @@ def load_assessments(path: str | Path, fmt: str | None = None) -> Assessments:
         from inexeval.formats.fol import read_fol_qrels
 
         return read_fol_qrels(path)
+    if fmt == "genomics":
+        from inexeval.formats.genomics import read_genomics_gold
+
+        return read_genomics_gold(path)
     raise InexevalError(f"unknown assessment format {fmt!r} (known: {', '.join(ASSESSMENT_FORMATS)})")
 
 

@@ -29,7 +29,7 @@ def _precision(
 P = register(Family(
     name="P",
     description="precision at cut-off k under a quantisation; the denominator stays k for "
-    "shorter runs (seed 000 §3, spec §3.1)",
+    "shorter runs (Hiemstra and Mihajlović 2005, §3)",
     kernel=_precision,
     params=(
         QUANT,
@@ -88,7 +88,7 @@ def _overlap(
 OVERLAP = register(Family(
     name="overlap",
     description="share of the top k results that overlap another result of the top k; the "
-    "denominator stays k for shorter runs (seed 000 eq. 17, spec §3.1)",
+    "denominator stays k for shorter runs (Hiemstra and Mihajlović 2005, eq. 17)",
     kernel=_overlap,
     cutoff=int,
     cutoff_required=True,

@@ -267,7 +267,7 @@ def ideal_set(ta: TopicAssessments, values: FloatArray, selection: str = "irb",
             raise InexevalError(
                 f"topic {ta.topic}: ideal units {file} {clash or '(document)'} and {file} "
                 f"{path or '(document)'} are nested; ideal elements must not overlap "
-                "(seed 004 §3.1)", ta.source)
+                "(Piwowarski and Dupret 2006, §3.1)", ta.source)
         mine.add(path)
         under.update(lineage)
         keep.append(i)
@@ -299,8 +299,8 @@ def navigation_model(params: Mapping[str, Any], ctx: TopicContext) -> Navigation
         return HierarchicalNavigation()
     if nav == "t2i":
         if params["tolerance"] < 0:
-            raise MeasureError("the t2i user needs tolerance=<characters> (no official value, "
-                               "spec §6.5)")
+            raise MeasureError("the t2i user needs tolerance=<characters> (there is no "
+                               "official value)")
         return T2INavigation(params["tolerance"])
     model = ctx.options.get("navigation")
     if model is None:
@@ -467,7 +467,7 @@ def _gr_kernel(scale: float, ta: TopicAssessments, run: TopicRun, ctx: TopicCont
 
 _QUANT = Param("quant", str, "strict",
                "quantisation giving P(x in I) (EPRUM) or the weight of a relevant unit (GR)")
-_NAV = Param("nav", str, "hierarchical", "navigation model (seed 004 §3.2, §7)",
+_NAV = Param("nav", str, "hierarchical", "navigation model (Piwowarski and Dupret 2006, §3.2, §7)",
              ("classical", "hierarchical", "t2i", "custom"))
 _TOLERANCE = Param("tolerance", int, -1,
                    "T2I: characters of irrelevant text the user reads before giving up "
@@ -476,10 +476,10 @@ _ITEMS = Param("items", str, "result",
                "a list item is one result, or the consecutive results of one document "
                "(Fetch & Browse)", ("result", "document"))
 _COUNT = (
-    Param("ideal", str, "irb", "ideal units: overlap-free selection (spec §4.2) or every unit "
+    Param("ideal", str, "irb", "ideal units: overlap-free selection or every unit "
           "with a value > 0 (nested ones are an error)", ("irb", "given")),
     Param("approx", str, "exact", "distribution of discovered units: exact Poisson-binomial or "
-          "normal approximation from 10 uncertain units (seed 004 §5)", ("exact", "normal")),
+          "normal approximation from 10 uncertain units (Piwowarski and Dupret 2006, §5)", ("exact", "normal")),
     Param("ideal_list", str, "sorted", "ideal list: ideal units by decreasing idealism, or "
           "the run in option 'ideal_run'", ("sorted", "given")),
     Param("levels_norm", str, "max", "graded idealism: divide by the weight of the levels "
@@ -489,7 +489,7 @@ _EPRUM_PARAMS = (_QUANT, _NAV, _TOLERANCE, _ITEMS, *_COUNT)
 
 EPRUM = register(Family(
     name="EPRUM",
-    description="EPRUM precision at recall level l (seed 004 eqs. 4-5); without a cut-off the "
+    description="EPRUM precision at recall level l (Piwowarski and Dupret 2006, eqs. 4-5); without a cut-off the "
     "average over natural recall points",
     kernel=partial(_recall_kernel, "best"),
     params=_EPRUM_PARAMS,
@@ -500,7 +500,7 @@ EPRUM = register(Family(
 EPRUM_P = register(Family(
     name="EPRUM_P",
     description="EPRUM precision at rank k: E[ML* for the units discovered in k ranks] / k "
-    "(seed 004 §8, inexeval's formula); P@k for the classical user",
+    "(Piwowarski and Dupret 2006, §8, inexeval's formula); P@k for the classical user",
     kernel=_rank_kernel,
     params=_EPRUM_PARAMS,
     cutoff=int,
@@ -509,7 +509,7 @@ EPRUM_P = register(Family(
 
 PRUM = register(Family(
     name="PRUM",
-    description="PRUM precision at recall level l, m · E[A/ML] with m = ceil(l t) (spec §6.3); "
+    description="PRUM precision at recall level l, m · E[A/ML] with m = ceil(l t); "
     "without a cut-off the average over natural recall points",
     kernel=partial(_recall_kernel, "m"),
     params=_EPRUM_PARAMS,
@@ -519,7 +519,7 @@ PRUM = register(Family(
 
 T2I = register(Family(
     name="T2I",
-    description="tolerance to irrelevance: EPRUM with the T2I reader (spec §6.5); precision at "
+    description="tolerance to irrelevance: EPRUM with the T2I reader; precision at "
     "recall level l, or the average over natural recall points",
     kernel=lambda ta, run, ctx, params, cutoffs: _recall_kernel(
         "m", ta, run, ctx, {**params, "nav": "t2i"}, cutoffs),
@@ -533,7 +533,7 @@ _GR_PARAMS = (_QUANT, _NAV, _TOLERANCE, _ITEMS)
 GR = register(Family(
     name="GR",
     description="generalised recall: 100 x expected share of the relevant units seen after k "
-    "ranks (seed 002 §7.3.3, spec §6.2)",
+    "ranks (Lehtonen 2006, §7.3.3)",
     kernel=partial(_gr_kernel, 100.0),
     params=_GR_PARAMS,
     cutoff=int,
@@ -542,7 +542,7 @@ GR = register(Family(
 
 ERR = register(Family(
     name="ERR",
-    description="expected ratio of relevant units seen after k ranks (seed 000 eq. 15; GR / 100)",
+    description="expected ratio of relevant units seen after k ranks (Hiemstra and Mihajlović 2005, eq. 15; GR / 100)",
     kernel=partial(_gr_kernel, 1.0),
     params=_GR_PARAMS,
     cutoff=int,

@@ -811,23 +811,23 @@ _CONTEXT_PARAMS = (
 )
 
 register(Family("iP", "interpolated precision at recall level x, official INEX 2007-2010 "
-                "(Kamps et al. 2007; inex_eval 3.1, spec §5.2, §15.5)", _ip_kernel,
+                "(Kamps et al. 2007; inex_eval 3.1)", _ip_kernel,
                 (_FOCUSED_TASK, _EXACT), cutoff=float, cutoff_required=True, scales=("fol",),
                 bracket_cutoff=True))
-register(Family("MAiP", "mean average interpolated precision over 101 recall levels (spec §5.2, "
-                "§15.5); per topic AiP", _value_kernel("AiP"), (_FOCUSED_TASK, _EXACT),
+register(Family("MAiP", "mean average interpolated precision over 101 recall levels; "
+                "per topic AiP", _value_kernel("AiP"), (_FOCUSED_TASK, _EXACT),
                 aliases=("AiP",), scales=("fol",)))
 for _name, _what in (("art_prec", "article precision"), ("art_rec", "article recall"),
                      ("art_f1", "article F1"), ("char_prec", "character precision"),
                      ("char_rec", "character recall"), ("char_f1", "character F1")):
-    register(Family(_name, f"{_what} of the whole list, inex_eval 3.1 (spec §15.5)",
+    register(Family(_name, f"{_what} of the whole list, inex_eval 3.1",
                     _value_kernel(_name), (_FOCUSED_TASK,), scales=("fol",)))
-register(Family("gP", "generalised precision at article rank r, in-context tasks (spec §5.3, "
-                "§15.7); past the last article the last value", _value_kernel("gP"),
+register(Family("gP", "generalised precision at article rank r, in-context tasks; "
+                "past the last article the last value", _value_kernel("gP"),
                 _CONTEXT_PARAMS, cutoff=int, cutoff_required=True, scales=("fol",),
                 bracket_cutoff=True))
-register(Family("gR", "generalised recall at article rank r (spec §5.3, §15.7)",
+register(Family("gR", "generalised recall at article rank r",
                 _value_kernel("gR"), _CONTEXT_PARAMS, cutoff=int, cutoff_required=True,
                 scales=("fol",), bracket_cutoff=True))
-register(Family("MAgP", "mean average generalised precision (spec §5.3, §15.7); per topic AgP",
+register(Family("MAgP", "mean average generalised precision; per topic AgP",
                 _value_kernel("AgP"), _CONTEXT_PARAMS, aliases=("AgP",), scales=("fol",)))

@@ -98,14 +98,14 @@ def _kernel(which: int) -> Any:
 
 _PARAMS = (
     Param("alpha", float, 1.0, "weight of highlighted text already retrieved: 1 counts it "
-          "once (seed 001), 0 every time", check=unit_interval),
+          "once (Pehcevski 2006), 0 every time", check=unit_interval),
     UNKNOWN_SIZE,
 )
 for _which, (_name, _what) in enumerate((("P", "precision"), ("R", "recall"), ("F", "F"))):
     register(Family(
         name=f"HiXEval_{_name}",
-        description=(f"HiXEval {_what} at k results (Pehcevski and Thom 2005; seed 001 §4.2; "
-                     "spec §5.1); without a cut-off the whole list. Default alpha=1."),
+        description=(f"HiXEval {_what} at k results (Pehcevski and Thom 2005; Pehcevski 2006, §4.2"
+                     "); without a cut-off the whole list. Default alpha=1."),
         kernel=_kernel(_which),
         params=_PARAMS,
         cutoff=int,

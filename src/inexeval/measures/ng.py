@@ -44,8 +44,7 @@ _EPS = 1e-9
 
 UNKNOWN_SIZE = Param(
     "unknown_size", int, -1,
-    "size in characters of a result whose size cannot be known (-1: such a result is an error; "
-    "spec §9.4)",
+    "size in characters of a result whose size cannot be known (-1: such a result is an error)",
 )
 
 
@@ -475,8 +474,8 @@ def _ng_kernel(
 INEX_EVAL_NG = register(Family(
     name="inex_eval_ng",
     description=(
-        "INEX 2003 overlap-aware size-weighted precision_o/recall_o (seed 000 eqs. 5-7, spec "
-        "§3.3): without cut-off the mean of the interpolated precision max{precision_o(k) : "
+        "INEX 2003 overlap-aware size-weighted precision_o/recall_o (Hiemstra and Mihajlović 2005, eqs. 5-7"
+        "): without cut-off the mean of the interpolated precision max{precision_o(k) : "
         "recall_o(k) >= x} over x = 0.01..1.00; @x that precision at recall x. Defaults: "
         "quant=strict, overlap=considered, recall_base=literal."
     ),
@@ -487,8 +486,8 @@ INEX_EVAL_NG = register(Family(
         Param("overlap", str, "considered", "considered: only unseen text counts (|c'|); "
               "ignored: the whole element counts every time", ("considered", "ignored")),
         Param("recall_base", str, "literal", "literal: sum of e' over every judged component "
-              "(seed 000 eq. 5); overlap_free: the largest sum of e' over judged components none "
-              "of which contains another (seed 002 §7.3.3, spec §12 Q3)",
+              "(Hiemstra and Mihajlović 2005, eq. 5); overlap_free: the largest sum of e' over judged components none "
+              "of which contains another (Lehtonen 2006, §7.3.3)",
               ("literal", "overlap_free")),
         UNKNOWN_SIZE,
     ),

@@ -100,7 +100,7 @@ def _inex_eval(
 INEX_EVAL = register(Family(
     name="inex_eval",
     description="PRECALL with expected search length at recall x (inex_eval@x), or its mean "
-    "over x = 0.01..1.00 (seed 003 eqs. 4-7)",
+    "over x = 0.01..1.00 (Gövert and Kazai 2002, eqs. 4-7)",
     kernel=_inex_eval,
     params=(
         QUANT,

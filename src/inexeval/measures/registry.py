@@ -127,6 +127,26 @@ class Measure:
         values.update(self.params)
         return values
 
+    def __matmul__(self, cutoff: Any) -> Measure:
+        """``measure @ cutoff`` as in ir_measures: ``iP @ 0.01`` is ``iP[0.01]``."""
+        return parse_measure(f"{self.without_cutoff()}@{cutoff!r}")
+
+    def __call__(self, **params: Any) -> Measure:
+        """The measure with parameters set: ``P(quant="generalised") @ 10``."""
+        settings = {**dict(self.params), **params}
+        shown = ",".join(f"{k}={v!r}" for k, v in settings.items())
+        cut = "" if self.cutoff is None else f"@{self.cutoff!r}"
+        return parse_measure(f"{self.family.name}({shown}){cut}", partial=True)
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    def without_cutoff(self) -> str:
+        """The name with parameters but no cut-off."""
+        text = str(self)
+        return text if self.cutoff is None else text[:text.rindex("[" if self.family.bracket_cutoff
+                                                                  else "@")]
+
     def __str__(self) -> str:
         text = self.family.name
         shown = [(k, v) for k, v in self.params if v != self.family.param(k).default]  # type: ignore[union-attr]
@@ -184,9 +204,15 @@ def _load_builtin() -> None:
         import_module(f"inexeval.measures.{name}")
 
 
-def parse_measure(text: str) -> Measure:
-    """Parse one measure name; raises :class:`MeasureError` naming every problem in it."""
-    return parse_measures([text])[0]
+def parse_measure(text: str, partial: bool = False) -> Measure:
+    """Parse one measure name; raises :class:`MeasureError` naming every problem in it.
+    ``partial``: a family that needs a cut-off may come without one (to be given with ``@``)."""
+    problems: list[str] = []
+    _load_builtin()
+    measure = _parse_one(text, problems, partial)
+    if measure is None or problems:
+        raise MeasureError("; ".join(problems))
+    return measure
 
 
 def parse_measures(texts: Iterable[str | Measure]) -> list[Measure]:
@@ -196,6 +222,8 @@ def parse_measures(texts: Iterable[str | Measure]) -> list[Measure]:
     problems: list[str] = []
     for text in texts:
         if isinstance(text, Measure):
+            if text.cutoff is None and text.family.cutoff_required:
+                problems.append(f"{text.family.name} needs a cut-off, e.g. {text.family.name}@10")
             measures.append(text)
             continue
         measure = _parse_one(text, problems)
@@ -204,6 +232,45 @@ def parse_measures(texts: Iterable[str | Measure]) -> list[Measure]:
     if problems:
         raise MeasureError("; ".join(problems))
     return measures
+
+
+_TREC_EVAL_CUTOFF = re.compile(r"^(?P<name>[A-Za-z][\w\-]*?)_(?P<cutoff>\d+)$")
+"""trec_eval's ``name_k`` (``P_10``, ``recall_100``, ``ndcg_cut_10``) for ``name@k``."""
+
+
+def _family(name: str) -> tuple[Family | None, str | None]:
+    """The family a name denotes, and the cut-off of a trec_eval-style ``name_k``."""
+    family = REGISTRY.get(name)
+    if family is not None:
+        return family, None
+    match = _TREC_EVAL_CUTOFF.match(name)
+    if match is not None:
+        family = REGISTRY.get(match.group("name"))
+        if family is not None and family.cutoff is int:
+            return family, match.group("cutoff")
+    return None, None
+
+
+def _suggest_measure(name: str, text: str) -> str:
+    """`` (did you mean ...?)`` for an unknown measure name: a name equal but for case (the
+    family, also through an alias: ``MAP`` is ``AP``), else the closest names by spelling,
+    compared in lower case; the rest of ``text`` (cut-off, parameters) is kept."""
+    by_lower: dict[str, list[str]] = {}
+    for known, family in REGISTRY.items():
+        targets = by_lower.setdefault(known.lower(), [])
+        if family.name not in targets:
+            targets.append(family.name)
+    rest = text.strip()[len(name):]
+    trec_eval_style = _TREC_EVAL_CUTOFF.match(name)
+    if name.lower() not in by_lower and trec_eval_style is not None:
+        name, rest = trec_eval_style.group("name"), "@" + trec_eval_style.group("cutoff") + rest
+    found = by_lower.get(name.lower()) or [
+        target for close in difflib.get_close_matches(name.lower(), by_lower, n=1, cutoff=0.6)
+        for target in by_lower[close]]
+    if not found:
+        return ""
+    shown = " or ".join(repr(f + rest) for f in dict.fromkeys(found))
+    return f" (did you mean {shown}?)"
 
 
 def _nearest(word: str, options: Iterable[str]) -> str:
@@ -215,16 +282,15 @@ def _nearest(word: str, options: Iterable[str]) -> str:
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
-def _parse_one(text: str, problems: list[str]) -> Measure | None:
+def _parse_one(text: str, problems: list[str], partial: bool = False) -> Measure | None:
     match = _NAME.match(text)
     if match is None:
         problems.append(f"cannot read measure name {text!r} (expected NAME(param=value,...)@cutoff)")
         return None
-    family = REGISTRY.get(match.group("name"))
+    family, trec_cutoff = _family(match.group("name"))
     if family is None:
-        problems.append(
-            f"unknown measure {match.group('name')!r}{_nearest(match.group('name'), REGISTRY)}"
-        )
+        problems.append(f"unknown measure {match.group('name')!r}"
+                        f"{_suggest_measure(match.group('name'), text)}")
         return None
     params: dict[str, Any] = {}
     if match.group("params") and match.group("params").strip():
@@ -274,7 +340,7 @@ def _parse_one(text: str, problems: list[str]) -> Measure | None:
                     problems.append(f"{family.name} {name}: {error.reason}")
                     continue
             params[name] = value
-    cut_text = match.group("at") or match.group("bracket")
+    cut_text = match.group("at") or match.group("bracket") or trec_cutoff
     cutoff: Any = None
     if cut_text is not None:
         if family.cutoff is None:
@@ -291,7 +357,7 @@ def _parse_one(text: str, problems: list[str]) -> Measure | None:
                 f"{family.name}: cut-off {cut_text!r} is out of range (from {low} to {high})"
             )
             return None
-    elif family.cutoff_required:
+    elif family.cutoff_required and not partial:
         problems.append(f"{family.name} needs a cut-off, e.g. {family.name}@10")
         return None
     ordered = tuple((p.name, params.get(p.name, p.default)) for p in family.params)

@@ -395,7 +395,7 @@ XCG_PARAMS = (
     Param("irb", str, "greedy", "conflict rule of the ideal recall base", ("greedy",
           "strict-path")),
     Param("cap_to_ideal", bool, False, "results inside an ideal element gain at most its "
-          "value in all (seed 000 §2.5)"),
+          "value in all (Hiemstra and Mihajlović 2005, §2.5)"),
     Param("too_small_value", float, 0.0, "exhaustivity of '?' (too small) in 2005 "
           "quantisations", (0.0, 0.5, 1.0)),
     UNKNOWN_SIZE,
@@ -458,7 +458,7 @@ def _maep(vectors: GainVectors, params: Mapping[str, Any], cutoffs: Sequence[Any
     return [value] * len(cutoffs)
 
 
-_WHERE = "spec §4, seed 000 eqs. 13-14; defaults in the module inexeval.measures.xcg"
+_WHERE = "Hiemstra and Mihajlović 2005, eqs. 13-14; defaults in the module inexeval.measures.xcg"
 
 _SCALES = ("inex2002", "inex2003", "inex2005")
 

@@ -19,7 +19,9 @@ trec        ``relevance`` (integer grade of a TREC document qrels line)
 ``[start, end)`` rows sorted by start (FOL qrels, or 2005 passages resolved against the
 collection). ``passages`` keeps the 2005-2008 highlighted passages as given (``(start, end)``
 XPointers per document) until they are resolved against the collection into ``highlights``.
-``explicit`` is False for records added by implicit assessment (spec §1.6).
+``explicit`` is False for records added by implicit assessment (spec §1.6). ``aspects`` keeps,
+for the TREC Genomics 2007 gold standard, each document's gold passages in file order as
+``(start, end, aspects)`` (the aspect measures of :mod:`inexeval.measures.genomics`).
 """
 
 from __future__ import annotations
@@ -53,6 +55,8 @@ class TopicAssessments:
     best_entry_points: Mapping[str, Any] = field(default_factory=dict)
     passages: Mapping[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
     source: str | None = None
+    aspects: Mapping[str, tuple[tuple[int, int, tuple[str, ...]], ...]] = field(
+        default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.scale not in SCALES:

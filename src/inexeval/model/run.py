@@ -58,14 +58,19 @@ class TopicRun:
         """Results in evaluation order.
 
         ``rank``: by rank if every result has one, else by rsv descending if every result has
-        one, else file order (DESIGN.md); ``score``: by rsv descending; ``file``: file order.
-        Sorting is stable, so ties keep file order.
+        one, else file order (DESIGN.md); ``score``: by rsv descending; ``file``: file order;
+        ``trec_eval``: by rsv descending, ties by document id descending (trec_eval 9 ignores
+        ranks), or as ``rank`` where a result has no rsv. Other sorting is stable, so ties keep
+        file order.
         """
         if policy == "file" or len(self) < 2:
             return self
-        if policy == "rank" and bool(np.all(self.ranks >= 0)):
+        if policy == "trec_eval" and not bool(np.any(np.isnan(self.rsv))):
+            by_document = np.argsort(self.files.astype(str), kind="stable")[::-1]
+            order = by_document[np.argsort(-self.rsv[by_document], kind="stable")]
+        elif policy in ("rank", "trec_eval") and bool(np.all(self.ranks >= 0)):
             order = np.argsort(self.ranks, kind="stable")
-        elif policy in ("rank", "score") and not bool(np.any(np.isnan(self.rsv))):
+        elif policy != "file" and not bool(np.any(np.isnan(self.rsv))):
             order = np.argsort(-self.rsv, kind="stable")
         else:
             return self

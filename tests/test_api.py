@@ -1,0 +1,119 @@
+"""The Python API people know: ir_measures' verbs and argument order, DataFrames and
+pytrec_eval-style dicts as inputs, measure objects, Results as DataFrame and dict, progress
+bars only on a terminal."""
+
+from __future__ import annotations
+
+import io
+import random
+import sys
+
+import ir_measures
+import pandas as pd
+import pytest
+
+import inexeval
+from inexeval import measures
+from inexeval.errors import InexevalError, MeasureError
+from inexeval.progress import progress, progress_callback
+
+
+def _random(seed: int) -> tuple[dict[str, dict[str, int]], dict[str, dict[str, float]]]:
+    rng = random.Random(seed)
+    qrels: dict[str, dict[str, int]] = {}
+    run: dict[str, dict[str, float]] = {}
+    for t in map(str, range(1, 6)):
+        docs = [f"d{i}" for i in range(40)]
+        qrels[t] = {d: rng.choice((0, 0, 1, 2)) for d in rng.sample(docs, 20)}
+        run[t] = {d: rng.random() for d in rng.sample(docs, 25)}
+    return qrels, run
+
+
+def test_calc_aggregate_and_iter_calc_as_ir_measures() -> None:
+    qrels, run = _random(5)
+    wanted = [ir_measures.AP, ir_measures.nDCG @ 10, ir_measures.P @ 5, ir_measures.RR,
+              ir_measures.R @ 10, ir_measures.Judged @ 10, ir_measures.Judged @ 100]
+    theirs = {str(m): v for m, v in ir_measures.calc_aggregate(wanted, qrels, run).items()}
+    ours = inexeval.calc_aggregate([measures.AP, measures.nDCG @ 10, "P@5", "RR", "R@10",
+                                    "Judged@10", "Judged@100"], qrels, run)
+    assert {str(m): v for m, v in ours.items()} == pytest.approx(theirs, abs=1e-12)
+    per_topic = {(m.query_id, m.measure): m.value for m in inexeval.iter_calc(
+        [measures.AP], qrels, run)}
+    same_order = {(m.topic, m.measure): m.value for m in inexeval.iter_calc(
+        qrels, run, ["map"])}
+    assert per_topic == same_order and len(per_topic) == 5
+    theirs_topics = {(m.query_id, "AP"): m.value for m in ir_measures.iter_calc(
+        [ir_measures.AP], qrels, run)}
+    assert per_topic == pytest.approx(theirs_topics, abs=1e-12)
+
+
+def test_dataframes_with_ir_measures_columns() -> None:
+    qrels, run = _random(9)
+    qrels_frame = pd.DataFrame([(q, d, r) for q, docs in qrels.items() for d, r in docs.items()],
+                               columns=["query_id", "doc_id", "relevance"])
+    run_frame = pd.DataFrame([(q, d, s) for q, docs in run.items() for d, s in docs.items()],
+                             columns=["query_id", "doc_id", "score"])
+    from_frames = inexeval.evaluate(qrels_frame, run_frame, ["AP", "bpref", "nDCG@5"])
+    from_dicts = inexeval.evaluate(qrels, run, ["AP", "bpref", "nDCG@5"])
+    assert from_frames.to_dict() == from_dicts.to_dict()
+    with pytest.raises(InexevalError, match="no column relevance"):
+        inexeval.evaluate(qrels_frame.drop(columns="relevance"), run_frame, ["AP"])
+
+
+def test_passage_dataframes_run_the_focused_measures() -> None:
+    qrels = pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["a", "b"], "relevance": [1, 0],
+                          "offset": [10, 0], "length": [10, 5]})
+    run = pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["a", "a"], "score": [2.0, 1.0],
+                        "offset": [0, 10], "length": [10, 10]})
+    values = inexeval.calc_aggregate([measures.iP @ 0.01, measures.MAiP, "passage2_AP"],
+                                     qrels, run)
+    # 10 irrelevant characters then the 10 relevant ones: precision 1/2 at full recall
+    assert values[measures.iP @ 0.01] == pytest.approx(0.5)
+    assert values[measures.MAiP] == pytest.approx(0.5)
+    expected = sum(i / (10 + i) for i in range(1, 11)) / 10
+    assert values[measures.passage2_AP] == pytest.approx(expected)
+
+
+def test_measure_objects_print_as_their_names() -> None:
+    assert str(measures.iP @ 0.01) == "iP[0.01]" and repr(measures.MAiP) == "MAiP"
+    assert str(measures.P(quant="generalised") @ 10) == "P(quant=generalised)@10"
+    assert str(getattr(measures, "R-Prec")) == "R-Prec" and str(measures.map) == "AP"
+    assert measures.iP @ 0.01 == inexeval.parse_measure("iP[0.01]")
+    with pytest.raises(MeasureError, match="needs a cut-off"):
+        inexeval.calc_aggregate([measures.iP], {"1": {"a": 1}}, {"1": {"a": 1.0}})
+    with pytest.raises(AttributeError):
+        measures.NoSuchMeasure  # noqa: B018
+
+
+def test_results_as_dataframe_and_dict() -> None:
+    qrels, run = _random(2)
+    results = inexeval.evaluate(qrels, [inexeval.as_run(run, "a"), inexeval.as_run(run, "b")],
+                                ["AP", "num_rel"])
+    frame = results.to_dataframe()
+    assert list(frame.columns) == ["run", "topic", "measure", "value"]
+    assert len(frame) == 2 * 5 * 2 and set(frame["run"]) == {"a", "b"}
+    with_means = results.to_dataframe(means=True)
+    assert set(with_means[with_means.topic == "all"].measure) == {"num_q", "AP", "num_rel"}
+    as_dict = results.to_dict()
+    assert as_dict["a"]["all"]["num_rel"] == sum(
+        as_dict["a"][t]["num_rel"] or 0 for t in qrels)
+    assert as_dict["b"]["3"]["AP"] == results.value("b", "3", "AP")
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_bars_only_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
+    assert list(progress(range(3), "x", 3)) == [0, 1, 2] and progress_callback("x") is None
+    assert sys.stderr.getvalue() == ""
+    pytest.importorskip("tqdm")
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    assert list(progress(range(3), "evaluating", 3)) == [0, 1, 2]
+    update = progress_callback("indexing")
+    assert update is not None
+    update(2, 2)
+    assert "evaluating" in terminal.getvalue() and "indexing" in terminal.getvalue()
