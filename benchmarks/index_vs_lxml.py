@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -34,11 +35,15 @@ def best_of_three(work: Callable[[], object]) -> float:
 
 
 def linked(folder: Path, suffix: str, into: Path) -> Path:
-    """``into``, holding a link ``NAME.xml`` to every ``NAME{suffix}`` below ``folder``."""
+    """``into``, holding ``NAME.xml`` for every ``NAME{suffix}`` below ``folder``: a hard link
+    (a plain file to whoever lists the folder), or a copy across file systems."""
     for file in folder.rglob(f"*{suffix}"):
         target = into / file.relative_to(folder).with_suffix(".xml")
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.symlink_to(file.resolve())
+        try:
+            os.link(file.resolve(), target)
+        except OSError:
+            shutil.copyfile(file, target)
     return into
 
 

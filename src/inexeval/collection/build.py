@@ -192,12 +192,13 @@ class _Events:
         pieces = np.flatnonzero(added)
         first = np.flatnonzero(new[pieces])
         text_start = before[item[pieces[first]]]
-        text_end = text_start.copy()
-        np.add.at(text_end, (np.cumsum(new) - 1)[pieces], size[item[pieces]])
+        # the pieces of a text node are consecutive among the pieces
+        text_end = text_start + (np.add.reduceat(size[item[pieces]], first) if len(first)
+                                 else np.zeros(0, dtype=np.int64))
         text_base = base[event_document[item[pieces[first]]]]
-        vocabulary: dict[str, int] = {}
-        tag_codes = np.array([vocabulary.setdefault(t, len(vocabulary)) for t in self.tags],
-                             dtype=np.int64)
+        vocabulary = {tag: code for code, tag in enumerate(dict.fromkeys(self.tags))}
+        tag_codes = np.fromiter(map(vocabulary.__getitem__, self.tags), dtype=np.int64,
+                                count=len(self.tags))
         element_base = base[element_document]
         arrays = {
             "sizes": sizes,
