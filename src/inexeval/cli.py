@@ -16,6 +16,11 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import NoReturn
 
+# One BLAS thread unless the user says otherwise: inexeval's array work is element-wise, and
+# OpenBLAS's idle threads only add CPU time (set before any command imports numpy).
+for _threads in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_threads, "1")
+
 import inexeval.commands
 
 

@@ -143,20 +143,43 @@ def covered_lengths(
     The intervals need not be sorted, merged or disjoint: each listed interval counts on its own
     (so duplicated or overlapping judged passages count once per listing, as the official INEX
     evaluator's relevant-character count does, spec §15.4). Merge them first (:func:`merge`) for
-    the size of the intersection with their union. Cost O((n + m) log n).
+    the size of the intersection with their union. Cost O((n + m) log n); to query one set of
+    intervals many times, build a :class:`Coverage` once.
     """
-    s, e = _ints(starts), _ints(ends)
-    qs, qe = _ints(query_starts), _ints(query_ends)
-    d = _docs_or_zero(docs, len(s))
-    qd = _docs_or_zero(query_docs, len(qs))
-    if len(qs) == 0 or len(s) == 0:
-        return np.zeros(len(qs), dtype=np.int64)
-    e = np.maximum(e, s)
-    axis = _Axis.spanning(s, e, qs, qe, docs=[d, qd])
-    opened, closed = _Prefix(axis, d, s), _Prefix(axis, d, e)
-    qe = np.maximum(qe, qs)
-    covered = (opened(qd, qe) - closed(qd, qe)) - (opened(qd, qs) - closed(qd, qs))
-    return covered.astype(np.int64)
+    return Coverage(starts, ends, docs)(query_starts, query_ends, query_docs)
+
+
+class Coverage:
+    """A set of intervals per document, prepared (sorted, prefix sums) for
+    :func:`covered_lengths` queries: ``Coverage(starts, ends, docs)(query_starts, query_ends,
+    query_docs)``.
+
+    ``g(x) = opened(x) - closed(x)``, the characters of the set before position ``x``, is 0 below
+    the lowest start and constant above the highest end, so query positions are clipped to the
+    set's own range and one axis (that of the set) serves every query.
+    """
+
+    def __init__(self, starts: Any, ends: Any, docs: Any = None) -> None:
+        s, e = _ints(starts), _ints(ends)
+        d = _docs_or_zero(docs, len(s))
+        e = np.maximum(e, s)
+        self.size = len(s)
+        self.top = int(d.max()) + 1 if len(d) else 0
+        self.axis = _Axis.spanning(s, e, docs=[d])
+        self.opened, self.closed = _Prefix(self.axis, d, s), _Prefix(self.axis, d, e)
+
+    def __call__(self, query_starts: Any, query_ends: Any, query_docs: Any = None) -> IntArray:
+        qs, qe = _ints(query_starts), _ints(query_ends)
+        if len(qs) == 0 or self.size == 0:
+            return np.zeros(len(qs), dtype=np.int64)
+        # a document without intervals covers nothing: any code from self.top on is such one
+        qd = np.minimum(_docs_or_zero(query_docs, len(qs)), self.top)
+        low, high = self.axis.low, self.axis.low + self.axis.stride - 1
+        qe = np.clip(np.maximum(qe, qs), low, high)
+        qs = np.clip(qs, low, high)
+        opened, closed = self.opened, self.closed
+        covered = (opened(qd, qe) - closed(qd, qe)) - (opened(qd, qs) - closed(qd, qs))
+        return covered.astype(np.int64)
 
 
 @dataclass(frozen=True)
@@ -227,24 +250,19 @@ def unseen_lengths(starts: Any, ends: Any, docs: Any = None) -> IntArray:
 def unseen_covered(
     starts: Any,
     ends: Any,
-    highlight_starts: Any,
-    highlight_ends: Any,
+    highlighted: Coverage,
     docs: Any = None,
-    highlight_docs: Any = None,
 ) -> tuple[IntArray, IntArray]:
     """For each item of a ranked list: (unseen characters, highlighted characters among them).
 
-    "Unseen" = not covered by any earlier item of the same document; the highlighted count uses
-    :func:`covered_lengths` on the unseen pieces (so it is a per-listing sum for an unmerged
-    highlight set; pass merged highlights for set semantics).
+    "Unseen" = not covered by any earlier item of the same document; the highlighted count queries
+    the document's ``highlighted`` set (:class:`Coverage`) with the unseen pieces (so it is a
+    per-listing sum for an unmerged highlight set; give merged highlights for set semantics).
     """
     cover = first_cover(starts, ends, docs)
     n = len(_ints(starts))
     unseen = np.bincount(cover.owner, weights=cover.ends - cover.starts, minlength=n)
-    highlight_codes = _docs_or_zero(highlight_docs, len(_ints(highlight_starts)))
-    hits = covered_lengths(
-        highlight_starts, highlight_ends, cover.starts, cover.ends, highlight_codes, cover.docs
-    )
+    hits = highlighted(cover.starts, cover.ends, cover.docs)
     relevant = np.bincount(cover.owner, weights=hits, minlength=n)
     return unseen.astype(np.int64), relevant.astype(np.int64)
 
@@ -262,7 +280,10 @@ def conflicts(starts: Any, ends: Any, docs: Any = None) -> bool:
     if len(s) < 2:
         return False
     e = np.maximum(e, s)
-    order = np.lexsort((e, s, d))
+    # sorted by (document, start, end): two stable argsorts, much faster than a lexsort
+    by_end = np.argsort(e, kind="stable")
+    order = by_end[np.argsort(_Axis.spanning(s, docs=[d]).place(d[by_end], s[by_end]),
+                              kind="stable")]
     s, e, d = s[order], e[order], d[order]
     reach = _reach(d, e)
     same = d[1:] == d[:-1]

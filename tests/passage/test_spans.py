@@ -56,7 +56,7 @@ def test_unseen_against_character_sets(items: list[tuple[int, int, int]],
     ends = [s + n for _, s, n in items]
     hd, hs, he = spans.merge([s for _, s, _ in judged], [s + n for _, s, n in judged],
                              [d for d, _, _ in judged])
-    unseen, relevant = spans.unseen_covered(starts, ends, hs, he, docs, hd)
+    unseen, relevant = spans.unseen_covered(starts, ends, spans.Coverage(hs, he, hd), docs)
     assert np.array_equal(unseen, spans.unseen_lengths(starts, ends, docs))
     seen: dict[int, set[int]] = {}
     for i, (d, s, e) in enumerate(zip(docs, starts, ends)):

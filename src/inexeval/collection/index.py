@@ -9,7 +9,7 @@ builder and the saved form live in :mod:`inexeval.collection.build`.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -22,7 +22,7 @@ class DocumentIndex:
     """The elements of one document in document order (pre-order)."""
 
     name: str
-    paths: tuple[str, ...]
+    paths: Sequence[str]
     tags: tuple[str, ...]
     parent: npt.NDArray[np.int64]
     depth: npt.NDArray[np.int64]

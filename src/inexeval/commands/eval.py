@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +30,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="print runs x measures of the means (same as --format table); with "
                         "--task the task's headline measures (iP[0.00], iP[0.01], iP[0.05], "
                         "iP[0.10], MAiP; gP[5]...MAgP in context) unless -m names others")
+    parser.add_argument("--jobs", type=positive, default=1, metavar="N",
+                        help="evaluate runs in N processes (same output, same order; default 1)")
 
 
 def add_input_arguments(parser: argparse.ArgumentParser, required: bool = True) -> None:
@@ -174,16 +178,17 @@ def load_inputs(args: argparse.Namespace) -> tuple[Any, list[Any], Any]:
     return assessments, runs, collection
 
 
-def task_options(args: argparse.Namespace) -> dict[str, Any]:
+def task_options(args: argparse.Namespace, warn_unused: bool = True) -> dict[str, Any]:
     """The keyword options of :func:`inexeval.measures.focused.evaluate_task` given on the
     command line, with a warning for the element options a task does not use."""
-    from inexeval.errors import warn
+    if warn_unused:
+        from inexeval.errors import warn
 
-    unused = ["--" + name.replace("_", "-") for name, default in _NOT_FOR_TASKS
-              if getattr(args, name) != default]
-    if unused:
-        warn(f"{', '.join(unused)} not used by --task (the official evaluator's rules: "
-             "file order, no limit, FOL qrels)")
+        unused = ["--" + name.replace("_", "-") for name, default in _NOT_FOR_TASKS
+                  if getattr(args, name) != default]
+        if unused:
+            warn(f"{', '.join(unused)} not used by --task (the official evaluator's rules: "
+                 "file order, no limit, FOL qrels)")
     return {"beta": args.beta, "bep_n": args.bep_n, "irr": args.irr,
             "exact_buckets": args.exact_buckets}
 
@@ -206,44 +211,254 @@ def evaluator_options(args: argparse.Namespace, collection: Any) -> dict[str, An
 
 def run(args: argparse.Namespace) -> int:
     from inexeval.errors import InexevalError
-    from inexeval.evaluation import Evaluator
     from inexeval.options import check_eval_options
-    from inexeval.report import render
 
     check_eval_options(args)
-    assessments, runs, collection = load_inputs(args)
+    if args.measure:
+        from inexeval.measures.registry import parse_measures
+
+        parse_measures(args.measure)
+    _given_once(args.runs)
     fmt = "table" if args.table else args.format
+    collection = None
+    if args.collection:
+        from inexeval.collection.build import load_collection
+
+        collection = load_collection(args.collection)
+    assessments = _assessments(args, collection)
     if not args.measure and not args.task:
         from inexeval.defaults import default_measures
 
         args.task, args.measure = default_measures(
-            assessments.scale, passage_runs=all(r.kind == "passage" for r in runs),
-            collection=collection is not None)
+            assessments.scale, passage_runs=_passage_runs(args), collection=collection is not None)
     if fmt == "official" and not args.task:
         raise InexevalError("--format official goes with --task")
+    if args.task and fmt == "table":
+        from inexeval.defaults import table_measures
+
+        args.measure = table_measures(args.task, args.measure)
+    job = _Job(args, fmt, assessments, _evaluator(args, assessments, collection))
+    return _report(args, fmt, _outcomes(job, args.runs, args.jobs))
+
+
+def _given_once(runs: list[str]) -> None:
+    """The same run file given twice (also through a link) would be evaluated twice: refuse."""
+    from inexeval.errors import InexevalError
+
+    seen: dict[tuple[int, int], str] = {}
+    for path in runs:
+        try:
+            stat = Path(path).stat()
+        except OSError:
+            continue
+        first = seen.setdefault((stat.st_dev, stat.st_ino), path)
+        if first != path:
+            raise InexevalError(f"the same run file as {first[:80]} (given twice)", path)
+        if runs.count(path) > 1:
+            raise InexevalError("the same run file is given twice", path)
+
+
+def _passage_runs(args: argparse.Namespace) -> bool:
+    """Whether every run holds passages (FOL runs), seen from the format of its first line (the
+    runs are read one at a time later)."""
+    from inexeval.errors import InexevalError
+    from inexeval.formats.detect import detect_run_format
+
+    def fol(path: str) -> bool:
+        try:
+            return (args.run_format or detect_run_format(path)) == "fol"
+        except InexevalError:
+            return False  # reported when the run is read
+
+    return all(fol(path) for path in args.runs)
+
+
+def _evaluator(args: argparse.Namespace, assessments: Any, collection: Any) -> Any:
+    """What evaluates one run: the element measures bound once (an :class:`Evaluator`), or None
+    for an official task."""
     if args.task:
-        from inexeval.measures.focused import evaluate_task
+        task_options(args)  # warns once about the options a task does not use
+        return None
+    from inexeval.evaluation import Evaluator
 
-        results = evaluate_task(assessments, runs, args.task, complete=args.c, per_topic=args.q,
-                                **task_options(args))
-        if fmt == "table":
-            from inexeval.defaults import table_measures
+    return Evaluator(args.measure, assessments, complete=args.c,
+                     **evaluator_options(args, collection))
 
-            args.measure = table_measures(args.task, args.measure)
-        if args.measure:
-            results = _only(results, args.measure)
+
+@dataclass
+class _Job:
+    """Everything needed to evaluate one more run (shared by the worker processes)."""
+
+    args: argparse.Namespace
+    fmt: str
+    assessments: Any
+    evaluator: Any
+
+
+@dataclass
+class _Outcome:
+    """One run evaluated: its results (and official text), the warnings it raised, or the error
+    (about the run) that stopped it."""
+
+    path: str
+    results: Any = None
+    official: str = ""
+    warnings: list[Warning | str] = field(default_factory=list)
+    error: str | None = None
+
+
+def _evaluate(job: _Job, path: str) -> _Outcome:
+    """Read, evaluate and release one run; its warnings are kept to be printed in run order."""
+    import warnings
+
+    from inexeval.errors import InexevalError
+    from inexeval.formats.detect import load_run
+    from inexeval.options import check_run
+
+    args = job.args
+    outcome = _Outcome(path)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            if not Path(path).exists():
+                raise InexevalError("no such file or folder", path)
+            run = load_run(path, args.run_format, args.keep_repeats)
+            if args.topics is not None:
+                from dataclasses import replace
+
+                run = replace(run, topics={t: tr for t, tr in run.items()
+                                           if t in _selected(args)})
+            check_run(run, job.assessments, args.num_docs)
+            if job.evaluator is not None:
+                outcome.results = job.evaluator.evaluate([run])
+            else:
+                outcome.results = _task_results(job, run)
+                if job.fmt == "official":
+                    from inexeval.report.official import render_official
+
+                    outcome.official = render_official(outcome.results, [run], [path],
+                                                       list(job.assessments), per_topic=args.q)
+        except InexevalError as error:
+            if error.file is None or Path(error.file) != Path(path):
+                raise  # not about this run (a measure, the assessments): stop the command
+            outcome.error = str(error)
+    outcome.warnings = [w.message for w in caught]
+    return outcome
+
+
+def _task_results(job: _Job, run: Any) -> Any:
+    from inexeval.measures.focused import evaluate_task
+
+    args = job.args
+    results = evaluate_task(job.assessments, [run], args.task, complete=args.c,
+                            per_topic=args.q, **task_options(args, warn_unused=False))
+    return _only(results, args.measure) if args.measure else results
+
+
+_WORKER_JOB: _Job | None = None
+
+
+def _start_worker(job: _Job) -> None:
+    global _WORKER_JOB
+    _WORKER_JOB = job
+
+
+def _evaluate_in_worker(path: str) -> _Outcome:
+    assert _WORKER_JOB is not None
+    return _evaluate(_WORKER_JOB, path)
+
+
+def _outcomes(job: _Job, paths: list[str], jobs: int) -> Iterator[_Outcome]:
+    """The runs evaluated one after the other, or by ``jobs`` worker processes (forked, so the
+    assessments are shared, not copied), always yielded in the order given."""
+    if jobs == 1 or len(paths) == 1:
+        for path in paths:
+            yield _evaluate(job, path)
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if "fork" in methods else None)
+    with ProcessPoolExecutor(min(jobs, len(paths)), mp_context=context,
+                             initializer=_start_worker, initargs=(job,)) as pool:
+        yield from pool.map(_evaluate_in_worker, paths)
+
+
+def _report(args: argparse.Namespace, fmt: str, outcomes: Iterator[_Outcome]) -> int:
+    """Print each run's warnings and results as it comes (trec, csv, official; the other formats
+    at the end); a run that failed is reported and the others still printed. Exit code 2 if any
+    failed."""
+    import warnings
+
+    from inexeval.report.text import render, render_csv, render_trec
+
+    several = len(args.runs) > 1
+    labels = _file_labels(args.runs)
+    printed: set[str] = set()
+    collected: list[tuple[str, Any]] = []
+    failed = 0
+    for number, outcome in enumerate(outcomes):
+        for message in outcome.warnings:
+            warnings.warn(message, stacklevel=1)
+        if outcome.error is not None:
+            print(f"inexeval: error: {outcome.error}", file=sys.stderr)
+            failed += 1
+            continue
+        results = outcome.results
+        if fmt not in ("official", "trec", "csv"):
+            collected.append((outcome.path, results))
+            continue
+        # a run-id already printed would make the two runs indistinguishable: use the file
+        if set(results.runs()) & printed:
+            results = _named(results, labels[outcome.path])
+        printed.update(results.runs())
         if fmt == "official":
-            from inexeval.report.official import render_official
-
-            sys.stdout.write(render_official(results, runs, args.runs, list(assessments),
-                                             per_topic=args.q))
-            return 0
-    else:
-        evaluator = Evaluator(args.measure, assessments, complete=args.c,
-                              **evaluator_options(args, collection))
-        results = evaluator.evaluate(runs)
-    sys.stdout.write(render(results, fmt, digits=args.digits, per_topic=args.q))
+            sys.stdout.write(outcome.official)
+        elif fmt == "trec":
+            sys.stdout.write(render_trec(results, args.digits, args.q, run_column=several))
+        else:
+            sys.stdout.write(render_csv(results, args.digits, args.q, header=number == 0))
+        sys.stdout.flush()
+    if fmt not in ("official", "trec", "csv"):
+        sys.stdout.write(render(_together(collected, labels), fmt, digits=args.digits,
+                                per_topic=args.q))
+    if failed:
+        print(f"inexeval: error: {failed} of {len(args.runs)} runs could not be evaluated",
+              file=sys.stderr)
+        return 2
     return 0
+
+
+def _together(collected: list[tuple[str, Any]], labels: dict[str, str]) -> Any:
+    """The results of every run in one table; if two runs share a run-id, every run is named by
+    its file (:func:`_file_labels`)."""
+    from inexeval.results import Results
+
+    names = [name for _, results in collected for name in results.runs()]
+    distinct = len(set(names)) == len(names)
+    together = Results()
+    for path, results in collected:
+        results = results if distinct else _named(results, labels[path])
+        together.rows.extend(results.rows)
+        together.overall.extend(results.overall)
+        together.aggregates.update(results.aggregates)
+        together.topics_evaluated.update(results.topics_evaluated)
+    return together
+
+
+def _named(results: Any, name: str) -> Any:
+    """The results of one run under ``name``."""
+    from dataclasses import replace
+
+    if results.runs() == [name]:
+        return results
+    return replace(
+        results,
+        rows=[row._replace(run=name) for row in results.rows],
+        overall=[row._replace(run=name) for row in results.overall],
+        topics_evaluated={name: next(iter(results.topics_evaluated.values()), [])},
+    )
 
 
 def _only(results: Any, measures: list[str]) -> Any:
@@ -267,15 +482,22 @@ def _only(results: Any, measures: list[str]) -> Any:
                    overall=[r for r in results.overall if r.measure in wanted | {"num_q"}])
 
 
+def _file_labels(paths: list[str]) -> dict[str, str]:
+    """Each run file by the fewest trailing path parts that tell the files apart (so that a
+    table stays narrow): the name of a run whose run-id another run has too."""
+    parts = [Path(path).parts for path in paths]
+    depth = next((d for d in range(1, max(map(len, parts)) + 1)
+                  if len({p[-d:] for p in parts}) == len(set(parts))), None)
+    return {path: str(Path(*p[-depth:])) if depth else path for path, p in zip(paths, parts)}
+
+
 def _unique_names(runs: list[Any]) -> None:
-    """Several runs with one run-id would be indistinguishable: name them by file instead, by
-    the fewest trailing path parts that tell the files apart (so that a table stays narrow)."""
+    """Several runs with one run-id would be indistinguishable: name them by file instead
+    (:func:`_file_labels`)."""
     names = [r.name for r in runs]
     if len(set(names)) < len(names):
         from dataclasses import replace
 
-        parts = [Path(str(r.source or r.name)).parts for r in runs]
-        depth = next((d for d in range(1, max(map(len, parts)) + 1)
-                      if len({p[-d:] for p in parts}) == len(set(parts))), None)
+        labels = _file_labels([str(r.source or r.name) for r in runs])
         for i, r in enumerate(runs):
-            runs[i] = replace(r, name=str(Path(*parts[i][-depth:])) if depth else r.name)
+            runs[i] = replace(r, name=labels[str(r.source or r.name)])

@@ -25,7 +25,7 @@ def _progress(done: int, total: int) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from inexeval.collection.build import build_index, save_index
+    from inexeval.collection.build import build_index, element_count, save_index
     from inexeval.outputs import check_output
 
     check_output(args.output, args.folder)
@@ -34,6 +34,6 @@ def run(args: argparse.Namespace) -> int:
     report = None if args.quiet else progress_callback("indexing") or _progress
     index = build_index(args.folder, progress=report)
     save_index(index, args.output)
-    elements = sum(len(index[name]) for name in index)
+    elements = element_count(index)
     print(f"{index.num_docs} documents, {elements} elements -> {args.output}")
     return 0

@@ -1,4 +1,6 @@
-"""Measure families, one module each; importing this package registers them all.
+"""Measure families, one module each, registered when the registry is first consulted
+(:func:`inexeval.measures.registry.parse_measures`), so that a command using one family (an
+official task) does not import the others.
 
 Every family is also an attribute, a measure object as in ir_measures: ``measures.MAiP``,
 ``measures.iP @ 0.01`` (prints as ``iP[0.01]``), ``measures.P(quant="generalised") @ 10``;
@@ -7,22 +9,15 @@ names that are not identifiers with ``getattr(measures, "R-Prec")``.
 
 from typing import Any
 
-from inexeval.measures import (  # noqa: F401
-    cutoff,
-    eprum,
-    focused,
-    genomics,
-    hixeval,
-    ng,
-    precall,
-    trec,
-    xcg,
-)
+FAMILY_MODULES = ("cutoff", "eprum", "focused", "genomics", "hixeval", "ng", "precall", "trec",
+                  "xcg")
+"""Modules of :mod:`inexeval.measures` that register the built-in families."""
 
 
 def __getattr__(name: str) -> Any:
-    from inexeval.measures.registry import REGISTRY, Measure
+    from inexeval.measures.registry import REGISTRY, Measure, families
 
+    families()  # registers the built-in families
     family = REGISTRY.get(name)
     if family is None:
         raise AttributeError(f"module 'inexeval.measures' has no measure {name!r}")

@@ -30,6 +30,7 @@ import math
 import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import count, repeat
 from typing import Any
 
 import numpy as np
@@ -59,22 +60,35 @@ FloatArray = npt.NDArray[np.float64]
 
 
 # --------------------------------------------------------------------------------------------
-# The qrels of one topic, prepared once
+# The qrels, prepared once
 
 
 @dataclass(frozen=True)
 class _Judged:
-    """One topic's FOL judgements in the official reading (spec §15.2)."""
+    """FOL judgements of one or more topics in the official reading (spec §15.2).
 
-    index: dict[str, int]
+    The judged articles of every topic are laid side by side as rows (an article's first qrels
+    record), so that a whole run is mapped and scored with array operations at once. ``keys``
+    (sorted) are ``topic * len(names) + name code`` of each row, ``rows`` the row of each key.
+    """
+
+    topics: tuple[str, ...]
+    names: dict[str, int]
+    keys: IntArray
+    rows: IntArray
+    topic: IntArray
     rsize: IntArray
     length: IntArray
     bep: IntArray
     doc: IntArray
+    """Row of each highlighted passage (``start``, ``end``), sorted by row."""
     start: IntArray
     end: IntArray
-    trel: int
-    nrel: int
+    trel: IntArray
+    """Declared relevant characters of each topic."""
+    nrel: IntArray
+    """Relevant articles of each topic."""
+    highlighted: spans.Coverage
     merged: dict[int, tuple[IntArray, IntArray]] = field(default_factory=dict)
 
     def union(self, article: int) -> tuple[IntArray, IntArray]:
@@ -86,56 +100,83 @@ class _Judged:
         return self.merged[article]
 
 
-_PREPARED: weakref.WeakKeyDictionary[TopicAssessments, _Judged] = weakref.WeakKeyDictionary()
+_PREPARED: dict[int, tuple[weakref.ref[Any], _Judged]] = {}
+"""Prepared judgements by the identity of their assessments (a Mapping is not hashable), while
+those live."""
 
 
-def _judged(assessed: TopicAssessments) -> _Judged:
-    prepared = _PREPARED.get(assessed)
-    if prepared is not None:
-        return prepared
-    files = assessed.files.tolist()
-    rsize = assessed.dim("rsize").astype(np.int64)
-    length = assessed.dim("length").astype(np.int64)
-    index: dict[str, int] = {}
-    first: list[int] = []
-    for i, article in enumerate(files):
-        if article not in index:
-            index[article] = len(first)
-            first.append(i)
-    rows = np.array(first, dtype=np.int64)
-    docs, starts, ends = [], [], []
-    for article, code in index.items():
-        highlights = assessed.highlights.get(article)
-        if highlights is not None and len(highlights):
-            docs.append(np.full(len(highlights), code, dtype=np.int64))
-            starts.append(highlights[:, 0])
-            ends.append(highlights[:, 1])
-    positive = rsize > 0
-    prepared = _Judged(
-        index=index,
-        rsize=rsize[rows],
-        length=length[rows],
-        bep=np.array([int(assessed.best_entry_points.get(a, -1)) for a in index], dtype=np.int64),
-        doc=np.concatenate(docs) if docs else np.zeros(0, dtype=np.int64),
-        start=np.concatenate(starts) if starts else np.zeros(0, dtype=np.int64),
-        end=np.concatenate(ends) if ends else np.zeros(0, dtype=np.int64),
-        trel=int(rsize[positive].sum()),
-        nrel=int(np.count_nonzero(positive)),
-    )
-    _PREPARED[assessed] = prepared
+def _judged(assessed: TopicAssessments | Assessments) -> _Judged:
+    """The prepared judgements of one topic, or of every topic of ``assessed`` in official order."""
+    key = id(assessed)
+    cached = _PREPARED.get(key)
+    if cached is not None and cached[0]() is assessed:
+        return cached[1]
+    topics = ([assessed] if isinstance(assessed, TopicAssessments)
+              else [assessed[t] for t in topic_order(list(assessed))])
+    prepared = _prepare(topics)
+    _PREPARED[key] = (weakref.ref(assessed, lambda _: _PREPARED.pop(key, None)), prepared)
     return prepared
 
 
+def _prepare(topics: Sequence[TopicAssessments]) -> _Judged:
+    names: dict[str, int] = {}
+    codes, topic_of, rsizes, lengths, beps, highlights = [], [], [], [], [], []
+    trel, nrel = [], []
+    for t, assessed in enumerate(topics):
+        rsize = assessed.dim("rsize").astype(np.int64)
+        seen = _first_seen(assessed.files)
+        first = np.flatnonzero(seen == np.arange(len(seen)))
+        articles = assessed.files[first].tolist()
+        codes.append(np.array([names.setdefault(a, len(names)) for a in articles],
+                              dtype=np.int64))
+        topic_of.append(np.full(len(first), t, dtype=np.int64))
+        rsizes.append(rsize[first])
+        lengths.append(assessed.dim("length").astype(np.int64)[first])
+        beps.append(np.array([int(assessed.best_entry_points.get(a, -1)) for a in articles],
+                             dtype=np.int64))
+        highlights.append([assessed.highlights.get(a, _NO_HIGHLIGHTS) for a in articles])
+        positive = rsize > 0
+        trel.append(int(rsize[positive].sum()))
+        nrel.append(int(np.count_nonzero(positive)))
+    topic = _joined(topic_of)
+    keys = topic * len(names) + _joined(codes)
+    order = np.argsort(keys, kind="stable")
+    per_row = [h for of_topic in highlights for h in of_topic]
+    passages = (np.concatenate(per_row).astype(np.int64).reshape(-1, 2) if per_row
+                else np.zeros((0, 2), dtype=np.int64))
+    doc = np.repeat(np.arange(len(per_row)), [len(h) for h in per_row])
+    start, end = passages[:, 0].copy(), passages[:, 1].copy()
+    return _Judged(
+        topics=tuple(a.topic for a in topics), names=names, keys=keys[order], rows=order,
+        topic=topic, rsize=_joined(rsizes), length=_joined(lengths), bep=_joined(beps),
+        doc=doc, start=start, end=end, trel=np.array(trel, dtype=np.int64),
+        nrel=np.array(nrel, dtype=np.int64), highlighted=spans.Coverage(start, end, doc))
+
+
+_NO_HIGHLIGHTS = np.zeros((0, 2), dtype=np.int64)
+
+
+def _joined(arrays: Sequence[npt.NDArray[Any]]) -> IntArray:
+    return np.concatenate(arrays).astype(np.int64) if arrays else np.zeros(0, dtype=np.int64)
+
+
 # --------------------------------------------------------------------------------------------
-# One topic's run, mapped onto the judgements
+# A run (one topic or all), mapped onto the judgements
 
 
 @dataclass(frozen=True)
 class _Lines:
+    """The lines of a run, topic by topic (the topics' lines in file order)."""
+
+    topic: IntArray
+    """Topic of each line (position in ``_Judged.topics``)."""
+    bounds: IntArray
+    """Lines ``bounds[k]:bounds[k + 1]`` are those of topic ``present[k]``."""
+    present: IntArray
     article: IntArray
-    """Judged article of each line (first qrels record), -1 if unjudged."""
+    """Judged article (row) of each line, -1 if unjudged."""
     doc: IntArray
-    """Article code of each line: judged index, or beyond the judged ones for unjudged articles."""
+    """Article code of each line: its row, or beyond the rows for unjudged articles (per topic)."""
     relevant: npt.NDArray[np.bool_]
     start: IntArray
     end: IntArray
@@ -144,30 +185,61 @@ class _Lines:
     files: npt.NDArray[np.object_]
 
 
-def _map_lines(judged: _Judged, run: TopicRun) -> _Lines:
-    files = run.files.tolist()
-    article = np.fromiter((judged.index.get(f, -1) for f in files), dtype=np.int64,
-                          count=len(files))
-    others: dict[str, int] = {}
-    base = len(judged.index)
-    doc = np.fromiter(
-        (a if a >= 0 else base + others.setdefault(f, len(others)) for a, f in zip(article, files)),
-        dtype=np.int64, count=len(files))
-    relevant = np.zeros(len(files), dtype=bool)
-    known = article >= 0
+def _map_lines(judged: _Judged, parts: Sequence[tuple[int, TopicRun]]) -> _Lines:
+    """Map the results of the given (topic position, topic run) pairs onto the judgements."""
+    parts = [(t, run) for t, run in parts if len(run)]
+    sizes = np.array([len(run) for _, run in parts], dtype=np.int64)
+    present = np.array([t for t, _ in parts], dtype=np.int64)
+    n = int(sizes.sum())
+
+    def joined(column: str, dtype: Any) -> npt.NDArray[Any]:
+        if not parts:
+            return np.zeros(0, dtype=dtype)
+        return np.concatenate([getattr(run, column) for _, run in parts])
+
+    files = joined("files", object)
+    offsets, lengths = joined("offsets", np.int64), joined("lengths", np.int64)
+    missing = joined("missing", bool)
+    topic = np.repeat(present, sizes)
+    seen = _first_seen(files)
+    distinct = np.flatnonzero(seen == np.arange(n))
+    code = np.full(n, -1, dtype=np.int64)
+    code[distinct] = np.fromiter(map(judged.names.get, files[distinct], repeat(-1)),
+                                 dtype=np.int64, count=len(distinct))
+    code = code[seen]
+    key = topic * len(judged.names) + code
+    known = code >= 0
+    article = np.full(n, -1, dtype=np.int64)
+    if len(judged.keys):
+        at = np.minimum(np.searchsorted(judged.keys, key), len(judged.keys) - 1)
+        known &= judged.keys[at] == key
+        article[known] = judged.rows[at[known]]
+    doc = np.where(known, article, len(judged.rsize) + topic * n + seen)
+    relevant = np.zeros(n, dtype=bool)
     relevant[known] = judged.rsize[article[known]] > 0
-    missing = run.missing
-    start = np.where(missing, NONEXISTENT_OFFSET, run.offsets)
-    end = np.where(missing, NONEXISTENT_OFFSET, run.offsets + run.lengths)
-    return _Lines(article, doc, relevant, start, end, missing, run.lines, run.files)
+    start = np.where(missing, NONEXISTENT_OFFSET, offsets)
+    end = np.where(missing, NONEXISTENT_OFFSET, offsets + lengths)
+    return _Lines(topic, np.concatenate(([0], np.cumsum(sizes))), present, article, doc,
+                  relevant, start, end, missing, joined("lines", np.int64), files)
+
+
+def _first_seen(names: npt.NDArray[np.object_]) -> IntArray:
+    """A code per name, equal names equal codes (the position of the name's first occurrence)."""
+    first: dict[object, int] = {}
+    return np.fromiter(map(first.setdefault, names, count()), dtype=np.int64, count=len(names))
+
+
+def _distinct(values: IntArray) -> IntArray:
+    """The distinct values, sorted."""
+    ordered = np.sort(values)
+    return ordered[np.concatenate((ordered[:1] == ordered[:1], ordered[1:] != ordered[:-1]))]  # type: ignore[no-any-return]
 
 
 def _relevant_chars(judged: _Judged, lines: _Lines, sel: npt.NDArray[np.bool_]) -> IntArray:
     """``rel`` of spec §15.4 for the selected lines (0 elsewhere)."""
     rel = np.zeros(len(lines.doc), dtype=np.int64)
     if sel.any():
-        rel[sel] = spans.covered_lengths(judged.start, judged.end, lines.start[sel],
-                                         lines.end[sel], judged.doc, lines.doc[sel])
+        rel[sel] = judged.highlighted(lines.start[sel], lines.end[sel], lines.doc[sel])
     return rel
 
 
@@ -254,50 +326,91 @@ def _f1(p: float, r: float) -> float:
     return _div((2 * p) * r, p + r) if p > 0 else 0.0
 
 
-def _focused_topic(judged: _Judged, lines: _Lines, thorough: bool, exact: bool) -> TopicScores:
-    """Focused (§15.5) or Thorough (§15.6) values of one topic."""
+@dataclass(frozen=True)
+class _Scored:
+    """Values of every topic of a table: ``values[t]`` in :func:`measure_names` order (per
+    topic), ``curves[t]`` the interpolated curve, ``impossible[t]`` the first recall bucket
+    beyond 100 the topic met."""
+
+    values: FloatArray
+    curves: FloatArray
+    impossible: dict[int, int]
+
+    def topic(self, t: int, task: str) -> TopicScores:
+        names = measure_names(task, per_topic=True)
+        row = self.values[t].tolist()
+        counts = {name: int(v) for name, v in zip(COUNTS, row)}
+        values = dict(zip(names[len(COUNTS):], row[len(COUNTS):]))
+        found = [self.impossible[t]] if t in self.impossible else []
+        return TopicScores(counts, values, self.curves[t], found)
+
+
+def _segment_cumsum(values: IntArray, lines: _Lines) -> IntArray:
+    """Running sums of ``values`` restarting at every topic of ``lines``."""
+    total = np.cumsum(values)
+    before = np.concatenate(([0], total))[lines.bounds[:-1]]
+    return total - np.repeat(before, np.diff(lines.bounds))  # type: ignore[no-any-return]
+
+
+def _focused_scores(judged: _Judged, lines: _Lines, thorough: bool, exact: bool) -> _Scored:
+    """Focused (§15.5) or Thorough (§15.6) values of every topic of ``judged`` at once."""
+    topics = len(judged.topics)
     size = np.where(lines.missing, NONEXISTENT_SIZE, lines.end - lines.start)
     if thorough:
         unseen, unseen_rel = spans.unseen_covered(
             np.where(lines.missing, 0, lines.start), np.where(lines.missing, 0, lines.end),
-            judged.start, judged.end, lines.doc, judged.doc)
+            judged.highlighted, lines.doc)
         size = np.where(lines.relevant, unseen, size)
         rel = np.where(lines.relevant, unseen_rel, 0)
     else:
         rel = _relevant_chars(judged, lines, lines.relevant & ~lines.missing)
-    found = np.cumsum(rel)
-    seen = np.cumsum(size)
+    found = _segment_cumsum(rel, lines)
+    seen = _segment_cumsum(size, lines)
+    trel = judged.trel[lines.topic]
     with np.errstate(divide="ignore", invalid="ignore"):
         precision = found / seen.astype(np.float64)
-        recall = found / np.float64(judged.trel)
+        recall = found / trel.astype(np.float64)
         if exact:
-            bucket = (100 * found) // judged.trel if judged.trel > 0 else np.zeros_like(found)
+            bucket = np.where(trel > 0, (100 * found) // np.maximum(trel, 1), 0)
         else:
             bucket = np.floor(100.0 * np.nan_to_num(recall, nan=0.0, posinf=1e9)).astype(np.int64)
     usable = ~np.isnan(precision)
     impossible = usable & (bucket > 100)
     usable &= bucket <= 100
-    raw = np.zeros(101, dtype=np.float64)
-    np.maximum.at(raw, bucket[usable], precision[usable])
-    curve = np.maximum.accumulate(raw[::-1])[::-1]
-    articles = np.unique(lines.doc)
-    ret_docs = len(articles)
-    rel_found = int(np.count_nonzero(judged.rsize[articles[articles < len(judged.index)]] > 0))
-    rs_n, s_n = int(found[-1]) if len(found) else 0, int(seen[-1]) if len(seen) else 0
-    art_prec = rel_found / ret_docs if ret_docs else 0.0
-    art_rec = _div(rel_found, judged.nrel)
-    char_prec = rs_n / s_n if s_n else 0.0
-    char_rec = _div(rs_n, judged.trel)
-    values = {
-        "art_prec": art_prec, "art_rec": art_rec, "art_f1": _f1(art_prec, art_rec),
-        "char_prec": char_prec, "char_rec": char_rec, "char_f1": _f1(char_prec, char_rec),
-    }
-    for b in REPORTED_IP:
-        values[f"iP[{RECALL_POINTS[b]:.2f}]"] = float(curve[b])
-    values["AiP"] = _sequential_sum(curve) / 101
-    counts = {"num_ret": ret_docs, "num_rel": judged.nrel, "num_rel_ret": rel_found,
-              "ret_size": s_n, "rel_size": judged.trel, "rel_ret_size": rs_n}
-    return TopicScores(counts, values, curve, bucket[impossible].tolist())
+    raw = np.zeros((topics, 101), dtype=np.float64)
+    np.maximum.at(raw.reshape(-1), lines.topic[usable] * 101 + bucket[usable], precision[usable])
+    curves = np.maximum.accumulate(raw[:, ::-1], axis=1)[:, ::-1]
+    articles = _distinct(lines.doc)
+    judged_article = articles < len(judged.rsize)
+    unjudged_topic = (articles[~judged_article] - len(judged.rsize)) // max(len(lines.doc), 1)
+    ret_docs = (np.bincount(judged.topic[articles[judged_article]], minlength=topics)
+                + np.bincount(unjudged_topic, minlength=topics))
+    relevant_found = articles[judged_article][judged.rsize[articles[judged_article]] > 0]
+    rel_found = np.bincount(judged.topic[relevant_found], minlength=topics)
+    rs_n = np.zeros(topics, dtype=np.int64)
+    s_n = np.zeros(topics, dtype=np.int64)
+    last = lines.bounds[1:] - 1
+    rs_n[lines.present] = found[last]
+    s_n[lines.present] = seen[last]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        art_prec = np.where(ret_docs > 0, rel_found / np.maximum(ret_docs, 1), 0.0)
+        art_rec = rel_found / judged.nrel.astype(np.float64)
+        char_prec = np.where(s_n > 0, rs_n / np.maximum(s_n, 1), 0.0)
+        char_rec = rs_n / judged.trel.astype(np.float64)
+        columns = [ret_docs, judged.nrel, rel_found, s_n, judged.trel, rs_n,
+                   art_prec, art_rec, _f1s(art_prec, art_rec),
+                   char_prec, char_rec, _f1s(char_prec, char_rec),
+                   *(curves[:, b] for b in REPORTED_IP),
+                   np.cumsum(curves, axis=1)[:, -1] / 101]
+    first_topics, first = np.unique(lines.topic[impossible], return_index=True)
+    return _Scored(np.stack(columns, axis=1).astype(np.float64), curves,
+                   dict(zip(first_topics.tolist(), bucket[impossible][first].tolist())))
+
+
+def _f1s(p: FloatArray, r: FloatArray) -> FloatArray:
+    """:func:`_f1` of each pair (IEEE division as Java: x/0 is infinite, 0/0 NaN)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(p > 0, ((2 * p) * r) / (p + r), 0.0)
 
 
 def _t2i_score(judged: _Judged, article: int, starts: IntArray, ends: IntArray,
@@ -345,6 +458,7 @@ def _in_context_topic(judged: _Judged, lines: _Lines, task: str, beta: float, be
                       irr: int) -> TopicScores:
     """Relevant in Context (§15.8), Best in Context (§15.9) or T2I (§15.10) values of a topic."""
     n = len(lines.doc)
+    nrel, trel = int(judged.nrel[0]), int(judged.trel[0])
     head = np.ones(n, dtype=bool)
     head[1:] = lines.doc[1:] != lines.doc[:-1]
     heads = np.flatnonzero(head)
@@ -381,11 +495,11 @@ def _in_context_topic(judged: _Judged, lines: _Lines, task: str, beta: float, be
     gp = np.cumsum(score) / np.arange(1, k + 1) if k else np.zeros(0)
     rel_at = np.cumsum(block_relevant)
     with np.errstate(divide="ignore", invalid="ignore"):
-        gr = rel_at / np.float64(judged.nrel)
+        gr = rel_at / np.float64(nrel)
     if k:
-        agp = _div(_sequential_sum(gp[block_relevant]), judged.nrel)
+        agp = _div(_sequential_sum(gp[block_relevant]), nrel)
     else:
-        agp = 0.0 if judged.nrel > 0 else math.nan
+        agp = 0.0 if nrel > 0 else math.nan
     values: dict[str, float] = {}
     for c in REPORTED_RANKS:
         at = min(c, k) - 1
@@ -398,8 +512,8 @@ def _in_context_topic(judged: _Judged, lines: _Lines, task: str, beta: float, be
     np.maximum.at(raw, bucket[keep], gp[keep])
     curve = np.maximum.accumulate(raw[::-1])[::-1]
     best = task == "best-in-context"
-    counts = {"num_ret": k, "num_rel": judged.nrel, "num_rel_ret": int(block_relevant.sum()),
-              "ret_size": 0 if best else int(size.sum()), "rel_size": judged.trel,
+    counts = {"num_ret": k, "num_rel": nrel, "num_rel_ret": int(block_relevant.sum()),
+              "ret_size": 0 if best else int(size.sum()), "rel_size": trel,
               "rel_ret_size": 0 if best else int(rel.sum())}
     return TopicScores(counts, values, curve, ranks={"gP": gp, "gR": gr})
 
@@ -427,7 +541,7 @@ def topic_scores(assessed: TopicAssessments, run: TopicRun, settings: TaskSettin
                  source: str | None = None) -> TopicScores:
     """The official values of one topic under a task; raises :class:`RunError` on rule breaks."""
     judged = _judged(assessed)
-    lines = _map_lines(judged, run)
+    lines = _map_lines(judged, [(0, run)])
     broken = _violation(lines, assessed.topic, settings.task)
     if broken is not None:
         line, reason = broken
@@ -435,7 +549,8 @@ def topic_scores(assessed: TopicAssessments, run: TopicRun, settings: TaskSettin
     if settings.task in IN_CONTEXT:
         return _in_context_topic(judged, lines, settings.task, settings.beta, settings.bep_n,
                                  settings.irr)
-    return _focused_topic(judged, lines, settings.task == "thorough", settings.exact_buckets)
+    scored = _focused_scores(judged, lines, settings.task == "thorough", settings.exact_buckets)
+    return scored.topic(0, settings.task)
 
 
 # --------------------------------------------------------------------------------------------
@@ -468,23 +583,24 @@ def measure_names(task: str, per_topic: bool) -> list[str]:
             + [f"ircl_prn.{x:.2f}" for x in RECALL_POINTS])
 
 
-def _mean(values: list[float]) -> float:
-    return _div(_sequential_sum(np.array(values, dtype=np.float64)), len(values))
+def _means(values: FloatArray) -> FloatArray:
+    """Column means of ``values`` as the official tool takes them: a left-to-right double sum
+    divided by the number of rows (NaN for no rows)."""
+    if len(values) == 0:
+        return np.full(values.shape[1], math.nan)
+    return np.cumsum(values, axis=0)[-1] / len(values)  # type: ignore[no-any-return]
 
 
-def _overall(task: str, scores: dict[str, TopicScores], included: list[str],
-             all_topics: list[str]) -> dict[str, float]:
+def _overall(task: str, scored: _Scored, included: IntArray) -> dict[str, float]:
     """The "all" values: counts summed (over T, or over every qrels topic in-context), the rest
     the plain mean over T in topic order (spec §15.5, §15.7)."""
-    summed = all_topics if task in IN_CONTEXT else included
+    summed = scored.values if task in IN_CONTEXT else scored.values[included]
     out: dict[str, float] = {"num_q": float(len(included))}
-    for name in COUNTS:
-        out[name] = float(sum(scores[t].counts[name] for t in summed))
-    per_topic_names = measure_names(task, per_topic=True)[len(COUNTS):]
-    means = {name: _mean([scores[t].values[name] for t in included]) for name in per_topic_names}
-    curves = [scores[t].curve for t in included]
-    points = len(curves[0]) if curves else (11 if task in IN_CONTEXT else 101)
-    curve = [_mean([float(c[b]) for c in curves]) for b in range(points)]
+    out.update(zip(COUNTS, summed[:, :len(COUNTS)].sum(axis=0).tolist()))
+    names = measure_names(task, per_topic=True)[len(COUNTS):]
+    means = dict(zip(names, _means(scored.values[included, len(COUNTS):]).tolist()))
+    curve = _means(scored.curves[included]).tolist()
+    points = len(curve)
     for name in measure_names(task, per_topic=False)[1 + len(COUNTS):]:
         if name.startswith("ircl_prn."):
             out[name] = curve[round(float(name[9:]) * (points - 1))]
@@ -495,26 +611,73 @@ def _overall(task: str, scores: dict[str, TopicScores], included: list[str],
     return out
 
 
-def _warn_input(assessments: Assessments, run: Run) -> None:
-    unknown = [t for t in run if t not in assessments]
+def _warn_input(judged: _Judged, lines: _Lines, run: Run) -> None:
+    """Warnings about a run, one per kind and file: topics not in the qrels, passages ending
+    beyond the article length the qrels give."""
+    unknown = [t for t in run if t not in judged.topics]
     if unknown:
         first = min(int(run[t].lines[0]) for t in unknown)
         warn(f"{len(unknown)} topic(s) of the run are not in the qrels and are ignored: "
              f"{', '.join(unknown[:5])}{' ...' if len(unknown) > 5 else ''}", run.source, first)
-    beyond: list[int] = []
-    for topic, results in run.items():
-        if topic not in assessments or not len(results):
-            continue
-        judged = _judged(assessments[topic])
-        article = np.fromiter((judged.index.get(f, -1) for f in results.files.tolist()),
-                              dtype=np.int64, count=len(results))
-        known = (article >= 0) & ~results.missing
-        past = known.copy()
-        past[known] = (results.offsets + results.lengths)[known] > judged.length[article[known]]
-        beyond.extend(results.lines[past].tolist())
-    if beyond:
+    known = (lines.article >= 0) & ~lines.missing
+    beyond = lines.lines[known][lines.end[known] > judged.length[lines.article[known]]]
+    if len(beyond):
         warn(f"{len(beyond)} passage(s) end beyond the article length given in the qrels",
-             run.source, min(beyond))
+             run.source, int(beyond.min()))
+
+
+def _warn_impossible(topic: str, bucket: int, source: str | None) -> None:
+    warn(f"impossible recall point {bucket} in topic {topic} (the qrels declare fewer relevant "
+         "characters than their passages hold); point skipped as the official tool does", source)
+
+
+_EMPTY: weakref.WeakKeyDictionary[TopicAssessments, dict[TaskSettings, TopicScores]] = (
+    weakref.WeakKeyDictionary())
+
+
+def _topic_by_topic(qrels: Assessments, run: Run, settings: TaskSettings) -> _Scored:
+    """Every qrels topic scored on its own (in-context tasks, and runs breaking a rule: the
+    first broken rule in topic order raises, after the warnings of the topics before it)."""
+    scores = []
+    for topic in topic_order(list(qrels)):
+        results = run.topics.get(topic)
+        if results is not None and len(results):
+            scores.append(topic_scores(qrels[topic], results, settings, run.source))
+            if scores[-1].impossible:
+                _warn_impossible(topic, scores[-1].impossible[0], run.source)
+        else:
+            empty = _EMPTY.setdefault(qrels[topic], {})
+            if settings not in empty:
+                empty[settings] = topic_scores(qrels[topic], make_topic_run(topic, []), settings)
+            scores.append(empty[settings])
+    names = measure_names(settings.task, per_topic=True)
+    values = np.array([[*(s.counts[n] for n in COUNTS), *(s.values[n] for n in names[len(COUNTS):])]
+                       for s in scores], dtype=np.float64).reshape(len(scores), len(names))
+    points = 11 if settings.task in IN_CONTEXT else 101
+    curves = np.array([s.curve for s in scores], dtype=np.float64).reshape(len(scores), points)
+    return _Scored(values, curves, {})
+
+
+def _run_scores(qrels: Assessments, run: Run, settings: TaskSettings) -> _Scored:
+    """The values of every qrels topic (official order) for one run, with the run's warnings.
+
+    Focused and Thorough score the whole run at once; the in-context tasks go topic by topic."""
+    judged = _judged(qrels)
+    lines = _map_lines(judged, [(t, run.topics[topic]) for t, topic in enumerate(judged.topics)
+                                if topic in run.topics])
+    _warn_input(judged, lines, run)
+    if settings.task == "thorough" or (settings.task == "focused" and not _overlapping(lines)):
+        scored = _focused_scores(judged, lines, settings.task == "thorough",
+                                 settings.exact_buckets)
+        for t, bucket in sorted(scored.impossible.items()):
+            _warn_impossible(judged.topics[t], bucket, run.source)
+        return scored
+    return _topic_by_topic(qrels, run, settings)
+
+
+def _overlapping(lines: _Lines) -> bool:
+    live = ~lines.missing
+    return spans.conflicts(lines.start[live], lines.end[live], lines.doc[live])
 
 
 def evaluate_task(
@@ -560,24 +723,15 @@ def evaluate_task(
     for run, label in zip(runs, labels):
         if labels.count(label) > 1:
             label = f"{label} ({run.source})"
-        _warn_input(qrels, run)
-        scores = {}
-        for topic in all_topics:
-            results_of = run.topics.get(topic)
-            scores[topic] = topic_scores(qrels[topic], results_of or make_topic_run(topic, []),
-                                         settings, run.source)
-            if scores[topic].impossible:
-                warn(f"impossible recall point {scores[topic].impossible[0]} in topic {topic} "
-                     "(the qrels declare fewer relevant characters than their passages hold); "
-                     "point skipped as the official tool does", run.source)
-        included = [t for t in all_topics if complete or len(run.topics.get(t, ()))]
-        results.topics_evaluated[label] = included
+        scored = _run_scores(qrels, run, settings)
+        included = np.array([t for t, topic in enumerate(all_topics)
+                             if complete or len(run.topics.get(topic, ()))], dtype=np.int64)
+        results.topics_evaluated[label] = [all_topics[t] for t in included.tolist()]
         if per_topic:
-            for topic in included:
-                values = {**scores[topic].counts, **scores[topic].values}
-                results.extend([Row(label, topic, name, float(values[name]))
-                                for name in per_topic_names])
-        overall = _overall(task, scores, included, all_topics)
+            for t in included.tolist():
+                results.extend([Row(label, all_topics[t], name, value) for name, value
+                                in zip(per_topic_names, scored.values[t].tolist())])
+        overall = _overall(task, scored, included)
         results.overall.extend(Row(label, "all", name, value) for name, value in overall.items())
     return results
 

@@ -196,7 +196,12 @@ _BARE_VALUE = re.compile(r"\b([A-Za-z_]\w*)\s*=\s*([A-Za-z_][\w\-]*)(?=\s*(?:,|$
 
 
 def _load_builtin() -> None:
-    import inexeval.measures  # noqa: F401  (registers the built-in families)
+    from importlib import import_module
+
+    from inexeval.measures import FAMILY_MODULES
+
+    for name in FAMILY_MODULES:
+        import_module(f"inexeval.measures.{name}")
 
 
 def parse_measure(text: str, partial: bool = False) -> Measure:

@@ -41,8 +41,10 @@ def _rows(results: Results, per_topic: bool) -> list[Row]:
     return rows
 
 
-def render_trec(results: Results, digits: int = 4, per_topic: bool = False) -> str:
-    several = len(results.runs()) > 1
+def render_trec(results: Results, digits: int = 4, per_topic: bool = False,
+                run_column: bool | None = None) -> str:
+    """``run_column``: lead with the run's name (default: when there are several runs)."""
+    several = len(results.runs()) > 1 if run_column is None else run_column
     lines = []
     for row in _rows(results, per_topic):
         fields = [row.measure, row.topic, _number(row.measure, row.value, digits)]
@@ -50,10 +52,12 @@ def render_trec(results: Results, digits: int = 4, per_topic: bool = False) -> s
     return "\n".join(lines) + ("\n" if lines else "")
 
 
-def render_csv(results: Results, digits: int = 4, per_topic: bool = False) -> str:
+def render_csv(results: Results, digits: int = 4, per_topic: bool = False,
+               header: bool = True) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["run", "topic", "measure", "value"])
+    if header:
+        writer.writerow(["run", "topic", "measure", "value"])
     for row in _rows(results, per_topic):
         writer.writerow([row.run, row.topic, row.measure, _number(row.measure, row.value, digits)])
     return out.getvalue()

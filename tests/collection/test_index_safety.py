@@ -1,0 +1,204 @@
+"""Saved indexes: any damage is refused with one message, a killed ``inexeval index`` leaves no
+output or a complete one, folders that cannot be read or hold no XML are errors."""
+
+from __future__ import annotations
+
+import os
+import pickle
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from inexeval.collection.build import build_index, index_document, load_index, save_index
+from inexeval.errors import FormatError, InexevalError
+
+COLLECTION = Path(__file__).parents[1] / "data" / "ieee_sample"
+DAMAGED = "not an inexeval index (or damaged): rebuild it with `inexeval index`"
+
+
+def _cli(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "inexeval.cli", *map(str, args)],
+                          capture_output=True, text=True, timeout=300, check=False)
+
+
+@pytest.fixture
+def saved(tmp_path: Path) -> Path:
+    path = tmp_path / "index.npz"
+    save_index(build_index(COLLECTION), path)
+    return path
+
+
+def _rewritten(saved: Path, target: Path, **changes: np.ndarray) -> Path:
+    with np.load(saved) as arrays:
+        content = {key: arrays[key] for key in arrays.files}
+    content.update(changes)
+    for key in [k for k, v in changes.items() if v is None]:
+        del content[key]
+    np.savez(target, **{k: v for k, v in content.items() if v is not None})
+    return target
+
+
+def _damaged_variants(saved: Path, folder: Path) -> list[Path]:
+    data = saved.read_bytes()
+    with np.load(saved) as arrays:
+        parent, start, end, sizes, tags = (arrays[key].astype(np.int64) for key in
+                                           ("parent", "start", "end", "sizes", "tags"))
+    variants = []
+    for cut in (0, 10, len(data) // 3, len(data) // 2, len(data) - 30, len(data) - 1):
+        variants.append(folder / f"truncated{cut}.npz")
+        variants[-1].write_bytes(data[:cut])
+    flipped = bytearray(data)
+    for at in range(200, len(data), 997):
+        flipped[at] ^= 0xFF
+    variants.append(folder / "flipped.npz")
+    variants[-1].write_bytes(bytes(flipped))
+    variants.append(folder / "pickle.npz")
+    variants[-1].write_bytes(pickle.dumps({"format": "inexeval-index"}))
+    np.save(folder / "plain.npy", np.arange(5))
+    variants.append(folder / "plain.npy")
+    np.savez(folder / "foreign.npz", a=np.arange(3))
+    variants.append(folder / "foreign.npz")
+    np.savez(folder / "objects.npz", format=np.array(["inexeval-index"], dtype=object))
+    variants.append(folder / "objects.npz")
+    (folder / "text.npz").write_text("hello")
+    variants.append(folder / "text.npz")
+    for key in ("sizes", "parent", "text_spans", "vocabulary", "version"):
+        variants.append(_rewritten(saved, folder / f"without-{key}.npz", **{key: None}))
+    wrong = {
+        "parent-forward": {"parent": np.where(np.arange(len(parent)) == 2, 5, parent)},
+        "parent-below": {"parent": parent - 2},
+        "end-before-start": {"end": start - 1},
+        "sizes": {"sizes": sizes + 1},
+        "tag-code": {"tags": tags + 1000},
+        "float-offsets": {"start": start.astype(float)},
+        "end-past-length": {"end": end + 10**6},
+    }
+    variants += [_rewritten(saved, folder / f"{name}.npz", **change)
+                 for name, change in wrong.items()]
+    return variants
+
+
+def test_damaged_or_foreign_indexes_are_refused_with_one_message(saved: Path,
+                                                                  tmp_path: Path) -> None:
+    for variant in _damaged_variants(saved, tmp_path):
+        with pytest.raises(FormatError) as caught:
+            load_index(variant)
+        assert caught.value.reason == DAMAGED, variant.name
+        assert caught.value.file == str(variant)
+
+
+def test_damaged_index_on_the_command_line(saved: Path, tmp_path: Path) -> None:
+    qrels = tmp_path / "q.txt"
+    qrels.write_text("1 Q0 co/2000/r7108 1 1\n")
+    run = tmp_path / "r.txt"
+    run.write_text("1 Q0 co/2000/r7108 1 1.0 r\n")
+    for variant in _damaged_variants(saved, tmp_path)[::3]:
+        before = variant.read_bytes()
+        done = _cli("eval", qrels, run, "--collection", variant)
+        assert done.returncode == 2
+        assert done.stderr == f"inexeval: error: {variant}: {DAMAGED}\n"
+        assert variant.read_bytes() == before
+
+
+def test_an_older_index_version_asks_for_a_rebuild(saved: Path, tmp_path: Path) -> None:
+    old = _rewritten(saved, tmp_path / "old.npz", version=np.array([1], dtype=np.int64))
+    with pytest.raises(FormatError, match="version .*rebuild it with `inexeval index`"):
+        load_index(old)
+
+
+def test_the_saved_index_is_uncompressed_and_round_trips(saved: Path) -> None:
+    with zipfile.ZipFile(saved) as archive:
+        assert {i.compress_type for i in archive.infolist()} == {zipfile.ZIP_STORED}
+    loaded, built = load_index(saved), build_index(COLLECTION)
+    for name in built:
+        a, b = loaded[name], built[name]
+        assert list(a.paths) == list(b.paths) and a.tags == b.tags
+        for field in ("parent", "depth", "start", "end", "text_ptr", "text_start", "text_end"):
+            assert np.array_equal(getattr(a, field), getattr(b, field)), field
+
+
+def test_paths_follow_from_parents_and_sibling_ranks() -> None:
+    doc = index_document("x", b"<a><b/><c><b/><b><c/></b></c><b>t</b><ns:d xmlns:ns='u'/></a>")
+    assert list(doc.paths) == ["/a[1]", "/a[1]/b[1]", "/a[1]/c[1]", "/a[1]/c[1]/b[1]",
+                               "/a[1]/c[1]/b[2]", "/a[1]/c[1]/b[2]/c[1]", "/a[1]/b[2]",
+                               "/a[1]/ns:d[1]"]
+    assert doc.find("/a[1]/b[2]") == 6 and doc.span("/a[1]/b[2]") == (0, 1)
+
+
+def test_a_folder_without_xml_documents_is_an_error(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("x")
+    out = tmp_path.parent / f"{tmp_path.name}-out.npz"
+    done = _cli("index", tmp_path, "-o", out)
+    assert done.returncode == 2 and not out.exists()
+    assert done.stderr.count("\n") == 1 and "no XML documents" in done.stderr
+
+
+def test_an_unreadable_subfolder_is_reported_not_skipped(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    # (chmod 0 does not stop root, who runs CI: make listing the folder fail as it would)
+    collection = tmp_path / "c"
+    shutil.copytree(COLLECTION, collection)
+    real_scandir = os.scandir
+
+    def scandir(path: str | os.PathLike[str] = ".") -> object:
+        if Path(path).name == "tc":
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    with pytest.raises(InexevalError) as caught:
+        build_index(collection)
+    assert "cannot read the folder: Permission denied" in str(caught.value)
+    assert caught.value.file is not None and caught.value.file.endswith("tc")
+
+
+def _big_collection(folder: Path, documents: int) -> Path:
+    sections = "".join(f"<sec><st>s{k}</st>" + "<p>text &amp; more text</p>" * 20 + "</sec>"
+                       for k in range(20))
+    for i in range(documents):
+        part = folder / f"d{i % 10}"
+        part.mkdir(parents=True, exist_ok=True)
+        (part / f"doc{i}.xml").write_text(f"<article><fm>{i}</fm><bdy>{sections}</bdy></article>")
+    return folder
+
+
+def test_a_killed_index_leaves_no_output_or_a_complete_one(tmp_path: Path) -> None:
+    collection = _big_collection(tmp_path / "c", 300)
+    complete = build_index(collection)
+    out = tmp_path / "index.npz"
+    delays = (0.0, 0.3, 0.6, 0.9, 1.2, 1.6, 2.0, 2.5, 3.5, 5.0)
+    seen = set()
+    for delay in delays:
+        if out.exists():
+            out.unlink()
+        process = subprocess.Popen([sys.executable, "-m", "inexeval.cli", "index",
+                                    str(collection), "-o", str(out), "--quiet"],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(delay)
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        if out.exists():
+            loaded = load_index(out)
+            assert sorted(loaded) == sorted(complete)
+            assert sum(len(loaded[n]) for n in loaded) == sum(len(complete[n]) for n in complete)
+            seen.add("complete")
+        else:
+            seen.add("none")
+    assert "none" in seen  # the early kills at least
+    # a previous index stays whole when a new run is killed
+    save_index(complete, out)
+    before = out.read_bytes()
+    process = subprocess.Popen([sys.executable, "-m", "inexeval.cli", "index", str(collection),
+                                "-o", str(out), "--quiet"], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    time.sleep(0.5)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    assert out.read_bytes() == before or sorted(load_index(out)) == sorted(complete)
