@@ -28,9 +28,10 @@ def check_eval_options(args: argparse.Namespace) -> None:
         raise InexevalError("--topics names no topic (give comma-separated topic ids)")
     optional = [getattr(args, name, None) for name in
                 ("collection", "topic_file", "navigation", "ideal_run")]
-    inputs = [args.assessments, *args.runs, *(p for p in optional if p is not None)]
-    if inputs.count("-") > 1:
+    inputs = [args.assessments, *(p for p in optional if p is not None)]
+    if [*inputs, *args.runs].count("-") > 1:
         raise InexevalError("standard input (-) can be read once: give it for one input only")
+    # a missing run is reported with the runs (the others are still evaluated)
     for path in inputs:
         if path != "-" and not Path(path).exists():
             raise InexevalError("no such file or folder", path)

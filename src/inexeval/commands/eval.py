@@ -265,6 +265,8 @@ def _passage_runs(args: argparse.Namespace) -> bool:
     from inexeval.formats.detect import detect_run_format
 
     def fol(path: str) -> bool:
+        if path == "-":
+            return False  # standard input is read once, by the run's reader
         try:
             return (args.run_format or detect_run_format(path)) == "fol"
         except InexevalError:
@@ -320,7 +322,7 @@ def _evaluate(job: _Job, path: str) -> _Outcome:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            if not Path(path).exists():
+            if path != "-" and not Path(path).exists():
                 raise InexevalError("no such file or folder", path)
             run = load_run(path, args.run_format, args.keep_repeats)
             if args.topics is not None:
@@ -424,8 +426,9 @@ def _report(args: argparse.Namespace, fmt: str, outcomes: Iterator[_Outcome]) ->
         sys.stdout.write(render(_together(collected, labels), fmt, digits=args.digits,
                                 per_topic=args.q))
     if failed:
-        print(f"inexeval: error: {failed} of {len(args.runs)} runs could not be evaluated",
-              file=sys.stderr)
+        if several:  # one run: its own error line says it all
+            print(f"inexeval: error: {failed} of {len(args.runs)} runs could not be evaluated",
+                  file=sys.stderr)
         return 2
     return 0
 

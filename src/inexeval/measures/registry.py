@@ -269,7 +269,7 @@ def _suggest_measure(name: str, text: str) -> str:
         for target in by_lower[close]]
     if not found:
         return ""
-    shown = " or ".join(repr(f + rest) for f in dict.fromkeys(found))
+    shown = " or ".join(repr(f + rest) for f in sorted(set(found)))  # not registration order
     return f" (did you mean {shown}?)"
 
 
