@@ -33,7 +33,7 @@ def test_stored_document_rebuilds_its_index(tmp_path: Path) -> None:
     xml.write_text(XML, encoding="utf-8")
     index = index_document("d", xml)
     rebuilt = document_index(stored_document("d", xml))
-    assert rebuilt.paths == index.paths and rebuilt.tags == index.tags
+    assert list(rebuilt.paths) == list(index.paths) and list(rebuilt.tags) == list(index.tags)
     for name in ("parent", "depth", "start", "end", "text_ptr", "text_start", "text_end"):
         assert getattr(rebuilt, name).tolist() == getattr(index, name).tolist(), name
     assert rebuilt.length == index.length
