@@ -152,8 +152,8 @@ def per_topic_values(results: Results, measures: Sequence[str], runs: Sequence[s
     so that every assessed topic has a value); NaN becomes None (undefined). The official
     task means ``MAiP``/``MAgP`` take their per-topic values from ``AiP``/``AgP``."""
     runs = list(runs if runs is not None else results.runs())
-    names = {m: _PER_TOPIC_NAME.get(m, m) for m in measures}
-    wanted = {name: m for m, name in names.items()}
+    wanted = {m: m for m in measures}  # per-topic rows of -m MAiP without --task are MAiP
+    wanted.update({_PER_TOPIC_NAME[m]: m for m in measures if m in _PER_TOPIC_NAME})
     out: PerTopic = {m: {r: {} for r in runs} for m in measures}
     for row in results.rows:
         measure = wanted.get(row.measure)

@@ -689,8 +689,9 @@ class Store:
         for name, entry in per_assessor.items():
             entry["documents_done"] = len(done.get(name, ()))
             hours = entry["seconds"] / 3600
+            # under a minute of activity says nothing about a rate
             entry["documents_per_hour"] = (round(entry["documents_done"] / hours, 2)
-                                           if hours > 0 else None)
+                                           if entry["seconds"] >= 60 else None)
             entry["seconds"] = round(entry["seconds"], 3)
         return {"topics": per_topic,
                 "assessors": sorted(per_assessor.values(), key=lambda e: str(e["assessor"]))}

@@ -29,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
     from inexeval.outputs import check_output
 
     for path in (args.input, args.collection):
-        if not Path(path).exists():
+        if path != "-" and not Path(path).exists():
             raise InexevalError("no such file or folder", path)
     check_output(args.output, args.input, args.collection)
     collection = load_collection(args.collection)

@@ -259,18 +259,22 @@ def _given_once(runs: list[str]) -> None:
 
 
 def _passage_runs(args: argparse.Namespace) -> bool:
-    """Whether every run holds passages (FOL runs), seen from the format of its first line (the
-    runs are read one at a time later)."""
+    """Whether the runs hold passages (FOL runs), to choose the default measures before any run
+    is read: only a regular file whose first line is of another format says no. Standard input,
+    pipes and files that cannot be read are not looked at (a pipe is read once, by the run's
+    reader; an unreadable run is reported with the runs)."""
     from inexeval.errors import InexevalError
     from inexeval.formats.detect import detect_run_format
 
     def fol(path: str) -> bool:
-        if path == "-":
-            return False  # standard input is read once, by the run's reader
+        if args.run_format:
+            return bool(args.run_format == "fol")
+        if path == "-" or not Path(path).is_file():
+            return True
         try:
-            return (args.run_format or detect_run_format(path)) == "fol"
-        except InexevalError:
-            return False  # reported when the run is read
+            return detect_run_format(path) == "fol"
+        except (InexevalError, OSError):
+            return True
 
     return all(fol(path) for path in args.runs)
 
@@ -373,7 +377,7 @@ def _evaluate_in_worker(path: str) -> _Outcome:
 def _outcomes(job: _Job, paths: list[str], jobs: int) -> Iterator[_Outcome]:
     """The runs evaluated one after the other, or by ``jobs`` worker processes (forked, so the
     assessments are shared, not copied), always yielded in the order given."""
-    if jobs == 1 or len(paths) == 1:
+    if jobs == 1 or len(paths) == 1 or "-" in paths:  # standard input is the parent's
         for path in paths:
             yield _evaluate(job, path)
         return

@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
     from inexeval.errors import InexevalError
 
     for path in [*args.runs, args.topic_file, args.stats]:
-        if path is not None and not Path(path).exists():
+        if path is not None and path != "-" and not Path(path).exists():
             raise InexevalError("no such file or folder", path)
     if args.stats is not None:
         for option in ("depth", "articles", "unit", "runs_per_group", "group", "topics",
