@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.sync_api import expect
 from tests.ui.campaign import ASTRAL, XSS_IMG, XSS_SCRIPT
 from tests.ui.conftest import (
     PASSWORD,
@@ -232,6 +233,8 @@ def test_a_document_is_marked_non_relevant_after_confirmation(
     assert server.judgement("alice", "1", "co/a2")["status"] == "unseen"
     page.keyboard.press("r")
     dialog.get_by_role("button", name="Yes, non-relevant").click()
+    # the dialog's close event (which makes the change) comes in a task of its own: wait for it
+    expect(page.locator("#doc-status")).to_have_text("done, non-relevant")
     settled(page)
     saved = server.judgement("alice", "1", "co/a2")
     assert (saved["status"], saved["passages"], saved["relevant"]) == ("done", [], False)

@@ -7,6 +7,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+from playwright.sync_api import expect
 from tests.ui.conftest import ConsoleErrors, Server, cli, log_in, open_as, open_document
 from tests.ui.test_assessing import click_word, drag_select, settled, span, text_of
 
@@ -26,6 +27,8 @@ def test_judgements_made_in_the_page_are_exported_and_evaluated(
     open_document(page, server, "1", "co/xss")
     page.keyboard.press("r")
     page.get_by_role("button", name="Yes, non-relevant").click()
+    # the dialog's close event (which makes the change) comes in a task of its own: wait for it
+    expect(page.locator("#doc-status")).to_have_text("done, non-relevant")
     settled(page)
     page.context.close()
 
