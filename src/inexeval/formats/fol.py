@@ -18,6 +18,7 @@ the official tool skips unread) and run lengths below 1 (§15.12).
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Iterable
 from itertools import pairwise
 from pathlib import Path
@@ -29,7 +30,7 @@ import numpy.typing as npt
 from inexeval.errors import FormatError, RunError, warn
 from inexeval.formats.lines import MAX_DIGITS, Table, shown
 from inexeval.formats.source import Source, opened
-from inexeval.model import Assessments, Run, TopicRun
+from inexeval.model import Assessments, Run, TopicAssessments, TopicRun
 from inexeval.model.assessments import build_topic
 from inexeval.outputs import atomic_output
 
@@ -52,44 +53,171 @@ def read_fol_qrels(path: str | Path | Source) -> Assessments:
     An article may be judged on several lines only with the same ``rsize`` and length; a
     negative length, a passage past the article's end and a passage given twice are errors.
     """
+    with opened(path) as source:
+        name = source.name
+        data = b"".join(block for _, block in source.blocks())
+    fast = _columns(name, data) if data.isascii() else None
+    if fast is not None:
+        return fast
+    lines = [(number, text.rstrip()) for number, text in
+             enumerate(data.decode("utf-8").split("\n")[:-1], 1)]
+    return _checked(name, [(number, text) for number, text in lines if text])
+
+
+_INTEGERS = re.compile(rf"(?:[+-]?[0-9]{{1,{MAX_DIGITS}}} )*")
+_PASSAGES = re.compile(rf"(?:\+?[0-9]{{1,{MAX_DIGITS}}}:\+?[0-9]{{1,{MAX_DIGITS}}} )*")
+
+
+def _columns(name: str, data: bytes) -> Assessments | None:
+    """The qrels (ASCII text of LF-ended lines) read column-wise, or None when a line has a
+    problem (or a rare form, such as a signed or negative passage field): :func:`_checked`
+    then reads it line by line and finds the error."""
+    raw = np.frombuffer(data, dtype=np.uint8)
+    solid = raw > 32
+    edges = np.flatnonzero(solid[1:] != solid[:-1]) + 1
+    if len(raw) and solid[0]:
+        edges = np.concatenate(([0], edges))
+    starts, ends = edges[0::2], edges[1::2]
+    newlines = np.flatnonzero(raw == 10)
+    heads = np.concatenate(([0], newlines[:-1] + 1))
+    line_of = np.searchsorted(newlines, starts)
+    counts = np.bincount(line_of, minlength=len(newlines))
+    if len(starts) == 0 or (~solid[heads] & (counts > 0)).any():
+        return None
+    numbers = np.flatnonzero(counts)
+    count = counts[numbers]
+    if int(count.min()) < 5:
+        return None
+    pos = np.arange(len(starts)) - np.repeat(np.cumsum(count) - count, count)
+    topic_list_all = _gathered(raw, starts, ends, pos == 0, 10).decode().split("\n")[:-1]
+    articles = _gathered(raw, starts, ends, pos == 2, 10).decode().split("\n")[:-1]
+    chosen = (pos >= 3) & (pos <= 5)
+    text = _gathered(raw, starts, ends, chosen, 32).decode()
+    spans = _gathered(raw, starts, ends, pos >= 6, 32).decode()
+    if _INTEGERS.fullmatch(text) is None or _PASSAGES.fullmatch(spans) is None:
+        return None
+    values = _parsed(text, int(chosen.sum()))
+    passages = _parsed(spans.replace(":", " "), 2 * int((pos >= 6).sum()))
+    if values is None or passages is None:
+        return None
+    written = pos[chosen]
+    rsize, length = values[written == 3], values[written == 4]
+    bep = np.full(len(count), -1, dtype=np.int64)
+    bep[count > 5] = values[written == 5]
+    if (rsize < 0).any() or (length < 0).any():
+        return None
+    topic_code: dict[str, int] = {}
+    key_code: dict[tuple[str, str], int] = {}
+    topic_of = [topic_code.setdefault(t, len(topic_code)) for t in topic_list_all]
+    key_of = [key_code.setdefault(k, len(key_code)) for k in zip(topic_list_all, articles)]
+    keys = np.array(key_of, dtype=np.int64)
+    first = np.unique(keys, return_index=True)[1][keys]
+    if (rsize != rsize[first]).any() or (length != length[first]).any():
+        return None
+    count = np.maximum(count - 6, 0)
+    pairs = passages.reshape(-1, 2)
+    starts, ends = pairs[:, 0], pairs[:, 0] + pairs[:, 1]
+    owner = np.repeat(np.arange(len(count)), count)
+    span_key = keys[owner]
+    if (ends > length[owner]).any():
+        return None
+    order = np.lexsort((starts, span_key))  # stable: equal starts keep the file order
+    key_sorted, start_sorted, end_sorted = span_key[order], starts[order], ends[order]
+    if ((key_sorted[1:] == key_sorted[:-1]) & (start_sorted[1:] == start_sorted[:-1])
+            & (end_sorted[1:] == end_sorted[:-1])).any():
+        return None
+    sorted_spans = np.stack((start_sorted, end_sorted), axis=1)
+    bounds = np.searchsorted(key_sorted, np.arange(len(key_code) + 1)).tolist()
+    judged = np.flatnonzero(count)
+    last = np.full(len(key_code), -1, dtype=np.int64)
+    last[keys[judged]] = judged  # the last line with passages sets the best entry point
+    firsts = np.unique(keys[judged], return_index=True)
+    opening = judged[firsts[1]]
+    opening = opening[np.lexsort((opening, np.array(topic_of, dtype=np.int64)[opening]))]
+    topic_list = list(topic_code)
+    highlights: list[dict[str, npt.NDArray[np.int64]]] = [{} for _ in topic_list]
+    entry_points: list[dict[str, int]] = [{} for _ in topic_list]
+    bep_list = bep.tolist()
+    for row in opening.tolist():
+        key, topic, article = key_of[row], topic_of[row], articles[row]
+        highlights[topic][article] = sorted_spans[bounds[key]:bounds[key + 1]]
+        entry_points[topic][article] = bep_list[int(last[key])]
+    topics = np.array(topic_of, dtype=np.int64)
+    by_topic = np.argsort(topics, kind="stable")
+    limits = np.searchsorted(topics[by_topic], np.arange(len(topic_list) + 1)).tolist()
+    files = np.array(articles, dtype=object)
+    built = {}
+    for code, topic in enumerate(topic_list):
+        rows = by_topic[limits[code]:limits[code + 1]]
+        built[topic] = TopicAssessments(
+            topic=topic, scale="fol", files=files[rows],
+            paths=np.full(len(rows), "", dtype=object),
+            dims={"rsize": rsize[rows], "length": length[rows], "bep": bep[rows]},
+            explicit=np.ones(len(rows), dtype=bool), highlights=highlights[code],
+            best_entry_points=entry_points[code], source=name)
+    return Assessments(built, "fol", name)
+
+
+def _parsed(text: str, count: int) -> npt.NDArray[np.int64] | None:
+    """Space-separated integers already checked by a pattern (None unless ``count`` of them)."""
+    if count == 0:
+        return np.zeros(0, dtype=np.int64)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        values = np.fromstring(text, dtype=np.int64, sep=" ")
+    return values if len(values) == count else None
+
+
+def _gathered(raw: npt.NDArray[np.uint8], starts: npt.NDArray[np.int64],
+              ends: npt.NDArray[np.int64], rows: npt.NDArray[np.bool_], separator: int) -> bytes:
+    """The fields ``rows``, each followed by ``separator`` (one gather)."""
+    starts, ends = starts[rows], ends[rows]
+    sizes = ends - starts + 1
+    places = np.cumsum(sizes) - sizes
+    index = np.arange(int(sizes.sum())) - np.repeat(places - starts, sizes)
+    out = raw[index]
+    out[places + sizes - 1] = separator
+    return bytes(out.tobytes())
+
+
+def _checked(name: str, lines: list[tuple[int, str]]) -> Assessments:
+    """The qrels read line by line, every check with its message (file and line)."""
     topics: dict[str, list[tuple[str, str, dict[str, Any]]]] = {}
     passages: dict[str, dict[str, list[tuple[int, int]]]] = {}
     entry_points: dict[str, dict[str, int]] = {}
     judged: dict[tuple[str, str], tuple[int, int, int]] = {}
-    with opened(path) as source:
-        name = source.name
-        for number, line in source.lines():
-            if line[:1].isspace():
-                raise FormatError("the line starts with blank space (an empty topic field)",
-                                  name, number)
-            fields = line.split()
-            if len(fields) < 5:
-                raise FormatError(
-                    f"qrels line has {len(fields)} fields, needs at least 5 "
-                    "(topic Q0 article rsize length [bep offset:length ...])", name, number)
-            topic, article = fields[0], fields[2]
-            rsize = _integer(fields[3], "rsize", name, number)
-            length = _integer(fields[4], "article length", name, number)
-            if length < 0 or rsize < 0:
-                raise FormatError(f"negative {'article length' if length < 0 else 'rsize'} "
-                                  f"{min(length, rsize)}", name, number)
-            bep = _integer(fields[5], "best entry point", name, number) if len(fields) > 5 else -1
-            key = (topic, article)
-            if key in judged and judged[key][:2] != (rsize, length):
-                raise FormatError(f"topic {shown(topic)} judges {shown(article)} again with "
-                                  f"other values (first at line {judged[key][2]})", name, number)
-            judged.setdefault(key, (rsize, length, number))
-            topics.setdefault(topic, []).append((article, "", {"rsize": rsize, "length": length,
-                                                               "bep": bep}))
-            if len(fields) < 7:
-                continue
-            entry_points.setdefault(topic, {})[article] = bep
-            spans = passages.setdefault(topic, {}).setdefault(article, [])
-            given = set(spans)
-            for passage in fields[6:]:
-                span = _passage(passage, length, given, name, number)
-                spans.append(span)
-                given.add(span)
+    for number, line in lines:
+        if line[:1].isspace():
+            raise FormatError("the line starts with blank space (an empty topic field)",
+                              name, number)
+        fields = line.split()
+        if len(fields) < 5:
+            raise FormatError(
+                f"qrels line has {len(fields)} fields, needs at least 5 "
+                "(topic Q0 article rsize length [bep offset:length ...])", name, number)
+        topic, article = fields[0], fields[2]
+        rsize = _integer(fields[3], "rsize", name, number)
+        length = _integer(fields[4], "article length", name, number)
+        if length < 0 or rsize < 0:
+            raise FormatError(f"negative {'article length' if length < 0 else 'rsize'} "
+                              f"{min(length, rsize)}", name, number)
+        bep = _integer(fields[5], "best entry point", name, number) if len(fields) > 5 else -1
+        key = (topic, article)
+        if key in judged and judged[key][:2] != (rsize, length):
+            raise FormatError(f"topic {shown(topic)} judges {shown(article)} again with "
+                              f"other values (first at line {judged[key][2]})", name, number)
+        judged.setdefault(key, (rsize, length, number))
+        topics.setdefault(topic, []).append((article, "", {"rsize": rsize, "length": length,
+                                                           "bep": bep}))
+        if len(fields) < 7:
+            continue
+        entry_points.setdefault(topic, {})[article] = bep
+        spans = passages.setdefault(topic, {}).setdefault(article, [])
+        given = set(spans)
+        for passage in fields[6:]:
+            span = _passage(passage, length, given, name, number)
+            spans.append(span)
+            given.add(span)
     built = {}
     for topic, records in topics.items():
         highlights = {
