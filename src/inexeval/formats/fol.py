@@ -28,7 +28,7 @@ import numpy as np
 import numpy.typing as npt
 
 from inexeval.errors import FormatError, RunError, warn
-from inexeval.formats.lines import MAX_DIGITS, Table, shown
+from inexeval.formats.lines import MAX_DIGITS, Table, field_bounds, shown
 from inexeval.formats.source import Source, opened
 from inexeval.model import Assessments, Run, TopicAssessments, TopicRun
 from inexeval.model.assessments import build_topic
@@ -73,11 +73,7 @@ def _columns(name: str, data: bytes) -> Assessments | None:
     problem (or a rare form, such as a signed or negative passage field): :func:`_checked`
     then reads it line by line and finds the error."""
     raw = np.frombuffer(data, dtype=np.uint8)
-    solid = raw > 32
-    edges = np.flatnonzero(solid[1:] != solid[:-1]) + 1
-    if len(raw) and solid[0]:
-        edges = np.concatenate(([0], edges))
-    starts, ends = edges[0::2], edges[1::2]
+    solid, starts, ends = field_bounds(raw)
     newlines = np.flatnonzero(raw == 10)
     heads = np.concatenate(([0], newlines[:-1] + 1))
     line_of = np.searchsorted(newlines, starts)

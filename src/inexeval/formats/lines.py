@@ -56,6 +56,18 @@ def topic_id(value: str, file: str | Path, line: int | None) -> str:
     return stripped
 
 
+def field_bounds(raw: npt.NDArray[np.uint8]) -> tuple[npt.NDArray[np.bool_],
+                                                     npt.NDArray[np.intp], npt.NDArray[np.intp]]:
+    """Where the blank-separated fields of ``raw`` (text bytes with no control character other
+    than blanks and line ends, as :class:`~inexeval.formats.source.Source` checks) start and
+    end, and which bytes are not blank."""
+    solid = raw > 32
+    edges = np.flatnonzero(solid[1:] != solid[:-1]) + 1
+    if len(raw) and solid[0]:
+        edges = np.concatenate(([0], edges))
+    return solid, edges[0::2], edges[1::2]
+
+
 class Table:
     """The fields of a block's non-blank lines, each of which must have ``width`` fields
     (``error`` otherwise, e.g. :class:`~inexeval.errors.RunError` for a run)."""
@@ -66,11 +78,7 @@ class Table:
         self.name = name
         raw = np.frombuffer(block, dtype=np.uint8)
         self.raw = raw
-        solid = raw > 32  # the block has no other control character (Source checks)
-        edges = np.flatnonzero(solid[1:] != solid[:-1]) + 1
-        if len(raw) and solid[0]:
-            edges = np.concatenate(([0], edges))
-        starts, ends = edges[0::2], edges[1::2]
+        solid, starts, ends = field_bounds(raw)
         newlines = np.flatnonzero(raw == 10)
         heads = np.concatenate(([0], newlines[:-1] + 1))
         counts = np.diff(np.searchsorted(starts, newlines), prepend=0)
