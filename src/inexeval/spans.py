@@ -112,22 +112,32 @@ def _reach(docs: IntArray, ends: IntArray) -> IntArray:
     return np.maximum.accumulate(axis.place(docs, ends)) - docs * axis.stride + axis.low
 
 
-class _Prefix:
-    """``x -> sum_k max(0, x - v_k)`` over the values ``v_k`` of ``x``'s own document."""
+class _Boundaries:
+    """``g(x) = sum_k max(0, x - s_k) - max(0, x - e_k)`` over the intervals of ``x``'s own
+    document (the characters of the intervals before ``x``, each interval counted on its own):
+    one sorted array of every start (+1) and end (-1), so that a query is one binary search."""
 
-    def __init__(self, axis: _Axis, docs: IntArray, values: IntArray) -> None:
-        order = np.lexsort((values, docs))
+    def __init__(self, axis: _Axis, docs: IntArray, starts: IntArray, ends: IntArray) -> None:
+        places = np.concatenate((axis.place(docs, starts), axis.place(docs, ends)))
+        order = np.argsort(places, kind="stable")
         self.axis = axis
-        self.keys = axis.place(docs[order], values[order])
-        local = values[order] - axis.low
-        self.cumsum = np.concatenate(([0], np.cumsum(local)))
+        self.keys = places[order]
+        signs = np.concatenate((np.ones(len(starts), dtype=np.int64),
+                                np.full(len(ends), -1, dtype=np.int64)))[order]
+        local = np.concatenate((starts, ends))[order] - axis.low
+        self.count = np.concatenate(([0], np.cumsum(signs)))
+        self.weight = np.concatenate(([0], np.cumsum(signs * local)))
+        top = int(docs.max()) + 1 if len(docs) else 0
+        self.first = np.searchsorted(self.keys, np.arange(top + 1) * axis.stride)
+        """Position in ``keys`` of each document's first boundary (``top``: past the end)."""
 
     def __call__(self, docs: IntArray, positions: IntArray) -> IntArray:
-        base = np.searchsorted(self.keys, docs * self.axis.stride, side="left")
+        base = self.first[docs]
         upto = np.searchsorted(self.keys, self.axis.place(docs, positions), side="left")
         local = positions - self.axis.low
-        excess: IntArray = (upto - base) * local - (self.cumsum[upto] - self.cumsum[base])
-        return excess
+        before: IntArray = ((self.count[upto] - self.count[base]) * local
+                            - (self.weight[upto] - self.weight[base]))
+        return before
 
 
 def covered_lengths(
@@ -166,7 +176,7 @@ class Coverage:
         self.size = len(s)
         self.top = int(d.max()) + 1 if len(d) else 0
         self.axis = _Axis.spanning(s, e, docs=[d])
-        self.opened, self.closed = _Prefix(self.axis, d, s), _Prefix(self.axis, d, e)
+        self.before = _Boundaries(self.axis, d, s, e)
 
     def __call__(self, query_starts: Any, query_ends: Any, query_docs: Any = None) -> IntArray:
         qs, qe = _ints(query_starts), _ints(query_ends)
@@ -177,8 +187,7 @@ class Coverage:
         low, high = self.axis.low, self.axis.low + self.axis.stride - 1
         qe = np.clip(np.maximum(qe, qs), low, high)
         qs = np.clip(qs, low, high)
-        opened, closed = self.opened, self.closed
-        covered = (opened(qd, qe) - closed(qd, qe)) - (opened(qd, qs) - closed(qd, qs))
+        covered = self.before(qd, qe) - self.before(qd, qs)
         return covered.astype(np.int64)
 
 
@@ -280,10 +289,15 @@ def conflicts(starts: Any, ends: Any, docs: Any = None) -> bool:
     if len(s) < 2:
         return False
     e = np.maximum(e, s)
-    # sorted by (document, start, end): two stable argsorts, much faster than a lexsort
-    by_end = np.argsort(e, kind="stable")
-    order = by_end[np.argsort(_Axis.spanning(s, docs=[d]).place(d[by_end], s[by_end]),
-                              kind="stable")]
+    if bool((e > s).all()):
+        # no empty interval: two with the same start conflict in either order, so sorting by
+        # (document, start) alone, with the fastest sort, is enough
+        order = np.argsort(_Axis.spanning(s, docs=[d]).place(d, s))
+    else:
+        # sorted by (document, start, end): two stable argsorts, much faster than a lexsort
+        by_end = np.argsort(e, kind="stable")
+        order = by_end[np.argsort(_Axis.spanning(s, docs=[d]).place(d[by_end], s[by_end]),
+                                  kind="stable")]
     s, e, d = s[order], e[order], d[order]
     reach = _reach(d, e)
     same = d[1:] == d[:-1]

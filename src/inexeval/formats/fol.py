@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 import warnings
 from collections.abc import Iterable
-from itertools import pairwise
+from itertools import count, pairwise
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -267,7 +267,9 @@ class _RunColumns:
     def __init__(self) -> None:
         self.code_of: dict[str, int] = {}
         self.codes: list[npt.NDArray[np.int64]] = []
-        self.files: list[str] = []
+        self.file_code_of: dict[str, int] = {}
+        self.file_codes: list[npt.NDArray[np.int64]] = []
+        self.files: list[npt.NDArray[np.object_]] = []
         self.arrays: dict[str, list[npt.NDArray[Any]]] = {
             k: [] for k in ("offsets", "lengths", "ranks", "rsv", "lines", "missing")}
         self.last_run_id: dict[int, str] = {}
@@ -278,8 +280,12 @@ class _RunColumns:
         n = len(table)
         if n == 0:
             return
-        topics = table.padded(0, _TOPIC_LIMIT, "topic id")
-        changes = np.flatnonzero(np.any(topics[1:] != topics[:-1], axis=1)) + 1
+        topic_keys = table.keys(0)
+        if topic_keys is not None:
+            changes = np.flatnonzero(topic_keys[1:] != topic_keys[:-1]) + 1
+        else:
+            topics = table.padded(0, _TOPIC_LIMIT, "topic id")
+            changes = np.flatnonzero(np.any(topics[1:] != topics[:-1], axis=1)) + 1
         heads = np.concatenate(([0], changes))
         tails = np.concatenate((changes - 1, [n - 1]))
         head_codes = [self.code_of.setdefault(table.field(int(r), 0).decode("utf-8"),
@@ -312,11 +318,46 @@ class _RunColumns:
             row = int(np.argmax(unread))
             self.unscored = (count + int(unread.sum()), first or int(table.numbers[row]))
             rsv[unread] = np.nan
-        self.files.extend(table.texts(2))
+        files, file_codes = self.documents(table)
+        self.files.append(files)
+        self.file_codes.append(file_codes)
         for key, values in (("offsets", offsets), ("lengths", lengths), ("ranks", ranks),
                             ("rsv", rsv), ("lines", table.numbers), ("missing", missing)):
             self.arrays[key].append(values)
         self.size += n
+
+
+    def documents(self, table: Table) -> tuple[npt.NDArray[np.object_], npt.NDArray[np.int64]]:
+        """The article column as names (one str object per distinct name) and run-wide codes.
+
+        Names of up to 8 bytes (every Wikipedia id) are packed into one integer each and made
+        distinct with numpy; longer names go through a dict."""
+        key = table.keys(2)
+        if key is not None:
+            order = np.argsort(key)
+            ordered = key[order]
+            heads = np.empty(len(key), dtype=bool)
+            heads[0] = True
+            np.not_equal(ordered[1:], ordered[:-1], out=heads[1:])
+            inverse = np.empty(len(key), dtype=np.int64)
+            inverse[order] = np.cumsum(heads) - 1
+            first = order[heads]
+            names = table.joined(2, 10, first).decode("utf-8").split("\n")[:-1]
+        else:
+            local: dict[str, int] = {}  # name -> line of its first occurrence
+            seen = np.fromiter(map(local.setdefault, table.texts(2), count()),
+                               dtype=np.int64, count=len(table))
+            firsts = np.fromiter(local.values(), dtype=np.int64, count=len(local))
+            inverse = np.searchsorted(firsts, seen)  # firsts ascend: number names densely
+            names = list(local)
+        code_of = self.file_code_of
+        if code_of:
+            codes = np.array([code_of.setdefault(name, len(code_of)) for name in names],
+                             dtype=np.int64)
+        else:
+            code_of.update(zip(names, range(len(names))))
+            codes = np.arange(len(names), dtype=np.int64)
+        return np.array(names, dtype=object)[inverse], codes[inverse]
 
 
 def read_fol_run(path: str | Path | Source) -> Run:
@@ -345,7 +386,8 @@ def read_fol_run(path: str | Path | Source) -> Run:
         warn(f"{count} score(s) are not finite numbers, taken as missing (the run is ordered "
              "by rank)", name, first_unscored)
     arrays = {k: np.concatenate(v) for k, v in columns.arrays.items()}
-    files = np.array(columns.files, dtype=object)
+    files = np.concatenate(columns.files)
+    file_codes = np.concatenate(columns.file_codes)
     codes = np.concatenate(columns.codes)
     topics = list(columns.code_of)
     starts = np.concatenate(([0], np.flatnonzero(codes[1:] != codes[:-1]) + 1))
@@ -365,7 +407,8 @@ def read_fol_run(path: str | Path | Source) -> Run:
                         paths=np.full(len(files[take]), "", dtype=object),
                         offsets=arrays["offsets"][take], lengths=arrays["lengths"][take],
                         ranks=arrays["ranks"][take], rsv=arrays["rsv"][take],
-                        lines=arrays["lines"][take], missing=arrays["missing"][take])
+                        lines=arrays["lines"][take], missing=arrays["missing"][take],
+                        codes=file_codes[take])
         for topic, take in zip(topics, takes)}
     run_ids = {topic: columns.last_run_id[code] for code, topic in enumerate(topics)}
     return Run(columns.last_run_id[int(codes[-1])], "passage", per_topic, source=name,

@@ -16,6 +16,7 @@ import math
 import re
 import warnings
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -70,37 +71,48 @@ def field_bounds(raw: npt.NDArray[np.uint8]) -> tuple[npt.NDArray[np.bool_],
 
 class Table:
     """The fields of a block's non-blank lines, each of which must have ``width`` fields
-    (``error`` otherwise, e.g. :class:`~inexeval.errors.RunError` for a run)."""
+    (``error`` otherwise, e.g. :class:`~inexeval.errors.RunError` for a run).
+
+    ``starts[row, column]``/``ends[row, column]`` bound each field in the block; a column
+    (``starts[:, k]``) is a contiguous array, made when first asked for."""
 
     def __init__(self, block: bytes, first: int, name: str, width: int, expected: str,
                  error: type[InexevalError] = FormatError) -> None:
         self.block = block
         self.name = name
+        self.width = width
         raw = np.frombuffer(block, dtype=np.uint8)
         self.raw = raw
-        solid, starts, ends = field_bounds(raw)
-        newlines = np.flatnonzero(raw == 10)
-        heads = np.concatenate(([0], newlines[:-1] + 1))
-        counts = np.diff(np.searchsorted(starts, newlines), prepend=0)
-        indented = solid[heads]
-        indented = ~indented & (raw[heads] != 10) & (counts > 0)
-        bad = np.flatnonzero(((counts != width) & (counts > 0)) | indented)
-        if len(bad):
-            line = int(bad[0])
-            text = block[heads[line]:newlines[line]]
-            if indented[line]:
-                problem = "the line starts with blank space (an empty first field)"
-            else:
-                problem = ("too many fields" if counts[line] > width else "fields missing") + (
-                    f": {int(counts[line])} fields where {width} are expected")
-            raise error(f"{problem} ({expected}): {shown(text.strip())}", name, first + line)
-        kept = np.flatnonzero(counts)
-        self.numbers = (kept + first).astype(np.int64)
-        self.starts = starts.reshape(-1, width)
-        self.ends = ends.reshape(-1, width)
+        simple = _single_spaced(raw, width)
+        if simple is not None:
+            self._starts, self._ends = simple
+            self.numbers = np.arange(first, first + len(self._ends) // width, dtype=np.int64)
+        else:
+            self._starts, self._ends, self.numbers = _general_fields(
+                raw, block, first, name, width, expected, error)
+        self.starts = _Columns(self._starts, width)
+        self.ends = _Columns(self._ends, width)
+        self._words: npt.NDArray[np.uint64] | None = None
 
     def __len__(self) -> int:
         return len(self.numbers)
+
+    def words(self, ends: npt.NDArray[np.intp]) -> npt.NDArray[np.uint64]:
+        """The 8 bytes before each of ``ends`` as a big-endian integer (zero bytes before the
+        block's start): with :data:`BYTE_MASKS`, a field of up to 8 bytes as one number."""
+        if self._words is None:
+            self._words = np.ndarray((len(self.block) + 1,), dtype=">u8",
+                                     buffer=bytes(8) + self.block, strides=(1,))
+        return self._words[ends].astype(np.uint64)
+
+    def keys(self, column: int) -> npt.NDArray[np.uint64] | None:
+        """Each field of the column as one number, equal fields equal numbers (the bytes, as a
+        big-endian integer), if every field has at most 8 bytes; else None."""
+        starts, ends = self.starts[:, column], self.ends[:, column]
+        widths = ends - starts
+        if int(widths.max(initial=0)) > 8:
+            return None
+        return self.words(ends) & BYTE_MASKS[widths]
 
     def field(self, row: int, column: int) -> bytes:
         return self.block[int(self.starts[row, column]):int(self.ends[row, column])]
@@ -122,24 +134,19 @@ class Table:
     def integers(self, column: int, what: str,
                  skip: npt.NDArray[np.bool_] | None = None) -> npt.NDArray[np.int64]:
         """The column as integers (rows in ``skip`` are not read and give 0)."""
-        rows = np.ones(len(self), dtype=bool) if skip is None else ~skip
-        starts = self.starts[:, column]
-        widths = self.ends[:, column] - starts
-        sign_only = (widths == 1) & ((self.raw[starts] == ord("-")) | (self.raw[starts] == ord("+")))
-        if bool((widths[rows] <= MAX_DIGITS).all()) and not sign_only[rows].any():
-            text = self.joined(column, ord(" "), rows)
-            if not text.translate(None, b"0123456789+- "):
-                try:
-                    with warnings.catch_warnings():
-                        warnings.simplefilter("ignore", DeprecationWarning)
-                        read = np.fromstring(text, dtype=np.int64, sep=" ")
-                    if len(read) == int(rows.sum()):
-                        values = np.zeros(len(self), dtype=np.int64)
-                        values[rows] = read
-                        return values
-                except ValueError:
-                    pass
+        starts, ends = self.starts[:, column], self.ends[:, column]
+        if skip is not None:
+            starts = np.where(skip, ends, starts)
+        widths = ends - starts
+        if int(widths.max(initial=0)) <= 8:
+            values, digits = eight_digits(self.words(ends), widths)
+            if bool(digits.all()):
+                return values
+        values = integer_values(self.raw, starts, ends)
+        if values is not None:
+            return values
         values = np.zeros(len(self), dtype=np.int64)
+        rows = np.ones(len(self), dtype=bool) if skip is None else ~skip
         for row in np.flatnonzero(rows).tolist():
             field = self.field(row, column)
             if not _INTEGER.fullmatch(field):
@@ -191,9 +198,9 @@ class Table:
         return np.asarray(matrix, dtype=np.uint8)
 
     def joined(self, column: int, separator: int,
-               rows: npt.NDArray[np.bool_] | None = None) -> bytes:
-        """The column's fields (of ``rows``, default all), each followed by ``separator``
-        (one gather, no object per field)."""
+               rows: npt.NDArray[np.bool_] | npt.NDArray[np.intp] | None = None) -> bytes:
+        """The column's fields (of ``rows``, a mask or row numbers; default all), each followed
+        by ``separator`` (one gather, no object per field)."""
         starts, ends = self.starts[:, column], self.ends[:, column]
         if rows is not None:
             starts, ends = starts[rows], ends[rows]
@@ -207,6 +214,131 @@ class Table:
     def texts(self, column: int) -> list[str]:
         """The column as strings (the block is UTF-8 already)."""
         return self.joined(column, 10).decode("utf-8").split("\n")[:-1]
+
+
+_POWERS = 10 ** np.arange(MAX_DIGITS + 1, dtype=np.int64)
+
+
+BYTE_MASKS = np.array([(1 << (8 * w)) - 1 for w in range(9)], dtype=np.uint64)
+"""``BYTE_MASKS[w]``: the last ``w`` bytes of a 64-bit word."""
+_ZEROS = np.uint64(0x3030303030303030)
+_HIGH = np.uint64(0xF0F0F0F0F0F0F0F0)
+_SIX = np.uint64(0x0606060606060606)
+
+
+def eight_digits(words: npt.NDArray[np.uint64], widths: npt.NDArray[np.intp]) -> tuple[
+        npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
+    """Fields of 0 to 8 ASCII digits (the last ``widths`` bytes of ``words``, see
+    :meth:`Table.words`) as integers, and which fields are only digits (an empty field is 0).
+
+    Eight digits at a time in a 64-bit word ("SIMD within a register"): the field is padded on
+    the left with ``0`` characters, each byte checked to be a digit, then pairs, quadruples and
+    octets of digits combined with three multiplications."""
+    mask = BYTE_MASKS[widths]
+    x = (words & mask) | (_ZEROS & ~mask)
+    digits = ((x & _HIGH) == _ZEROS) & (((x + _SIX) & _HIGH) == _ZEROS)
+    d = x - _ZEROS
+    d = ((d >> np.uint64(8)) * np.uint64(10) + d) & np.uint64(0x00FF00FF00FF00FF)
+    d = ((d >> np.uint64(16)) * np.uint64(100) + d) & np.uint64(0x0000FFFF0000FFFF)
+    d = ((d >> np.uint64(32)) * np.uint64(10000) + d) & np.uint64(0xFFFFFFFF)
+    return d.astype(np.int64), digits
+
+
+def integer_values(raw: npt.NDArray[np.uint8], starts: npt.NDArray[np.intp],
+                   ends: npt.NDArray[np.intp]) -> npt.NDArray[np.int64] | None:
+    """The integers written in ``raw[starts:ends]`` (an optional sign, then 1 to
+    :data:`MAX_DIGITS` ASCII digits; an empty field, ``starts == ends``, gives 0), read at once
+    as a matrix of digits (one row per digit place, so that every operation runs along the
+    fields); None if any field is not such an integer (the caller finds which)."""
+    n = len(starts)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    empty = starts == ends
+    first = raw[np.minimum(starts, len(raw) - 1)]
+    signed = ((first == 45) | (first == 43)) & ~empty
+    widths = ends - starts - signed
+    if not bool(((widths >= 1) | empty).all()):
+        return None
+    widest = int(widths.max())
+    if widest > MAX_DIGITS:
+        return None
+    values = np.zeros(n, dtype=np.int64)
+    for place in range(1, widest + 1):
+        # the digit ``place`` characters before the end (0 where the field is shorter)
+        digit = raw[np.maximum(ends - place, 0)] - np.uint8(48)
+        inside = widths >= place
+        if not bool(((digit <= 9) | ~inside).all()):
+            return None
+        values += np.where(inside, digit, np.uint8(0)) * _POWERS[place - 1]
+    negative = signed & (first == 45)
+    values[negative] = -values[negative]
+    return values
+
+
+class _Columns:
+    """``table.starts`` or ``table.ends``: ``[:, k]`` is column ``k`` (contiguous, cached),
+    ``[row, k]`` one bound."""
+
+    def __init__(self, flat: npt.NDArray[np.intp], width: int) -> None:
+        self.flat = flat
+        self.width = width
+        self.made: dict[int, npt.NDArray[np.intp]] = {}
+
+    def __getitem__(self, key: tuple[int | slice, int]) -> Any:
+        row, column = key
+        if isinstance(row, slice):
+            if row != slice(None):
+                raise TypeError("a column is read whole")
+            made = self.made.get(column)
+            if made is None:
+                made = self.made[column] = self.flat[column::self.width].copy()
+            return made
+        return self.flat[row * self.width + column]
+
+
+def _single_spaced(raw: npt.NDArray[np.uint8],
+                   width: int) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]] | None:
+    """Field bounds of the common layout, found with one pass: every line holds ``width``
+    fields separated by one blank, no blank line, no leading or trailing blank; None
+    otherwise (the general reading then finds the fields, or the error)."""
+    blanks = np.flatnonzero(raw <= 32)
+    if len(blanks) == 0 or len(blanks) % width or raw[0] <= 32:
+        return None
+    if not bool((raw[blanks[width - 1::width]] == 10).all()):
+        return None
+    if int(np.count_nonzero(raw[blanks] == 10)) != len(blanks) // width:
+        return None
+    if not bool((np.diff(blanks) > 1).all()):
+        return None
+    starts = np.empty_like(blanks)
+    starts[0] = 0
+    starts[1:] = blanks[:-1] + 1
+    return starts, blanks
+
+
+def _general_fields(raw: npt.NDArray[np.uint8], block: bytes, first: int, name: str, width: int,
+                    expected: str, error: type[InexevalError]) -> tuple[
+                        npt.NDArray[np.intp], npt.NDArray[np.intp], npt.NDArray[np.int64]]:
+    """Field bounds (flat, row after row) and line numbers of any block, or ``error`` naming
+    the first line that has not ``width`` fields or starts with blank space."""
+    solid, starts, ends = field_bounds(raw)
+    newlines = np.flatnonzero(raw == 10)
+    heads = np.concatenate(([0], newlines[:-1] + 1))
+    counts = np.diff(np.searchsorted(starts, newlines), prepend=0)
+    indented = solid[heads]
+    indented = ~indented & (raw[heads] != 10) & (counts > 0)
+    bad = np.flatnonzero(((counts != width) & (counts > 0)) | indented)
+    if len(bad):
+        line = int(bad[0])
+        text = block[heads[line]:newlines[line]]
+        if indented[line]:
+            problem = "the line starts with blank space (an empty first field)"
+        else:
+            problem = ("too many fields" if counts[line] > width else "fields missing") + (
+                f": {int(counts[line])} fields where {width} are expected")
+        raise error(f"{problem} ({expected}): {shown(text.strip())}", name, first + line)
+    kept = np.flatnonzero(counts)
+    return starts, ends, (kept + first).astype(np.int64)
 
 
 def _float(value: bytes) -> float | None:

@@ -106,8 +106,11 @@ class Source:
         """Decompressed bytes, as a binary file's ``read`` (for the XML parser)."""
         if self._pending:
             if size < 0 or size >= len(self._pending):
+                # what the format detection looked at, and the rest of the block after it
                 taken, self._pending = self._pending, b""
-                return taken
+                if size < 0:
+                    return taken + b"".join(iter(lambda: self._read(BLOCK), b""))
+                return taken + (self._read(size - len(taken)) if size > len(taken) else b"")
             taken, self._pending = self._pending[:size], self._pending[size:]
             return taken
         if size < 0:
@@ -118,7 +121,7 @@ class Source:
         """``(number of the block's first line, whole lines)``: each block ends with LF, every
         line end is LF, the BOM is dropped and the text is checked to be UTF-8 (unless ``utf8``
         is False, for a format of another encoding)."""
-        carry = b""
+        carry = uncounted = b""
         first = 1
         at_start = True
         while True:
@@ -132,6 +135,9 @@ class Source:
                 at_start = False
             if not data:
                 return
+            if uncounted:
+                first += uncounted.count(b"\n")
+                uncounted = b""
             if chunk:
                 # a final CR stays back: it may be the first half of a CRLF
                 end = len(data) - 1 if data.endswith(b"\r") else len(data)
@@ -148,7 +154,7 @@ class Source:
                     block += b"\n"
                 _check_block(block, first, self.name, utf8)
                 yield first, block
-                first += block.count(b"\n")
+                uncounted = block  # counted only if more lines follow
             if not chunk and not carry:
                 return
 
@@ -219,14 +225,18 @@ def _count_lines(block: bytes) -> int:
     return block.count(b"\n")
 
 
+_NOT_CONTROL = bytes(b for b in range(256) if not (b < 9 or 13 < b < 32))
+"""Every byte but the control characters (the six blanks are not control characters here)."""
+
+
 def _check_block(block: bytes, first: int, name: str, utf8: bool = True) -> None:
     """UTF-8, no control character but the six blanks, and line length of a block of
     LF-terminated lines."""
     import numpy as np
 
-    raw = np.frombuffer(block, dtype=np.uint8)
-    control = (raw < 9) | ((raw > 13) & (raw < 32))
-    if control.any():
+    if block.translate(None, _NOT_CONTROL):
+        raw = np.frombuffer(block, dtype=np.uint8)
+        control = (raw < 9) | ((raw > 13) & (raw < 32))
         at = int(np.argmax(control))
         raise FormatError(f"control character 0x{int(raw[at]):02x}: binary data, not text",
                           name, first + block.count(b"\n", 0, at))

@@ -183,6 +183,8 @@ class _Lines:
     missing: npt.NDArray[np.bool_]
     lines: IntArray
     files: npt.NDArray[np.object_]
+    stride: int
+    """Unjudged articles: ``doc`` is past the rows, ``topic * stride`` plus a per-run code."""
 
 
 def _map_lines(judged: _Judged, parts: Sequence[tuple[int, TopicRun]]) -> _Lines:
@@ -201,12 +203,22 @@ def _map_lines(judged: _Judged, parts: Sequence[tuple[int, TopicRun]]) -> _Lines
     offsets, lengths = joined("offsets", np.int64), joined("lengths", np.int64)
     missing = joined("missing", bool)
     topic = np.repeat(present, sizes)
-    seen = _first_seen(files)
-    distinct = np.flatnonzero(seen == np.arange(n))
-    code = np.full(n, -1, dtype=np.int64)
-    code[distinct] = np.fromiter(map(judged.names.get, files[distinct], repeat(-1)),
-                                 dtype=np.int64, count=len(distinct))
-    code = code[seen]
+    if parts and all(len(run.codes) == len(run) for _, run in parts):
+        # the reader numbered the documents: look each distinct name up once
+        seen = joined("codes", np.int64)
+        names = np.full(int(seen.max()) + 1, None, dtype=object)
+        names[seen] = files
+        code = np.fromiter(map(judged.names.get, names, repeat(-1)), dtype=np.int64,
+                           count=len(names))[seen]
+        stride = max(n, len(names))
+    else:
+        seen = _first_seen(files)
+        distinct = np.flatnonzero(seen == np.arange(n))
+        code = np.full(n, -1, dtype=np.int64)
+        code[distinct] = np.fromiter(map(judged.names.get, files[distinct], repeat(-1)),
+                                     dtype=np.int64, count=len(distinct))
+        code = code[seen]
+        stride = n
     key = topic * len(judged.names) + code
     known = code >= 0
     article = np.full(n, -1, dtype=np.int64)
@@ -214,13 +226,13 @@ def _map_lines(judged: _Judged, parts: Sequence[tuple[int, TopicRun]]) -> _Lines
         at = np.minimum(np.searchsorted(judged.keys, key), len(judged.keys) - 1)
         known &= judged.keys[at] == key
         article[known] = judged.rows[at[known]]
-    doc = np.where(known, article, len(judged.rsize) + topic * n + seen)
+    doc = np.where(known, article, len(judged.rsize) + topic * stride + seen)
     relevant = np.zeros(n, dtype=bool)
     relevant[known] = judged.rsize[article[known]] > 0
     start = np.where(missing, NONEXISTENT_OFFSET, offsets)
     end = np.where(missing, NONEXISTENT_OFFSET, offsets + lengths)
     return _Lines(topic, np.concatenate(([0], np.cumsum(sizes))), present, article, doc,
-                  relevant, start, end, missing, joined("lines", np.int64), files)
+                  relevant, start, end, missing, joined("lines", np.int64), files, stride)
 
 
 def _first_seen(names: npt.NDArray[np.object_]) -> IntArray:
@@ -382,7 +394,7 @@ def _focused_scores(judged: _Judged, lines: _Lines, thorough: bool, exact: bool)
     curves = np.maximum.accumulate(raw[:, ::-1], axis=1)[:, ::-1]
     articles = _distinct(lines.doc)
     judged_article = articles < len(judged.rsize)
-    unjudged_topic = (articles[~judged_article] - len(judged.rsize)) // max(len(lines.doc), 1)
+    unjudged_topic = (articles[~judged_article] - len(judged.rsize)) // max(lines.stride, 1)
     ret_docs = (np.bincount(judged.topic[articles[judged_article]], minlength=topics)
                 + np.bincount(unjudged_topic, minlength=topics))
     relevant_found = articles[judged_article][judged.rsize[articles[judged_article]] > 0]

@@ -32,10 +32,15 @@ class TopicRun:
     rsv: npt.NDArray[np.float64]
     lines: npt.NDArray[np.int64]
     missing: npt.NDArray[np.bool_] = field(default_factory=lambda: np.zeros(0, dtype=bool))
+    codes: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    """A reader's run-wide number for each document (equal names, equal numbers), or empty:
+    lets an evaluation look each distinct name up once. Kept only along with ``files``."""
 
     def __post_init__(self) -> None:
         if len(self.missing) != len(self.files):
             object.__setattr__(self, "missing", np.zeros(len(self.files), dtype=bool))
+        if len(self.codes) and len(self.codes) != len(self.files):
+            object.__setattr__(self, "codes", np.zeros(0, dtype=np.int64))
 
     def __len__(self) -> int:
         return len(self.files)
@@ -52,6 +57,7 @@ class TopicRun:
             rsv=self.rsv[order],
             lines=self.lines[order],
             missing=self.missing[order],
+            codes=self.codes[order] if len(self.codes) else self.codes,
         )
 
     def ordered(self, policy: str = "rank") -> TopicRun:
