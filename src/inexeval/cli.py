@@ -60,13 +60,24 @@ def parser() -> argparse.ArgumentParser:
         prog="inexeval",
         description="Evaluate XML element and passage retrieval as the INEX campaigns did.",
     )
-    top.add_argument("--version", action="version", version=f"inexeval {_version()}")
+    top.add_argument("--version", action=_Version, nargs=0,
+                     help="show the program's version number and exit")
     sub = top.add_subparsers(dest="command", metavar="COMMAND")
     for module in _commands():
         command = sub.add_parser(module.NAME, help=module.HELP, description=module.HELP)
         module.add_arguments(command)
         command.set_defaults(run=module.run)
     return top
+
+
+class _Version(argparse.Action):
+    """``--version``: the installed version, looked up only when asked (the lookup imports
+    importlib.metadata, a tenth of the start-up time)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: object, option_string: str | None = None) -> None:
+        print(f"inexeval {_version()}")
+        parser.exit()
 
 
 def _version() -> str:

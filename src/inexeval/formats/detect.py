@@ -18,17 +18,19 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from inexeval.errors import FormatError, InexevalError
-from inexeval.formats.inex_assessments import DIM_TYPES, read_inex_assessments
-from inexeval.formats.source import Source, first_fields, is_xml, opened
-from inexeval.formats.submission import ROOT as SUBMISSION_ROOT
-from inexeval.formats.submission import read_submission
-from inexeval.formats.trec import read_trec_qrels, read_trec_run
-from inexeval.formats.xmlsafe import root_tag
-from inexeval.model.assessments import Assessments
-from inexeval.model.run import Run
+from typing import TYPE_CHECKING
 
-ASSESSMENT_FORMATS = ("inex", *DIM_TYPES, "fol", "trec", "genomics")
+from inexeval.errors import FormatError, InexevalError
+from inexeval.formats.source import Source, first_fields, is_xml, opened
+
+if TYPE_CHECKING:
+    from inexeval.model.assessments import Assessments
+    from inexeval.model.run import Run
+
+# Each reader (and lxml, for the XML formats) is imported when a file of its format comes:
+# evaluating FOL files starts without the XML machinery.
+SUBMISSION_ROOT = "inex-submission"
+ASSESSMENT_FORMATS = ("inex", "inex2002", "inex2003", "inex2005", "fol", "trec", "genomics")
 RUN_FORMATS = ("xml", "trec", "fol")
 """Run formats; ``inex`` is accepted for ``xml`` (INEX submissions)."""
 
@@ -50,6 +52,8 @@ def _first_line(source: Source) -> str:
 
 def _assessments_format(source: Source) -> str:
     if is_xml(source):
+        from inexeval.formats.xmlsafe import root_tag
+
         root = root_tag(source)
         if root == "assessments":
             return "inex"
@@ -70,6 +74,8 @@ def _assessments_format(source: Source) -> str:
 
 def _run_format(source: Source) -> str:
     if is_xml(source):
+        from inexeval.formats.xmlsafe import root_tag
+
         root = root_tag(source)
         if root == SUBMISSION_ROOT:
             return "xml"
@@ -107,10 +113,14 @@ def load_assessments(path: str | Path, fmt: str | None = None) -> Assessments:
         raise InexevalError(f"unknown assessment format {fmt!r} (known: "
                             f"{', '.join(ASSESSMENT_FORMATS)})")
     if Path(path).is_dir() and str(path) != "-":
+        from inexeval.formats.inex_assessments import read_inex_assessments
+
         return read_inex_assessments(path, scale=None if fmt in (None, "inex") else fmt)
     with opened(path) as source:
         fmt = fmt or _assessments_format(source)
         if fmt == "trec":
+            from inexeval.formats.trec import read_trec_qrels
+
             return read_trec_qrels(source)
         if fmt == "fol":
             from inexeval.formats.fol import read_fol_qrels
@@ -120,6 +130,8 @@ def load_assessments(path: str | Path, fmt: str | None = None) -> Assessments:
             from inexeval.formats.genomics import read_genomics_gold
 
             return read_genomics_gold(path)  # its own reader of the whole (Latin-1) file
+        from inexeval.formats.inex_assessments import read_inex_assessments
+
         return read_inex_assessments(source, scale=None if fmt == "inex" else fmt)
 
 
@@ -135,8 +147,12 @@ def load_run(path: str | Path, fmt: str | None = None, keep_repeats: bool = Fals
     with opened(path) as source:
         fmt = fmt or _run_format(source)
         if fmt in ("xml", "inex"):
+            from inexeval.formats.submission import read_submission
+
             return read_submission(source, keep_repeats)
         if fmt == "trec":
+            from inexeval.formats.trec import read_trec_run
+
             return read_trec_run(source, keep_repeats)
         from inexeval.formats.fol import read_fol_run
 

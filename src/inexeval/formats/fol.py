@@ -385,10 +385,11 @@ def read_fol_run(path: str | Path | Source) -> Run:
     if count:
         warn(f"{count} score(s) are not finite numbers, taken as missing (the run is ordered "
              "by rank)", name, first_unscored)
-    arrays = {k: np.concatenate(v) for k, v in columns.arrays.items()}
-    files = np.concatenate(columns.files)
-    file_codes = np.concatenate(columns.file_codes)
-    codes = np.concatenate(columns.codes)
+    arrays = {k: _joined(v) for k, v in columns.arrays.items()}
+    files = _joined(columns.files)
+    file_codes = _joined(columns.file_codes)
+    codes = _joined(columns.codes)
+    no_paths = np.full(len(files), "", dtype=object)
     topics = list(columns.code_of)
     starts = np.concatenate(([0], np.flatnonzero(codes[1:] != codes[:-1]) + 1))
     if len(starts) == len(topics):
@@ -403,8 +404,7 @@ def read_fol_run(path: str | Path | Source) -> Run:
         bounds = np.searchsorted(codes[order], np.arange(len(topics) + 1))
         takes = [order[bounds[c]:bounds[c + 1]] for c in range(len(topics))]
     per_topic = {
-        topic: TopicRun(topic=topic, files=files[take],
-                        paths=np.full(len(files[take]), "", dtype=object),
+        topic: TopicRun(topic=topic, files=files[take], paths=no_paths[take],
                         offsets=arrays["offsets"][take], lengths=arrays["lengths"][take],
                         ranks=arrays["ranks"][take], rsv=arrays["rsv"][take],
                         lines=arrays["lines"][take], missing=arrays["missing"][take],
@@ -413,6 +413,11 @@ def read_fol_run(path: str | Path | Source) -> Run:
     run_ids = {topic: columns.last_run_id[code] for code, topic in enumerate(topics)}
     return Run(columns.last_run_id[int(codes[-1])], "passage", per_topic, source=name,
                meta={"run_ids": run_ids})
+
+
+def _joined(parts: list[npt.NDArray[Any]]) -> npt.NDArray[Any]:
+    """The blocks' arrays as one (the array itself for a run of one block)."""
+    return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
 
 def _first_split(codes: npt.NDArray[np.int64], starts: npt.NDArray[np.int64]) -> int:

@@ -101,8 +101,7 @@ class Table:
         """The 8 bytes before each of ``ends`` as a big-endian integer (zero bytes before the
         block's start): with :data:`BYTE_MASKS`, a field of up to 8 bytes as one number."""
         if self._words is None:
-            self._words = np.ndarray((len(self.block) + 1,), dtype=">u8",
-                                     buffer=bytes(8) + self.block, strides=(1,))
+            self._words = word_view(self.block)
         return self._words[ends].astype(np.uint64)
 
     def keys(self, column: int) -> npt.NDArray[np.uint64] | None:
@@ -217,6 +216,12 @@ class Table:
 
 
 _POWERS = 10 ** np.arange(MAX_DIGITS + 1, dtype=np.int64)
+
+
+def word_view(block: bytes) -> npt.NDArray[np.uint64]:
+    """``view[i]``: the 8 bytes of ``block`` before position ``i`` as a big-endian integer
+    (zero bytes before the start); one array over the block, no copy per field."""
+    return np.ndarray((len(block) + 1,), dtype=">u8", buffer=bytes(8) + block, strides=(1,))
 
 
 BYTE_MASKS = np.array([(1 << (8 * w)) - 1 for w in range(9)], dtype=np.uint64)

@@ -117,10 +117,12 @@ class Source:
             return b"".join(iter(lambda: self._read(BLOCK), b""))
         return self._read(size)
 
-    def blocks(self, size: int = BLOCK, utf8: bool = True) -> Iterator[tuple[int, bytes]]:
+    def blocks(self, size: int | None = None, utf8: bool = True) -> Iterator[tuple[int, bytes]]:
         """``(number of the block's first line, whole lines)``: each block ends with LF, every
         line end is LF, the BOM is dropped and the text is checked to be UTF-8 (unless ``utf8``
-        is False, for a format of another encoding)."""
+        is False, for a format of another encoding). Blocks are about ``size`` bytes
+        (:data:`BLOCK` by default)."""
+        size = size or BLOCK
         carry = uncounted = b""
         first = 1
         at_start = True

@@ -1,0 +1,175 @@
+"""The fast paths of the line readers and of the character engine (issue 12) give exactly what
+the general paths give: fields, integers, document numbering, line numbers across blocks,
+interval conflicts."""
+
+from __future__ import annotations
+
+import itertools
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from inexeval import spans
+from inexeval.errors import FormatError, RunError
+from inexeval.formats import detect, fol, inex_assessments, source, submission
+from inexeval.formats.lines import (Table, _general_fields, eight_digits, integer_values,
+                                    word_view)
+
+# --- fields ----------------------------------------------------------------------------------
+
+field_text = st.text(alphabet="abcXYZ019-+.:/é", min_size=1, max_size=12)
+blank = st.sampled_from([" ", "  ", "\t", " \t "])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(field_text, min_size=3, max_size=3), min_size=1, max_size=30),
+       st.data())
+def test_the_single_spaced_layout_and_the_general_reading_agree(
+        rows: list[list[str]], data: st.DataObject) -> None:
+    spaced = data.draw(st.booleans())
+    text = "".join((" ".join(row) if spaced else data.draw(blank).join(row))
+                   + data.draw(st.sampled_from(["", " "]) if not spaced else st.just(""))
+                   + "\n" for row in rows)
+    block = text.encode()
+    table = Table(block, 7, "f", 3, "three fields")
+    starts, ends, numbers = _general_fields(np.frombuffer(block, dtype=np.uint8), block, 7, "f",
+                                            3, "three fields", FormatError)
+    assert numbers.tolist() == table.numbers.tolist() == list(range(7, 7 + len(rows)))
+    for column in range(3):
+        assert table.starts[:, column].tolist() == starts[column::3].tolist()
+        assert table.ends[:, column].tolist() == ends[column::3].tolist()
+        assert table.texts(column) == [row[column] for row in rows]
+
+
+def test_blank_lines_and_wrong_widths_are_found_by_the_general_reading() -> None:
+    table = Table(b"a b c\n\nd e f\n", 1, "f", 3, "x")
+    assert table.numbers.tolist() == [1, 3]
+    with pytest.raises(FormatError, match="fields missing"):
+        Table(b"a b c\nd e\n", 1, "f", 3, "x")
+
+
+# --- integers --------------------------------------------------------------------------------
+
+number_text = st.one_of(
+    st.integers(-10**16, 10**16).map(str),
+    st.text(alphabet="0123456789+-a ", min_size=1, max_size=10).map(lambda t: t.replace(" ", "")
+                                                                     or "0"),
+)
+
+
+def _bounds(fields: list[str]) -> tuple[bytes, np.ndarray, np.ndarray]:
+    block = (" ".join(fields) + "\n").encode()
+    ends = np.cumsum([len(f) + 1 for f in fields]) - 1
+    return block, ends - [len(f) for f in fields], ends
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(number_text, min_size=1, max_size=40))
+def test_integer_columns_read_as_python_reads_them(fields: list[str]) -> None:
+    block = " ".join(f"{f} x" for f in fields).replace(" x ", " x\n").encode() + b"\n"
+    table = Table(block, 1, "f", 2, "two")
+    strict = [f.lstrip("+-").isdigit() and f.isascii() and f.count("-") + f.count("+") <= 1
+              and f[0] in "+-0123456789" and len(f.lstrip("+-")) <= 15 for f in fields]
+    if all(strict):
+        assert table.integers(0, "n").tolist() == [int(f) for f in fields]
+    else:
+        with pytest.raises(FormatError, match=r"not an integer|too large"):
+            table.integers(0, "n")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet="0123456789:a/", min_size=0, max_size=8), min_size=1,
+                max_size=40))
+def test_eight_digits_in_a_word(fields: list[str]) -> None:
+    block, starts, ends = _bounds(fields)
+    values, digits = eight_digits(word_view(block)[ends].astype(np.uint64), ends - starts)
+    for field, value, ok in zip(fields, values.tolist(), digits.tolist()):
+        assert ok == field.isdigit() or (field == "" and ok)
+        if ok:
+            assert value == (int(field) if field else 0)
+    general = integer_values(np.frombuffer(block, dtype=np.uint8), starts, ends)
+    if all(f.isdigit() or f == "" for f in fields):
+        assert general is not None and general.tolist() == values.tolist()
+
+
+# --- FOL runs: documents numbered by the reader ----------------------------------------------
+
+name = st.one_of(st.integers(1, 10**12).map(str),
+                 st.text(alphabet="ab/9é", min_size=1, max_size=14))
+
+
+@settings(max_examples=100, deadline=None)
+@given(rows=st.lists(st.tuples(st.sampled_from(["1", "2", "30"]), name), min_size=1,
+                    max_size=60),
+       block=st.sampled_from([1 << 22, 64, 200]))
+def test_document_codes_follow_names_across_blocks(
+        rows: list[tuple[str, str]], block: int, tmp_path_factory: pytest.TempPathFactory) -> None:
+    path = tmp_path_factory.mktemp("codes") / "run.fol"
+    path.write_text("".join(f"{t} Q0 {n} {i + 1} 1.5 r {i * 10} 5\n"
+                            for i, (t, n) in enumerate(sorted(rows, key=lambda r: r[0]))))
+    saved = source.BLOCK
+    source.BLOCK = block
+    try:
+        with source.opened(path) as opened:
+            run = fol.read_fol_run(opened)
+    finally:
+        source.BLOCK = saved
+    names = np.concatenate([r.files for r in run.topics.values()]).tolist()
+    codes = np.concatenate([r.codes for r in run.topics.values()]).tolist()
+    assert names == [n for _, n in sorted(rows, key=lambda r: r[0])]
+    for (a, ca), (b, cb) in itertools.combinations(zip(names, codes), 2):
+        assert (a == b) == (ca == cb)
+
+
+def test_a_bad_line_in_a_later_block_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                              ) -> None:
+    lines = [f"2010001 Q0 {100 + i} {i + 1} 1.0 r 0 10\n" for i in range(400)]
+    lines[357] = "2010001 Q0 457 358 1.0 r 0 -3\n"
+    path = tmp_path / "run.fol"
+    path.write_text("".join(lines))
+    monkeypatch.setattr(source, "BLOCK", 1000)
+    with pytest.raises(RunError) as caught:
+        with source.opened(path) as opened:
+            fol.read_fol_run(opened)
+    assert caught.value.line == 358
+
+
+# --- conflicts -------------------------------------------------------------------------------
+
+interval = st.tuples(st.integers(0, 3), st.integers(0, 40), st.integers(0, 12))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(interval, max_size=25))
+def test_conflicts_against_every_pair(items: list[tuple[int, int, int]]) -> None:
+    docs = [d for d, _, _ in items]
+    starts = [s for _, s, _ in items]
+    ends = [s + n for _, s, n in items]
+    want = any(d1 == d2 and s1 < e2 and s2 < e1
+               for (d1, s1, e1), (d2, s2, e2) in itertools.combinations(zip(docs, starts, ends), 2))
+    assert spans.conflicts(starts, ends, docs) == want
+
+
+# --- what evaluating FOL files loads ---------------------------------------------------------
+
+def test_formats_named_in_detect_are_the_readers_own() -> None:
+    assert set(inex_assessments.DIM_TYPES) <= set(detect.ASSESSMENT_FORMATS)
+    assert detect.SUBMISSION_ROOT == submission.ROOT
+
+
+def test_evaluating_fol_files_does_not_load_the_xml_machinery(tmp_path: Path) -> None:
+    qrels, run = tmp_path / "q.txt", tmp_path / "r.fol"
+    qrels.write_text("2010001 Q0 100 10 50 0 0:10\n")
+    run.write_text("2010001 Q0 100 1 1.0 r 0 10\n")
+    probe = ("import sys\nfrom inexeval.cli import main\n"
+             f"assert main(['eval', '--task', 'focused', {str(qrels)!r}, {str(run)!r}]) == 0\n"
+             "print(sorted(m for m in sys.modules if m.startswith(('lxml', 'scipy', "
+             "'importlib.metadata'))))\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.strip().splitlines()[-1] == "[]"
