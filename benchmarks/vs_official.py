@@ -82,12 +82,12 @@ def measure(command: list[str]) -> Measured:
     return Measured(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
 
 
-def compare(label: str, runs: list[Path]) -> None:
+def compare(label: str, runs: list[Path], *options: str, qrels: Path = QRELS) -> None:
     java = shutil.which("java")
-    official = (measure([java, "-jar", str(JAR), "-f", str(QRELS), *map(str, runs)])
+    official = (measure([java, "-jar", str(JAR), "-f", str(qrels), *map(str, runs)])
                 if java and JAR.exists() else None)
     ours = measure([sys.executable, "-m", "inexeval.cli", "eval", "--task", "focused",
-                    str(QRELS), *map(str, runs)])
+                    *options, str(qrels), *map(str, runs)])
     print(f"{label}:")
     print(f"  inexeval  wall {ours.wall:6.2f} s  cpu {ours.cpu:6.2f} s  peak {ours.rss_mib:6.0f} MiB")
     if official is None:
@@ -114,7 +114,13 @@ def main() -> None:
         runs = derive_runs(BERT, folder, args.runs)
     try:
         compare(f"{len(runs)} runs, --task focused, one call", runs)
+        compare(f"{len(runs)} runs, --task focused --jobs 2, one call", runs, "--jobs", "2")
         compare("1 run", runs[:1])
+        # start-up: one judged article, a one-line run
+        tiny_qrels, tiny_run = folder / "tiny.qrels", folder / "tiny.fol"
+        tiny_qrels.write_text("2010001 Q0 100 10 50 0 0:10\n")
+        tiny_run.write_text("2010001 Q0 100 1 1.0 tiny 0 10\n")
+        compare("start-up (a one-line run and qrels)", [tiny_run], qrels=tiny_qrels)
     finally:
         if args.keep is None:
             shutil.rmtree(folder)

@@ -13,7 +13,6 @@ import pkgutil
 import sys
 import warnings
 from collections.abc import Sequence
-from types import ModuleType
 from typing import NoReturn
 
 # One BLAS thread unless the user says otherwise: inexeval's array work is element-wise, and
@@ -50,12 +49,20 @@ def positive(text: str) -> int:
     return value
 
 
-def _commands() -> list[ModuleType]:
-    names = sorted(m.name for m in pkgutil.iter_modules(inexeval.commands.__path__))
-    return [importlib.import_module(f"inexeval.commands.{name}") for name in names]
+def _command_names() -> list[str]:
+    return sorted(m.name for m in pkgutil.iter_modules(inexeval.commands.__path__))
 
 
-def parser() -> argparse.ArgumentParser:
+def _chosen(argv: Sequence[str] | None, names: list[str]) -> str | None:
+    """The command ``argv`` runs, when it is plain which (its first word, before any option):
+    only that command's module is then imported (start-up time)."""
+    words = list(sys.argv[1:] if argv is None else argv)
+    return words[0] if words and words[0] in names else None
+
+
+def parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The whole command line, or, given the ``argv`` of one command, that command's (the
+    others are listed by name, so that a wrong name is still told the choices)."""
     top = _Parser(
         prog="inexeval",
         description="Evaluate XML element and passage retrieval as the INEX campaigns did.",
@@ -63,7 +70,13 @@ def parser() -> argparse.ArgumentParser:
     top.add_argument("--version", action=_Version, nargs=0,
                      help="show the program's version number and exit")
     sub = top.add_subparsers(dest="command", metavar="COMMAND")
-    for module in _commands():
+    names = _command_names()
+    chosen = _chosen(argv, names) if argv is not None else None
+    for name in names:
+        if chosen is not None and name != chosen:
+            sub.add_parser(name)
+            continue
+        module = importlib.import_module(f"inexeval.commands.{name}")
         command = sub.add_parser(module.NAME, help=module.HELP, description=module.HELP)
         module.add_arguments(command)
         command.set_defaults(run=module.run)
@@ -97,7 +110,7 @@ def _show_warning(message: Warning | str, category: type[Warning], filename: str
 def main(argv: Sequence[str] | None = None) -> int:
     from inexeval.errors import InexevalError, InexevalWarning
 
-    args = parser().parse_args(argv)
+    args = parser(sys.argv[1:] if argv is None else argv).parse_args(argv)
     # the exact command, for outputs that say how they were made (report, compare --format html)
     args.argv = ["inexeval", *(sys.argv[1:] if argv is None else argv)]
     if getattr(args, "run", None) is None:

@@ -17,8 +17,7 @@ from hypothesis import strategies as st
 from inexeval import spans
 from inexeval.errors import FormatError, RunError
 from inexeval.formats import detect, fol, inex_assessments, source, submission
-from inexeval.formats.lines import (Table, _general_fields, eight_digits, integer_values,
-                                    word_view)
+from inexeval.formats.lines import Table, _general_fields, eight_digits, integer_values, word_view
 
 # --- fields ----------------------------------------------------------------------------------
 
@@ -133,9 +132,8 @@ def test_a_bad_line_in_a_later_block_is_named(tmp_path: Path, monkeypatch: pytes
     path = tmp_path / "run.fol"
     path.write_text("".join(lines))
     monkeypatch.setattr(source, "BLOCK", 1000)
-    with pytest.raises(RunError) as caught:
-        with source.opened(path) as opened:
-            fol.read_fol_run(opened)
+    with pytest.raises(RunError) as caught, source.opened(path) as opened:
+        fol.read_fol_run(opened)
     assert caught.value.line == 358
 
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-
 from typing import TYPE_CHECKING
 
 from inexeval.errors import FormatError, InexevalError

@@ -111,7 +111,8 @@ class Table:
         widths = ends - starts
         if int(widths.max(initial=0)) > 8:
             return None
-        return self.words(ends) & BYTE_MASKS[widths]
+        keys: npt.NDArray[np.uint64] = self.words(ends) & BYTE_MASKS[widths]
+        return keys
 
     def field(self, row: int, column: int) -> bytes:
         return self.block[int(self.starts[row, column]):int(self.ends[row, column])]
@@ -141,9 +142,9 @@ class Table:
             values, digits = eight_digits(self.words(ends), widths)
             if bool(digits.all()):
                 return values
-        values = integer_values(self.raw, starts, ends)
-        if values is not None:
-            return values
+        read = integer_values(self.raw, starts, ends)
+        if read is not None:
+            return read
         values = np.zeros(len(self), dtype=np.int64)
         rows = np.ones(len(self), dtype=bool) if skip is None else ~skip
         for row in np.flatnonzero(rows).tolist():
