@@ -37,7 +37,8 @@ _KIND = {"fol": "FOL qrels", "inex2002": "INEX 2002 assessments",
 def default_measures(scale: str, *, passage_runs: bool, collection: bool,
                      stream: TextIO | None = None) -> tuple[str | None, list[str]]:
     """The task (or None) and the measures to compute when none is named, announced once on
-    ``stream`` (stderr by default): FOL qrels with passage runs are scored as the focused task."""
+    ``stream`` (stderr by default): FOL qrels with passage runs (``passage_runs``: FOL runs, or
+    element runs, which FOL qrels score as their passages) are scored as the focused task."""
     task: str | None = None
     if scale == "fol" and passage_runs:
         task, measures = "focused", FOCUSED_HEADLINE

@@ -110,7 +110,11 @@ class Evaluator:
             yield Metric(row.topic, row.measure, row.value)
 
     def rows(self, run: Run) -> Iterator[Row]:
-        """Yield one :class:`Row` (run, topic, measure, value) per topic and measure."""
+        """Yield one :class:`Row` (run, topic, measure, value) per topic and measure. An element
+        run on FOL qrels is scored as its passages (:func:`inexeval.convert.passages_for`)."""
+        from inexeval.convert import passages_for
+
+        run = passages_for(run, self.assessments, self.collection)
         unassessed = [t for t in run if t not in self.assessments]
         if unassessed:
             shown = ", ".join(unassessed[:5]) + (" ..." if len(unassessed) > 5 else "")
@@ -320,6 +324,7 @@ class RunEvaluator:
                  task_options: Mapping[str, Any] | None = None, **options: Any) -> None:
         self.task = task
         self.assessments = assessments
+        self.collection = collection
         self.task_options = dict(task_options or {})
         self.evaluator = None if task else Evaluator(measures, assessments, collection=collection,
                                                      complete=True, **options)
@@ -330,7 +335,7 @@ class RunEvaluator:
         from inexeval.measures.focused import evaluate_task
 
         return evaluate_task(self.assessments, [run], str(self.task), complete=True,
-                             per_topic=True, **self.task_options)
+                             per_topic=True, collection=self.collection, **self.task_options)
 
 
 _POOL_WORK: tuple[Any, Sequence[Run]] | None = None

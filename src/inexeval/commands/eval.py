@@ -143,9 +143,10 @@ def _selected(args: argparse.Namespace) -> set[str]:
 
 
 # Options of element evaluation that the official passage tasks do not use (the official
-# evaluator's rules: file order, no limit, FOL qrels).
+# evaluator's rules: file order, no limit, FOL qrels; the collection turns element runs into
+# passages).
 _NOT_FOR_TASKS = (("limit", None), ("order", None), ("keep_repeats", False),
-                  ("num_docs", None), ("collection", None), ("implicit", "on"),
+                  ("num_docs", None), ("implicit", "on"),
                   ("strict", False), ("topic_file", None), ("navigation", None),
                   ("ideal_run", None))
 
@@ -237,7 +238,7 @@ def run(args: argparse.Namespace) -> int:
         from inexeval.defaults import table_measures
 
         args.measure = table_measures(args.task, args.measure)
-    job = _Job(args, fmt, assessments, _evaluator(args, assessments, collection))
+    job = _Job(args, fmt, assessments, _evaluator(args, assessments, collection), collection)
     return _report(args, fmt, _outcomes(job, args.runs, args.jobs))
 
 
@@ -259,20 +260,19 @@ def _given_once(runs: list[str]) -> None:
 
 
 def _passage_runs(args: argparse.Namespace) -> bool:
-    """Whether the runs hold passages (FOL runs), to choose the default measures before any run
-    is read: only a regular file whose first line is of another format says no. Standard input,
-    pipes and files that cannot be read are not looked at (a pipe is read once, by the run's
-    reader; an unreadable run is reported with the runs)."""
+    """Whether the runs are scored as passages on FOL qrels (FOL runs, and element runs, which
+    are turned into passages), to choose the default measures before any run is read: only a
+    regular file whose first line is a document run's says no. Standard input, pipes and files
+    that cannot be read are not looked at (a pipe is read once, by the run's reader; an
+    unreadable run is reported with the runs)."""
     from inexeval.errors import InexevalError
-    from inexeval.formats.detect import detect_run_format
+    from inexeval.formats.detect import detect_run_kind
 
     def fol(path: str) -> bool:
-        if args.run_format:
-            return bool(args.run_format == "fol")
         if path == "-" or not Path(path).is_file():
-            return True
+            return args.run_format in (None, "fol")
         try:
-            return detect_run_format(path) == "fol"
+            return detect_run_kind(path, args.run_format) != "document"
         except (InexevalError, OSError):
             return True
 
@@ -299,6 +299,7 @@ class _Job:
     fmt: str
     assessments: Any
     evaluator: Any
+    collection: Any = None
 
 
 @dataclass
@@ -357,7 +358,8 @@ def _task_results(job: _Job, run: Any) -> Any:
 
     args = job.args
     results = evaluate_task(job.assessments, [run], args.task, complete=args.c,
-                            per_topic=args.q, **task_options(args, warn_unused=False))
+                            per_topic=args.q, collection=job.collection,
+                            **task_options(args, warn_unused=False))
     return _only(results, args.measure) if args.measure else results
 
 

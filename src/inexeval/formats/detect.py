@@ -99,6 +99,19 @@ def detect_run_format(path: str | Path) -> str:
         return _run_format(source)
 
 
+def detect_run_kind(path: str | Path, fmt: str | None = None) -> str:
+    """``passage``, ``element`` or ``document``: the results of the run at ``path`` in format
+    ``fmt`` (detected if None), from its first line (FOL: passages; 7 columns: elements; 6:
+    documents); an INEX XML submission counts as ``element`` (its results are not looked at)."""
+    with opened(_checked(path, "a run")) as source:
+        fmt = fmt or _run_format(source)
+        if fmt in ("xml", "inex"):
+            return "element"
+        if fmt == "fol":
+            return "passage"
+        return "element" if len(first_fields(source)[1]) == 7 else "document"
+
+
 def load_assessments(path: str | Path, fmt: str | None = None) -> Assessments:
     """Read assessments in ``fmt`` (one of :data:`ASSESSMENT_FORMATS`), detected if None;
     ``path`` is a file, a folder of per-topic INEX files, or ``-`` (standard input)."""

@@ -31,7 +31,7 @@ import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import count, repeat
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -42,6 +42,9 @@ from inexeval.measures.registry import Family, Param, TopicContext, Value, regis
 from inexeval.model import Assessments, Run, TopicAssessments, TopicRun
 from inexeval.model.run import make_topic_run
 from inexeval.results import Results, Row
+
+if TYPE_CHECKING:
+    from inexeval.collection.index import CollectionIndex
 
 TASKS = ("focused", "thorough", "relevant-in-context", "best-in-context", "t2i")
 IN_CONTEXT = ("relevant-in-context", "best-in-context", "t2i")
@@ -691,6 +694,7 @@ def evaluate_task(
     bep_n: int = 500,
     irr: int = 300,
     exact_buckets: bool = False,
+    collection: CollectionIndex | None = None,
 ) -> Results:
     """Evaluate FOL runs under an official INEX task exactly as inex_eval 3.1 does (spec §15).
 
@@ -699,6 +703,8 @@ def evaluate_task(
     least one run line. ``beta`` (``-beta``, 0.25): weight of recall in the RiC F-score;
     ``bep_n`` (``-n``, 500): BEP distance limit; ``irr`` (``-irr``, 300): T2I tolerance in
     characters; ``exact_buckets``: exact rational recall buckets instead of the tool's doubles.
+    An element run is scored as the passage run ``inexeval convert run`` makes of it with
+    ``collection`` (:func:`inexeval.convert.passages_for`; without a collection, an error).
 
     Per-topic rows (if ``per_topic``) use the official per-topic names (``AiP``, ``AgP``) and
     come topic by topic in string order of topic ids, measures in official order
@@ -716,6 +722,9 @@ def evaluate_task(
         except MeasureError as error:
             raise MeasureError(f"{name}: {error.reason}") from None
     settings = TaskSettings(task, beta, bep_n, irr, exact_buckets)
+    from inexeval.convert import passages_for
+
+    runs = [passages_for(run, qrels, collection) for run in runs]
     all_topics = topic_order(list(qrels))
     per_topic_names = measure_names(task, per_topic=True)
     results = Results(aggregates={"AiP": "none", "AgP": "none"})
