@@ -20,6 +20,8 @@ from inexeval.analysis.compare import COLUMNS, compare_results
 from inexeval.cli import main
 from inexeval.errors import InexevalError, InexevalWarning
 from inexeval.evaluation import evaluate
+from inexeval.report.comparison import KAPPA_UNDEFINED
+from inexeval.report.text import latex_escape
 
 IPCS = DATA / "ipcs"
 QRELS = IPCS / "INEX_Qrels.txt"
@@ -351,6 +353,27 @@ def test_agree_assessments_b_and_judgements(tmp_path: Path,
     assert code == 2 and "takes no other" in err
     code, _, err = run_main(capsys, "agree", QRELS_2010, *runs, "--task", "focused", "-m", "MAiP")
     assert code == 2 and "at least two measures" in err
+
+
+@pytest.mark.parametrize("fmt", ["table", "markdown", "latex", "csv"])
+def test_agree_judgements_with_itself_prints_no_nan(capsys: pytest.CaptureFixture[str],
+                                                    fmt: str) -> None:
+    # the ipcs qrels list relevant articles only: every article is relevant for both, one
+    # category, so kappa is 0/0 (statsmodels: nan), printed "undefined" with a note saying why
+    code, out, err = run_main(capsys, "agree", "--judgements", QRELS, QRELS, "--format", fmt)
+    assert code == 0, err
+    assert ("kappa undefined" in out) == (fmt != "csv")
+    cells = out.replace(KAPPA_UNDEFINED, "").replace(latex_escape(KAPPA_UNDEFINED), "")
+    assert "nan" not in cells.lower() and "undefined" in cells
+    if fmt == "csv":
+        rows = list(csv.DictReader(io.StringIO(out)))
+        assert {r["kappa"] for r in rows} == {"undefined"} and rows[-1]["topic"] == "all"
+        assert all(float(r["jaccard"]) == 1.0 for r in rows)
+    # with relevant and non-relevant articles judged, identical assessments have kappa 1
+    code, out, err = run_main(capsys, "agree", "--judgements", QRELS_2010, QRELS_2010,
+                              "--format", fmt)
+    assert code == 0, err
+    assert "undefined" not in out and "NaN" not in out
 
 
 def test_agree_on_element_judgements(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

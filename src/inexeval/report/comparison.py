@@ -8,7 +8,8 @@ each value marked when the run is significantly better (▲) or worse (▼) than
 legend. ``--all-pairs`` comparisons and agreements print one line per row. ``csv`` and ``json``
 hold exactly the row columns (:data:`inexeval.analysis.compare.COLUMNS`,
 :data:`inexeval.analysis.agreement.AGREEMENT_COLUMNS`) at full precision, NaN as ``NaN`` (csv)
-or null (json).
+or null (json). In judgement agreement a kappa or ratio that is 0/0 is undefined: ``undefined``
+(null in json), as ``eval`` prints an undefined measure, with a note under the table.
 """
 
 from __future__ import annotations
@@ -31,15 +32,29 @@ _LATEX_MARKS = (r"$\uparrow$", r"$\downarrow$", r"$\cdot$")
 
 
 def _number(value: Any, digits: int) -> str:
+    if value is None:
+        return UNDEFINED
     if isinstance(value, float):
         return "NaN" if math.isnan(value) else f"{value:.{digits}f}"
     return str(value)
 
 
 def _full(value: Any) -> str:
+    if value is None:
+        return UNDEFINED
     if isinstance(value, float):
         return "NaN" if math.isnan(value) else repr(value)
     return str(value)
+
+
+UNDEFINED = "undefined"
+"""How a value that is not defined (None) prints, as ``eval`` prints an undefined measure."""
+
+KAPPA_UNDEFINED = ("kappa undefined: both assessments put every unit in one category, so "
+                   "chance agreement p_e = 1 and (p_o - p_e) / (1 - p_e) is 0/0 (Cohen 1960; "
+                   "statsmodels' cohens_kappa: nan); identical assessments with two categories "
+                   "have kappa 1")
+"""The note under a judgement table with an undefined kappa."""
 
 
 def render_csv(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
@@ -176,8 +191,14 @@ def render_judgements(rows: Sequence[TopicAgreement], fmt: str = "table", digits
     a table (json: a ``confusion`` object in each row)."""
     dims = list(rows[-1].dimensions) if rows else []
     columns = [*JUDGEMENT_COLUMNS, *(f"{d}_{what}" for d in dims for what in ("elements", "kappa"))]
-    flat = [[*row[:len(JUDGEMENT_COLUMNS)],
-             *(v for d in dims for v in row.dimensions[d][:2])] for row in rows]
+    # a kappa or a ratio that is 0/0 is undefined (None): "undefined", null in json
+    flat = [[None if isinstance(v, float) and math.isnan(v) else v
+             for v in (*row[:len(JUDGEMENT_COLUMNS)],
+                       *(v for d in dims for v in row.dimensions[d][:2]))] for row in rows]
+    kappas = [i for i, c in enumerate(columns) if c.endswith("kappa")]
+    note = any(row[i] is None for row in flat for i in kappas) and fmt not in ("csv", "json")
+    if note and fmt == "latex":
+        title = f"{title}; {KAPPA_UNDEFINED}" if title else KAPPA_UNDEFINED
     if fmt == "json":
         data = json.loads(render_json(columns, flat))
         for item, row in zip(data, rows):
@@ -185,6 +206,8 @@ def render_judgements(rows: Sequence[TopicAgreement], fmt: str = "table", digits
                                      "matrix": row.dimensions[d][2]} for d in dims}
         return json.dumps(data, indent=1) + "\n"
     text = render_rows(columns, flat, fmt, digits, title)
+    if note and fmt != "latex":
+        text += f"# {KAPPA_UNDEFINED}\n"
     if fmt == "csv" or not dims:
         return text
     for d in dims:
