@@ -117,17 +117,21 @@ def _mark_text(signs: Sequence[int], several: bool, symbols: tuple[str, str, str
 
 
 def legend(comparison: Comparison, symbols: tuple[str, str, str] = (_BETTER, _WORSE, _NEITHER),
-           escape: Callable[[str], str] = str) -> str:
-    """What the marks mean, in one sentence (``escape`` applies to the text around the marks)."""
+           escape: Callable[[str], str] = str, formula: Callable[[str], str] | None = None) -> str:
+    """What the marks mean, in one sentence: ``escape`` applies to the text around the marks,
+    ``formula`` (default: ``escape``) to the condition ``p < alpha`` (LaTeX: math mode, where
+    ``<`` is a less-than sign, not the inverted exclamation mark it is in text)."""
     better, worse, neither = symbols
     tests = ", ".join(comparison.tests)
     corrected = ("" if comparison.correction == "none"
                  else f" after the {comparison.correction} correction")
-    order = ([f"; one mark per test, in the order {tests}, ", neither, " not significant"]
-             if len(comparison.tests) > 1 else [f" ({tests} test)"])
-    parts = [better, f" significantly better than the baseline {comparison.baseline}, ", worse,
-             f" significantly worse: two-sided p < {comparison.alpha:g}{corrected}", *order]
-    return "".join(part if part in symbols else escape(part) for part in parts)
+    order = (escape(f"; one mark per test, in the order {tests}, ") + neither +
+             escape(" not significant") if len(comparison.tests) > 1
+             else escape(f" ({tests} test)"))
+    condition = (formula or escape)(f"p < {comparison.alpha:g}")
+    return (better + escape(f" significantly better than the baseline {comparison.baseline}, ") +
+            worse + escape(" significantly worse: two-sided ") + condition + escape(corrected) +
+            order)
 
 
 def _matrix(comparison: Comparison, digits: int, symbols: tuple[str, str, str],
@@ -179,7 +183,7 @@ def render_latex(comparison: Comparison, digits: int = 4) -> str:
     rows = _matrix(comparison, digits, _LATEX_MARKS, bold=True)
     escaped = [[latex_escape(rows[0][0]), *(latex_escape(m) for m in rows[0][1:])]]
     escaped += [[latex_escape(r[0]), *r[1:]] for r in rows[1:]]
-    caption = legend(comparison, _LATEX_MARKS, latex_escape)
+    caption = legend(comparison, _LATEX_MARKS, latex_escape, lambda text: f"${text}$")
     return _latex(escaped, caption, "l" + "r" * len(comparison.measures))
 
 
