@@ -355,6 +355,41 @@ def test_agree_assessments_b_and_judgements(tmp_path: Path,
     assert code == 2 and "at least two measures" in err
 
 
+def test_measure_names_are_the_same_in_notes_rows_csv_and_json(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from inexeval.demo import ASSESSMENTS_2004, COLLECTION, RUNS
+
+    # the default measures of 2003/2004 assessments include inex_eval(quant=strict), whose
+    # canonical name (its default quantisation left out, as the rows print it) is inex_eval
+    args = ["compare", ASSESSMENTS_2004, *RUNS, "--collection", COLLECTION]
+    code, out, err = run_main(capsys, *args)
+    assert code == 0, err
+    note = next(line for line in err.splitlines() if "measures for" in line)
+    announced = note.split("assessments: ", 1)[1].split(" (choose")[0].split(", ")
+    header = next(line for line in out.splitlines() if line.startswith("run "))
+    assert header.split()[1:] == announced
+    assert "inex_eval" in announced and "inex_eval(quant=strict)" not in note
+    code, out, err = run_main(capsys, *args, "--format", "csv")
+    assert list(dict.fromkeys(r["measure"] for r in csv.DictReader(io.StringIO(out)))) == announced
+    code, out, err = run_main(capsys, *args, "--format", "json")
+    assert list(dict.fromkeys(r["measure"] for r in json.loads(out))) == announced
+
+
+def test_compare_results_and_means_take_any_spelling_of_a_measure() -> None:
+    from inexeval.demo import ASSESSMENTS_2004, RUNS
+
+    with pytest.warns(InexevalWarning):
+        results = evaluate(str(ASSESSMENTS_2004), [str(r) for r in RUNS],
+                           ["inex_eval(quant=strict)", "P(quant=strict)@10"], complete=True)
+    comparison = compare_results(results, ["inex_eval(quant=strict)", "P_10"])
+    assert comparison.measures == ["inex_eval", "P@10"]
+    assert {r.measure for r in comparison.rows} == {"inex_eval", "P@10"}
+    run = results.runs()[0]
+    assert results.mean("inex_eval(quant=strict)", run) == results.mean("inex_eval", run)
+    assert (results.value(run, "91", "P(quant=strict)@10") == results.value(run, "91", "P@10")
+            is not None)
+
+
 @pytest.mark.parametrize("fmt", ["table", "markdown", "latex", "csv"])
 def test_agree_judgements_with_itself_prints_no_nan(capsys: pytest.CaptureFixture[str],
                                                     fmt: str) -> None:
