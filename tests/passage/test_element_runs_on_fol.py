@@ -9,15 +9,16 @@ relevant somewhere else."""
 
 from __future__ import annotations
 
+from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
 import pytest
+from tests.helpers import DATA
 
 from inexeval.cli import main
 from inexeval.evaluation import evaluate
 from inexeval.formats.detect import load_assessments, load_run
-from tests.helpers import DATA
 
 QRELS = DATA / "inex2010" / "inex2010.qrels"
 TOPIC = "2010017"
@@ -45,9 +46,9 @@ def layout(qrels, tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]
     for article in relevant[:ARTICLES]:
         spans = judged.highlights[article]
         cuts = sorted({0, int(lengths[article]), *spans.ravel().tolist()})
-        body = "".join(f"<sec>{'x' * (b - a)}</sec>" for a, b in zip(cuts, cuts[1:]))
+        body = "".join(f"<sec>{'x' * (b - a)}</sec>" for a, b in pairwise(cuts))
         (folder / "coll" / f"{article}.xml").write_text(f"<article><bdy>{body}</bdy></article>")
-        for k, (a, b) in enumerate(zip(cuts, cuts[1:]), 1):
+        for k, (a, b) in enumerate(pairwise(cuts), 1):
             rank += 1
             path = f"/article[1]/bdy[1]/sec[{k}]"
             trec.append(f"{TOPIC} Q0 {article} {rank} {100 - rank} elements {path}\n")

@@ -9,10 +9,10 @@ import re
 from pathlib import Path
 
 import pytest
+from tests.helpers import DATA
 
 from inexeval.cli import main
 from inexeval.report.text import latex_escape
-from tests.helpers import DATA
 
 QRELS = DATA / "ipcs" / "INEX_Qrels.txt"
 BERT = DATA / "ipcs" / "bert_inex_converted_1.run"

@@ -24,7 +24,7 @@ from inexeval.formats.source import Source, first_fields, is_xml, opened
 from inexeval.formats.submission import ROOT as SUBMISSION_ROOT
 from inexeval.formats.submission import read_submission
 from inexeval.formats.trec import read_trec_qrels, read_trec_run
-from inexeval.formats.xmlsafe import root_tag
+from inexeval.formats.xmlsafe import root_attributes, root_tag
 from inexeval.model.assessments import Assessments
 from inexeval.model.run import Run
 
@@ -110,6 +110,45 @@ def detect_run_kind(path: str | Path, fmt: str | None = None) -> str:
         if fmt == "fol":
             return "passage"
         return "element" if len(first_fields(source)[1]) == 7 else "document"
+
+
+def peek_run_name(path: str | Path, fmt: str | None = None) -> str | None:
+    """The name :func:`load_run` gives the run at ``path`` (format ``fmt``, detected if None),
+    found without reading the run: an XML submission's ``run-id`` (else the file's stem), a
+    TREC run's first run-id, a FOL run's last run-id (from the end of the file, as the official
+    evaluator names a run). None where that would mean reading it all or cannot be done:
+    standard input, a pipe, a compressed FOL run, a file that cannot be read or recognised (it
+    is reported when it is evaluated)."""
+    if str(path) == "-" or not Path(path).is_file():
+        return None
+    try:
+        with opened(path) as source:
+            fmt = fmt or _run_format(source)
+            if fmt in ("xml", "inex"):
+                return root_attributes(source).get("run-id", Path(source.name).stem)
+            if fmt == "trec":
+                fields = first_fields(source)[1]
+                return fields[5] if len(fields) > 5 else None
+            if source.compression:
+                return None
+        with open(path, "rb") as raw:
+            start = max(0, raw.seek(0, os.SEEK_END) - _TAIL)
+            raw.seek(start)
+            tail = raw.read()
+    except (InexevalError, OSError):
+        return None
+    # the first line read is cut unless the file starts there
+    lines = [line for line in tail.replace(b"\r", b"\n").split(b"\n")[bool(start):]
+             if line.strip()]
+    try:
+        fields = lines[-1].decode("utf-8").split() if lines else []
+    except UnicodeDecodeError:
+        return None
+    return fields[5] if len(fields) > 5 else None
+
+
+_TAIL = 1 << 16
+"""Bytes read from the end of a FOL run for its last line (:func:`peek_run_name`)."""
 
 
 def load_assessments(path: str | Path, fmt: str | None = None) -> Assessments:

@@ -40,7 +40,7 @@ from inexeval import spans
 from inexeval.errors import MeasureError, RunError, warn
 from inexeval.measures.registry import Family, Param, TopicContext, Value, register
 from inexeval.model import Assessments, Run, TopicAssessments, TopicRun
-from inexeval.model.run import make_topic_run
+from inexeval.model.run import distinct_names, make_topic_run
 from inexeval.results import Results, Row
 
 if TYPE_CHECKING:
@@ -728,10 +728,8 @@ def evaluate_task(
     all_topics = topic_order(list(qrels))
     per_topic_names = measure_names(task, per_topic=True)
     results = Results(aggregates={"AiP": "none", "AgP": "none"})
-    labels = [run.name for run in runs]
+    labels = distinct_names([run.name for run in runs], [run.source for run in runs])
     for run, label in zip(runs, labels):
-        if labels.count(label) > 1:
-            label = f"{label} ({run.source})"
         scored = _run_scores(qrels, run, settings)
         included = np.array([t for t, topic in enumerate(all_topics)
                              if complete or len(run.topics.get(topic, ()))], dtype=np.int64)
