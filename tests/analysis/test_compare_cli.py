@@ -469,12 +469,12 @@ def test_in_context_means_are_eval_c(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert code == 0, err
     printed = {(run, measure): float(value) for run, measure, topic, value in
                (line.split("\t") for line in out.splitlines()) if topic == "all"}
-    # both runs are "bert1ctx": compare names them by their files; eval, printing each run as
-    # it is evaluated, keeps the first run's run-id and names the second by its file
+    # both runs are "bert1ctx": compare and eval alike name them "bert1ctx (file)"
     for row in rows:
-        assert (row["run"], row["baseline"]) == ("fewer.run", "bert1_incontext.run")
+        assert (row["run"], row["baseline"]) == ("bert1ctx (fewer.run)",
+                                                 "bert1ctx (bert1_incontext.run)")
         assert row["mean"] == pytest.approx(printed[(row["run"], row["measure"])], abs=5e-5)
-        assert row["baseline_mean"] == pytest.approx(printed[("bert1ctx", row["measure"])],
+        assert row["baseline_mean"] == pytest.approx(printed[(row["baseline"], row["measure"])],
                                                      abs=5e-5)
 
 
