@@ -117,3 +117,21 @@ def test_progress_bars_only_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> No
     assert update is not None
     update(2, 2)
     assert "evaluating" in terminal.getvalue() and "indexing" in terminal.getvalue()
+
+
+def test_runs_sharing_a_run_id_are_named_by_file_in_the_api(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from inexeval.formats.detect import load_assessments, load_run
+    from inexeval.measures.focused import evaluate_task
+    from tests.helpers import DATA
+
+    qrels = load_assessments(DATA / "ipcs" / "INEX_Qrels.txt")
+    lines = (DATA / "ipcs" / "bert_inex_converted_1.run").read_text().splitlines(keepends=True)
+    for folder, keep in (("a", 2), ("b", 3)):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "bert.run").write_text("".join(lines[::keep]))
+    runs = [load_run(tmp_path / folder / "bert.run") for folder in ("a", "b")]
+    expected = ["TREC2INEX (a/bert.run)", "TREC2INEX (b/bert.run)"]
+    results = inexeval.evaluate(qrels, runs, ["MAiP"])
+    assert results.runs() == expected
+    assert results.mean("MAiP", expected[0]) != results.mean("MAiP", expected[1])
+    assert evaluate_task(qrels, runs, "focused").runs() == expected

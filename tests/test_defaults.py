@@ -67,9 +67,9 @@ def test_task_table_shows_the_headline_in_100_columns(
     assert main(["eval", str(IPCS / "INEX_Qrels.txt"), *runs, *map(str, copies), "--task",
                  "focused", "--table"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert [line.split()[0] for line in lines[1:]] == [
-        "bert_inex_converted_1.run", "bert1_incontext.run", "bert1_bestincontext.run",
-        "same-run-id-0.run", "same-run-id-1.run"]
+    assert [line.rsplit(None, 5)[0] for line in lines[1:]] == [
+        "TREC2INEX (bert_inex_converted_1.run)", "bert1ctx (bert1_incontext.run)", "bert1bic",
+        "TREC2INEX (same-run-id-0.run)", "bert1ctx (same-run-id-1.run)"]
     assert lines[0].split() == ["run", "iP[0.00]", "iP[0.01]", "iP[0.05]", "iP[0.10]", "MAiP"]
     assert len(lines) == 6 and max(map(len, lines)) <= 100
     assert main(["eval", str(IPCS / "INEX_Qrels.txt"), runs[0], "--task", "focused", "--table",

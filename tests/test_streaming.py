@@ -28,6 +28,11 @@ def _eval(*args: str | Path) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, timeout=300, check=False)
 
 
+def _eval_command(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "inexeval.cli", *map(str, args)],
+                          capture_output=True, text=True, timeout=300, check=False)
+
+
 def _copies(folder: Path, count: int, scale: int = 1) -> list[Path]:
     """``count`` run files, each the bert run and ``scale - 1`` more copies of its lines under
     topic ids the qrels do not have (read, then ignored: they only make the run bigger)."""
@@ -109,13 +114,42 @@ def test_the_same_run_file_twice_is_an_error(tmp_path: Path) -> None:
 
 def test_runs_with_one_run_id_are_told_apart_by_file(tmp_path: Path) -> None:
     runs = _copies(tmp_path, 2)
-    done = _eval("--task", "focused", QRELS, *runs)
+    other = tmp_path / "other.run"
+    other.write_text(runs[1].read_text().replace("TREC2INEX", "other"))
+    given = [runs[0], other, runs[1]]
+    expected = ["TREC2INEX (copy00.run)", "other", "TREC2INEX (copy01.run)"]
+    done = _eval("--task", "focused", QRELS, *given)
     assert done.returncode == 0, done.stderr
-    names = list(dict.fromkeys(line.split("\t")[0] for line in done.stdout.splitlines()))
-    assert names == ["TREC2INEX", "copy01.run"]  # printed before the second run was read
-    table = _eval("--task", "focused", "--table", QRELS, *runs)
-    assert [line.split()[0] for line in table.stdout.splitlines()[1:]] == ["copy00.run",
-                                                                           "copy01.run"]
+    assert list(dict.fromkeys(line.split("\t")[0] for line in done.stdout.splitlines())) == expected
+    csv = _eval("--task", "focused", "--format", "csv", QRELS, *given)
+    assert list(dict.fromkeys(line.split(",")[0] for line in csv.stdout.splitlines()[1:])) == expected
+    table = _eval("--task", "focused", "--table", QRELS, *given)
+    assert [line.rsplit(None, 5)[0] for line in table.stdout.splitlines()[1:]] == expected
+    compared = _eval_command("compare", "--task", "focused", "--format", "csv", QRELS, *given)
+    assert list(dict.fromkeys(line.split(",")[2] for line in compared.stdout.splitlines()[1:])) \
+        == expected[1:]
+    assert {line.split(",")[3] for line in compared.stdout.splitlines()[1:]} == {expected[0]}
+
+
+def test_names_read_ahead_or_not_are_the_same(tmp_path: Path) -> None:
+    """A run on standard input or a compressed FOL run cannot be named before it is read: the
+    results are printed at the end, named as when every name is read ahead."""
+    import gzip
+
+    runs = _copies(tmp_path, 2)
+    packed = tmp_path / "copy01.run.gz"
+    packed.write_bytes(gzip.compress(runs[1].read_bytes()))
+    for fmt in ("trec", "csv"):
+        files = _eval("--task", "focused", "-q", "--format", fmt, QRELS, *runs)
+        assert files.returncode == 0, files.stderr
+        assert "TREC2INEX (copy00.run)" in files.stdout and "TREC2INEX (copy01.run)" in files.stdout
+        zipped = _eval("--task", "focused", "-q", "--format", fmt, QRELS, runs[0], packed)
+        assert zipped.stdout == files.stdout.replace("copy01.run", "copy01.run.gz")
+        piped = subprocess.run([sys.executable, "-m", "inexeval.cli", "eval", "--task", "focused",
+                                "-q", "--format", fmt, str(QRELS), str(runs[0]), "-"],
+                               input=runs[1].read_text(), capture_output=True, text=True,
+                               timeout=300, check=False)
+        assert piped.stdout == files.stdout.replace("(copy01.run)", "(-)")
 
 
 def test_csv_has_one_header_for_all_runs(tmp_path: Path) -> None:

@@ -48,6 +48,22 @@ def element_run_to_passages(run: Run, collection: CollectionIndex) -> Run:
     return replace(run, kind="passage", topics=topics)
 
 
+def passages_for(run: Run, assessments: Assessments, collection: CollectionIndex | None) -> Run:
+    """The run as FOL (passage) qrels are scored: an element run is turned into passages
+    through the collection (:func:`element_run_to_passages`, what ``inexeval convert run``
+    writes), as INEX 2009-2010 converted element submissions to FOL before evaluating them (spec
+    §5.2: "elements converted to passages"). Without the collection an element has no character
+    span, so that is an error naming the run. Other runs and other assessments: the run as it
+    is."""
+    if run.kind != "element" or assessments.scale != "fol":
+        return run
+    if collection is None:
+        raise InexevalError("an element run on FOL (passage) qrels needs the collection "
+                            "(--collection DIR|INDEX) to turn its elements into character "
+                            "spans", run.source)
+    return element_run_to_passages(run, collection)
+
+
 def highlights_to_fol(assessments: Assessments, collection: CollectionIndex) -> Assessments:
     """INEX 2005-2008 highlighting assessments as FOL qrels: per topic and judged document, the
     highlighted passages (resolved against the collection and merged), ``rsize`` their total

@@ -37,24 +37,25 @@ _KIND = {"fol": "FOL qrels", "inex2002": "INEX 2002 assessments",
 def default_measures(scale: str, *, passage_runs: bool, collection: bool,
                      stream: TextIO | None = None) -> tuple[str | None, list[str]]:
     """The task (or None) and the measures to compute when none is named, announced once on
-    ``stream`` (stderr by default): FOL qrels with passage runs are scored as the focused task."""
+    ``stream`` (stderr by default): FOL qrels with passage runs (``passage_runs``: FOL runs, or
+    element runs, which FOL qrels score as their passages) are scored as the focused task."""
+    from inexeval.measures.registry import canonical_name
+
     task: str | None = None
+    what = ""
     if scale == "fol" and passage_runs:
-        task, measures = "focused", FOCUSED_HEADLINE
-        what = "the focused task's " + ", ".join(measures)
+        task, measures, what = "focused", FOCUSED_HEADLINE, "the focused task's "
     elif scale in ("inex2002", "inex2003"):
         measures = ELEMENT_2002_2004 + (["inex_eval_ng"] if scale == "inex2003" and collection
                                         else [])
-        what = ", ".join(measures)
     elif scale == "trec":
-        measures = DOCUMENT
-        what = "trec_eval's " + ", ".join(measures)
+        measures, what = DOCUMENT, "trec_eval's "
     else:
         measures = ["P@10", "overlap@10"]
-        what = ", ".join(measures)
-    (stream or sys.stderr).write(f"inexeval: measures for {_KIND.get(scale, scale)}: {what} "
-                                 "(choose with -m or --task)\n")
-    return task, list(measures)
+    measures = [canonical_name(m) for m in measures]  # as the rows name them
+    (stream or sys.stderr).write(f"inexeval: measures for {_KIND.get(scale, scale)}: {what}"
+                                 f"{', '.join(measures)} (choose with -m or --task)\n")
+    return task, measures
 
 
 def table_measures(task: str, asked: list[str]) -> list[str]:

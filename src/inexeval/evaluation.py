@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -13,7 +14,7 @@ from inexeval.errors import MeasureError, warn
 from inexeval.measures.common import element_table
 from inexeval.measures.registry import Measure, TopicContext, parse_measures
 from inexeval.model import Assessments, Run, TopicRun
-from inexeval.model.run import make_topic_run
+from inexeval.model.run import distinct_names, make_topic_run
 from inexeval.quantise import get as quantisation
 from inexeval.results import Metric, Results, Row
 
@@ -110,7 +111,11 @@ class Evaluator:
             yield Metric(row.topic, row.measure, row.value)
 
     def rows(self, run: Run) -> Iterator[Row]:
-        """Yield one :class:`Row` (run, topic, measure, value) per topic and measure."""
+        """Yield one :class:`Row` (run, topic, measure, value) per topic and measure. An element
+        run on FOL qrels is scored as its passages (:func:`inexeval.convert.passages_for`)."""
+        from inexeval.convert import passages_for
+
+        run = passages_for(run, self.assessments, self.collection)
         unassessed = [t for t in run if t not in self.assessments]
         if unassessed:
             shown = ", ".join(unassessed[:5]) + (" ..." if len(unassessed) > 5 else "")
@@ -170,13 +175,17 @@ class Evaluator:
                  int(run.lines[first]))
 
     def evaluate(self, runs: Run | Sequence[Run]) -> Results:
+        """The results of the runs; runs sharing a name are named ``name (file)``
+        (:func:`inexeval.model.run.distinct_names`)."""
         from inexeval.progress import progress
 
         runs = [runs] if isinstance(runs, Run) else list(runs) if isinstance(runs, Iterable) else []
         if not runs or not all(isinstance(r, Run) for r in runs):
             raise TypeError("evaluate takes a Run or a list of Runs (see load_run)")
         results = Results(aggregates={str(m): m.family.aggregate for m in self.measures})
-        for run in progress(runs, "runs", len(runs)):
+        names = distinct_names([run.name for run in runs], [run.source for run in runs])
+        for run, name in zip(progress(runs, "runs", len(runs)), names):
+            run = run if name == run.name else replace(run, name=name)
             results.topics_evaluated[run.name] = self._topics_for(run)
             results.extend(list(self.rows(run)))
         return results
@@ -284,8 +293,6 @@ def with_implicit(assessments: Assessments, *, skip: Iterable[str] = (),
     into character spans when the collection is given, and the implicit assessments of the scale
     added (parents inherit from their children, as INEX 2002-2005 did) unless ``implicit`` is False, except for the topics in ``skip`` (INEX 2002:
     CAS topics with target elements)."""
-    from dataclasses import replace
-
     from inexeval.collection.implicit import implicit_assessments, resolve_passages
 
     skipped = set(skip)
@@ -320,6 +327,7 @@ class RunEvaluator:
                  task_options: Mapping[str, Any] | None = None, **options: Any) -> None:
         self.task = task
         self.assessments = assessments
+        self.collection = collection
         self.task_options = dict(task_options or {})
         self.evaluator = None if task else Evaluator(measures, assessments, collection=collection,
                                                      complete=True, **options)
@@ -330,7 +338,7 @@ class RunEvaluator:
         from inexeval.measures.focused import evaluate_task
 
         return evaluate_task(self.assessments, [run], str(self.task), complete=True,
-                             per_topic=True, **self.task_options)
+                             per_topic=True, collection=self.collection, **self.task_options)
 
 
 _POOL_WORK: tuple[Any, Sequence[Run]] | None = None

@@ -241,10 +241,13 @@ def _trec_binary(relevance: FloatArray, min_rel: int = 1, **_: Any) -> FloatArra
     return (relevance >= min_rel).astype(np.float64)
 
 
-register_quantisation("binary", ("fol",), _fol_binary, "1 iff rsize > 0", binary=True)
+register_quantisation("binary", ("fol",), _fol_binary,
+                      "1 iff rsize > 0 (a passage: iff it holds highlighted text)", binary=True)
 register_quantisation("binary", ("trec",), _trec_binary, "1 iff relevance >= min_rel (default 1)",
                       binary=True)
-register_quantisation("strict", ("fol",), _fol_binary, "FOL qrels: 1 iff rsize > 0", binary=True)
+register_quantisation("strict", ("fol",), _fol_binary,
+                      "FOL qrels: 1 iff rsize > 0 (a passage: iff it holds highlighted text)",
+                      binary=True)
 register_quantisation("strict", ("trec",), _trec_binary, "TREC qrels: 1 iff relevance >= 1",
                       binary=True)
 

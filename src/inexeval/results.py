@@ -67,12 +67,16 @@ class Results:
         return list(dict.fromkeys(r.topic for r in self.rows if run is None or r.run == run))
 
     def value(self, run: str, topic: str, measure: str) -> float | None:
-        """The value of one run, topic (or ``all``) and measure."""
+        """The value of one run, topic (or ``all``) and measure (any spelling of the measure:
+        ``inex_eval(quant=strict)`` finds ``inex_eval``)."""
         if topic == ALL:
             return self.mean(measure, run)
         for row in self.rows:
             if row.run == run and row.topic == topic and row.measure == measure:
                 return row.value
+        name = _canonical(measure)
+        if name != measure:
+            return self.value(run, topic, name)
         raise KeyError((run, topic, measure))
 
     def means(self) -> list[Row]:
@@ -101,17 +105,20 @@ class Results:
         return out
 
     def mean(self, measure: str, run: str | None = None) -> float | None:
-        """The ``all`` value of a measure (of the first run if ``run`` is None)."""
+        """The ``all`` value of a measure, in any spelling (of the first run if ``run`` is
+        None)."""
         if self._means_of != len(self.rows) + len(self.overall):
             self._means = {}
             for row in self.means():
                 self._means.setdefault((row.run, row.measure), row.value)
                 self._means.setdefault((None, row.measure), row.value)
             self._means_of = len(self.rows) + len(self.overall)
-        try:
+        if (run, measure) in self._means:
             return self._means[(run, measure)]
-        except KeyError:
-            raise KeyError(measure if run is None else (run, measure)) from None
+        name = _canonical(measure)
+        if (run, name) in self._means:
+            return self._means[(run, name)]
+        raise KeyError(measure if run is None else (run, measure))
 
     def to_dataframe(self, means: bool = False) -> Any:
         """A pandas DataFrame in long format, columns ``run, topic, measure, value`` (per-topic
@@ -134,3 +141,9 @@ class Results:
 
     def extend(self, rows: Sequence[Row]) -> None:
         self.rows.extend(rows)
+
+
+def _canonical(measure: str) -> str:
+    from inexeval.measures.registry import canonical_name
+
+    return canonical_name(measure)

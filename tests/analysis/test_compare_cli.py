@@ -20,6 +20,8 @@ from inexeval.analysis.compare import COLUMNS, compare_results
 from inexeval.cli import main
 from inexeval.errors import InexevalError, InexevalWarning
 from inexeval.evaluation import evaluate
+from inexeval.report.comparison import KAPPA_UNDEFINED
+from inexeval.report.text import latex_escape
 
 IPCS = DATA / "ipcs"
 QRELS = IPCS / "INEX_Qrels.txt"
@@ -353,6 +355,62 @@ def test_agree_assessments_b_and_judgements(tmp_path: Path,
     assert code == 2 and "at least two measures" in err
 
 
+def test_measure_names_are_the_same_in_notes_rows_csv_and_json(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from inexeval.demo import ASSESSMENTS_2004, COLLECTION, RUNS
+
+    # the default measures of 2003/2004 assessments include inex_eval(quant=strict), whose
+    # canonical name (its default quantisation left out, as the rows print it) is inex_eval
+    args = ["compare", ASSESSMENTS_2004, *RUNS, "--collection", COLLECTION]
+    code, out, err = run_main(capsys, *args)
+    assert code == 0, err
+    note = next(line for line in err.splitlines() if "measures for" in line)
+    announced = note.split("assessments: ", 1)[1].split(" (choose")[0].split(", ")
+    header = next(line for line in out.splitlines() if line.startswith("run "))
+    assert header.split()[1:] == announced
+    assert "inex_eval" in announced and "inex_eval(quant=strict)" not in note
+    code, out, err = run_main(capsys, *args, "--format", "csv")
+    assert list(dict.fromkeys(r["measure"] for r in csv.DictReader(io.StringIO(out)))) == announced
+    code, out, err = run_main(capsys, *args, "--format", "json")
+    assert list(dict.fromkeys(r["measure"] for r in json.loads(out))) == announced
+
+
+def test_compare_results_and_means_take_any_spelling_of_a_measure() -> None:
+    from inexeval.demo import ASSESSMENTS_2004, RUNS
+
+    with pytest.warns(InexevalWarning):
+        results = evaluate(str(ASSESSMENTS_2004), [str(r) for r in RUNS],
+                           ["inex_eval(quant=strict)", "P(quant=strict)@10"], complete=True)
+    comparison = compare_results(results, ["inex_eval(quant=strict)", "P_10"])
+    assert comparison.measures == ["inex_eval", "P@10"]
+    assert {r.measure for r in comparison.rows} == {"inex_eval", "P@10"}
+    run = results.runs()[0]
+    assert results.mean("inex_eval(quant=strict)", run) == results.mean("inex_eval", run)
+    assert (results.value(run, "91", "P(quant=strict)@10") == results.value(run, "91", "P@10")
+            is not None)
+
+
+@pytest.mark.parametrize("fmt", ["table", "markdown", "latex", "csv"])
+def test_agree_judgements_with_itself_prints_no_nan(capsys: pytest.CaptureFixture[str],
+                                                    fmt: str) -> None:
+    # the ipcs qrels list relevant articles only: every article is relevant for both, one
+    # category, so kappa is 0/0 (statsmodels: nan), printed "undefined" with a note saying why
+    code, out, err = run_main(capsys, "agree", "--judgements", QRELS, QRELS, "--format", fmt)
+    assert code == 0, err
+    assert ("kappa undefined" in out) == (fmt != "csv")
+    cells = out.replace(KAPPA_UNDEFINED, "").replace(latex_escape(KAPPA_UNDEFINED), "")
+    assert "nan" not in cells.lower() and "undefined" in cells
+    if fmt == "csv":
+        rows = list(csv.DictReader(io.StringIO(out)))
+        assert {r["kappa"] for r in rows} == {"undefined"} and rows[-1]["topic"] == "all"
+        assert all(float(r["jaccard"]) == 1.0 for r in rows)
+    # with relevant and non-relevant articles judged, identical assessments have kappa 1
+    code, out, err = run_main(capsys, "agree", "--judgements", QRELS_2010, QRELS_2010,
+                              "--format", fmt)
+    assert code == 0, err
+    assert "undefined" not in out and "NaN" not in out
+
+
 def test_agree_on_element_judgements(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from inexeval.demo import ASSESSMENTS_2004
 
@@ -411,12 +469,12 @@ def test_in_context_means_are_eval_c(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert code == 0, err
     printed = {(run, measure): float(value) for run, measure, topic, value in
                (line.split("\t") for line in out.splitlines()) if topic == "all"}
-    # both runs are "bert1ctx": compare names them by their files; eval, printing each run as
-    # it is evaluated, keeps the first run's run-id and names the second by its file
+    # both runs are "bert1ctx": compare and eval alike name them "bert1ctx (file)"
     for row in rows:
-        assert (row["run"], row["baseline"]) == ("fewer.run", "bert1_incontext.run")
+        assert (row["run"], row["baseline"]) == ("bert1ctx (fewer.run)",
+                                                 "bert1ctx (bert1_incontext.run)")
         assert row["mean"] == pytest.approx(printed[(row["run"], row["measure"])], abs=5e-5)
-        assert row["baseline_mean"] == pytest.approx(printed[("bert1ctx", row["measure"])],
+        assert row["baseline_mean"] == pytest.approx(printed[(row["baseline"], row["measure"])],
                                                      abs=5e-5)
 
 

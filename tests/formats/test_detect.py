@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from inexeval.formats.detect import (
     detect_run_format,
     load_assessments,
     load_run,
+    peek_run_name,
 )
 
 DATA = Path(__file__).parents[1] / "data" / "formats"
@@ -68,3 +70,37 @@ def test_detection_failures(tmp_path: Path) -> None:
         load_run(DATA / "submission.xml", "csv")
     with pytest.raises(InexevalError, match="unknown assessment format"):
         load_assessments(DATA / "assessments-2003.xml", "csv")
+
+
+@pytest.mark.parametrize("text", [
+    "1 Q0 a 1 2 first 0 10\n1 Q0 b 2 1 last 5 10\n",
+    "1 Q0 a 1 2 first 0 10\r\n1 Q0 b 2 1 last 5 10\r\n\r\n  \r\n",
+    "\ufeff1 Q0 a 1 2 only 0 10",
+    "".join(f"1 Q0 d{i} {i} 1 r{i} 0 10\n" for i in range(1, 5000)),
+    "1 Q0 a 1 2 first /article[1]\n1 Q0 b 2 1 last /article[1]/p[1]\n",
+    "1 Q0 a 1 2 docs\n",
+    ('<?xml version="1.0"?>\n<inex-submission run-id="xml-run" task="Focused"><topic '
+    'topic-id="1"><result><file>a</file><path>/article[1]</path></result></topic>'
+    "</inex-submission>\n"),
+    ('<inex-submission task="Focused"><topic topic-id="1"><result><file>a</file>'
+    "<path>/article[1]</path></result></topic></inex-submission>"),
+])
+def test_a_run_name_read_ahead_is_the_name_the_reader_gives(tmp_path: Path, text: str) -> None:
+    path = tmp_path / "run.txt"
+    path.write_text(text, encoding="utf-8", newline="")
+    assert peek_run_name(path) == load_run(path).name
+    packed = tmp_path / "run.gz"
+    packed.write_bytes(gzip.compress(path.read_bytes()))
+    if detect_run_format(path) == "fol":  # its name is on its last line
+        assert peek_run_name(packed) is None
+    else:
+        assert peek_run_name(packed) == load_run(packed).name
+
+
+def test_a_run_name_that_cannot_be_read_ahead_is_none(tmp_path: Path) -> None:
+    assert peek_run_name("-") is None
+    assert peek_run_name(tmp_path / "missing.run") is None
+    assert peek_run_name(tmp_path) is None
+    (tmp_path / "bad.run").write_text("1 2 3\n")
+    assert peek_run_name(tmp_path / "bad.run") is None
+    assert peek_run_name(SHARED / "ipcs" / "bert_inex_converted_1.run") == "TREC2INEX"

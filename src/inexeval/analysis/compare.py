@@ -195,7 +195,8 @@ def compare_results(
     topics: Sequence[str] | None = None,
 ) -> Comparison:
     """Compare the runs of ``results`` (per-topic values of every assessed topic, as
-    ``Evaluator(..., complete=True)`` gives them) under ``measures``.
+    ``Evaluator(..., complete=True)`` gives them) under ``measures``, named as the results
+    name them (``inex_eval(quant=strict)`` is compared, and reported, as ``inex_eval``).
 
     ``baseline``: the run the others are compared with (default: the first); ``all_pairs``:
     every pair of runs instead (no baseline; the ``tukey`` and ``randomised-tukey`` tests need
@@ -204,7 +205,11 @@ def compare_results(
     across its comparisons; ``permutations`` (B) and ``seed``: the randomised and bootstrap
     tests'. ``topics``: the assessed topics (default: those of the results).
     """
+    from inexeval.measures.registry import canonical_name
+
     tests = list(dict.fromkeys(tests))
+    listed = set(results.measures())
+    measures = list(dict.fromkeys(m if m in listed else canonical_name(m) for m in measures))
     runs = results.runs()
     check_request(tests, correction, all_pairs=all_pairs, permutations=permutations,
                   baseline=baseline, runs=runs)

@@ -24,7 +24,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "measure's ranking of the runs under ASSESSMENTS and under FILE")
     parser.add_argument("--judgements", nargs=2, metavar=("A", "B"),
                         help="agreement of two assessments of the same topics, per topic and "
-                        "overall (no runs): Cohen's kappa on relevant articles, character "
+                        "overall (no runs): Cohen's kappa on relevant articles ('undefined' "
+                        "when both put every article in one category), character "
                         "precision/recall/F1/Jaccard of the highlighting, element kappa per "
                         "relevance dimension, confusion matrices; with --collection, INEX "
                         "2005-2008 highlighted passages are compared character by character")

@@ -80,11 +80,11 @@ def evaluate_for_comparison(args: argparse.Namespace, measures: list[str] | None
         from inexeval.defaults import default_measures
 
         args.task, measures = default_measures(
-            assessments.scale, passage_runs=all(r.kind == "passage" for r in runs),
+            assessments.scale, passage_runs=all(r.kind != "document" for r in runs),
             collection=collection is not None)
     names = comparable_measures(measures, args.task)
     if args.task:
-        evaluate_one = RunEvaluator(assessments, names, task=args.task,
+        evaluate_one = RunEvaluator(assessments, names, task=args.task, collection=collection,
                                     task_options=task_options(args))
     else:
         evaluate_one = RunEvaluator(assessments, names, **evaluator_options(args, collection))

@@ -143,9 +143,10 @@ def _selected(args: argparse.Namespace) -> set[str]:
 
 
 # Options of element evaluation that the official passage tasks do not use (the official
-# evaluator's rules: file order, no limit, FOL qrels).
+# evaluator's rules: file order, no limit, FOL qrels; the collection turns element runs into
+# passages).
 _NOT_FOR_TASKS = (("limit", None), ("order", None), ("keep_repeats", False),
-                  ("num_docs", None), ("collection", None), ("implicit", "on"),
+                  ("num_docs", None), ("implicit", "on"),
                   ("strict", False), ("topic_file", None), ("navigation", None),
                   ("ideal_run", None))
 
@@ -237,7 +238,7 @@ def run(args: argparse.Namespace) -> int:
         from inexeval.defaults import table_measures
 
         args.measure = table_measures(args.task, args.measure)
-    job = _Job(args, fmt, assessments, _evaluator(args, assessments, collection))
+    job = _Job(args, fmt, assessments, _evaluator(args, assessments, collection), collection)
     return _report(args, fmt, _outcomes(job, args.runs, args.jobs))
 
 
@@ -259,20 +260,19 @@ def _given_once(runs: list[str]) -> None:
 
 
 def _passage_runs(args: argparse.Namespace) -> bool:
-    """Whether the runs hold passages (FOL runs), to choose the default measures before any run
-    is read: only a regular file whose first line is of another format says no. Standard input,
-    pipes and files that cannot be read are not looked at (a pipe is read once, by the run's
-    reader; an unreadable run is reported with the runs)."""
+    """Whether the runs are scored as passages on FOL qrels (FOL runs, and element runs, which
+    are turned into passages), to choose the default measures before any run is read: only a
+    regular file whose first line is a document run's says no. Standard input, pipes and files
+    that cannot be read are not looked at (a pipe is read once, by the run's reader; an
+    unreadable run is reported with the runs)."""
     from inexeval.errors import InexevalError
-    from inexeval.formats.detect import detect_run_format
+    from inexeval.formats.detect import detect_run_kind
 
     def fol(path: str) -> bool:
-        if args.run_format:
-            return bool(args.run_format == "fol")
         if path == "-" or not Path(path).is_file():
-            return True
+            return args.run_format in (None, "fol")
         try:
-            return detect_run_format(path) == "fol"
+            return detect_run_kind(path, args.run_format) != "document"
         except (InexevalError, OSError):
             return True
 
@@ -299,6 +299,7 @@ class _Job:
     fmt: str
     assessments: Any
     evaluator: Any
+    collection: Any = None
 
 
 @dataclass
@@ -357,7 +358,8 @@ def _task_results(job: _Job, run: Any) -> Any:
 
     args = job.args
     results = evaluate_task(job.assessments, [run], args.task, complete=args.c,
-                            per_topic=args.q, **task_options(args, warn_unused=False))
+                            per_topic=args.q, collection=job.collection,
+                            **task_options(args, warn_unused=False))
     return _only(results, args.measure) if args.measure else results
 
 
@@ -394,17 +396,18 @@ def _outcomes(job: _Job, paths: list[str], jobs: int) -> Iterator[_Outcome]:
 def _report(args: argparse.Namespace, fmt: str, outcomes: Iterator[_Outcome]) -> int:
     """Print each run's warnings and results as it comes (trec, csv, official; the other formats
     at the end); a run that failed is reported and the others still printed. Exit code 2 if any
-    failed."""
+    failed. Runs sharing a run-id are named ``run-id (file)`` (:func:`distinct_names`), which
+    needs every run's name before the first is printed: trec and csv results are printed as
+    they come when the names can be read ahead (:func:`peek_run_name`), else at the end."""
     import warnings
 
     from inexeval.report.text import render, render_csv, render_trec
 
     several = len(args.runs) > 1
-    labels = _file_labels(args.runs)
-    printed: set[str] = set()
-    collected: list[tuple[str, Any]] = []
-    failed = 0
-    for number, outcome in enumerate(outcomes):
+    ahead = _names_ahead(args) if several and fmt in ("trec", "csv") else {}
+    held: list[tuple[str, Any]] = []
+    printed = failed = 0
+    for outcome in outcomes:
         for message in outcome.warnings:
             warnings.warn(message, stacklevel=1)
         if outcome.error is not None:
@@ -412,23 +415,26 @@ def _report(args: argparse.Namespace, fmt: str, outcomes: Iterator[_Outcome]) ->
             failed += 1
             continue
         results = outcome.results
-        if fmt not in ("official", "trec", "csv"):
-            collected.append((outcome.path, results))
-            continue
-        # a run-id already printed would make the two runs indistinguishable: use the file
-        if set(results.runs()) & printed:
-            results = _named(results, labels[outcome.path])
-        printed.update(results.runs())
         if fmt == "official":
             sys.stdout.write(outcome.official)
-        elif fmt == "trec":
-            sys.stdout.write(render_trec(results, args.digits, args.q, run_column=several))
+        elif fmt in ("trec", "csv") and ahead is not None:
+            results = _named(results, ahead.get(outcome.path, results.runs()[0]))
+            sys.stdout.write(render_trec(results, args.digits, args.q, run_column=several)
+                             if fmt == "trec" else
+                             render_csv(results, args.digits, args.q, header=printed == 0))
+            printed += 1
         else:
-            sys.stdout.write(render_csv(results, args.digits, args.q, header=number == 0))
+            held.append((outcome.path, results))
+            continue
         sys.stdout.flush()
-    if fmt not in ("official", "trec", "csv"):
-        sys.stdout.write(render(_together(collected, labels), fmt, digits=args.digits,
-                                per_topic=args.q))
+    if held or fmt not in ("official", "trec", "csv"):
+        together = _together(held)
+        if fmt == "trec":
+            sys.stdout.write(render_trec(together, args.digits, args.q, run_column=several))
+        elif fmt == "csv":
+            sys.stdout.write(render_csv(together, args.digits, args.q))
+        else:
+            sys.stdout.write(render(together, fmt, digits=args.digits, per_topic=args.q))
     if failed:
         if several:  # one run: its own error line says it all
             print(f"inexeval: error: {failed} of {len(args.runs)} runs could not be evaluated",
@@ -437,16 +443,30 @@ def _report(args: argparse.Namespace, fmt: str, outcomes: Iterator[_Outcome]) ->
     return 0
 
 
-def _together(collected: list[tuple[str, Any]], labels: dict[str, str]) -> Any:
-    """The results of every run in one table; if two runs share a run-id, every run is named by
-    its file (:func:`_file_labels`)."""
+def _names_ahead(args: argparse.Namespace) -> dict[str, str] | None:
+    """Each run file's name (:func:`distinct_names`) read before the runs are evaluated, or
+    None when some run's name cannot be read ahead (standard input, a pipe, a compressed FOL
+    run, a file that cannot be read)."""
+    from inexeval.formats.detect import peek_run_name
+    from inexeval.model.run import distinct_names
+
+    names = [peek_run_name(path, args.run_format) for path in args.runs]
+    if None in names:
+        return None
+    return dict(zip(args.runs, distinct_names([str(n) for n in names], args.runs)))
+
+
+def _together(collected: list[tuple[str, Any]]) -> Any:
+    """The results of every run in one table, runs sharing a run-id named ``run-id (file)``
+    (:func:`distinct_names`)."""
+    from inexeval.model.run import distinct_names
     from inexeval.results import Results
 
-    names = [name for _, results in collected for name in results.runs()]
-    distinct = len(set(names)) == len(names)
+    names = distinct_names([results.runs()[0] if results.runs() else "" for _, results in
+                            collected], [path for path, _ in collected])
     together = Results()
-    for path, results in collected:
-        results = results if distinct else _named(results, labels[path])
+    for (_, results), name in zip(collected, names):
+        results = _named(results, name)
         together.rows.extend(results.rows)
         together.overall.extend(results.overall)
         together.aggregates.update(results.aggregates)
@@ -489,22 +509,14 @@ def _only(results: Any, measures: list[str]) -> Any:
                    overall=[r for r in results.overall if r.measure in wanted | {"num_q"}])
 
 
-def _file_labels(paths: list[str]) -> dict[str, str]:
-    """Each run file by the fewest trailing path parts that tell the files apart (so that a
-    table stays narrow): the name of a run whose run-id another run has too."""
-    parts = [Path(path).parts for path in paths]
-    depth = next((d for d in range(1, max(map(len, parts)) + 1)
-                  if len({p[-d:] for p in parts}) == len(set(parts))), None)
-    return {path: str(Path(*p[-depth:])) if depth else path for path, p in zip(paths, parts)}
-
-
 def _unique_names(runs: list[Any]) -> None:
-    """Several runs with one run-id would be indistinguishable: name them by file instead
-    (:func:`_file_labels`)."""
-    names = [r.name for r in runs]
-    if len(set(names)) < len(names):
-        from dataclasses import replace
+    """Several runs with one run-id would be indistinguishable: name them ``run-id (file)``
+    (:func:`distinct_names`)."""
+    from dataclasses import replace
 
-        labels = _file_labels([str(r.source or r.name) for r in runs])
-        for i, r in enumerate(runs):
-            runs[i] = replace(r, name=labels[str(r.source or r.name)])
+    from inexeval.model.run import distinct_names
+
+    names = distinct_names([r.name for r in runs], [str(r.source or "") for r in runs])
+    for i, (r, name) in enumerate(zip(runs, names)):
+        if name != r.name:
+            runs[i] = replace(r, name=name)

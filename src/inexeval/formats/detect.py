@@ -104,6 +104,60 @@ def detect_run_format(path: str | Path) -> str:
         return _run_format(source)
 
 
+def detect_run_kind(path: str | Path, fmt: str | None = None) -> str:
+    """``passage``, ``element`` or ``document``: the results of the run at ``path`` in format
+    ``fmt`` (detected if None), from its first line (FOL: passages; 7 columns: elements; 6:
+    documents); an INEX XML submission counts as ``element`` (its results are not looked at)."""
+    with opened(_checked(path, "a run")) as source:
+        fmt = fmt or _run_format(source)
+        if fmt in ("xml", "inex"):
+            return "element"
+        if fmt == "fol":
+            return "passage"
+        return "element" if len(first_fields(source)[1]) == 7 else "document"
+
+
+def peek_run_name(path: str | Path, fmt: str | None = None) -> str | None:
+    """The name :func:`load_run` gives the run at ``path`` (format ``fmt``, detected if None),
+    found without reading the run: an XML submission's ``run-id`` (else the file's stem), a
+    TREC run's first run-id, a FOL run's last run-id (from the end of the file, as the official
+    evaluator names a run). None where that would mean reading it all or cannot be done:
+    standard input, a pipe, a compressed FOL run, a file that cannot be read or recognised (it
+    is reported when it is evaluated)."""
+    if str(path) == "-" or not Path(path).is_file():
+        return None
+    try:
+        with opened(path) as source:
+            fmt = fmt or _run_format(source)
+            if fmt in ("xml", "inex"):
+                from inexeval.formats.xmlsafe import root_attributes
+
+                return root_attributes(source).get("run-id", Path(source.name).stem)
+            if fmt == "trec":
+                fields = first_fields(source)[1]
+                return fields[5] if len(fields) > 5 else None
+            if source.compression:
+                return None
+        with open(path, "rb") as raw:
+            start = max(0, raw.seek(0, os.SEEK_END) - _TAIL)
+            raw.seek(start)
+            tail = raw.read()
+    except (InexevalError, OSError):
+        return None
+    # the first line read is cut unless the file starts there
+    lines = [line for line in tail.replace(b"\r", b"\n").split(b"\n")[bool(start):]
+             if line.strip()]
+    try:
+        fields = lines[-1].decode("utf-8").split() if lines else []
+    except UnicodeDecodeError:
+        return None
+    return fields[5] if len(fields) > 5 else None
+
+
+_TAIL = 1 << 16
+"""Bytes read from the end of a FOL run for its last line (:func:`peek_run_name`)."""
+
+
 def load_assessments(path: str | Path, fmt: str | None = None) -> Assessments:
     """Read assessments in ``fmt`` (one of :data:`ASSESSMENT_FORMATS`), detected if None;
     ``path`` is a file, a folder of per-topic INEX files, or ``-`` (standard input)."""

@@ -103,6 +103,15 @@ def parse(source: str | Path | bytes | Source, file: str | Path | None = None,
 
 def root_tag(source: Source) -> str:
     """The root element's name, from the first bytes of ``source`` (not consumed)."""
+    return str(_root(source).tag)
+
+
+def root_attributes(source: Source) -> dict[str, str]:
+    """The root element's attributes, from the first bytes of ``source`` (not consumed)."""
+    return {str(k): str(v) for k, v in _root(source).attrib.items()}
+
+
+def _root(source: Source) -> etree._Element:
     pull = etree.XMLPullParser(events=("start",), **_OPTIONS)
     size = 1 << 12
     while True:
@@ -110,7 +119,7 @@ def root_tag(source: Source) -> str:
         try:
             pull.feed(head)
             for _, element in pull.read_events():
-                return str(element.tag)
+                return element
             if len(head) < size:
                 pull.close()
         except etree.XMLSyntaxError as error:

@@ -126,7 +126,12 @@ def quantised(ta: TopicAssessments, ctx: TopicContext, quant: str) -> npt.NDArra
 
 
 def gains(ta: TopicAssessments, run: TopicRun, ctx: TopicContext, quant: str) -> npt.NDArray[np.float64]:
-    """Quantised value of each result in rank order (0 for results not judged)."""
+    """Quantised value of each result in rank order (0 for results not judged).
+
+    On FOL qrels a passage gets its article's value only if it holds highlighted text (a
+    non-existent ``X`` passage never does): the article being relevant does not make every
+    stretch of it relevant (spec §5.2, relevant characters; §5.3, an article is relevant when it
+    has highlighted text). A whole-article result gets the article's value."""
 
     def make() -> npt.NDArray[np.float64]:
         values = quantised(ta, ctx, quant)
@@ -134,9 +139,33 @@ def gains(ta: TopicAssessments, run: TopicRun, ctx: TopicContext, quant: str) ->
         out = np.zeros(len(run), dtype=np.float64)
         hit = pos >= 0
         out[hit] = values[pos[hit]]
+        if ta.scale == "fol":
+            passage = (run.offsets >= 0) | run.missing
+            out[passage & (highlighted_characters(ta, run, ctx) == 0)] = 0.0
         return out
 
     return ctx.cached(("gains", id(ta), quant), make)  # type: ignore[no-any-return]
+
+
+def highlighted_characters(ta: TopicAssessments, run: TopicRun, ctx: TopicContext) -> IntArray:
+    """Highlighted characters of each result's passage (0 for results that are not passages and
+    for non-existent passages), each highlighted span of the qrels counted on its own as the
+    official evaluator counts them (spec §15.4)."""
+
+    def make() -> IntArray:
+        from inexeval.spans import covered_lengths, document_codes
+
+        files = [f for f, spans in ta.highlights.items() for _ in range(len(spans))]
+        judged = np.concatenate([spans for spans in ta.highlights.values()] or
+                                [np.zeros((0, 2), dtype=np.int64)])
+        run_docs, judged_docs = document_codes(run.files, np.array(files, dtype=object))
+        passage = (run.offsets >= 0) & ~run.missing
+        ends = run.offsets + np.maximum(run.lengths, 0)
+        covered = covered_lengths(judged[:, 0], judged[:, 1], run.offsets, ends, judged_docs,
+                                  run_docs)
+        return np.where(passage, covered, 0)
+
+    return ctx.cached(("highlighted", id(ta)), make)  # type: ignore[no-any-return]
 
 
 def first_overlap_rank(ids: IntArray, parents: IntArray,

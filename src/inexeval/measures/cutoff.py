@@ -29,7 +29,9 @@ def _precision(
 P = register(Family(
     name="P",
     description="precision at cut-off k under a quantisation; the denominator stays k for "
-    "shorter runs (Hiemstra and Mihajlović 2005, §3)",
+    "shorter runs (Hiemstra and Mihajlović 2005, §3); on FOL qrels a passage (or an element, "
+    "as its passage) counts when it holds highlighted text, a whole article when the article "
+    "is relevant",
     kernel=_precision,
     params=(
         QUANT,

@@ -31,7 +31,7 @@ import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import count, repeat
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -40,8 +40,11 @@ from inexeval import spans
 from inexeval.errors import MeasureError, RunError, warn
 from inexeval.measures.registry import Family, Param, TopicContext, Value, register
 from inexeval.model import Assessments, Run, TopicAssessments, TopicRun
-from inexeval.model.run import make_topic_run
+from inexeval.model.run import distinct_names, make_topic_run
 from inexeval.results import Results, Row
+
+if TYPE_CHECKING:
+    from inexeval.collection.index import CollectionIndex
 
 TASKS = ("focused", "thorough", "relevant-in-context", "best-in-context", "t2i")
 IN_CONTEXT = ("relevant-in-context", "best-in-context", "t2i")
@@ -703,6 +706,7 @@ def evaluate_task(
     bep_n: int = 500,
     irr: int = 300,
     exact_buckets: bool = False,
+    collection: CollectionIndex | None = None,
 ) -> Results:
     """Evaluate FOL runs under an official INEX task exactly as inex_eval 3.1 does (spec §15).
 
@@ -711,6 +715,8 @@ def evaluate_task(
     least one run line. ``beta`` (``-beta``, 0.25): weight of recall in the RiC F-score;
     ``bep_n`` (``-n``, 500): BEP distance limit; ``irr`` (``-irr``, 300): T2I tolerance in
     characters; ``exact_buckets``: exact rational recall buckets instead of the tool's doubles.
+    An element run is scored as the passage run ``inexeval convert run`` makes of it with
+    ``collection`` (:func:`inexeval.convert.passages_for`; without a collection, an error).
 
     Per-topic rows (if ``per_topic``) use the official per-topic names (``AiP``, ``AgP``) and
     come topic by topic in string order of topic ids, measures in official order
@@ -728,13 +734,14 @@ def evaluate_task(
         except MeasureError as error:
             raise MeasureError(f"{name}: {error.reason}") from None
     settings = TaskSettings(task, beta, bep_n, irr, exact_buckets)
+    from inexeval.convert import passages_for
+
+    runs = [passages_for(run, qrels, collection) for run in runs]
     all_topics = topic_order(list(qrels))
     per_topic_names = measure_names(task, per_topic=True)
     results = Results(aggregates={"AiP": "none", "AgP": "none"})
-    labels = [run.name for run in runs]
+    labels = distinct_names([run.name for run in runs], [run.source for run in runs])
     for run, label in zip(runs, labels):
-        if labels.count(label) > 1:
-            label = f"{label} ({run.source})"
         scored = _run_scores(qrels, run, settings)
         included = np.array([t for t, topic in enumerate(all_topics)
                              if complete or len(run.topics.get(topic, ()))], dtype=np.int64)

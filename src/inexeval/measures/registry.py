@@ -234,6 +234,17 @@ def parse_measures(texts: Iterable[str | Measure]) -> list[Measure]:
     return measures
 
 
+def canonical_name(name: str) -> str:
+    """The name a measure's values are listed under everywhere (rows, notes, CSV, JSON): its
+    canonical ``repr``, aliases resolved and parameters at their defaults left out
+    (``inex_eval(quant=strict)`` -> ``inex_eval``, ``P_10`` -> ``P@10``); a name that is no
+    measure (``num_q``, ``ircl_prn.0.10``) as it is."""
+    try:
+        return str(parse_measures([name])[0])
+    except MeasureError:
+        return name
+
+
 _TREC_EVAL_CUTOFF = re.compile(r"^(?P<name>[A-Za-z][\w\-]*?)_(?P<cutoff>\d+)$")
 """trec_eval's ``name_k`` (``P_10``, ``recall_100``, ``ndcg_cut_10``) for ``name@k``."""
 

@@ -9,8 +9,9 @@ source ``lines``. :meth:`TopicRun.ordered` applies the ordering convention of DE
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -141,3 +142,31 @@ class Run(Mapping[str, TopicRun]):
 
     def __len__(self) -> int:
         return len(self.topics)
+
+
+def distinct_names(names: Sequence[str], files: Sequence[str | None]) -> list[str]:
+    """Names that tell runs apart: a run keeps its run-id unless another run has it too; runs
+    sharing a run-id are all named ``run-id (file)``, the file by the fewest trailing path
+    parts that tell their files apart (``TREC2INEX (a/bert.run)``, ``TREC2INEX (b/bert.run)``).
+    Runs of one file (or without one) are told apart by their position among them as well."""
+    out = list(names)
+    for name in dict.fromkeys(names):
+        sharing = [i for i, n in enumerate(names) if n == name]
+        if len(sharing) < 2:
+            continue
+        labels = file_labels([str(files[i] or "") for i in sharing])
+        for k, i in enumerate(sharing, 1):
+            label = labels[k - 1]
+            repeated = labels.count(label) > 1
+            out[i] = f"{name} ({label}{', ' if label and repeated else ''}{k if repeated else ''})"
+    return out
+
+
+def file_labels(paths: Sequence[str]) -> list[str]:
+    """Each path by the fewest trailing parts that tell the different paths apart (so that a
+    table stays narrow): ``a/x.run``, ``b/x.run``, ``y.run``."""
+    parts = [Path(path).parts for path in paths]
+    longest = max((len(p) for p in parts), default=0)
+    depth = next((d for d in range(1, longest + 1)
+                  if len({p[-d:] for p in parts}) == len(set(parts))), None)
+    return [str(Path(*p[-depth:])) if depth and p else path for path, p in zip(paths, parts)]

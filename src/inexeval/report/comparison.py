@@ -8,7 +8,8 @@ each value marked when the run is significantly better (▲) or worse (▼) than
 legend. ``--all-pairs`` comparisons and agreements print one line per row. ``csv`` and ``json``
 hold exactly the row columns (:data:`inexeval.analysis.compare.COLUMNS`,
 :data:`inexeval.analysis.agreement.AGREEMENT_COLUMNS`) at full precision, NaN as ``NaN`` (csv)
-or null (json).
+or null (json). In judgement agreement a kappa or ratio that is 0/0 is undefined: ``undefined``
+(null in json), as ``eval`` prints an undefined measure, with a note under the table.
 """
 
 from __future__ import annotations
@@ -31,15 +32,29 @@ _LATEX_MARKS = (r"$\uparrow$", r"$\downarrow$", r"$\cdot$")
 
 
 def _number(value: Any, digits: int) -> str:
+    if value is None:
+        return UNDEFINED
     if isinstance(value, float):
         return "NaN" if math.isnan(value) else f"{value:.{digits}f}"
     return str(value)
 
 
 def _full(value: Any) -> str:
+    if value is None:
+        return UNDEFINED
     if isinstance(value, float):
         return "NaN" if math.isnan(value) else repr(value)
     return str(value)
+
+
+UNDEFINED = "undefined"
+"""How a value that is not defined (None) prints, as ``eval`` prints an undefined measure."""
+
+KAPPA_UNDEFINED = ("kappa undefined: both assessments put every unit in one category, so "
+                   "chance agreement p_e = 1 and (p_o - p_e) / (1 - p_e) is 0/0 (Cohen 1960; "
+                   "statsmodels' cohens_kappa: nan); identical assessments with two categories "
+                   "have kappa 1")
+"""The note under a judgement table with an undefined kappa."""
 
 
 def render_csv(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
@@ -102,17 +117,21 @@ def _mark_text(signs: Sequence[int], several: bool, symbols: tuple[str, str, str
 
 
 def legend(comparison: Comparison, symbols: tuple[str, str, str] = (_BETTER, _WORSE, _NEITHER),
-           escape: Callable[[str], str] = str) -> str:
-    """What the marks mean, in one sentence (``escape`` applies to the text around the marks)."""
+           escape: Callable[[str], str] = str, formula: Callable[[str], str] | None = None) -> str:
+    """What the marks mean, in one sentence: ``escape`` applies to the text around the marks,
+    ``formula`` (default: ``escape``) to the condition ``p < alpha`` (LaTeX: math mode, where
+    ``<`` is a less-than sign, not the inverted exclamation mark it is in text)."""
     better, worse, neither = symbols
     tests = ", ".join(comparison.tests)
     corrected = ("" if comparison.correction == "none"
                  else f" after the {comparison.correction} correction")
-    order = ([f"; one mark per test, in the order {tests}, ", neither, " not significant"]
-             if len(comparison.tests) > 1 else [f" ({tests} test)"])
-    parts = [better, f" significantly better than the baseline {comparison.baseline}, ", worse,
-             f" significantly worse: two-sided p < {comparison.alpha:g}{corrected}", *order]
-    return "".join(part if part in symbols else escape(part) for part in parts)
+    order = (escape(f"; one mark per test, in the order {tests}, ") + neither +
+             escape(" not significant") if len(comparison.tests) > 1
+             else escape(f" ({tests} test)"))
+    condition = (formula or escape)(f"p < {comparison.alpha:g}")
+    return (better + escape(f" significantly better than the baseline {comparison.baseline}, ") +
+            worse + escape(" significantly worse: two-sided ") + condition + escape(corrected) +
+            order)
 
 
 def _matrix(comparison: Comparison, digits: int, symbols: tuple[str, str, str],
@@ -164,7 +183,7 @@ def render_latex(comparison: Comparison, digits: int = 4) -> str:
     rows = _matrix(comparison, digits, _LATEX_MARKS, bold=True)
     escaped = [[latex_escape(rows[0][0]), *(latex_escape(m) for m in rows[0][1:])]]
     escaped += [[latex_escape(r[0]), *r[1:]] for r in rows[1:]]
-    caption = legend(comparison, _LATEX_MARKS, latex_escape)
+    caption = legend(comparison, _LATEX_MARKS, latex_escape, lambda text: f"${text}$")
     return _latex(escaped, caption, "l" + "r" * len(comparison.measures))
 
 
@@ -176,8 +195,14 @@ def render_judgements(rows: Sequence[TopicAgreement], fmt: str = "table", digits
     a table (json: a ``confusion`` object in each row)."""
     dims = list(rows[-1].dimensions) if rows else []
     columns = [*JUDGEMENT_COLUMNS, *(f"{d}_{what}" for d in dims for what in ("elements", "kappa"))]
-    flat = [[*row[:len(JUDGEMENT_COLUMNS)],
-             *(v for d in dims for v in row.dimensions[d][:2])] for row in rows]
+    # a kappa or a ratio that is 0/0 is undefined (None): "undefined", null in json
+    flat = [[None if isinstance(v, float) and math.isnan(v) else v
+             for v in (*row[:len(JUDGEMENT_COLUMNS)],
+                       *(v for d in dims for v in row.dimensions[d][:2]))] for row in rows]
+    kappas = [i for i, c in enumerate(columns) if c.endswith("kappa")]
+    note = any(row[i] is None for row in flat for i in kappas) and fmt not in ("csv", "json")
+    if note and fmt == "latex":
+        title = f"{title}; {KAPPA_UNDEFINED}" if title else KAPPA_UNDEFINED
     if fmt == "json":
         data = json.loads(render_json(columns, flat))
         for item, row in zip(data, rows):
@@ -185,6 +210,8 @@ def render_judgements(rows: Sequence[TopicAgreement], fmt: str = "table", digits
                                      "matrix": row.dimensions[d][2]} for d in dims}
         return json.dumps(data, indent=1) + "\n"
     text = render_rows(columns, flat, fmt, digits, title)
+    if note and fmt != "latex":
+        text += f"# {KAPPA_UNDEFINED}\n"
     if fmt == "csv" or not dims:
         return text
     for d in dims:

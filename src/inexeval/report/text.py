@@ -83,13 +83,18 @@ def _matrix(results: Results) -> tuple[list[str], list[str], dict[tuple[str, str
 
 
 def latex_escape(text: str) -> str:
-    """``text`` with LaTeX's special characters escaped."""
+    """``text`` as LaTeX text: its special characters escaped, and ``<``, ``>`` and ``|``
+    written as commands (in text mode they print as other glyphs: ``<`` as an inverted
+    exclamation mark); a leading ``[`` is braced (after a tabular's ``\\`` it would be read as an
+    optional argument)."""
     text = text.replace("\\", "\x00")
     for a, b in (("_", r"\_"), ("&", r"\&"), ("%", r"\%"), ("#", r"\#"), ("$", r"\$"),
                  ("{", r"\{"), ("}", r"\}"), ("~", r"\textasciitilde{}"),
-                 ("^", r"\textasciicircum{}")):
+                 ("^", r"\textasciicircum{}"), ("<", r"\textless{}"), (">", r"\textgreater{}"),
+                 ("|", r"\textbar{}")):
         text = text.replace(a, b)
-    return text.replace("\x00", r"\textbackslash{}")
+    text = text.replace("\x00", r"\textbackslash{}")
+    return "{}" + text if text.startswith("[") else text
 
 
 def aligned(rows: list[list[str]]) -> str:
