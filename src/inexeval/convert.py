@@ -9,14 +9,16 @@ collection index (tags excluded, an entity is one character: the FOL convention,
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from inexeval.collection.implicit import resolve_passages
-from inexeval.collection.index import CollectionIndex
 from inexeval.errors import InexevalError, warn
 from inexeval.model import Assessments, Run, TopicRun
 from inexeval.model.assessments import build_topic
+
+if TYPE_CHECKING:
+    from inexeval.collection.index import CollectionIndex
 
 
 def element_run_to_passages(run: Run, collection: CollectionIndex) -> Run:
@@ -74,6 +76,8 @@ def highlights_to_fol(assessments: Assessments, collection: CollectionIndex) -> 
                             f"qrels, not {assessments.scale}", assessments.source)
     topics = {}
     for topic, ta in assessments.items():
+        from inexeval.collection.implicit import resolve_passages
+
         resolved = resolve_passages(ta, collection)
         records = []
         highlights = {}
