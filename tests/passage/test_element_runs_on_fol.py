@@ -176,3 +176,27 @@ def test_a_passage_without_highlighted_text_is_not_relevant_but_its_article_is(
     code, out, err = _eval(capsys, documents, "-m", "P@1", "-q")
     assert code == 0, err
     assert f"P@1\t{TOPIC}\t1.0000" in out
+
+
+def test_a_document_run_under_a_task_is_its_whole_articles(
+        layout, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
+    """A 6-column document run scored by a task: with the collection each article is its whole
+    text (as the FOL run of whole articles); without, one error line (no negative sizes)."""
+    folder = layout["folder"]
+    articles = list(dict.fromkeys(line.split()[2] for line in layout["lines"]))
+    (folder / "docs.run").write_text("".join(f"{TOPIC} Q0 {a} {r} {9 - r} docs\n"
+                                             for r, a in enumerate(articles, 1)))
+    lengths = {a: len((folder / "coll" / f"{a}.xml").read_text())
+               - len("<article><bdy></bdy></article>")
+               - 11 * (folder / "coll" / f"{a}.xml").read_text().count("<sec>") for a in articles}
+    (folder / "docs.fol").write_text("".join(f"{TOPIC} Q0 {a} {r} {9 - r} docs 0 {lengths[a]}\n"
+                                             for r, a in enumerate(articles, 1)))
+    code, documents, err = _eval(capsys, folder / "docs.run", "--collection", folder / "coll",
+                                 "--task", "focused", "-q")
+    assert code == 0, err
+    _, whole, _ = _eval(capsys, folder / "docs.fol", "--task", "focused", "-q")
+    assert documents == whole
+    code, out, err = _eval(capsys, folder / "docs.run", "--task", "focused")
+    assert code == 2 and out == ""
+    assert err.strip().splitlines()[-1].startswith(f"inexeval: error: {folder / 'docs.run'}")
+    assert "needs the collection" in err

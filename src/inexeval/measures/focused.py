@@ -37,7 +37,7 @@ import numpy as np
 import numpy.typing as npt
 
 from inexeval import spans
-from inexeval.errors import MeasureError, RunError, warn
+from inexeval.errors import InexevalError, MeasureError, RunError, warn
 from inexeval.measures.registry import Family, Param, TopicContext, Value, register
 from inexeval.model import Assessments, Run, TopicAssessments, TopicRun
 from inexeval.model.run import distinct_names, make_topic_run
@@ -734,9 +734,17 @@ def evaluate_task(
         except MeasureError as error:
             raise MeasureError(f"{name}: {error.reason}") from None
     settings = TaskSettings(task, beta, bep_n, irr, exact_buckets)
-    from inexeval.convert import passages_for
+    from inexeval.convert import element_run_to_passages, passages_for
 
     runs = [passages_for(run, qrels, collection) for run in runs]
+    for i, run in enumerate(runs):
+        if run.kind == "document":
+            # a task scores characters: a whole-article result is the article's text
+            if collection is None:
+                raise InexevalError(f"a document run scored by the {task} task needs the "
+                                    "collection (--collection DIR|INDEX) for the articles' "
+                                    "lengths in characters", run.source)
+            runs[i] = element_run_to_passages(run, collection)
     all_topics = topic_order(list(qrels))
     per_topic_names = measure_names(task, per_topic=True)
     results = Results(aggregates={"AiP": "none", "AgP": "none"})
