@@ -2,7 +2,7 @@
 of offsets and text nodes in :mod:`inexeval.collection.build`, written the obvious way), on
 generated documents with comments, processing instructions, CDATA, character references,
 unresolved entities, namespaces, non-ASCII text and CRLF line ends; and the same index whatever
-the number of documents laid out at a time."""
+the number of documents laid out at a time or of worker processes."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from lxml import etree
 
 from inexeval.collection import build
 from inexeval.collection.build import IndexedDocument, build_index, index_document
+from inexeval.errors import FormatError
 from inexeval.formats.xmlsafe import parse
 
 Row = tuple[str, str, int, int, int, int]
@@ -124,8 +125,8 @@ def test_index_equals_the_walk_one_node_at_a_time(documents: list[bytes], chunk:
             check(index_document(f"d{i}", xml), parse(xml, f"d{i}").getroot())
 
 
-def _arrays(folder: Path) -> dict[str, Any]:
-    documents = build_index(folder).documents
+def _arrays(folder: Path, jobs: int = 1) -> dict[str, Any]:
+    documents = build_index(folder, jobs=jobs).documents
     assert isinstance(documents, build._SavedDocuments)
     return {**documents.arrays, "vocabulary": documents.vocabulary}
 
@@ -142,3 +143,22 @@ def test_the_same_index_whatever_the_chunk(tmp_path: Path, monkeypatch: pytest.M
         assert parts["vocabulary"] == whole["vocabulary"]
         for key in whole:
             assert np.array_equal(parts[key], whole[key]), key
+
+
+def test_the_same_index_in_worker_processes(tmp_path: Path) -> None:
+    for i in range(40):
+        name = ["a", "x:b", "c"][i % 3]
+        (tmp_path / f"{i:02}.xml").write_text(
+            f'<r xmlns:x="urn:x"><{name}>{i}</{name}><y{i % 5}/>&#233;<!--c--></r>')
+    whole = _arrays(tmp_path)
+    parts = _arrays(tmp_path, jobs=3)
+    assert parts["vocabulary"] == whole["vocabulary"]
+    for key in whole:
+        assert np.array_equal(parts[key], whole[key]), key
+    done: list[tuple[int, int]] = []
+    assert len(build_index(tmp_path, progress=lambda *d: done.append(d), jobs=2)) == 40
+    assert done[-1] == (40, 40) and len(done) > 1
+    (tmp_path / "17.xml").write_text("<r>\n<a></r>")
+    with pytest.raises(FormatError) as caught:
+        build_index(tmp_path, jobs=2)
+    assert (caught.value.file, caught.value.line) == (str(tmp_path / "17.xml"), 2)

@@ -30,7 +30,6 @@ import zlib
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import repeat
 from operator import attrgetter, length_hint
 from pathlib import Path
 from typing import Any, overload
@@ -127,7 +126,7 @@ class _Codes(dict[Any, int]):
 
 def _lengths(strings: Iterable[str | None]) -> Iterator[int]:
     """Lengths of strings, 0 for None, computed in C (``length_hint`` of None is its default)."""
-    return map(length_hint, strings, repeat(0))
+    return map(length_hint, strings)
 
 
 def _name(key: Any) -> Any:
@@ -153,7 +152,7 @@ class _Nodes:
     Every :data:`CHUNK` nodes or so, the documents read are laid out with array operations
     (:func:`_layout`): the arrays stay small (in cache, memory reused) whatever the collection."""
 
-    CHUNK = 1 << 16
+    CHUNK = 1 << 15
 
     def __init__(self) -> None:
         self.codes = _Codes()
@@ -192,19 +191,28 @@ class _Nodes:
         self.laid_out.append({name: _narrow(values) for name, values in laid_out.items()})
         self._start()
 
-    def arrays(self) -> tuple[dict[str, npt.NDArray[Any]], list[str]]:
-        """The saved layout of the documents (see :func:`save_index`) and the tag vocabulary (in
-        order of first appearance)."""
+    def parts(self) -> tuple[list[dict[str, npt.NDArray[Any]]], list[Any]]:
+        """The documents laid out, their tags as key codes, and the keys in code order."""
         if self.counts:
             self._lay_out()
-        names = [_name(key) for key in self.codes]
-        vocabulary = {name: code for code, name in
-                      enumerate(dict.fromkeys(n for n in names if isinstance(n, str)))}
-        recode = np.array([vocabulary.get(n, -1) for n in names], dtype=np.int64)
-        arrays = {key: np.concatenate([part[key] for part in self.laid_out])
-                  for key in self.laid_out[0]}
-        arrays["tags"] = _narrow(recode[arrays["tags"]])
-        return arrays, list(vocabulary)
+        return self.laid_out, list(self.codes)
+
+
+def _combined(pieces: Iterable[tuple[list[dict[str, npt.NDArray[Any]]], list[Any]]]
+              ) -> tuple[dict[str, npt.NDArray[Any]], list[str]]:
+    """The saved layout (see :func:`save_index`) of documents laid out in pieces, in order, each
+    with its own key codes (:meth:`_Nodes.parts`), and the tag vocabulary in order of first
+    appearance."""
+    vocabulary = _Codes()
+    laid_out = []
+    for parts, keys in pieces:
+        names = [_name(key) for key in keys]
+        recode = np.array([vocabulary[name] if isinstance(name, str) else -1 for name in names],
+                          dtype=np.int64)
+        laid_out += [{**part, "tags": recode[part["tags"]]} for part in parts]
+    arrays = {key: np.concatenate([part[key] for part in laid_out]) for key in laid_out[0]}
+    arrays["tags"] = _narrow(arrays["tags"])
+    return arrays, list(vocabulary)
 
 
 def _layout(code: IntArray, text: IntArray, tail: IntArray, children: IntArray,
@@ -299,17 +307,25 @@ def index_document(name: str, source: str | Path | bytes) -> IndexedDocument:
     """Index one XML document (a path or its bytes)."""
     nodes = _Nodes()
     nodes.add(parse(source, name if isinstance(source, bytes) else source).getroot())
-    arrays, vocabulary = nodes.arrays()
+    arrays, vocabulary = _combined([nodes.parts()])
     return _SavedDocuments(arrays, [name], vocabulary).build(name, 0)
 
 
-def _read(file: str) -> bytes:
-    """The bytes of a file, with as few system calls as Python allows (no buffering)."""
+def _document(file: str) -> etree._Element:
+    """The root element of a file, read with as few system calls as Python allows."""
     try:
         with open(file, "rb", buffering=0) as handle:
-            return handle.readall()
+            data = handle.readall()
     except OSError as error:
         raise FormatError(f"cannot read the file: {error.strerror or error}", file) from None
+    return parse(data, file).getroot()
+
+
+def _index_files(files: list[str]) -> tuple[list[dict[str, npt.NDArray[Any]]], list[Any]]:
+    nodes = _Nodes()
+    for file in files:
+        nodes.add(_document(file))
+    return nodes.parts()
 
 
 def _xml_files(folder: Path) -> list[str]:
@@ -327,27 +343,51 @@ def _xml_files(folder: Path) -> list[str]:
 
 
 def build_index(
-    folder: str | Path, progress: Callable[[int, int], None] | None = None
+    folder: str | Path, progress: Callable[[int, int], None] | None = None, jobs: int = 1
 ) -> CollectionIndex:
     """Index every ``*.xml`` file below ``folder``; a document's name is its path below the
-    folder without ``.xml`` (``co/2000/r7108``). ``progress(done, total)`` is called per file."""
+    folder without ``.xml`` (``co/2000/r7108``). ``progress(done, total)`` is called per file
+    (per batch of files with ``jobs`` > 1: the files are then indexed in batches by that many
+    worker processes; the index is the same)."""
     folder = Path(folder)
     if not folder.is_dir():
         raise InexevalError("no such collection folder", folder)
     files = _xml_files(folder)
     if not files:
         raise InexevalError("no XML documents (*.xml files) in this folder or below", folder)
-    nodes = _Nodes()
-    names = []
     below = len(os.path.join(str(folder), ""))
-    for done, file in enumerate(files, 1):
-        names.append(file[below:].replace(os.sep, "/").removesuffix(".xml"))
-        nodes.add(parse(_read(file), file).getroot())
-        if progress is not None:
-            progress(done, len(files))
-    arrays, vocabulary = nodes.arrays()
+    names = [file[below:].replace(os.sep, "/").removesuffix(".xml") for file in files]
+    if jobs == 1:
+        nodes = _Nodes()
+        for done, file in enumerate(files, 1):
+            nodes.add(_document(file))
+            if progress is not None:
+                progress(done, len(files))
+        arrays, vocabulary = _combined([nodes.parts()])
+    else:
+        arrays, vocabulary = _combined(_in_workers(files, jobs, progress))
     return CollectionIndex(_SavedDocuments(arrays, names, vocabulary), source=str(folder),
                            meta={"root": str(folder.resolve())})
+
+
+def _in_workers(files: list[str], jobs: int, progress: Callable[[int, int], None] | None
+                ) -> Iterator[tuple[list[dict[str, npt.NDArray[Any]]], list[Any]]]:
+    """The files indexed in batches by ``jobs`` forked processes, in order (a few batches per
+    process, so that a slow batch does not keep the others waiting)."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    size = max(1, min(1000, len(files) // (4 * jobs)))
+    batches = [files[i:i + size] for i in range(0, len(files), size)]
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if "fork" in methods else None)
+    with ProcessPoolExecutor(min(jobs, len(batches)), mp_context=context) as pool:
+        done = 0
+        for batch, laid_out in zip(batches, pool.map(_index_files, batches)):
+            done += len(batch)
+            if progress is not None:
+                progress(done, len(files))
+            yield laid_out
 
 
 def _blob(strings: Sequence[str]) -> npt.NDArray[np.uint8]:
