@@ -138,3 +138,9 @@ def test_index_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     assert index_command.run(args) == 0
     assert "2 documents, 38 elements" in capsys.readouterr().out
     assert load_index(tmp_path / "ix.npz").num_docs == 2
+    args = parser.parse_args([str(COLLECTION), "-o", str(tmp_path / "jobs.npz"), "--quiet",
+                              "--jobs", "2"])
+    assert index_command.run(args) == 0
+    with np.load(tmp_path / "ix.npz") as one, np.load(tmp_path / "jobs.npz") as two:
+        assert one.files == two.files
+        assert all(np.array_equal(one[key], two[key]) for key in one.files)

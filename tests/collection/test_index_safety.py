@@ -202,3 +202,32 @@ def test_a_killed_index_leaves_no_output_or_a_complete_one(tmp_path: Path) -> No
     process.send_signal(signal.SIGKILL)
     process.wait()
     assert out.read_bytes() == before or sorted(load_index(out)) == sorted(complete)
+
+
+def test_hostile_collection_documents_are_refused_or_never_expanded(tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOP SECRET")
+    dtd = tmp_path / "evil.dtd"
+    dtd.write_text('<!ENTITY hello "WORLD">')
+    bomb = ('<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">'
+            + "".join(f'<!ENTITY lol{i} "{("&lol" + (str(i - 1) if i > 1 else "") + ";") * 10}">'
+                      for i in range(1, 10)) + "]><lolz>&lol9;</lolz>")
+    refused = {
+        "bomb": bomb,
+        "xxe": f'<!DOCTYPE x [<!ENTITY e SYSTEM "{secret.as_uri()}">]><x>&e;</x>',
+        "internal": '<!DOCTYPE x [<!ENTITY e "text">]><x>&e;</x>',
+    }
+    for name, xml in refused.items():
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "good.xml").write_text("<x>fine</x>")
+        (folder / f"{name}.xml").write_text(xml)
+        out = tmp_path / f"{name}.npz"
+        done = _cli("index", folder, "-o", out, "--quiet")
+        assert done.returncode == 2 and not out.exists(), name
+        assert done.stderr.count("\n") == 1 and f"{name}.xml" in done.stderr, done.stderr
+    folder = tmp_path / "external-dtd"
+    folder.mkdir()
+    (folder / "doc.xml").write_text(f'<!DOCTYPE x SYSTEM "{dtd.as_uri()}"><x>a&hello;b</x>')
+    doc = build_index(folder)["doc"]
+    assert doc.length == 3 and doc.span("/x[1]") == (0, 3)  # the reference is one character

@@ -13,9 +13,11 @@ XPath data model: a maximal run of character data (entity references included) b
 elements, comments or processing instructions; whitespace-only runs are text nodes too (X-Rai's
 ``keep`` mode).
 
-The walk is one pass over lxml's ``iterwalk`` events recording numbers only (tag, parent, start
-and end offsets, text-node spans); canonical paths are built from the parent pointers when a
-document's paths are first read. The saved index is one uncompressed ``.npz`` file of plain
+No Python code runs per element: lxml parses each document, C functions mapped over its nodes
+read four numbers per node (tag code, text and tail lengths, number of children) and array
+operations over many documents at a time give parents, depths, offsets and text-node spans
+(:func:`_layout`); canonical paths are built from the parent pointers when a document's paths
+are first read. The saved index is one uncompressed ``.npz`` file of plain
 integer arrays (no pickle; strings as UTF-8 bytes), carrying the format marker and version
 :data:`INDEX_FORMAT` and checked on loading; each document's index is built on first access.
 """
@@ -25,8 +27,10 @@ from __future__ import annotations
 import os
 import zipfile
 import zlib
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from array import array
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from operator import attrgetter, length_hint
 from pathlib import Path
 from typing import Any, overload
 
@@ -43,6 +47,7 @@ INDEX_VERSION = 2
 """Version of the saved layout; an index of another version is refused (rebuild it)."""
 _SEPARATOR = "\n"
 IntArray = npt.NDArray[np.int64]
+_TAG, _PREFIX, _TEXT, _TAIL = (attrgetter(a) for a in ("tag", "prefix", "text", "tail"))
 
 
 @dataclass(frozen=True, eq=False)
@@ -60,11 +65,6 @@ class IndexedDocument(DocumentIndex):
         if not 1 <= k <= last - first:
             return None
         return int(self.text_start[first + k - 1]), int(self.text_end[first + k - 1])
-
-
-def _name(element: etree._Element) -> str:
-    local = etree.QName(element).localname
-    return f"{element.prefix}:{local}" if element.prefix else local
 
 
 class LazyPaths(Sequence[str]):
@@ -115,111 +115,217 @@ def _paths(tags: Sequence[str], parent: npt.NDArray[np.int64]) -> tuple[str, ...
     return tuple(paths)
 
 
-_EVENT_KINDS = {("start", True): 0, ("end", True): 1, ("start", False): 2, ("end", False): 3,
-                ("comment", False): 4, ("pi", False): 4}
-"""Event codes: element start, element end, entity start, entity end, comment or PI."""
+class _Codes(dict[Any, int]):
+    """Codes of keys in order of first appearance, a new key getting the next code: looked up by
+    ``map`` in C, Python runs once per distinct key."""
+
+    def __missing__(self, key: Any) -> int:
+        code = self[key] = len(self)
+        return code
 
 
-class _Events:
-    """lxml's events of documents, end to end: per event its kind and the characters it adds
-    after itself (an element's text, a tail, an entity and its tail), per element its tag."""
+def _lengths(strings: Iterable[str | None]) -> Iterator[int]:
+    """Lengths of strings, 0 for None, computed in C (``length_hint`` of None is its default)."""
+    return map(length_hint, strings)
+
+
+def _name(key: Any) -> Any:
+    """The element name of a node key (see :meth:`_Nodes.add`): ``prefix:local`` as written in
+    the document, or lxml's ``Comment``/``PI``/``Entity`` factory for other nodes."""
+    tag, prefix = key if isinstance(key, tuple) else (key, None)
+    if not isinstance(tag, str) or tag[0] != "{":
+        return tag
+    local = tag.partition("}")[2]
+    return f"{prefix}:{local}" if prefix else local
+
+
+_OTHER_NODES = (etree.Comment, etree.PI, etree.Entity)
+_COMMENT, _ENTITY = -1, -2
+"""Codes of nodes that are not elements: a comment or processing instruction, an entity."""
+
+
+class _Nodes:
+    """The nodes of documents as lxml's ``iter()`` gives them (elements, comments, processing
+    instructions and entity references, in document order), end to end: per node a key code, its
+    text and tail lengths and its number of children. Each is read by a ``map`` over a
+    document's nodes with C functions (``attrgetter``, ``len``), so no Python code runs per node.
+    Every :data:`CHUNK` nodes or so, the documents read are laid out with array operations
+    (:func:`_layout`): the arrays stay small (in cache, memory reused) whatever the collection."""
+
+    CHUNK = 1 << 15
 
     def __init__(self) -> None:
-        self.kinds: list[npt.NDArray[np.int8]] = []
-        self.sizes: list[IntArray] = []
-        self.tags: list[str] = []
-        self.qualified: dict[tuple[str, str | None], str] = {}
+        self.codes = _Codes()
+        self.node_codes: list[int] = []  # per key code: itself for an element, else its kind
+        self.laid_out: list[dict[str, npt.NDArray[Any]]] = []
+        self._start()
+
+    def _start(self) -> None:
+        self.keys, self.texts, self.tails, self.children, self.counts = (
+            array("q") for _ in range(5))
 
     def add(self, root: etree._Element) -> None:
-        events = list(etree.iterwalk(root, events=("start", "end", "comment", "pi")))
-        self.kinds.append(np.fromiter([_EVENT_KINDS[e, n.tag.__class__ is str] for e, n in events],
-                                      dtype=np.int8, count=len(events)))
-        self.sizes.append(np.fromiter(
-            [len((n.text if e == "start" else n.tail) or "") for e, n in events],
-            dtype=np.int64, count=len(events)))
-        qualified = self.qualified
-        self.tags.extend(
-            n.tag if n.tag[0] != "{" else
-            qualified.get((n.tag, n.prefix)) or qualified.setdefault((n.tag, n.prefix), _name(n))
-            for e, n in events if e == "start" and n.tag.__class__ is str)
+        nodes = list(root.iter())
+        tags = list(map(_TAG, nodes))
+        distinct = dict.fromkeys(tags)
+        for other in _OTHER_NODES:
+            distinct.pop(other, None)
+        # A namespaced tag ({uri}local) is named by its prefix in the document: key (tag, prefix)
+        keys = zip(tags, map(_PREFIX, nodes)) if "{" in "".join(distinct) else tags
+        self.keys.extend(map(self.codes.__getitem__, keys))
+        self.texts.extend(_lengths(map(_TEXT, nodes)))
+        self.tails.extend(_lengths(map(_TAIL, nodes)))
+        self.children.extend(map(len, nodes))
+        self.counts.append(len(nodes))
+        if len(self.keys) >= self.CHUNK:
+            self._lay_out()
 
-    def arrays(self) -> tuple[dict[str, npt.NDArray[Any]], list[str]]:
-        """The saved layout of the documents (see :func:`save_index`) and the tag vocabulary.
+    def _lay_out(self) -> None:
+        for number, key in enumerate(list(self.codes)[len(self.node_codes):], len(self.node_codes)):
+            name = _name(key)
+            self.node_codes.append(number if isinstance(name, str) else
+                                   _ENTITY if name is etree.Entity else _COMMENT)
+        code = np.array(self.node_codes, dtype=np.int64)[np.frombuffer(self.keys, dtype=np.int64)]
+        laid_out = _layout(code, *(np.frombuffer(values, dtype=np.int64) for values in
+                                   (self.texts, self.tails, self.children, self.counts)))
+        self.laid_out.append({name: _narrow(values) for name, values in laid_out.items()})
+        self._start()
 
-        The depth is a running sum of starts and ends; the element an event belongs to is the
-        last one started at the depth after the event (a ``searchsorted`` over (depth, event)
-        keys), which gives parents and ends. A piece of text starts a new text node unless it is
-        an entity following an item of the same element that added text (child elements,
-        comments and processing instructions break a node)."""
-        kind = np.concatenate(self.kinds).astype(np.int64)
-        size = np.concatenate(self.sizes)
-        documents = len(self.kinds)
-        first_event = np.concatenate(([0], np.cumsum([len(k) for k in self.kinds])))
-        size[kind == 2] = 0
-        size[kind == 3] += 1
-        size[first_event[1:] - 1] = 0  # the root's tail is outside the document
-        before = np.cumsum(size) - size
-        base = before[first_event[:-1]]
-        event_document = np.repeat(np.arange(documents), np.diff(first_event))
-        opened = kind == 0
-        level = np.cumsum(opened.astype(np.int64) - (kind == 1))
-        starts = np.flatnonzero(opened)
-        stride = len(kind) + 1
-        keys = level[starts] * stride + starts
-        by_key = np.argsort(keys, kind="stable")
-        keys = keys[by_key]
+    def parts(self) -> tuple[list[dict[str, npt.NDArray[Any]]], list[Any]]:
+        """The documents laid out, their tags as key codes, and the keys in code order."""
+        if self.counts:
+            self._lay_out()
+        return self.laid_out, list(self.codes)
 
-        def started_last(levels: IntArray, upto: IntArray) -> IntArray:
-            return by_key[np.searchsorted(keys, levels * stride + upto, side="right") - 1]
 
-        current = started_last(level, np.arange(len(kind)))
-        depth = level[starts]
-        element_document = event_document[starts]
-        sizes = np.bincount(element_document, minlength=documents)
-        first_element = np.cumsum(sizes) - sizes
-        parent = np.where(depth > 1, current[np.maximum(starts - 1, 0)]
-                          - first_element[element_document], -1)
-        closing = np.flatnonzero(kind == 1)
-        end = np.zeros(len(starts), dtype=np.int64)
-        end[started_last(level[closing] + 1, closing)] = before[closing]
-        item = np.flatnonzero((kind != 2) & (level > 0))
-        owner = current[item]
-        order = np.argsort(owner, kind="stable")
-        item, owner = item[order], owner[order]
-        added = size[item] > 0
-        follows = np.concatenate(([False], (owner[1:] == owner[:-1]) & added[:-1]))
-        new = added & ~((kind[item] == 3) & follows)
-        pieces = np.flatnonzero(added)
-        first = np.flatnonzero(new[pieces])
-        text_start = before[item[pieces[first]]]
-        # the pieces of a text node are consecutive among the pieces
-        text_end = text_start + (np.add.reduceat(size[item[pieces]], first) if len(first)
-                                 else np.zeros(0, dtype=np.int64))
-        text_base = base[event_document[item[pieces[first]]]]
-        vocabulary = {tag: code for code, tag in enumerate(dict.fromkeys(self.tags))}
-        tag_codes = np.fromiter(map(vocabulary.__getitem__, self.tags), dtype=np.int64,
-                                count=len(self.tags))
-        element_base = base[element_document]
-        arrays = {
-            "sizes": sizes,
-            "lengths": np.add.reduceat(size, first_event[:-1]) if documents else sizes,
-            "tags": tag_codes,
-            "parent": parent,
-            "depth": depth,
-            "start": before[starts] - element_base,
-            "end": end - element_base,
-            "text_counts": np.bincount(owner[pieces[first]], minlength=len(starts)),
-            "text_spans": np.stack([text_start - text_base, text_end - text_base], axis=1),
-        }
-        return arrays, list(vocabulary)
+def _combined(pieces: Iterable[tuple[list[dict[str, npt.NDArray[Any]]], list[Any]]]
+              ) -> tuple[dict[str, npt.NDArray[Any]], list[str]]:
+    """The saved layout (see :func:`save_index`) of documents laid out in pieces, in order, each
+    with its own key codes (:meth:`_Nodes.parts`), and the tag vocabulary in order of first
+    appearance."""
+    vocabulary = _Codes()
+    laid_out = []
+    for parts, keys in pieces:
+        names = [_name(key) for key in keys]
+        recode = np.array([vocabulary[name] if isinstance(name, str) else -1 for name in names],
+                          dtype=np.int64)
+        laid_out += [{**part, "tags": recode[part["tags"]]} for part in parts]
+    arrays = {key: np.concatenate([part[key] for part in laid_out]) for key in laid_out[0]}
+    arrays["tags"] = _narrow(arrays["tags"])
+    return arrays, list(vocabulary)
+
+
+def _layout(code: IntArray, text: IntArray, tail: IntArray, children: IntArray,
+            counts: IntArray) -> dict[str, npt.NDArray[Any]]:
+    """The saved layout from the nodes of documents in document order: per node its code (a key
+    code, :data:`_COMMENT` for a comment or processing instruction, :data:`_ENTITY`), text and tail
+    lengths and number of children; per document its number of nodes. Linear after two sorts of
+    small integers (radix sorts).
+
+    Structure: before visiting node k, ``slots[k]`` nodes are still to come as children (or
+    documents); each node takes one and adds its children. Among the nodes with the same count,
+    in document order, an element's successor is its last child (every node between them has
+    more), so following successors from k down to the first leaf gives the last node of k's
+    subtree; k's depth counts the subtrees open around it. Among the nodes of one depth in
+    document order, siblings are consecutive, the first of them following its parent directly.
+    Offsets: the text before a node is the text and tails of all nodes before it, less the tails
+    of its ancestors (still to come). Text nodes: the pieces of text of an element, in document
+    order, are its own text, then after each child that child's tail; an entity reference's piece
+    (its character and tail) continues the text node when the piece before it added text."""
+    n, documents = len(code), len(counts)
+    position = np.arange(n)
+    root = np.cumsum(counts) - counts
+    element = code >= 0
+    entity = code == _ENTITY
+    text = np.where(element, text, entity)  # a comment's or PI's content is not text
+    tail[root] = 0  # the root's tail is outside the document
+    slots = np.cumsum(children - 1) + documents - children + 1
+    by_slots = np.argsort(_narrow(slots), kind="stable")
+    leaf_rank = np.where(children[by_slots] == 0, position, n)
+    subtree_end = np.empty(n, dtype=np.int64)  # one past its last node
+    subtree_end[by_slots] = by_slots[np.minimum.accumulate(leaf_rank[::-1])[::-1]] + 1
+    depth = position + 1 - np.cumsum(np.bincount(subtree_end, minlength=n + 1)[:n])
+    by_depth = np.argsort(_narrow(depth), kind="stable")
+    first_child = np.ones(n, dtype=bool)  # or a root
+    first_child[1:] = (depth[1:] > depth[:-1]) | (depth[1:] == 1)
+    head = np.maximum.accumulate(np.where(first_child[by_depth], position, 0))
+    parent = np.empty(n, dtype=np.int64)
+    parent[by_depth] = by_depth[head] - 1
+    parent[root] = -1
+    rank = np.empty(n, dtype=np.int64)  # among the siblings
+    rank[by_depth] = position - head
+
+    before = np.concatenate(([0], np.cumsum(text + tail)))
+    # float weights: exact, the sums being integers far below 2**53
+    closed_tails = np.cumsum(np.bincount(subtree_end, weights=tail, minlength=n + 1)[:n])
+    start = before[:n] - (np.cumsum(tail) - tail - closed_tails.astype(np.int64))
+    end = start + text + before[subtree_end] - before[1:]
+
+    pieces = np.where(element, children + 1, 0)
+    first_piece = np.cumsum(pieces) - pieces
+    elements = np.flatnonzero(element)
+    child = np.flatnonzero(parent >= 0)
+    at = first_piece[parent[child]] + 1 + rank[child]
+    piece_start = np.empty(first_piece[-1] + pieces[-1], dtype=np.int64)
+    piece_size = np.empty_like(piece_start)
+    continues = np.zeros_like(piece_start, dtype=bool)
+    piece_start[first_piece[elements]] = start[elements]
+    piece_size[first_piece[elements]] = text[elements]
+    piece_start[at] = end[child] - entity[child]
+    piece_size[at] = tail[child] + entity[child]
+    references = np.flatnonzero(entity)
+    continues[first_piece[parent[references]] + 1 + rank[references]] = (
+        piece_size[first_piece[parent[references]] + rank[references]] > 0)
+    added = np.flatnonzero(piece_size > 0)
+    new = np.flatnonzero(~continues[added])
+    text_start = piece_start[added[new]]
+    text_end = text_start + (np.add.reduceat(piece_size[added], new) if len(new)
+                             else np.zeros(0, dtype=np.int64))
+    text_owner = np.repeat(position, pieces)[added[new]]
+
+    document = np.repeat(np.arange(documents), counts)
+    base = start[root]
+    element_document = document[elements]
+    sizes = np.bincount(element_document, minlength=documents)
+    number = np.cumsum(element) - 1 - (np.cumsum(sizes) - sizes)[document]
+    up = parent[elements]
+    text_base = base[document[text_owner]]
+    return {
+        "sizes": sizes,
+        "lengths": end[root] - base,
+        "tags": code[elements],
+        "parent": np.where(up >= 0, number[up], -1),
+        "depth": depth[elements],
+        "start": start[elements] - base[element_document],
+        "end": end[elements] - base[element_document],
+        "text_counts": np.bincount(text_owner, minlength=n)[elements],
+        "text_spans": np.stack([text_start - text_base, text_end - text_base], axis=1),
+    }
 
 
 def index_document(name: str, source: str | Path | bytes) -> IndexedDocument:
     """Index one XML document (a path or its bytes)."""
-    events = _Events()
-    events.add(parse(source, name if isinstance(source, bytes) else source).getroot())
-    arrays, vocabulary = events.arrays()
+    nodes = _Nodes()
+    nodes.add(parse(source, name if isinstance(source, bytes) else source).getroot())
+    arrays, vocabulary = _combined([nodes.parts()])
     return _SavedDocuments(arrays, [name], vocabulary).build(name, 0)
+
+
+def _document(file: str) -> etree._Element:
+    """The root element of a file, read with as few system calls as Python allows."""
+    try:
+        with open(file, "rb", buffering=0) as handle:
+            data = handle.readall()
+    except OSError as error:
+        raise FormatError(f"cannot read the file: {error.strerror or error}", file) from None
+    return parse(data, file).getroot()
+
+
+def _index_files(files: list[str]) -> tuple[list[dict[str, npt.NDArray[Any]]], list[Any]]:
+    nodes = _Nodes()
+    for file in files:
+        nodes.add(_document(file))
+    return nodes.parts()
 
 
 def _xml_files(folder: Path) -> list[str]:
@@ -237,27 +343,51 @@ def _xml_files(folder: Path) -> list[str]:
 
 
 def build_index(
-    folder: str | Path, progress: Callable[[int, int], None] | None = None
+    folder: str | Path, progress: Callable[[int, int], None] | None = None, jobs: int = 1
 ) -> CollectionIndex:
     """Index every ``*.xml`` file below ``folder``; a document's name is its path below the
-    folder without ``.xml`` (``co/2000/r7108``). ``progress(done, total)`` is called per file."""
+    folder without ``.xml`` (``co/2000/r7108``). ``progress(done, total)`` is called per file
+    (per batch of files with ``jobs`` > 1: the files are then indexed in batches by that many
+    worker processes; the index is the same)."""
     folder = Path(folder)
     if not folder.is_dir():
         raise InexevalError("no such collection folder", folder)
     files = _xml_files(folder)
     if not files:
         raise InexevalError("no XML documents (*.xml files) in this folder or below", folder)
-    events = _Events()
-    names = []
     below = len(os.path.join(str(folder), ""))
-    for done, file in enumerate(files, 1):
-        names.append(file[below:].replace(os.sep, "/").removesuffix(".xml"))
-        events.add(parse(file).getroot())
-        if progress is not None:
-            progress(done, len(files))
-    arrays, vocabulary = events.arrays()
+    names = [file[below:].replace(os.sep, "/").removesuffix(".xml") for file in files]
+    if jobs == 1:
+        nodes = _Nodes()
+        for done, file in enumerate(files, 1):
+            nodes.add(_document(file))
+            if progress is not None:
+                progress(done, len(files))
+        arrays, vocabulary = _combined([nodes.parts()])
+    else:
+        arrays, vocabulary = _combined(_in_workers(files, jobs, progress))
     return CollectionIndex(_SavedDocuments(arrays, names, vocabulary), source=str(folder),
                            meta={"root": str(folder.resolve())})
+
+
+def _in_workers(files: list[str], jobs: int, progress: Callable[[int, int], None] | None
+                ) -> Iterator[tuple[list[dict[str, npt.NDArray[Any]]], list[Any]]]:
+    """The files indexed in batches by ``jobs`` forked processes, in order (a few batches per
+    process, so that a slow batch does not keep the others waiting)."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    size = max(1, min(1000, len(files) // (4 * jobs)))
+    batches = [files[i:i + size] for i in range(0, len(files), size)]
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if "fork" in methods else None)
+    with ProcessPoolExecutor(min(jobs, len(batches)), mp_context=context) as pool:
+        done = 0
+        for batch, laid_out in zip(batches, pool.map(_index_files, batches)):
+            done += len(batch)
+            if progress is not None:
+                progress(done, len(files))
+            yield laid_out
 
 
 def _blob(strings: Sequence[str]) -> npt.NDArray[np.uint8]:
