@@ -20,7 +20,7 @@ from pathlib import Path
 
 from inexeval.errors import FormatError, InexevalError
 from inexeval.formats.inex_assessments import DIM_TYPES, read_inex_assessments
-from inexeval.formats.source import Source, first_fields, is_xml, opened
+from inexeval.formats.source import BOM, Source, first_fields, is_xml, opened
 from inexeval.formats.submission import ROOT as SUBMISSION_ROOT
 from inexeval.formats.submission import read_submission
 from inexeval.formats.trec import read_trec_qrels, read_trec_run
@@ -44,7 +44,7 @@ def _checked(path: str | Path, what: str) -> str | Path:
 
 def _first_line(source: Source) -> str:
     """The first non-blank line of the stream's head as Latin-1 text, tabs kept."""
-    lines = source.head().replace(b"\r", b"\n").split(b"\n")
+    lines = source.head().removeprefix(BOM).replace(b"\r", b"\n").split(b"\n")
     return next((line.decode("latin-1") for line in lines if line.strip()), "")
 
 
@@ -119,7 +119,7 @@ def load_assessments(path: str | Path, fmt: str | None = None) -> Assessments:
         if fmt == "genomics":
             from inexeval.formats.genomics import read_genomics_gold
 
-            return read_genomics_gold(path)  # its own reader of the whole (Latin-1) file
+            return read_genomics_gold(source)
         return read_inex_assessments(source, scale=None if fmt == "inex" else fmt)
 
 
