@@ -760,7 +760,16 @@ def index_cases(b: Bases, rng: random.Random) -> Iterator[Case]:
     }
     for cut in (10, 100, len(good) // 3, len(good) // 2, len(good) - 30, len(good) - 1):
         variants[f"truncated at {cut}"] = good[:cut]
-    for at in rng.sample(range(100, len(good) - 100), 6):
+    # a flipped byte of an array's data must be refused (zip bookkeeping such as a time stamp
+    # may change without harm: tests/collection/test_index_safety.py covers every byte)
+    data_bytes = []
+    with zipfile.ZipFile(b.index) as archive:
+        for info in archive.infolist():
+            at = info.header_offset + 26  # the local header's name and extra field lengths
+            start = (info.header_offset + 30 + int.from_bytes(good[at:at + 2], "little")
+                     + int.from_bytes(good[at + 2:at + 4], "little"))
+            data_bytes.extend(range(start, start + info.compress_size))
+    for at in rng.sample(data_bytes, 6):
         damaged = bytearray(good)
         damaged[at] ^= 0xFF
         variants[f"byte {at} flipped"] = bytes(damaged)
@@ -885,6 +894,9 @@ def store_cases(b: Bases, rng: random.Random) -> Iterator[Case]:
     variants = {"text": b"not a database\n", "truncated": good[: len(good) // 2],
                 "header only": good[:100], "random": bytes(rng.randrange(256) for _ in range(8192)),
                 "gzip": gzip.compress(good)}
+    for table in ("users", "topics", "judgements"):  # a schema byte that is not UTF-8
+        at = good.index(f"CREATE TABLE {table}".encode()) + 3
+        variants[f"schema of {table} damaged"] = good[:at] + b"\xff" + good[at + 1:]
     for n, (name, data) in enumerate(variants.items()):
         path = folder / f"s{n}.db"
         path.write_bytes(data)

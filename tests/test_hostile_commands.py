@@ -414,3 +414,29 @@ def test_bad_element_paths_are_quoted_short(tmp_path: Path, name: str, row: int,
     bad = lines[:row] + [separator.join(fields)] + lines[row + 1:]
     file = write(tmp_path, "bad.txt", "\n".join(bad) + "\n")
     assert len(refused(command(file), file, row + 1)) < 300
+
+
+@pytest.fixture(scope="module")
+def campaign(tmp_path_factory: pytest.TempPathFactory) -> bytes:
+    folder = tmp_path_factory.mktemp("campaign")
+    pool = folder / "pool.tsv"
+    assert cli("pool", *map(str, demo.RUNS), "--depth", "3", "-o", pool)[0] == 0
+    store = folder / "store.db"
+    assert cli("assess", "init", store, "--collection", COLLECTION, "--topics",
+               str(demo.TOPICS), "--pool", pool)[0] == 0
+    return store.read_bytes()
+
+
+@pytest.mark.parametrize("table", ["users", "topics", "judgements", "schema_version"])
+@pytest.mark.parametrize("action", ["export", "stats"])
+def test_a_damaged_store_is_one_error(tmp_path: Path, campaign: bytes, table: str,
+                                      action: str) -> None:
+    """A store damaged after its header (here a byte of a table's schema that is not UTF-8,
+    as a random bit flip makes it) is one error line, not a traceback."""
+    at = campaign.index(f"CREATE TABLE {table}".encode()) + 3
+    store = write(tmp_path, "store.db", campaign[:at] + b"\xff" + campaign[at + 1:])
+    argv: list[str | Path] = ["assess", action, store]
+    if action == "export":
+        argv += ["-o", tmp_path / "out.json", "--format", "json"]
+    message = refused(argv, store)
+    assert "the store is damaged" in message
