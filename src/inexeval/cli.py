@@ -49,6 +49,26 @@ def positive(text: str) -> int:
     return value
 
 
+MAX_DIGITS = 17
+"""Decimals that still mean something in a double (``--digits``)."""
+
+
+def digits(text: str) -> int:
+    """argparse type: decimals to print, 0-17."""
+    value = non_negative(text)
+    if value > MAX_DIGITS:
+        raise argparse.ArgumentTypeError(f"{text!r} is outside 0-{MAX_DIGITS}")
+    return value
+
+
+def topic_ids(text: str) -> str:
+    """argparse type: comma-separated topic ids naming at least one topic (kept as given)."""
+    if not [topic for topic in text.split(",") if topic.strip()]:
+        raise argparse.ArgumentTypeError(f"{text!r} names no topic (give comma-separated topic "
+                                         "ids)")
+    return text
+
+
 def _command_names() -> list[str]:
     return sorted(m.name for m in pkgutil.iter_modules(inexeval.commands.__path__))
 
@@ -110,7 +130,10 @@ def _show_warning(message: Warning | str, category: type[Warning], filename: str
 def main(argv: Sequence[str] | None = None) -> int:
     from inexeval.errors import InexevalError, InexevalWarning
 
-    args = parser(sys.argv[1:] if argv is None else argv).parse_args(argv)
+    try:
+        args = parser(sys.argv[1:] if argv is None else argv).parse_args(argv)
+    except SystemExit as done:  # --help, --version, or a usage error already printed
+        return done.code if isinstance(done.code, int) else 0
     # the exact command, for outputs that say how they were made (report, compare --format html)
     args.argv = ["inexeval", *(sys.argv[1:] if argv is None else argv)]
     if getattr(args, "run", None) is None:

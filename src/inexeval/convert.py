@@ -24,15 +24,19 @@ if TYPE_CHECKING:
 def element_run_to_passages(run: Run, collection: CollectionIndex) -> Run:
     """The element run as a passage run: each result is its element's text span. An element
     that is not in the collection becomes a non-existent passage (FOL ``X``, scored
-    non-relevant), with a warning; a whole-document result becomes the whole document."""
+    non-relevant), with a warning; a whole-document result becomes the whole document. An
+    element without text has no passage (FOL passages have at least one character): it is left
+    out, with a warning counting such results (the others keep their ranks)."""
     if run.kind == "passage":
         return run
     topics: dict[str, TopicRun] = {}
     absent: list[tuple[str, int]] = []
+    empty: list[tuple[str, int]] = []
     for topic, results in run.items():
         offsets = np.full(len(results), -1, dtype=np.int64)
         lengths = np.zeros(len(results), dtype=np.int64)
         missing = np.zeros(len(results), dtype=bool)
+        kept = np.ones(len(results), dtype=bool)
         for i, (file, path) in enumerate(zip(results.files.tolist(), results.paths.tolist())):
             doc = collection.get(file)
             span = (0, doc.length) if doc is not None and not path else (
@@ -40,13 +44,20 @@ def element_run_to_passages(run: Run, collection: CollectionIndex) -> Run:
             if span is None:
                 missing[i] = True
                 absent.append((f"{file} {path}", int(results.lines[i])))
+            elif span[1] == span[0]:
+                kept[i] = False
+                empty.append((f"{file} {path}".rstrip(), int(results.lines[i])))
             else:
                 offsets[i], lengths[i] = span[0], span[1] - span[0]
-        topics[topic] = replace(results, paths=np.full(len(results), "", dtype=object),
-                                offsets=offsets, lengths=lengths, missing=missing)
+        passages = replace(results, paths=np.full(len(results), "", dtype=object),
+                           offsets=offsets, lengths=lengths, missing=missing)
+        topics[topic] = passages if kept.all() else passages.take(np.flatnonzero(kept))
     if absent:
         warn(f"{len(absent)} result(s) not in the collection became non-existent passages "
              f"(first: {absent[0][0]})", run.source, absent[0][1])
+    if empty:
+        warn(f"{len(empty)} result(s) without text left out: a passage has at least one "
+             f"character (first: {empty[0][0]})", run.source, empty[0][1])
     return replace(run, kind="passage", topics=topics)
 
 

@@ -15,6 +15,16 @@ MAX_REASON = 1000
 of the input it quotes."""
 
 
+SHOWN = 80
+"""Characters of an offending field quoted in a message."""
+
+
+def shown(value: bytes | str) -> str:
+    """A field of the input for a message: decoded, at most :data:`SHOWN` characters, quoted."""
+    text = value.decode("utf-8", "replace") if isinstance(value, bytes) else value
+    return repr(text if len(text) <= SHOWN else text[:SHOWN] + "...")
+
+
 def _where(file: str | Path | None, line: int | None) -> str:
     if file is None:
         return ""

@@ -5,12 +5,13 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from inexeval.errors import MeasureError, warn
+from inexeval.errors import InexevalError, MeasureError, warn
 from inexeval.measures.common import element_table
 from inexeval.measures.registry import Measure, TopicContext, parse_measures
 from inexeval.model import Assessments, Run, TopicRun
@@ -61,7 +62,11 @@ class Evaluator:
         if not isinstance(assessments, Assessments):
             raise TypeError(f"assessments must be Assessments (see load_assessments), not "
                             f"{type(assessments).__name__}")
+        collection, chosen = _checked_options(collection, num_docs, complete, topics, order,
+                                              limit, keep_repeats)
         self.measures = list(dict.fromkeys(parse_measures(_measure_list(measures))))
+        if not self.measures:
+            raise MeasureError("no measure given (see inexeval.measures or `inexeval measures`)")
         problems = [
             f"{m} needs {' or '.join(m.family.scales)} assessments, not {assessments.scale}"
             for m in self.measures
@@ -82,7 +87,7 @@ class Evaluator:
             num_docs = collection.num_docs
         self.num_docs = num_docs
         self.complete = complete
-        self.topics = None if topics is None else set(topics)
+        self.topics = chosen
         self.order = order
         self.keep_repeats = keep_repeats
         if limit is None:
@@ -191,6 +196,46 @@ class Evaluator:
         return results
 
 
+ORDERS = ("rank", "score", "file", "trec_eval")
+"""Result orders (:meth:`inexeval.model.TopicRun.ordered`)."""
+
+
+def _checked_options(collection: Any, num_docs: Any, complete: Any, topics: Any, order: Any,
+                     limit: Any, keep_repeats: Any) -> tuple[Any, set[str] | None]:
+    """Check the :class:`Evaluator`'s options (TypeError for a wrong type, InexevalError for a
+    wrong value); returns the collection (read from a folder or index file when given as one)
+    and the topics as a set (one string is one topic)."""
+    from inexeval.collection.index import CollectionIndex
+
+    def whole(name: str, value: Any, least: int) -> None:
+        if value is None:
+            return
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+            raise TypeError(f"{name} is a whole number, not {type(value).__name__}")
+        if value < least:
+            raise InexevalError(f"{name}={value} is below {least}")
+
+    whole("num_docs", num_docs, 1)
+    whole("limit", limit, 0)
+    for name, flag in (("complete", complete), ("keep_repeats", keep_repeats)):
+        if not isinstance(flag, bool):
+            raise TypeError(f"{name} is True or False, not {type(flag).__name__}")
+    if order is not None and order not in ORDERS:
+        raise InexevalError(f"unknown order {order!r} (known: {', '.join(ORDERS)})")
+    chosen = None if topics is None else [topics] if isinstance(topics, str) else (
+        list(topics) if isinstance(topics, Iterable) else [topics])
+    if chosen is not None and not all(isinstance(t, str) for t in chosen):
+        raise TypeError("topics are topic ids (str) or a list of them")
+    if isinstance(collection, (str, Path)):
+        from inexeval.collection.build import load_collection
+
+        collection = load_collection(collection)
+    elif collection is not None and not isinstance(collection, CollectionIndex):
+        raise TypeError(f"collection is a folder or index file name or a CollectionIndex (see "
+                        f"load_collection), not {type(collection).__name__}")
+    return collection, None if chosen is None else set(chosen)
+
+
 def _measure_list(measures: Iterable[str | Measure] | str | Measure) -> list[str | Measure]:
     """Measures as a list: one string or :class:`Measure` is one measure (not its characters)."""
     if isinstance(measures, (str, Measure)):
@@ -228,19 +273,27 @@ def _topic_key(topic: str) -> tuple[int, int, str]:
     return (0, int(topic), topic) if topic.isdigit() else (1, 0, topic)
 
 
-def _is_measures(value: Any) -> bool:
-    return isinstance(value, Measure) or (
-        isinstance(value, (list, tuple, set, frozenset))
-        and all(isinstance(item, (str, Measure)) for item in value))
+def _names_measures(value: Any) -> bool:
+    """Whether ``value`` can only be measures: a :class:`Measure`, a string that names no file
+    (a path that does not exist is reported as missing when it is read as qrels or a run), or a
+    non-empty list of these."""
+    if isinstance(value, Measure):
+        return True
+    if isinstance(value, str):
+        return not Path(value).exists()
+    return (isinstance(value, (list, tuple, set, frozenset)) and bool(value)
+            and all(_names_measures(item) for item in value))
 
 
-def _arguments(first: Any, second: Any, third: Any) -> tuple[Assessments, Run | list[Run],
-                                                              list[str | Measure]]:
+def _arguments(first: Any, second: Any, third: Any, measures_first: bool = False
+               ) -> tuple[Assessments, Run | list[Run], list[str | Measure]]:
     """``(qrels, run, measures)`` in inexeval's order or ir_measures' ``(measures, qrels,
-    run)``, whichever the arguments are, converted (:mod:`inexeval.inputs`)."""
+    run)``, whichever the arguments are (the function's own order, ``measures_first`` or not,
+    when both could be), converted (:mod:`inexeval.inputs`)."""
     from inexeval.inputs import as_assessments, as_run
 
-    if _is_measures(first) and not _is_measures(third):
+    leading, trailing = _names_measures(first), _names_measures(third)
+    if (leading and not trailing) or (leading == trailing and measures_first):
         first, second, third = second, third, first
     measures = _measure_list(third)
     runs = ([as_run(r) for r in second] if isinstance(second, (list, tuple))
@@ -281,7 +334,7 @@ def calc_aggregate(measures: Any, qrels: Any, run: Any, collection: Any = None,
                    **options: Any) -> dict[Measure, float | None]:
     """The ``all`` value of each measure for one run, keyed by measure object (printing as its
     name), as ir_measures' ``calc_aggregate(measures, qrels, run)``."""
-    assessments, one, wanted = _arguments(measures, qrels, run)
+    assessments, one, wanted = _arguments(measures, qrels, run, measures_first=True)
     parsed = list(dict.fromkeys(parse_measures(wanted)))
     results = Evaluator(parsed, assessments, collection=collection, **options).evaluate(one)
     return {m: results.mean(str(m)) for m in parsed}

@@ -21,14 +21,17 @@ from typing import IO, Any
 from inexeval.errors import InexevalError
 
 
-def check_output(output: str | Path, *inputs: str | Path | None) -> Path:
-    """The output path, checked: not empty, its folder exists, and it is none of the inputs."""
+def check_output(output: str | Path, *inputs: str | Path | None, folder: bool = False) -> Path:
+    """The output path, checked: not empty, its folder exists, it is none of the inputs, and it
+    is not an existing folder unless ``folder`` (an output of one file per topic)."""
     if str(output) == "":
         raise InexevalError("the output file name is empty", "-o")
     target = Path(output)
-    folder = target.parent if str(target.parent) else Path(".")
-    if not folder.is_dir():
-        raise InexevalError(f"the output folder {str(folder)[:80]} does not exist", output)
+    if not folder and target.is_dir():
+        raise InexevalError("the output is a folder, not a file", output)
+    parent = target.parent if str(target.parent) else Path(".")
+    if not parent.is_dir():
+        raise InexevalError(f"the output folder {str(parent)[:80]} does not exist", output)
     resolved = target.resolve()
     target_stat = _stat(target)
     for given in inputs:
@@ -118,7 +121,7 @@ def write_folder(folder: str | Path, files: Mapping[str, bytes],
     if folder.exists() and not folder.is_dir():
         raise InexevalError("the output is one file per topic into a folder, and this is a file",
                             folder)
-    check_output(folder, *inputs)
+    check_output(folder, *inputs, folder=True)
     folder.mkdir(exist_ok=True)
     targets = {name: check_output(folder / name, *inputs) for name in files}
     for name, content in files.items():

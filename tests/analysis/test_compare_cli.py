@@ -263,7 +263,7 @@ def test_formats(capsys: pytest.CaptureFixture[str]) -> None:
     (["--permutations", "0"], "permutations must be at least 1, not 0"),
     (["--all-pairs", "--baseline", "TREC2INEX"], "takes no baseline"),
     (["--test", "tukey"], "add --all-pairs"),
-    (["--topics", "1,2"], "no topic"),
+    (["--topics", "1,2"], "no assessed topic"),
 ])
 def test_bad_input_is_one_line_and_exit_2(extra: list[str], message: str, tmp_path: Path,
                                           capsys: pytest.CaptureFixture[str]) -> None:
@@ -277,10 +277,13 @@ def test_bad_input_is_one_line_and_exit_2(extra: list[str], message: str, tmp_pa
 def test_bad_inputs_of_run_sets(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run_main(capsys, "compare", QRELS, BERT, "--task", "focused")
     assert code == 2 and "at least two runs, not 1" in err
-    elsewhere = tmp_path / "elsewhere.run"
+    elsewhere, other = tmp_path / "elsewhere.run", tmp_path / "other.run"
     elsewhere.write_text("999 Q0 doc 1 1 x 0 10\n")
-    code, _, err = run_main(capsys, "compare", QRELS, elsewhere, elsewhere, "--task", "focused")
+    other.write_text("998 Q0 doc 1 1 y 0 10\n")
+    code, _, err = run_main(capsys, "compare", QRELS, elsewhere, other, "--task", "focused")
     assert code == 2 and "no topic of the run is assessed" in err
+    code, _, err = run_main(capsys, "compare", QRELS, elsewhere, elsewhere, "--task", "focused")
+    assert code == 2 and "given twice" in err
     judged, runs = _small()
     with pytest.raises(InexevalError, match="inex_eval has no per-topic values"), \
             pytest.warns(InexevalWarning, match="have no assessments and are ignored"):

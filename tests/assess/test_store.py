@@ -40,8 +40,9 @@ def test_open_refuses_what_is_not_a_store(tmp_path: Path) -> None:
         Store.open(tmp_path / "missing.db")
     other = tmp_path / "other.db"
     other.write_bytes(b"not a database at all" * 100)
-    with pytest.raises(StoreError, match="cannot open the store"):
+    with pytest.raises(StoreError, match="not an inexeval assessment store"):
         Store.open(other)
+    assert other.read_bytes() == b"not a database at all" * 100
 
 
 def test_sqlite_settings(tmp_path: Path) -> None:

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from inexeval.collection.build import build_index, index_document, load_index, save_index
 from inexeval.errors import FormatError, InexevalError
@@ -231,3 +233,47 @@ def test_hostile_collection_documents_are_refused_or_never_expanded(tmp_path: Pa
     (folder / "doc.xml").write_text(f'<!DOCTYPE x SYSTEM "{dtd.as_uri()}"><x>a&hello;b</x>')
     doc = build_index(folder)["doc"]
     assert doc.length == 3 and doc.span("/x[1]") == (0, 3)  # the reference is one character
+
+
+@settings(max_examples=300, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(at=st.floats(0, 1, exclude_max=True), mask=st.integers(1, 255),
+       cut=st.booleans())
+def test_every_damaged_byte_is_refused_or_harmless(saved: Path, at: float, mask: int,
+                                                   cut: bool) -> None:
+    """A changed or missing byte anywhere: the index is refused with the one message, or (a
+    byte of zip bookkeeping that the data does not depend on) loads to the same arrays."""
+    data = bytearray(saved.read_bytes())
+    where = int(at * len(data))
+    if cut:
+        data = data[:where]
+    else:
+        data[where] ^= mask
+    damaged = saved.with_name("damaged.npz")
+    damaged.write_bytes(bytes(data))
+    try:
+        index = load_index(damaged)
+    except FormatError as error:
+        assert error.reason == DAMAGED
+        return
+    assert not cut
+    original = load_index(saved)
+    assert list(index) == list(original)
+    for name in original:
+        assert list(index[name].paths) == list(original[name].paths)
+        assert np.array_equal(index[name].start, original[name].start)
+        assert np.array_equal(index[name].text_end, original[name].text_end)
+
+
+def test_an_array_header_claiming_terabytes_is_refused(saved: Path) -> None:
+    with zipfile.ZipFile(saved) as source:
+        entries = [(info, source.read(info.filename)) for info in source.infolist()]
+    huge = saved.with_name("huge.npz")
+    with zipfile.ZipFile(huge, "w") as target:
+        for info, content in entries:
+            if info.filename == "parent.npy":
+                shape = content[content.index(b"'shape': (") + 10:content.index(b",)")]
+                content = content.replace(b"(" + shape + b",)", b"(" + b"9" * 14 + b",)", 1)
+            target.writestr(info, content)
+    with pytest.raises(FormatError, match="not an inexeval index"):
+        load_index(huge)

@@ -139,7 +139,7 @@ def test_custom_rows() -> None:
 
 
 def test_bad_probabilities_name_the_row() -> None:
-    with pytest.raises(InexevalError, match=r"nav.txt:2: navigation probability 1.5"):
+    with pytest.raises(InexevalError, match=r"nav.txt:2: navigation probability '1.5'"):
         parse_navigation(["d1 /a d1 /a/b 0.5", "d1 /a d1 /a/c 1.5"], "nav.txt")
     with pytest.raises(InexevalError, match=r"nav.txt:1: expected FROM_FILE"):
         parse_navigation(["d1 /a d1 0.5"], "nav.txt")

@@ -93,7 +93,8 @@ _ids = st.text(alphabet="abcz019_-/.", min_size=1, max_size=6)
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.dictionaries(st.tuples(_ids, _ids, st.sampled_from(["", "/article[1]", "/a[1]/b[2]"])),
-                       st.tuples(st.integers(1, 10**6), st.integers(1, 200)), max_size=20))
+                       st.tuples(st.integers(1, 10**6), st.integers(1, 200)), min_size=1,
+                       max_size=20))
 def test_write_then_read_is_the_same_pool(tmp_path: Path,
                                           units: dict[tuple[str, str, str], tuple[int, int]]
                                           ) -> None:

@@ -358,7 +358,7 @@ def _all_pairs(values: dict[str, dict[str, float | None]], runs: Sequence[str],
 def compare(
     assessments: Assessments | str | Path | Any,
     runs: Sequence[Run | str | Path | Any],
-    measures: Sequence[str] | None = None,
+    measures: str | Sequence[str] | None = None,
     *,
     baseline: str | None = None,
     test: str | Sequence[str] = "t",
@@ -389,6 +389,10 @@ def compare(
     from inexeval.evaluation import RunEvaluator, evaluate_runs, load_for_evaluation
     from inexeval.inputs import as_assessments, as_run
 
+    if isinstance(runs, (str, Path)) or not isinstance(runs, Sequence):
+        raise TypeError("runs are a list of runs (file names, Runs, DataFrames or dicts), not "
+                        f"one {type(runs).__name__}: comparing needs at least two")
+    measures = [measures] if isinstance(measures, str) else measures
     tests = [test] if isinstance(test, str) else list(test)
     check_request(tests, correction, all_pairs=all_pairs, permutations=permutations,
                   baseline=baseline)

@@ -209,6 +209,10 @@ def now_iso(at: float | None = None) -> str:
     return moment.isoformat(timespec="seconds")
 
 
+SQLITE_HEADER = b"SQLite format 3\x00"
+"""The first bytes of every SQLite database file."""
+
+
 def engine_for(store: str | Path) -> Engine:
     """An engine for STORE: a ``postgresql://`` URL, or the path of a SQLite file."""
     text = str(store)
@@ -293,9 +297,15 @@ class Store:
     @classmethod
     def open(cls, store: str | Path) -> Store:
         """The store at STORE, migrated to the current schema version."""
-        if not str(store).startswith(("postgresql", "postgres://")) and not Path(store).is_file():
-            raise StoreError("no assessment store there (create one with inexeval assess init)",
-                             store)
+        if not str(store).startswith(("postgresql", "postgres://")):
+            if not Path(store).is_file():
+                raise StoreError("no assessment store there (create one with inexeval assess "
+                                 "init)", store)
+            # opening a SQLite connection writes to an empty or foreign file (WAL mode): look
+            # at the header first, so that a file that is no store stays as it was
+            with open(store, "rb") as handle:
+                if handle.read(len(SQLITE_HEADER)) != SQLITE_HEADER:
+                    raise StoreError("not an inexeval assessment store", store)
         self = cls(engine_for(store), str(store))
         version = self._version()
         if version is None:

@@ -581,7 +581,10 @@ def load_index(path: str | Path) -> CollectionIndex:
         names, vocabulary = _check(arrays)
         source = arrays["source"].tobytes().decode("utf-8")
     except (OSError, ValueError, KeyError, EOFError, AttributeError, IndexError, TypeError,
-            UnicodeDecodeError, zipfile.BadZipFile, zlib.error):
+            UnicodeDecodeError, zipfile.BadZipFile, zlib.error,
+            # zip flags of another compression or of encryption; an array header claiming
+            # more than memory holds (the allocation fails at once)
+            NotImplementedError, RuntimeError, MemoryError):
         raise damaged from None
     documents = _SavedDocuments(arrays, names, vocabulary)
     return CollectionIndex(documents, source=str(path), meta={"root": source} if source else {})

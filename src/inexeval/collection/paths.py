@@ -10,7 +10,10 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from inexeval.errors import InexevalError
+from inexeval.errors import InexevalError, shown
+
+MAX_POSITION_DIGITS = 15
+"""Digits of the largest step position accepted (as every integer of the input formats)."""
 
 _STEP = re.compile(r"^([A-Za-z_][\w.\-:]*)(?:\[\s*([0-9]+)\s*\])?$")
 
@@ -24,15 +27,19 @@ def canonical_path(path: str) -> str:
     if text.endswith("/") and len(text) > 1:
         text = text[:-1]
     if not text.startswith("/") or text.startswith("//"):
-        raise InexevalError(f"path {path!r} is not an absolute path of child steps")
+        raise InexevalError(f"path {shown(path)} is not an absolute path of child steps")
     steps = []
     for raw in text[1:].split("/"):
         match = _STEP.match(raw)
         if match is None:
-            raise InexevalError(f"path {path!r} has an unsupported step {raw!r}")
+            raise InexevalError(f"path {shown(path)} has an unsupported step {shown(raw)}")
+        if len(match.group(2) or "") > MAX_POSITION_DIGITS:
+            raise InexevalError(f"path {shown(path)} has a position too large in step "
+                                f"{shown(raw)}")
         position = int(match.group(2) or 1)
         if position < 1:
-            raise InexevalError(f"path {path!r} has a position below 1 in step {raw!r}")
+            raise InexevalError(f"path {shown(path)} has a position below 1 in step "
+                                f"{shown(raw)}")
         steps.append(f"{match.group(1)}[{position}]")
     return "/" + "/".join(steps)
 

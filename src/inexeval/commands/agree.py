@@ -12,6 +12,9 @@ HELP = ("agreement of measures (Kendall, tau_AP, Spearman, Pearson over run mean
         "assessments (--assessments-b, --judgements)")
 
 FORMATS = ("table", "markdown", "latex", "csv", "json")
+JUDGEMENT_OPTIONS = {"judgements", "assessments_format", "collection", "format", "output",
+                     "digits"}
+"""The options ``--judgements`` uses (no runs, no measures)."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -38,6 +41,11 @@ def run(args: argparse.Namespace) -> int:
     if args.judgements:
         if args.assessments is not None or args.runs:
             raise InexevalError("--judgements A B takes no other assessments or runs")
+        from inexeval.options import check_unused
+
+        defaults = argparse.ArgumentParser()
+        add_arguments(defaults)
+        check_unused(args, vars(defaults.parse_args([])), JUDGEMENT_OPTIONS, "--judgements")
         text = _judgements(args)
         write(args, text, *args.judgements)
         return 0

@@ -79,9 +79,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import sqlalchemy as sa
+
+    from inexeval.assess.store import StoreError
+
     command = {"init": _init, "add-user": _add_user, "assign": _assign, "unassign": _assign,
                "stats": _stats, "export": _export, "serve": _serve}[args.assess_command]
-    return command(args)
+    try:
+        return command(args)
+    except (sa.exc.DatabaseError, UnicodeDecodeError) as error:
+        # a SQLite file damaged after its header: malformed pages, text that is not UTF-8
+        reason = str(getattr(error, "orig", None) or error).splitlines()[0]
+        raise StoreError(f"the store is damaged ({reason[:80]}): use a copy", args.store) from None
 
 
 def _actor() -> str:

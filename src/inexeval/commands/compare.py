@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from inexeval.analysis.choices import CORRECTIONS, TESTS
-from inexeval.cli import non_negative, positive
+from inexeval.cli import digits, positive
 from inexeval.errors import InexevalError
 
 NAME = "compare"
@@ -34,7 +34,7 @@ def add_output_arguments(parser: argparse.ArgumentParser, formats: tuple[str, ..
                         help="output format (default table; csv and json at full precision)")
     parser.add_argument("-o", "--output", metavar="FILE",
                         help="write to FILE (atomically) instead of the standard output")
-    parser.add_argument("--digits", type=non_negative, default=4, metavar="N",
+    parser.add_argument("--digits", type=digits, default=4, metavar="N",
                         help="decimals printed (table, markdown, latex; default 4)")
     parser.add_argument("--jobs", type=positive, default=1, metavar="N",
                         help="evaluate the runs in N processes (same numbers; default 1)")

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from inexeval.cli import non_negative, positive
+from inexeval.cli import digits, non_negative, positive, topic_ids
 
 NAME = "eval"
 HELP = "evaluate runs against assessments (trec_eval-style output)"
@@ -22,7 +22,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-q", action="store_true", help="print per-topic values too")
     parser.add_argument("-c", action="store_true",
                         help="average over all assessed topics, a topic without results scoring 0")
-    parser.add_argument("--digits", type=non_negative, default=4, metavar="N", help="decimals printed")
+    parser.add_argument("--digits", type=digits, default=4, metavar="N", help="decimals printed")
     parser.add_argument("--format", choices=("trec", "csv", "json", "latex", "table", "official"),
                         default="trec", help="output format (default trec; official: the "
                         "official INEX evaluator's layout, with --task)")
@@ -50,10 +50,11 @@ def add_input_arguments(parser: argparse.ArgumentParser, required: bool = True) 
                         help="the XML documents, or an index saved by `inexeval index`")
     parser.add_argument("--num-docs", type=positive, metavar="N",
                         help="documents in the collection (inex_eval's virtual final rank)")
-    parser.add_argument("--topics", metavar="IDS", help="comma-separated topic ids to evaluate")
+    parser.add_argument("--topics", type=topic_ids, metavar="IDS",
+                        help="comma-separated topic ids to evaluate")
     parser.add_argument("--topic-file", metavar="FILE",
-                        help="topic file: CAS topics with target elements get no implicit "
-                        "assessments")
+                        help="topic file of INEX 2002-2005 XML assessments: CAS topics with "
+                        "target elements get no implicit assessments")
     parser.add_argument("--implicit", choices=("on", "off"), default="on",
                         help="implicit assessments of ancestors (default on)")
     parser.add_argument("--strict", action="store_true",
@@ -102,19 +103,14 @@ def add_run_options(parser: argparse.ArgumentParser, default_order: str | None =
 
 def _assessments(args: argparse.Namespace, collection: Any) -> Any:
     from inexeval.formats.detect import load_assessments
+    from inexeval.options import check_assessed_elements, check_topic_file, check_topics
 
     assessments = load_assessments(args.assessments, args.assessments_format)
+    check_topic_file(args.topic_file, assessments)
     if collection is not None and assessments.scale != "fol":
-        from inexeval.options import check_assessed_elements
-
         check_assessed_elements(assessments, collection)
     if args.topics is not None:
-        from inexeval.errors import warn
-
-        unknown = sorted(_selected(args) - set(assessments))
-        if unknown:
-            warn(f"--topics names topic(s) without assessments: {', '.join(unknown)}",
-                 args.assessments)
+        check_topics(_selected(args), assessments)
         assessments = assessments.select(_selected(args))
     if assessments.scale == "inex2005":
         from inexeval.collection.implicit import resolve_passages
@@ -155,12 +151,14 @@ def load_inputs(args: argparse.Namespace) -> tuple[Any, list[Any], Any]:
     """The assessments, runs and collection of :func:`add_input_arguments`, read and checked as
     ``eval`` reads them (the measures are checked first, before any file is read)."""
     from inexeval.formats.detect import load_run
-    from inexeval.options import check_run
+    from inexeval.options import check_given_once, check_run, check_task_options
 
+    check_task_options(args)
     if args.measure:
         from inexeval.measures.registry import parse_measures
 
         parse_measures(args.measure)
+    check_given_once(args.runs)
     collection = None
     if args.collection:
         from inexeval.collection.build import load_collection
@@ -212,14 +210,14 @@ def evaluator_options(args: argparse.Namespace, collection: Any) -> dict[str, An
 
 def run(args: argparse.Namespace) -> int:
     from inexeval.errors import InexevalError
-    from inexeval.options import check_eval_options
+    from inexeval.options import check_eval_options, check_given_once
 
     check_eval_options(args)
     if args.measure:
         from inexeval.measures.registry import parse_measures
 
         parse_measures(args.measure)
-    _given_once(args.runs)
+    check_given_once(args.runs)
     fmt = "table" if args.table else args.format
     collection = None
     if args.collection:
@@ -227,11 +225,18 @@ def run(args: argparse.Namespace) -> int:
 
         collection = load_collection(args.collection)
     assessments = _assessments(args, collection)
+    args.note = ""
     if not args.measure and not args.task:
+        import io
+
         from inexeval.defaults import default_measures
 
+        # announced with the first results: a command that fails says one thing, its error
+        note = io.StringIO()
         args.task, args.measure = default_measures(
-            assessments.scale, passage_runs=_passage_runs(args), collection=collection is not None)
+            assessments.scale, passage_runs=_passage_runs(args), collection=collection is not None,
+            stream=note)
+        args.note = note.getvalue()
     if fmt == "official" and not args.task:
         raise InexevalError("--format official goes with --task")
     if args.task and fmt == "table":
@@ -240,23 +245,6 @@ def run(args: argparse.Namespace) -> int:
         args.measure = table_measures(args.task, args.measure)
     job = _Job(args, fmt, assessments, _evaluator(args, assessments, collection), collection)
     return _report(args, fmt, _outcomes(job, args.runs, args.jobs))
-
-
-def _given_once(runs: list[str]) -> None:
-    """The same run file given twice (also through a link) would be evaluated twice: refuse."""
-    from inexeval.errors import InexevalError
-
-    seen: dict[tuple[int, int], str] = {}
-    for path in runs:
-        try:
-            stat = Path(path).stat()
-        except OSError:
-            continue
-        first = seen.setdefault((stat.st_dev, stat.st_ino), path)
-        if first != path:
-            raise InexevalError(f"the same run file as {first[:80]} (given twice)", path)
-        if runs.count(path) > 1:
-            raise InexevalError("the same run file is given twice", path)
 
 
 def _passage_runs(args: argparse.Namespace) -> bool:
@@ -408,6 +396,9 @@ def _report(args: argparse.Namespace, fmt: str, outcomes: Iterator[_Outcome]) ->
     held: list[tuple[str, Any]] = []
     printed = failed = 0
     for outcome in outcomes:
+        if outcome.error is None and args.note:
+            sys.stderr.write(args.note)
+            args.note = ""
         for message in outcome.warnings:
             warnings.warn(message, stacklevel=1)
         if outcome.error is not None:

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from inexeval.cli import positive
+from inexeval.cli import positive, topic_ids
 from inexeval.commands.eval import add_run_options
 
 NAME = "pool"
@@ -32,7 +32,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="pool the first M runs of each group (with --group)")
     parser.add_argument("--group", metavar="REGEX",
                         help="a run's group: the first match group of REGEX in its run name")
-    parser.add_argument("--topics", metavar="IDS", help="comma-separated topic ids to pool")
+    parser.add_argument("--topics", type=topic_ids, metavar="IDS",
+                        help="comma-separated topic ids to pool")
     parser.add_argument("--topic-file", metavar="FILE", help="pool the topics of this topic file")
     parser.add_argument("--format", choices=("tsv", "inex"), default="tsv",
                         help="tsv: 'topic file path min_rank runs' lines (default); inex: one "
@@ -48,7 +49,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from inexeval.errors import InexevalError
+    from inexeval.options import check_given_once
 
+    check_given_once(args.runs)
     for path in [*args.runs, args.topic_file, args.stats]:
         if path is not None and path != "-" and not Path(path).exists():
             raise InexevalError("no such file or folder", path)

@@ -20,6 +20,9 @@ from typing import Any
 from inexeval.cli import non_negative
 from inexeval.outputs import check_output
 
+USED = {"grades": set(), "ideal": {"quant", "sort_key"}, "random": {"quant", "move", "seed"}}
+"""The options of each kind of simulated run (the others are refused, not ignored)."""
+
 NAME = "simulate"
 HELP = "build simulated runs (five-point grades, ideal answer sets, randomised ideal runs)"
 
@@ -55,11 +58,15 @@ def run(args: argparse.Namespace) -> int:
     from inexeval.errors import InexevalError
     from inexeval.evaluation import with_implicit
     from inexeval.formats.detect import load_assessments
+    from inexeval.options import check_unused
 
+    check_unused(args, {"quant": None, "sort_key": "value", "move": None, "seed": 0},
+                 USED[args.kind], f"simulate {args.kind}")
     for path in [args.assessments, *([args.collection] if args.collection else [])]:
         if not Path(path).exists():
             raise InexevalError("no such file or folder", path)
-    check_output(args.output, args.assessments, *([args.collection] if args.collection else []))
+    check_output(args.output, args.assessments, *([args.collection] if args.collection else []),
+                 folder=args.kind == "grades")
     collection = None
     if args.collection:
         from inexeval.collection.build import load_collection

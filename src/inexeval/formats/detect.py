@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from inexeval.errors import FormatError, InexevalError
-from inexeval.formats.source import Source, first_fields, is_xml, opened
+from inexeval.formats.source import BOM, Source, first_fields, is_xml, opened
 
 if TYPE_CHECKING:
     from inexeval.model.assessments import Assessments
@@ -45,7 +45,7 @@ def _checked(path: str | Path, what: str) -> str | Path:
 
 def _first_line(source: Source) -> str:
     """The first non-blank line of the stream's head as Latin-1 text, tabs kept."""
-    lines = source.head().replace(b"\r", b"\n").split(b"\n")
+    lines = source.head().removeprefix(BOM).replace(b"\r", b"\n").split(b"\n")
     return next((line.decode("latin-1") for line in lines if line.strip()), "")
 
 
@@ -182,7 +182,7 @@ def load_assessments(path: str | Path, fmt: str | None = None) -> Assessments:
         if fmt == "genomics":
             from inexeval.formats.genomics import read_genomics_gold
 
-            return read_genomics_gold(path)  # its own reader of the whole (Latin-1) file
+            return read_genomics_gold(source)
         from inexeval.formats.inex_assessments import read_inex_assessments
 
         return read_inex_assessments(source, scale=None if fmt == "inex" else fmt)

@@ -27,8 +27,8 @@ from typing import Any, TextIO
 import numpy as np
 import numpy.typing as npt
 
-from inexeval.errors import FormatError, RunError, warn
-from inexeval.formats.lines import MAX_DIGITS, Table, field_bounds, shown
+from inexeval.errors import FormatError, RunError, shown, warn
+from inexeval.formats.lines import MAX_DIGITS, Table, field_bounds
 from inexeval.formats.source import Source, opened
 from inexeval.model import Assessments, Run, TopicAssessments, TopicRun
 from inexeval.model.assessments import build_topic

@@ -22,8 +22,9 @@ from typing import Any
 
 import numpy as np
 
-from inexeval.errors import FormatError
-from inexeval.formats.lines import read_normalised
+from inexeval.errors import FormatError, shown
+from inexeval.formats.lines import MAX_DIGITS
+from inexeval.formats.source import Source, opened
 from inexeval.model.assessments import Assessments, TopicAssessments, build_topic
 from inexeval.spans import merge
 
@@ -34,37 +35,36 @@ UNKNOWN_LENGTH = 2**62
 def is_genomics_line(line: str) -> bool:
     """Whether a line has the gold standard's layout (five tab-separated fields, the second to
     fourth integers)."""
-    fields = line.rstrip("\r\n").split("\t")
+    fields = line.rstrip().split("\t")
     return len(fields) == 5 and all(f.strip().isdigit() for f in fields[1:4])
 
 
-def read_genomics_gold(path: str | Path) -> Assessments:
+def read_genomics_gold(path: str | Path | Source) -> Assessments:
     """Read the TREC Genomics 2007 gold standard (see the module docstring)."""
-    text = read_normalised(path).decode("latin-1")
     passages: dict[str, dict[str, list[tuple[int, int, tuple[str, ...]]]]] = {}
-    for number, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
-            continue
-        fields = [f.strip() for f in line.split("\t")]
-        if len(fields) != 5:
-            raise FormatError(f"{len(fields)} tab-separated fields: expected 5 (topic pmid "
-                              "offset length aspects)", path, number)
-        topic, pmid, offset, length, aspects = fields
-        if not topic or not pmid:
-            raise FormatError("empty topic or pmid", path, number)
-        start, size = (_integer(value, what, path, number)
-                       for value, what in ((offset, "offset"), (length, "length")))
-        documents = passages.setdefault(topic, {})
-        documents.setdefault(pmid, []).append(
-            (start, start + size, tuple(a.strip() for a in aspects.split("|"))))
+    with opened(path) as source:
+        name = source.name
+        for number, line in source.lines(encoding="latin-1"):
+            fields = [f.strip() for f in line.split("\t")]
+            if len(fields) != 5:
+                raise FormatError(f"{len(fields)} tab-separated fields: expected 5 (topic pmid "
+                                  "offset length aspects)", name, number)
+            topic, pmid, offset, length, aspects = fields
+            if not topic or not pmid:
+                raise FormatError("empty topic or pmid", name, number)
+            start, size = (_integer(value, what, name, number)
+                           for value, what in ((offset, "offset"), (length, "length")))
+            documents = passages.setdefault(topic, {})
+            documents.setdefault(pmid, []).append(
+                (start, start + size, tuple(a.strip() for a in aspects.split("|"))))
     if not passages:
-        raise FormatError("the gold standard has no passage line", path)
+        raise FormatError("the gold standard has no passage line", name)
     topics = {}
     for topic, documents in passages.items():
         spans = {pmid: [(s, e) for s, e, _ in gold] for pmid, gold in documents.items()}
-        topics[topic] = replace(passage_topic(topic, spans, str(path)),
+        topics[topic] = replace(passage_topic(topic, spans, name),
                                 aspects={p: tuple(g) for p, g in documents.items()})
-    return Assessments(topics, "fol", str(path))
+    return Assessments(topics, "fol", name)
 
 
 def passage_topic(topic: str, passages: dict[str, list[tuple[int, int]]],
@@ -86,7 +86,10 @@ def passage_topic(topic: str, passages: dict[str, list[tuple[int, int]]],
 
 
 def _integer(value: str, what: str, path: str | Path, line: int) -> int:
-    if not value.isdigit():
-        raise FormatError(f"{what} {value!r} is not a non-negative integer", path, line)
+    """A non-negative integer of ASCII digits (``int`` would read ``²`` or ``٢``), at most
+    :data:`~inexeval.formats.lines.MAX_DIGITS` of them."""
+    if not (value.isascii() and value.isdigit()):
+        raise FormatError(f"{what} {shown(value)} is not a non-negative integer", path, line)
+    if len(value) > MAX_DIGITS:
+        raise FormatError(f"{what} {shown(value)} is too large", path, line)
     return int(value)
-

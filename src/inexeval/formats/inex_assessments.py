@@ -32,8 +32,8 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from inexeval.collection.paths import canonical_path
-from inexeval.errors import FormatError, InexevalError
-from inexeval.formats.lines import MAX_DIGITS, shown, topic_id
+from inexeval.errors import FormatError, InexevalError, shown
+from inexeval.formats.lines import MAX_DIGITS, topic_id
 from inexeval.formats.source import Source, opened
 from inexeval.formats.xmlsafe import iterparse, release
 from inexeval.model.assessments import COVERAGE_CODES, Assessments, TopicAssessments, build_topic
@@ -51,7 +51,8 @@ DIM_TYPES: dict[str, dict[str, type]] = {
 
 _TOPIC_ATTRIBUTES = ("topic", "topic-id", "topic_id", "id")
 _INTEGER = re.compile(r"[+-]?[0-9]+")
-_XPOINTER = re.compile(r"^(?P<path>.*?)(?:/text\(\)(?:\[\s*(?P<node>\d+)\s*\])?)?(?:\.(?P<offset>\d+))?$")
+_XPOINTER = re.compile(rf"^(?P<path>.*?)(?:/text\(\)(?:\[\s*(?P<node>[0-9]{{1,{MAX_DIGITS}}})\s*\])?)?"
+                       rf"(?:\.(?P<offset>[0-9]{{1,{MAX_DIGITS}}}))?$")
 
 
 class XPointer(NamedTuple):
@@ -71,12 +72,12 @@ def parse_xpointer(text: str) -> XPointer:
     compact = "".join(text.split())
     match = _XPOINTER.match(compact)
     if match is None or not match.group("path"):
-        raise InexevalError(f"unparsable XPointer {text!r}")
+        raise InexevalError(f"unparsable XPointer {shown(text)}")
     node = 0
     if "/text()" in compact[len(match.group("path")):]:
         node = int(match.group("node") or 1)
         if node < 1:
-            raise InexevalError(f"XPointer {text!r} has a text node position below 1")
+            raise InexevalError(f"XPointer {shown(text)} has a text node position below 1")
     offset = match.group("offset")
     return XPointer(canonical_path(match.group("path")), node, None if offset is None else int(offset))
 

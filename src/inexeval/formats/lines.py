@@ -7,7 +7,7 @@ them; blank lines are skipped; a line that starts with blank space would have an
 field (the official tool's reading) and is an error. Numbers are strict: an integer is an
 optional sign and at most :data:`MAX_DIGITS` ASCII digits; every problem is a
 :class:`~inexeval.errors.FormatError` naming the file and the line, quoting at most
-:data:`SHOWN` characters of the field.
+:data:`~inexeval.errors.SHOWN` characters of the field.
 """
 
 from __future__ import annotations
@@ -21,29 +21,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from inexeval.errors import FormatError, InexevalError
-from inexeval.formats.source import opened
+from inexeval.errors import FormatError, InexevalError, shown
 
 MAX_DIGITS = 15
 """Digits of the largest integer accepted (10^15: far beyond any rank, offset or length)."""
-
-SHOWN = 80
-"""Characters of an offending field quoted in a message."""
-
-
-
-def read_normalised(path: str | Path) -> bytes:
-    """The whole text of a (small) file through the source layer, line ends made LF, in any
-    ASCII-compatible encoding (the TREC Genomics gold standard is Latin-1)."""
-    with opened(path) as source:
-        return b"".join(block for _, block in source.blocks(utf8=False))
-
-
-def shown(value: bytes | str) -> str:
-    """A field for a message: decoded, at most :data:`SHOWN` characters, quoted."""
-    text = value.decode("utf-8", "replace") if isinstance(value, bytes) else value
-    return repr(text if len(text) <= SHOWN else text[:SHOWN] + "...")
-
 
 _INTEGER = re.compile(rb"[+-]?[0-9]+")
 

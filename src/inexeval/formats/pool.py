@@ -34,8 +34,8 @@ from typing import IO
 from lxml import etree
 
 from inexeval.collection.paths import canonical_path
-from inexeval.errors import FormatError, InexevalError
-from inexeval.formats.lines import MAX_DIGITS, shown
+from inexeval.errors import FormatError, InexevalError, shown
+from inexeval.formats.lines import MAX_DIGITS
 from inexeval.formats.source import opened
 from inexeval.model.pool import Pool, TopicPool, make_topic_pool, topic_order
 
@@ -57,6 +57,8 @@ def read_pool(path: str | Path) -> Pool:
         name = source.name
         for number, line in source.lines():
             _unit(line, number, name, units, lines, seen)
+    if not units:
+        raise FormatError("the pool has no unit line", name)
     topics = {t: make_topic_pool(t, units[t], lines[t]) for t in sorted(units, key=topic_order)}
     return Pool(topics, source=name)
 

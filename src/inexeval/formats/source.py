@@ -160,10 +160,12 @@ class Source:
             if not chunk and not carry:
                 return
 
-    def lines(self) -> Iterator[tuple[int, str]]:
-        """``(line number, text)`` of every non-blank line, trailing blanks removed."""
-        for first, block in self.blocks():
-            for number, text in enumerate(block.decode("utf-8").split("\n")[:-1], first):
+    def lines(self, encoding: str = "utf-8") -> Iterator[tuple[int, str]]:
+        """``(line number, text)`` of every non-blank line, trailing blanks removed; text of
+        another ASCII-compatible ``encoding`` (the TREC Genomics gold standard is Latin-1) is not
+        checked to be UTF-8."""
+        for first, block in self.blocks(utf8=encoding == "utf-8"):
+            for number, text in enumerate(block.decode(encoding).split("\n")[:-1], first):
                 text = text.rstrip()
                 if text:
                     yield number, text

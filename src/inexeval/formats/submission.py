@@ -16,8 +16,8 @@ from pathlib import Path
 from lxml import etree
 
 from inexeval.collection.paths import canonical_path
-from inexeval.errors import FormatError, InexevalError
-from inexeval.formats.lines import shown, topic_id
+from inexeval.errors import FormatError, InexevalError, shown
+from inexeval.formats.lines import topic_id
 from inexeval.formats.runbuild import RunBuilder
 from inexeval.formats.source import Source, opened
 from inexeval.formats.xmlsafe import iterparse, release

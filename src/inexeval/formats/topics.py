@@ -141,6 +141,8 @@ def read_topics(path: str | Path) -> dict[str, Topic]:
     if not path.exists() and str(path) != "-":
         raise InexevalError("no such file or folder", path)
     files = sorted(path.rglob("*.xml")) if path.is_dir() else [path]
+    if not files:
+        raise FormatError("the folder holds no .xml topic file", path)
     topics: dict[str, Topic] = {}
     for file in files:
         _read_file(file, topics)

@@ -23,8 +23,8 @@ import numpy as np
 import numpy.typing as npt
 
 from inexeval.collection.paths import canonical_path
-from inexeval.errors import FormatError, InexevalError
-from inexeval.formats.lines import MAX_DIGITS, Table, shown
+from inexeval.errors import FormatError, InexevalError, shown
+from inexeval.formats.lines import MAX_DIGITS, Table
 from inexeval.formats.runbuild import RunBuilder
 from inexeval.formats.source import Source, opened
 from inexeval.model.assessments import Assessments, TopicAssessments, build_topic

@@ -34,7 +34,7 @@ import numpy as np
 import numpy.typing as npt
 
 from inexeval.collection.paths import ancestors, canonical_path
-from inexeval.errors import InexevalError
+from inexeval.errors import InexevalError, shown
 from inexeval.model import TopicAssessments, TopicRun
 
 
@@ -313,15 +313,18 @@ def parse_navigation(lines: Iterable[str], source: str | None = None) -> CustomN
         try:
             frm = (fields[0], "" if fields[1] == "-" else canonical_path(fields[1]))
             to = (fields[2], "" if fields[3] == "-" else canonical_path(fields[3]))
+        except InexevalError as error:
+            raise InexevalError(error.reason, source, number) from None
+        try:
             p = float(fields[4])
-        except (InexevalError, ValueError) as error:
-            reason = error.reason if isinstance(error, InexevalError) else str(error)
-            raise InexevalError(reason, source, number) from None
+        except ValueError:
+            raise InexevalError(f"navigation probability {shown(fields[4])} is not a number",
+                                source, number) from None
         if not 0.0 <= p <= 1.0:
-            raise InexevalError(f"navigation probability {fields[4]} outside [0, 1]", source,
-                                number)
+            raise InexevalError(f"navigation probability {shown(fields[4])} outside [0, 1]",
+                                source, number)
         if (frm, to) in where:
-            raise InexevalError(f"pair {' '.join(fields[:4])} already given on line "
+            raise InexevalError(f"pair {shown(' '.join(fields[:4]))} already given on line "
                                 f"{where[(frm, to)]}", source, number)
         rows.setdefault(frm, {})[to] = p
         where[(frm, to)] = number
@@ -330,7 +333,8 @@ def parse_navigation(lines: Iterable[str], source: str | None = None) -> CustomN
 
 def read_navigation(path: str | Path) -> CustomNavigation:
     """:func:`parse_navigation` on a file, read through :mod:`inexeval.formats.source`
-    (compressed, ``-``, not UTF-8 or endless lines are errors with the line)."""
+    (compressed, ``-``, not UTF-8 or endless lines are errors with the line); a file without
+    any row is an error."""
     from inexeval.formats.source import opened
 
     lines: list[str] = []
@@ -338,7 +342,11 @@ def read_navigation(path: str | Path) -> CustomNavigation:
         for number, text in source.lines():
             lines.extend([""] * (number - 1 - len(lines)))
             lines.append(text)
-        return parse_navigation(lines, source.name)
+        model = parse_navigation(lines, source.name)
+    if not model.rows:
+        raise InexevalError("the navigation file has no row (FROM_FILE FROM_PATH TO_FILE "
+                            "TO_PATH PROBABILITY)", source.name)
+    return model
 
 
 @dataclass(frozen=True)
