@@ -255,11 +255,15 @@ def test_simulate_random_respects_limit(tmp_path: Path) -> None:
     assert set(per_topic.values()) == {2}
 
 
-def test_passage_limit_and_task_option_warning() -> None:
+def test_passage_limit_and_task_option_refused() -> None:
     qrels, run = DATA / "ipcs" / "INEX_Qrels.txt", DATA / "ipcs" / "bert_inex_converted_1.run"
     full = run_cli("eval", str(qrels), str(run), "-m", "char_prec")
     cut = run_cli("eval", str(qrels), str(run), "-m", "char_prec", "--limit", "5")
     assert full.returncode == cut.returncode == 0
     assert full.stdout != cut.stdout and "cut to the first 5" in cut.stderr
     task = run_cli("eval", str(qrels), str(run), "--task", "focused", "--limit", "5")
-    assert task.returncode == 0 and "--limit not used by --task" in task.stderr
+    assert task.returncode == 2 and task.stdout == ""
+    assert task.stderr.count("\n") == 1 and "--limit not used by --task" in task.stderr
+    default = run_cli("eval", str(qrels), str(run), "--limit", "5")  # the focused task's measures
+    assert default.returncode == 2 and default.stdout == ""
+    assert default.stderr.count("\n") == 1 and "not used by the default measures" in default.stderr

@@ -179,15 +179,19 @@ def load_inputs(args: argparse.Namespace) -> tuple[Any, list[Any], Any]:
 
 def task_options(args: argparse.Namespace, warn_unused: bool = True) -> dict[str, Any]:
     """The keyword options of :func:`inexeval.measures.focused.evaluate_task` given on the
-    command line, with a warning for the element options a task does not use."""
+    command line; an element option a task does not use is an error (``warn_unused``), as every
+    option that would be silently ignored."""
     if warn_unused:
-        from inexeval.errors import warn
+        from inexeval.errors import InexevalError
 
         unused = ["--" + name.replace("_", "-") for name, default in _NOT_FOR_TASKS
                   if getattr(args, name) != default]
         if unused:
-            warn(f"{', '.join(unused)} not used by --task (the official evaluator's rules: "
-                 "file order, no limit, FOL qrels)")
+            chosen = ("--task" if not getattr(args, "default_task", False) else
+                      f"the default measures (the {args.task} task's; name others with -m)")
+            raise InexevalError(f"{', '.join(unused)} not used by {chosen}, which follows the "
+                                "official evaluator's rules (file order, no limit, FOL qrels): "
+                                f"leave {'it' if len(unused) == 1 else 'them'} out")
     return {"beta": args.beta, "bep_n": args.bep_n, "irr": args.irr,
             "exact_buckets": args.exact_buckets}
 
@@ -237,6 +241,7 @@ def run(args: argparse.Namespace) -> int:
             assessments.scale, passage_runs=_passage_runs(args), collection=collection is not None,
             stream=note)
         args.note = note.getvalue()
+        args.default_task = args.task is not None
     if fmt == "official" and not args.task:
         raise InexevalError("--format official goes with --task")
     if args.task and fmt == "table":
@@ -271,7 +276,7 @@ def _evaluator(args: argparse.Namespace, assessments: Any, collection: Any) -> A
     """What evaluates one run: the element measures bound once (an :class:`Evaluator`), or None
     for an official task."""
     if args.task:
-        task_options(args)  # warns once about the options a task does not use
+        task_options(args)  # refuses the options a task does not use
         return None
     from inexeval.evaluation import Evaluator
 
