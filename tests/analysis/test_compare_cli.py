@@ -490,3 +490,17 @@ def test_without_measures_compare_takes_evals_defaults(tmp_path: Path,
     assert code == 0, err
     assert [r["measure"] for r in json.loads(out)] == HEADLINE["focused"]
     assert "measures for FOL qrels" in err
+
+
+def test_the_compare_api_takes_a_collection_by_its_folder() -> None:
+    """A collection named by its folder (or index file) is loaded, as ``eval`` and
+    ``Evaluator`` load it: the same comparison as with the loaded index."""
+    from inexeval import demo
+    from inexeval.collection.build import load_collection
+
+    runs = [str(demo.RUNS[0]), str(demo.RUNS[1])]
+    by_name = inexeval.compare(str(demo.ASSESSMENTS_2005), runs, ["P@10", "overlap@10"],
+                               collection=str(demo.COLLECTION))
+    loaded = inexeval.compare(str(demo.ASSESSMENTS_2005), runs, ["P@10", "overlap@10"],
+                              collection=load_collection(demo.COLLECTION))
+    assert by_name.to_dict() == loaded.to_dict()

@@ -396,6 +396,10 @@ def compare(
     tests = [test] if isinstance(test, str) else list(test)
     check_request(tests, correction, all_pairs=all_pairs, permutations=permutations,
                   baseline=baseline)
+    if isinstance(collection, (str, Path)):  # a folder or an index file, loaded once
+        from inexeval.collection.build import load_collection
+
+        collection = load_collection(collection)
     assessments = (load_for_evaluation(str(assessments), collection)
                    if isinstance(assessments, (str, Path)) else as_assessments(assessments))
     loaded = [as_run(r, name=f"run{i + 1}") for i, r in enumerate(runs)]
