@@ -385,7 +385,9 @@ def read_fol_run(path: str | Path | Source) -> Run:
     if count:
         warn(f"{count} score(s) are not finite numbers, taken as missing (the run is ordered "
              "by rank)", name, first_unscored)
-    arrays = {k: _joined(v) for k, v in columns.arrays.items()}
+    # one column at a time, each block's pieces released as soon as they are joined: the peak
+    # is the run plus one column, not twice the run
+    arrays = {k: _joined(columns.arrays[k]) for k in list(columns.arrays)}
     files = _joined(columns.files)
     file_codes = _joined(columns.file_codes)
     codes = _joined(columns.codes)
@@ -416,8 +418,11 @@ def read_fol_run(path: str | Path | Source) -> Run:
 
 
 def _joined(parts: list[npt.NDArray[Any]]) -> npt.NDArray[Any]:
-    """The blocks' arrays as one (the array itself for a run of one block)."""
-    return parts[0] if len(parts) == 1 else np.concatenate(parts)
+    """The blocks' arrays as one (the array itself for a run of one block); ``parts`` is
+    emptied, so that the pieces are freed."""
+    joined = parts[0] if len(parts) == 1 else np.concatenate(parts)
+    parts.clear()
+    return joined
 
 
 def _first_split(codes: npt.NDArray[np.int64], starts: npt.NDArray[np.int64]) -> int:
