@@ -73,11 +73,10 @@ def _command_names() -> list[str]:
     return sorted(m.name for m in pkgutil.iter_modules(inexeval.commands.__path__))
 
 
-def _chosen(argv: Sequence[str] | None, names: list[str]) -> str | None:
+def _chosen(argv: Sequence[str], names: list[str]) -> str | None:
     """The command ``argv`` runs, when it is plain which (its first word, before any option):
     only that command's module is then imported (start-up time)."""
-    words = list(sys.argv[1:] if argv is None else argv)
-    return words[0] if words and words[0] in names else None
+    return argv[0] if argv and argv[0] in names else None
 
 
 def parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:

@@ -150,10 +150,20 @@ _NOT_FOR_TASKS = (("limit", None), ("order", None), ("keep_repeats", False),
 def load_inputs(args: argparse.Namespace) -> tuple[Any, list[Any], Any]:
     """The assessments, runs and collection of :func:`add_input_arguments`, read and checked as
     ``eval`` reads them (the measures are checked first, before any file is read)."""
-    from inexeval.formats.detect import load_run
-    from inexeval.options import check_given_once, check_run, check_task_options
+    from inexeval.options import check_task_options
 
     check_task_options(args)
+    assessments, collection = _assessments_and_collection(args)
+    runs = [_run(args, path, assessments) for path in args.runs]
+    _unique_names(runs)
+    return assessments, runs, collection
+
+
+def _assessments_and_collection(args: argparse.Namespace) -> tuple[Any, Any]:
+    """The measures checked and the runs named once each, before any file is read; then the
+    collection and the assessments, read and checked."""
+    from inexeval.options import check_given_once
+
     if args.measure:
         from inexeval.measures.registry import parse_measures
 
@@ -164,17 +174,21 @@ def load_inputs(args: argparse.Namespace) -> tuple[Any, list[Any], Any]:
         from inexeval.collection.build import load_collection
 
         collection = load_collection(args.collection)
-    assessments = _assessments(args, collection)
-    runs = [load_run(path, args.run_format, args.keep_repeats) for path in args.runs]
+    return _assessments(args, collection), collection
+
+
+def _run(args: argparse.Namespace, path: str, assessments: Any) -> Any:
+    """One run read, cut to ``--topics`` and checked against the assessments."""
+    from inexeval.formats.detect import load_run
+    from inexeval.options import check_run
+
+    run = load_run(path, args.run_format, args.keep_repeats)
     if args.topics is not None:
         from dataclasses import replace
 
-        runs = [replace(r, topics={t: tr for t, tr in r.items() if t in _selected(args)})
-                for r in runs]
-    for r in runs:
-        check_run(r, assessments, args.num_docs)
-    _unique_names(runs)
-    return assessments, runs, collection
+        run = replace(run, topics={t: tr for t, tr in run.items() if t in _selected(args)})
+    check_run(run, assessments, args.num_docs)
+    return run
 
 
 def task_options(args: argparse.Namespace, warn_unused: bool = True) -> dict[str, Any]:
@@ -182,16 +196,12 @@ def task_options(args: argparse.Namespace, warn_unused: bool = True) -> dict[str
     command line; an element option a task does not use is an error (``warn_unused``), as every
     option that would be silently ignored."""
     if warn_unused:
-        from inexeval.errors import InexevalError
+        from inexeval.options import check_unused
 
-        unused = ["--" + name.replace("_", "-") for name, default in _NOT_FOR_TASKS
-                  if getattr(args, name) != default]
-        if unused:
-            chosen = ("--task" if not getattr(args, "default_task", False) else
-                      f"the default measures (the {args.task} task's; name others with -m)")
-            raise InexevalError(f"{', '.join(unused)} not used by {chosen}, which follows the "
-                                "official evaluator's rules (file order, no limit, FOL qrels): "
-                                f"leave {'it' if len(unused) == 1 else 'them'} out")
+        chosen = ("--task" if not getattr(args, "default_task", False) else
+                  f"the default measures (the {args.task} task's; name others with -m)")
+        check_unused(args, dict(_NOT_FOR_TASKS), set(), f"{chosen}, which follows the official "
+                     "evaluator's rules (file order, no limit, FOL qrels)")
     return {"beta": args.beta, "bep_n": args.bep_n, "irr": args.irr,
             "exact_buckets": args.exact_buckets}
 
@@ -214,21 +224,11 @@ def evaluator_options(args: argparse.Namespace, collection: Any) -> dict[str, An
 
 def run(args: argparse.Namespace) -> int:
     from inexeval.errors import InexevalError
-    from inexeval.options import check_eval_options, check_given_once
+    from inexeval.options import check_eval_options
 
     check_eval_options(args)
-    if args.measure:
-        from inexeval.measures.registry import parse_measures
-
-        parse_measures(args.measure)
-    check_given_once(args.runs)
     fmt = "table" if args.table else args.format
-    collection = None
-    if args.collection:
-        from inexeval.collection.build import load_collection
-
-        collection = load_collection(args.collection)
-    assessments = _assessments(args, collection)
+    assessments, collection = _assessments_and_collection(args)
     args.note = ""
     if not args.measure and not args.task:
         import io
@@ -312,23 +312,13 @@ def _evaluate(job: _Job, path: str) -> _Outcome:
     import warnings
 
     from inexeval.errors import InexevalError
-    from inexeval.formats.detect import load_run
-    from inexeval.options import check_run
 
     args = job.args
     outcome = _Outcome(path)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            if path != "-" and not Path(path).exists():
-                raise InexevalError("no such file or folder", path)
-            run = load_run(path, args.run_format, args.keep_repeats)
-            if args.topics is not None:
-                from dataclasses import replace
-
-                run = replace(run, topics={t: tr for t, tr in run.items()
-                                           if t in _selected(args)})
-            check_run(run, job.assessments, args.num_docs)
+            run = _run(args, path, job.assessments)
             if job.evaluator is not None:
                 outcome.results = job.evaluator.evaluate([run])
             else:

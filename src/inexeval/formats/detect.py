@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from inexeval.errors import FormatError, InexevalError
+from inexeval.formats import DIM_TYPES, SUBMISSION_ROOT
 from inexeval.formats.source import BOM, Source, first_fields, is_xml, opened
 
 if TYPE_CHECKING:
@@ -28,8 +29,7 @@ if TYPE_CHECKING:
 
 # Each reader (and lxml, for the XML formats) is imported when a file of its format comes:
 # evaluating FOL files starts without the XML machinery.
-SUBMISSION_ROOT = "inex-submission"
-ASSESSMENT_FORMATS = ("inex", "inex2002", "inex2003", "inex2005", "fol", "trec", "genomics")
+ASSESSMENT_FORMATS = ("inex", *DIM_TYPES, "fol", "trec", "genomics")
 RUN_FORMATS = ("xml", "trec", "fol")
 """Run formats; ``inex`` is accepted for ``xml`` (INEX submissions)."""
 

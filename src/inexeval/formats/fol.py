@@ -28,7 +28,7 @@ import numpy as np
 import numpy.typing as npt
 
 from inexeval.errors import FormatError, RunError, shown, warn
-from inexeval.formats.lines import MAX_DIGITS, Table, field_bounds
+from inexeval.formats.lines import MAX_DIGITS, Table, field_bounds, gathered
 from inexeval.formats.source import Source, opened
 from inexeval.model import Assessments, Run, TopicAssessments, TopicRun
 from inexeval.model.assessments import build_topic
@@ -85,11 +85,14 @@ def _columns(name: str, data: bytes) -> Assessments | None:
     if int(count.min()) < 5:
         return None
     pos = np.arange(len(starts)) - np.repeat(np.cumsum(count) - count, count)
-    topic_list_all = _gathered(raw, starts, ends, pos == 0, 10).decode().split("\n")[:-1]
-    articles = _gathered(raw, starts, ends, pos == 2, 10).decode().split("\n")[:-1]
+    def column(rows: npt.NDArray[np.bool_], separator: int) -> str:
+        return gathered(raw, starts[rows], ends[rows], separator).decode()
+
+    topic_list_all = column(pos == 0, 10).split("\n")[:-1]
+    articles = column(pos == 2, 10).split("\n")[:-1]
     chosen = (pos >= 3) & (pos <= 5)
-    text = _gathered(raw, starts, ends, chosen, 32).decode()
-    spans = _gathered(raw, starts, ends, pos >= 6, 32).decode()
+    text = column(chosen, 32)
+    spans = column(pos >= 6, 32)
     if _INTEGERS.fullmatch(text) is None or _PASSAGES.fullmatch(spans) is None:
         return None
     values = _parsed(text, int(chosen.sum()))
@@ -162,18 +165,6 @@ def _parsed(text: str, count: int) -> npt.NDArray[np.int64] | None:
         warnings.simplefilter("ignore", DeprecationWarning)
         values = np.fromstring(text, dtype=np.int64, sep=" ")
     return values if len(values) == count else None
-
-
-def _gathered(raw: npt.NDArray[np.uint8], starts: npt.NDArray[np.int64],
-              ends: npt.NDArray[np.int64], rows: npt.NDArray[np.bool_], separator: int) -> bytes:
-    """The fields ``rows``, each followed by ``separator`` (one gather)."""
-    starts, ends = starts[rows], ends[rows]
-    sizes = ends - starts + 1
-    places = np.cumsum(sizes) - sizes
-    index = np.arange(int(sizes.sum())) - np.repeat(places - starts, sizes)
-    out = raw[index]
-    out[places + sizes - 1] = separator
-    return bytes(out.tobytes())
 
 
 def _checked(name: str, lines: list[tuple[int, str]]) -> Assessments:
@@ -265,8 +256,8 @@ class _RunColumns:
     """The columns of a FOL run read so far, block by block."""
 
     def __init__(self) -> None:
-        self.code_of: dict[str, int] = {}
-        self.codes: list[npt.NDArray[np.int64]] = []
+        self.topic_code_of: dict[str, int] = {}
+        self.topic_codes: list[npt.NDArray[np.int64]] = []
         self.file_code_of: dict[str, int] = {}
         self.file_codes: list[npt.NDArray[np.int64]] = []
         self.files: list[npt.NDArray[np.object_]] = []
@@ -288,11 +279,11 @@ class _RunColumns:
             changes = np.flatnonzero(np.any(topics[1:] != topics[:-1], axis=1)) + 1
         heads = np.concatenate(([0], changes))
         tails = np.concatenate((changes - 1, [n - 1]))
-        head_codes = [self.code_of.setdefault(table.field(int(r), 0).decode("utf-8"),
-                                              len(self.code_of)) for r in heads]
+        head_codes = [self.topic_code_of.setdefault(table.field(int(r), 0).decode("utf-8"),
+                                                    len(self.topic_code_of)) for r in heads]
         for row, code in zip(tails.tolist(), head_codes):
             self.last_run_id[code] = table.field(row, 5).decode("utf-8")
-        self.codes.append(np.repeat(np.array(head_codes, dtype=np.int64),
+        self.topic_codes.append(np.repeat(np.array(head_codes, dtype=np.int64),
                                     np.diff(np.concatenate((heads, [n])))))
         offset_fields = table.starts[:, 6]
         is_x = ((table.ends[:, 6] - offset_fields) == 1) & (table.raw[offset_fields] == ord("X"))
@@ -325,7 +316,6 @@ class _RunColumns:
                             ("rsv", rsv), ("lines", table.numbers), ("missing", missing)):
             self.arrays[key].append(values)
         self.size += n
-
 
     def documents(self, table: Table) -> tuple[npt.NDArray[np.object_], npt.NDArray[np.int64]]:
         """The article column as names (one str object per distinct name) and run-wide codes.
@@ -390,9 +380,9 @@ def read_fol_run(path: str | Path | Source) -> Run:
     arrays = {k: _joined(columns.arrays[k]) for k in list(columns.arrays)}
     files = _joined(columns.files)
     file_codes = _joined(columns.file_codes)
-    codes = _joined(columns.codes)
+    codes = _joined(columns.topic_codes)
     no_paths = np.full(len(files), "", dtype=object)
-    topics = list(columns.code_of)
+    topics = list(columns.topic_code_of)
     starts = np.concatenate(([0], np.flatnonzero(codes[1:] != codes[:-1]) + 1))
     if len(starts) == len(topics):
         bounds = np.append(starts, len(codes))

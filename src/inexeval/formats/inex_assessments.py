@@ -33,6 +33,7 @@ from typing import Any, NamedTuple
 
 from inexeval.collection.paths import canonical_path
 from inexeval.errors import FormatError, InexevalError, shown
+from inexeval.formats import DIM_TYPES
 from inexeval.formats.lines import MAX_DIGITS, topic_id
 from inexeval.formats.source import Source, opened
 from inexeval.formats.xmlsafe import iterparse, release
@@ -43,11 +44,6 @@ VALID_2002 = frozenset({(0, "N"), (1, "S"), (1, "L"), (1, "E"), (2, "S"), (2, "L
 VALID_2003 = frozenset({(0, 0)} | {(e, s) for e in (1, 2, 3) for s in (1, 2, 3)})
 EXHAUSTIVITY_2005 = {"?": -1, "1": 1, "2": 2}
 
-DIM_TYPES: dict[str, dict[str, type]] = {
-    "inex2002": {"relevance": int, "coverage": int},
-    "inex2003": {"exhaustivity": int, "specificity": int},
-    "inex2005": {"exhaustivity": int, "size": float, "rsize": float},
-}
 
 _TOPIC_ATTRIBUTES = ("topic", "topic-id", "topic_id", "id")
 _INTEGER = re.compile(r"[+-]?[0-9]+")

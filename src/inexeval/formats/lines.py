@@ -185,16 +185,23 @@ class Table:
         starts, ends = self.starts[:, column], self.ends[:, column]
         if rows is not None:
             starts, ends = starts[rows], ends[rows]
-        sizes = ends - starts + 1
-        places = np.cumsum(sizes) - sizes
-        index = np.arange(int(sizes.sum())) - np.repeat(places - starts, sizes)
-        out = self.raw[index]
-        out[places + sizes - 1] = separator
-        return bytes(out.tobytes())
+        return gathered(self.raw, starts, ends, separator)
 
     def texts(self, column: int) -> list[str]:
         """The column as strings (the block is UTF-8 already)."""
         return self.joined(column, 10).decode("utf-8").split("\n")[:-1]
+
+
+def gathered(raw: npt.NDArray[np.uint8], starts: npt.NDArray[np.intp],
+             ends: npt.NDArray[np.intp], separator: int) -> bytes:
+    """The fields ``raw[starts:ends]``, each followed by ``separator``, in one gather (no
+    object per field)."""
+    sizes = ends - starts + 1
+    places = np.cumsum(sizes) - sizes
+    index = np.arange(int(sizes.sum())) - np.repeat(places - starts, sizes)
+    out = raw[index]
+    out[places + sizes - 1] = separator
+    return bytes(out.tobytes())
 
 
 _POWERS = 10 ** np.arange(MAX_DIGITS + 1, dtype=np.int64)

@@ -17,13 +17,14 @@ from lxml import etree
 
 from inexeval.collection.paths import canonical_path
 from inexeval.errors import FormatError, InexevalError, shown
+from inexeval.formats import SUBMISSION_ROOT
 from inexeval.formats.lines import topic_id
 from inexeval.formats.runbuild import RunBuilder
 from inexeval.formats.source import Source, opened
 from inexeval.formats.xmlsafe import iterparse, release
 from inexeval.model.run import Run
 
-ROOT = "inex-submission"
+ROOT = SUBMISSION_ROOT
 _TOPIC_ID = ("topic-id", "topic_id", "id")
 
 
