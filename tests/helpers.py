@@ -37,3 +37,20 @@ def _shared() -> Path:
 
 SHARED = _shared()
 DATA = SHARED / "data"
+
+
+PEAK_OF_MAIN = """
+import contextlib, os, resource, sys
+from inexeval.cli import main
+with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink):
+    code = main(sys.argv[1:])
+try:  # this program's own peak (kB): ru_maxrss keeps that of the process it was forked from
+    peak = int(open("/proc/self/status").read().split("VmHWM:")[1].split()[0])
+except (OSError, IndexError, ValueError):
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(code, peak, file=sys.stderr)
+"""
+"""``python -c PEAK_OF_MAIN ARGS``: runs ``inexeval ARGS`` (output discarded) and prints its exit
+code and its own peak resident memory in KiB on stderr's last line. The peak is VmHWM, not
+``ru_maxrss``, which on Linux keeps across exec the peak of the process that forked the program
+(a test process, hundreds of MiB late in the suite), so that a measure would not move."""

@@ -9,19 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import DATA
+from tests.helpers import DATA, PEAK_OF_MAIN
 
 QRELS = DATA / "ipcs" / "INEX_Qrels.txt"
 BERT = DATA / "ipcs" / "bert_inex_converted_1.run"
-
-_PEAK = """
-import contextlib, os, resource, sys
-from inexeval.cli import main
-with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink):
-    code = main(sys.argv[1:])
-print(code, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)
-"""
-
 
 def _eval(*args: str | Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "inexeval.cli", "eval", *map(str, args)],
@@ -48,7 +39,7 @@ def _copies(folder: Path, count: int, scale: int = 1) -> list[Path]:
 
 
 def _peak_kib(runs: list[Path]) -> int:
-    done = subprocess.run([sys.executable, "-c", _PEAK, "eval", "--task", "focused", str(QRELS),
+    done = subprocess.run([sys.executable, "-c", PEAK_OF_MAIN, "eval", "--task", "focused", str(QRELS),
                            *map(str, runs)], capture_output=True, text=True, timeout=600,
                           check=False)
     code, peak = done.stderr.splitlines()[-1].split()

@@ -15,7 +15,7 @@ from inexeval.errors import InexevalError, MeasureError, warn
 from inexeval.measures.common import element_table
 from inexeval.measures.registry import Measure, TopicContext, parse_measures
 from inexeval.model import Assessments, Run, TopicRun
-from inexeval.model.run import distinct_names, make_topic_run
+from inexeval.model.run import RunParts, distinct_names, make_topic_run
 from inexeval.quantise import get as quantisation
 from inexeval.results import Metric, Results, Row
 
@@ -97,9 +97,9 @@ class Evaluator:
         self.options = dict(options or {})
         self.shared: dict[Any, Any] = {}
 
-    def _topics_for(self, run: Run) -> list[str]:
+    def _topics_for(self, run: Run, complete: bool | None = None) -> list[str]:
         assessed = [t for t in self.assessments if self.topics is None or t in self.topics]
-        if self.complete:
+        if self.complete if complete is None else complete:
             return sorted(assessed, key=_topic_key)
         present = set(run)
         return sorted((t for t in assessed if t in present), key=_topic_key)
@@ -121,14 +121,35 @@ class Evaluator:
         from inexeval.convert import passages_for
 
         run = passages_for(run, self.assessments, self.collection)
-        unassessed = [t for t in run if t not in self.assessments]
-        if unassessed:
-            shown = ", ".join(unassessed[:5]) + (" ..." if len(unassessed) > 5 else "")
-            warn(f"{len(unassessed)} topic(s) in the run have no assessments and are ignored: {shown}",
-                 run.source)
+        _warn_unassessed([t for t in run if t not in self.assessments], run.source)
+        yield from self._topic_rows(run, self._topics_for(run))
+
+    def _parts_rows(self, parts: RunParts) -> tuple[list[Row], list[str]]:
+        """The rows of a run given in parts (each scored and released), in the order of
+        :meth:`rows`, and the topics evaluated."""
+        from inexeval.convert import passages_for
+
+        rows: list[Row] = []
+        unassessed: list[str] = []
+        for part in parts:
+            part = passages_for(part, self.assessments, self.collection)
+            unassessed += [t for t in part if t not in self.assessments]
+            rows += self._topic_rows(part, self._topics_for(part, complete=False))
+        _warn_unassessed(unassessed, parts.source)
+        whole = parts.outline()
+        topics = self._topics_for(whole)
+        if self.complete:
+            rows += self._topic_rows(whole, [t for t in topics if t not in whole.topics])
+        position = {topic: i for i, topic in enumerate(topics)}
+        rows.sort(key=lambda row: position[row.topic])  # stable: measures keep their order
+        return [row if row.run == whole.name else row._replace(run=whole.name)
+                for row in rows], topics
+
+    def _topic_rows(self, run: Run, topics: list[str]) -> Iterator[Row]:
+        """The rows of ``topics`` (a topic not in ``run`` is scored as an empty list)."""
         groups = [(ms[0].settings, [m.cutoff for m in ms], ms) for ms in _group(self.measures).values()]
         names = {id(ms): [str(m) for m in ms] for _, _, ms in groups}
-        for topic in self._topics_for(run):
+        for topic in topics:
             topic_run = run.topics.get(topic) or make_topic_run(topic, [])
             topic_run = topic_run.ordered(self._order(run))
             context = TopicContext(self.collection, self.num_docs, self.options,
@@ -179,21 +200,35 @@ class Evaluator:
                  f"non-relevant (first: {run.files[first]} {run.paths[first]})", source,
                  int(run.lines[first]))
 
-    def evaluate(self, runs: Run | Sequence[Run]) -> Results:
+    def evaluate(self, runs: Run | RunParts | Sequence[Run | RunParts]) -> Results:
         """The results of the runs; runs sharing a name are named ``name (file)``
-        (:func:`inexeval.model.run.distinct_names`)."""
+        (:func:`inexeval.model.run.distinct_names`). A run may be given in parts
+        (:class:`inexeval.model.run.RunParts`): each part is scored and released."""
         from inexeval.progress import progress
 
-        runs = [runs] if isinstance(runs, Run) else list(runs) if isinstance(runs, Iterable) else []
-        if not runs or not all(isinstance(r, Run) for r in runs):
+        runs = ([runs] if isinstance(runs, (Run, RunParts)) else list(runs)
+                if isinstance(runs, Iterable) else [])
+        if not runs or not all(isinstance(r, (Run, RunParts)) for r in runs):
             raise TypeError("evaluate takes a Run or a list of Runs (see load_run)")
         results = Results(aggregates={str(m): m.family.aggregate for m in self.measures})
+        evaluated = []
+        for run in progress(runs, "runs", len(runs)):
+            if isinstance(run, RunParts):
+                evaluated.append(self._parts_rows(run))
+            else:
+                evaluated.append((list(self.rows(run)), self._topics_for(run)))
         names = distinct_names([run.name for run in runs], [run.source for run in runs])
-        for run, name in zip(progress(runs, "runs", len(runs)), names):
-            run = run if name == run.name else replace(run, name=name)
-            results.topics_evaluated[run.name] = self._topics_for(run)
-            results.extend(list(self.rows(run)))
+        for run, name, (rows, topics) in zip(runs, names, evaluated):
+            results.topics_evaluated[name] = topics
+            results.extend(rows if name == run.name else [row._replace(run=name) for row in rows])
         return results
+
+
+def _warn_unassessed(topics: list[str], source: str | None) -> None:
+    if topics:
+        shown = ", ".join(topics[:5]) + (" ..." if len(topics) > 5 else "")
+        warn(f"{len(topics)} topic(s) in the run have no assessments and are ignored: {shown}",
+             source)
 
 
 ORDERS = ("rank", "score", "file", "trec_eval")

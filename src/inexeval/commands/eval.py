@@ -308,7 +308,9 @@ class _Outcome:
 
 
 def _evaluate(job: _Job, path: str) -> _Outcome:
-    """Read, evaluate and release one run; its warnings are kept to be printed in run order."""
+    """Read, evaluate and release one run (a FOL run in a file a group of topics at a time:
+    memory bounded by a part, not by the run); its warnings are kept to be printed in run
+    order."""
     import warnings
 
     from inexeval.errors import InexevalError
@@ -318,22 +320,62 @@ def _evaluate(job: _Job, path: str) -> _Outcome:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            run = _run(args, path, job.assessments)
-            if job.evaluator is not None:
-                outcome.results = job.evaluator.evaluate([run])
-            else:
-                outcome.results = _task_results(job, run)
-                if job.fmt == "official":
-                    from inexeval.report.official import render_official
+            run = _streamed(job, path, outcome) if args.num_docs is None else None
+            if run is None:  # read whole, checked before it is evaluated
+                del caught[:]
+                run = _run(args, path, job.assessments)
+                outcome.results = _results(job, run)
+            if job.fmt == "official":
+                from inexeval.report.official import render_official
 
-                    outcome.official = render_official(outcome.results, [run], [path],
-                                                       list(job.assessments), per_topic=args.q)
+                outcome.official = render_official(outcome.results, [run], [path],
+                                                   list(job.assessments), per_topic=args.q)
         except InexevalError as error:
             if error.file is None or Path(error.file) != Path(path):
                 raise  # not about this run (a measure, the assessments): stop the command
             outcome.error = str(error)
     outcome.warnings = [w.message for w in caught]
     return outcome
+
+
+def _streamed(job: _Job, path: str, outcome: _Outcome) -> Any:
+    """Evaluate the run at ``path`` a part at a time (:func:`inexeval.formats.detect.run_parts`),
+    cut to ``--topics``; the run (without its results) if that could be done, else None: a topic
+    resumes after lines of others (its lines must be grouped), or reading or evaluating it
+    failed (:func:`_run` then reads it whole and reports the problem before any warning of
+    later lines, as for any run). Standard input and pipes, which cannot be read again, are
+    read whole from the start."""
+    from inexeval.errors import InexevalError
+    from inexeval.formats.detect import run_parts
+    from inexeval.formats.fol import TopicResumed
+    from inexeval.model.run import RunParts
+    from inexeval.options import check_run
+
+    args = job.args
+    if path == "-" or not Path(path).is_file():
+        return None
+    parts = run_parts(path, args.run_format, args.keep_repeats)
+    if args.topics is not None:
+        from dataclasses import replace
+
+        chosen = _selected(args)
+        parts = (replace(part, topics={t: tr for t, tr in part.items() if t in chosen})
+                 for part in parts)
+    streamed = RunParts(parts, path)
+    try:
+        outcome.results = _results(job, streamed)
+        run = streamed.outline()
+        check_run(run, job.assessments)
+    except (TopicResumed, InexevalError):
+        return None
+    return run
+
+
+def _results(job: _Job, run: Any) -> Any:
+    """The results of one run (or :class:`inexeval.model.run.RunParts`)."""
+    if job.evaluator is not None:
+        return job.evaluator.evaluate([run])
+    return _task_results(job, run)
 
 
 def _task_results(job: _Job, run: Any) -> Any:

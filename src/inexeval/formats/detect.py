@@ -16,6 +16,7 @@ read once, so ``-`` (standard input) and pipes work. FOL files are read by
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -186,6 +187,23 @@ def load_assessments(path: str | Path, fmt: str | None = None) -> Assessments:
         from inexeval.formats.inex_assessments import read_inex_assessments
 
         return read_inex_assessments(source, scale=None if fmt == "inex" else fmt)
+
+
+def run_parts(path: str | Path, fmt: str | None = None, keep_repeats: bool = False
+              ) -> Iterator[Run]:
+    """The run :func:`load_run` reads, given a group of whole topics at a time where that can be
+    done (a FOL run in a file: :func:`inexeval.formats.fol.read_fol_run_parts`, which raises
+    :class:`~inexeval.formats.fol.TopicResumed` when a topic resumes after others: read it with
+    :func:`load_run` then), else as one part. Nothing is read before the first part is asked
+    for."""
+    if fmt in (None, "fol") and str(path) != "-" and Path(path).is_file():
+        with opened(path) as source:
+            if (fmt or _run_format(source)) == "fol":
+                from inexeval.formats.fol import read_fol_run_parts
+
+                yield from read_fol_run_parts(source)
+                return
+    yield load_run(path, fmt, keep_repeats)
 
 
 def load_run(path: str | Path, fmt: str | None = None, keep_repeats: bool = False) -> Run:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from itertools import count, pairwise
 from pathlib import Path
 from typing import Any, TextIO
@@ -266,6 +266,9 @@ class _RunColumns:
         self.last_run_id: dict[int, str] = {}
         self.unscored: tuple[int, int | None] = (0, None)
         self.size = 0
+        self.given = np.zeros(0, dtype=bool)
+        """Topics (by code) given out in a part (:func:`read_fol_run_parts`)."""
+        self.split_warned = False
 
     def add(self, table: Table) -> None:
         n = len(table)
@@ -316,6 +319,108 @@ class _RunColumns:
                             ("rsv", rsv), ("lines", table.numbers), ("missing", missing)):
             self.arrays[key].append(values)
         self.size += n
+
+    def warn_unscored(self, name: str) -> None:
+        count, first = self.unscored
+        if count:
+            warn(f"{count} score(s) are not finite numbers, taken as missing (the run is "
+                 "ordered by rank)", name, first)
+
+    def resumed(self) -> bool:
+        """Whether the last block has lines of a topic already given out in a part."""
+        if not self.topic_codes:
+            return False
+        codes = self.topic_codes[-1]
+        given = self.given
+        return bool(given[codes[codes < len(given)]].any())
+
+    def several_topics(self) -> bool:
+        """Whether the lines held are of more than one topic."""
+        last = self.topic_codes[-1][-1] if self.topic_codes else None
+        return any(bool((codes != last).any()) for codes in self.topic_codes)
+
+    def part(self, name: str) -> Run:
+        """The topics held but the last one read, as a run; the lines of the last topic are kept
+        (the next block may continue it)."""
+        joined = self._joined()
+        codes = joined[-1]
+        keep = codes == codes[-1]
+        held = np.flatnonzero(keep)
+        if held[-1] - held[0] + 1 != len(held):  # the last topic resumes after others
+            raise TopicResumed(name)
+        out = ~keep
+        arrays, files, file_codes, _ = joined
+        part = self._built(name, {k: v[out] for k, v in arrays.items()}, files[out],
+                           file_codes[out], codes[out])
+        given = np.zeros(len(self.topic_code_of), dtype=bool)
+        given[:len(self.given)] = self.given
+        given[codes[out]] = True
+        self.given = given
+        for key, values in arrays.items():
+            self.arrays[key] = [values[keep]]
+        self.files, self.file_codes = [files[keep]], [file_codes[keep]]
+        self.topic_codes = [codes[keep]]
+        self.size = len(held)
+        return part
+
+    def warn_split(self, code: int, name: str, line: int) -> None:
+        """The warning about a topic that resumes after lines of others (once per run)."""
+        if not self.split_warned:
+            self.split_warned = True
+            warn(f"topic {shown(self.topic_names()[code])} resumes after lines of other topics; "
+                 "its lines are evaluated together (the official tool mis-scores a split topic)",
+                 name, line)
+
+    def run(self, name: str) -> Run:
+        """Every line held, as a run."""
+        if self.size == 0:
+            return Run("", "passage", {}, source=name, meta={"run_ids": {}})
+        arrays, files, file_codes, codes = self._joined()
+        return self._built(name, arrays, files, file_codes, codes)
+
+    def topic_names(self) -> list[str]:
+        return list(self.topic_code_of)
+
+    def _joined(self) -> tuple[dict[str, npt.NDArray[Any]], npt.NDArray[np.object_],
+                               npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+        # one column at a time, each block's pieces released as soon as they are joined: the
+        # peak is the lines held plus one column, not twice them
+        arrays = {k: _joined(self.arrays[k]) for k in list(self.arrays)}
+        return arrays, _joined(self.files), _joined(self.file_codes), _joined(self.topic_codes)
+
+    def _built(self, name: str, arrays: dict[str, npt.NDArray[Any]],
+               files: npt.NDArray[np.object_], file_codes: npt.NDArray[np.int64],
+               codes: npt.NDArray[np.int64]) -> Run:
+        """The lines given (in file order) grouped by topic into a run; a topic that resumes
+        after lines of other topics is grouped, with a warning."""
+        no_paths = np.full(len(files), "", dtype=object)
+        names = self.topic_names()
+        starts = np.concatenate(([0], np.flatnonzero(codes[1:] != codes[:-1]) + 1))
+        heads = codes[starts]
+        first_segments = np.unique(heads, return_index=True)[1]
+        if len(first_segments) == len(heads):
+            bounds = np.append(starts, len(codes))
+            takes: list[Any] = [slice(int(a), int(b)) for a, b in pairwise(bounds.tolist())]
+            order_codes = heads.tolist()
+        else:
+            split = int(starts[np.setdiff1d(np.arange(len(starts)), first_segments).min()])
+            self.warn_split(int(codes[split]), name, int(arrays["lines"][split]))
+            order_codes = heads[np.sort(first_segments)].tolist()
+            order = np.argsort(codes, kind="stable")
+            ordered = codes[order]
+            low = np.searchsorted(ordered, order_codes, side="left").tolist()
+            high = np.searchsorted(ordered, order_codes, side="right").tolist()
+            takes = [order[a:b] for a, b in zip(low, high)]
+        per_topic = {
+            names[code]: TopicRun(
+                topic=names[code], files=files[take], paths=no_paths[take],
+                offsets=arrays["offsets"][take], lengths=arrays["lengths"][take],
+                ranks=arrays["ranks"][take], rsv=arrays["rsv"][take], lines=arrays["lines"][take],
+                missing=arrays["missing"][take], codes=file_codes[take])
+            for code, take in zip(order_codes, takes)}
+        run_ids = {names[code]: self.last_run_id[code] for code in order_codes}
+        return Run(self.last_run_id[int(codes[-1])], "passage", per_topic, source=name,
+                   meta={"run_ids": run_ids})
 
     def documents(self, table: Table) -> tuple[npt.NDArray[np.object_], npt.NDArray[np.int64]]:
         """The article column as names (one str object per distinct name) and run-wide codes.
@@ -369,42 +474,47 @@ def read_fol_run(path: str | Path | Source) -> Run:
         name = source.name
         for first, block in source.blocks():
             columns.add(Table(block, first, name, 8, _RUN_LINE, RunError))
-    if columns.size == 0:
-        return Run("", "passage", {}, source=name, meta={"run_ids": {}})
-    count, first_unscored = columns.unscored
-    if count:
-        warn(f"{count} score(s) are not finite numbers, taken as missing (the run is ordered "
-             "by rank)", name, first_unscored)
-    # one column at a time, each block's pieces released as soon as they are joined: the peak
-    # is the run plus one column, not twice the run
-    arrays = {k: _joined(columns.arrays[k]) for k in list(columns.arrays)}
-    files = _joined(columns.files)
-    file_codes = _joined(columns.file_codes)
-    codes = _joined(columns.topic_codes)
-    no_paths = np.full(len(files), "", dtype=object)
-    topics = list(columns.topic_code_of)
-    starts = np.concatenate(([0], np.flatnonzero(codes[1:] != codes[:-1]) + 1))
-    if len(starts) == len(topics):
-        bounds = np.append(starts, len(codes))
-        takes: list[Any] = [slice(int(a), int(b)) for a, b in pairwise(bounds.tolist())]
-    else:
-        split = _first_split(codes, starts)
-        warn(f"topic {shown(topics[int(codes[split])])} resumes after lines of other topics; "
-             "its lines are evaluated together (the official tool mis-scores a split topic)",
-             name, int(arrays["lines"][split]))
-        order = np.argsort(codes, kind="stable")
-        bounds = np.searchsorted(codes[order], np.arange(len(topics) + 1))
-        takes = [order[bounds[c]:bounds[c + 1]] for c in range(len(topics))]
-    per_topic = {
-        topic: TopicRun(topic=topic, files=files[take], paths=no_paths[take],
-                        offsets=arrays["offsets"][take], lengths=arrays["lengths"][take],
-                        ranks=arrays["ranks"][take], rsv=arrays["rsv"][take],
-                        lines=arrays["lines"][take], missing=arrays["missing"][take],
-                        codes=file_codes[take])
-        for topic, take in zip(topics, takes)}
-    run_ids = {topic: columns.last_run_id[code] for code, topic in enumerate(topics)}
-    return Run(columns.last_run_id[int(codes[-1])], "passage", per_topic, source=name,
-               meta={"run_ids": run_ids})
+    columns.warn_unscored(name)
+    return columns.run(name)
+
+
+class TopicResumed(Exception):
+    """Raised by :func:`read_fol_run_parts` when a topic comes back after its part was given
+    out: the run must be read whole (:func:`read_fol_run`) to group that topic's lines."""
+
+
+def read_fol_run_parts(path: str | Path | Source) -> Iterator[Run]:
+    """The run of :func:`read_fol_run`, given out a group of whole topics at a time: each part is
+    a :class:`Run` of the topics that ended in the blocks read so far (the last topic read is kept
+    back until a line of another topic follows it), so that a run of any length is evaluated in
+    memory bounded by a block (a few MB) plus its largest topic. The parts hold the topics in
+    file order; the last part's name is the run's name (its last line's run-id), and its
+    ``meta["run_ids"]`` are those of its own topics. At least one part is given (an empty run
+    for a file without lines).
+
+    A topic that resumes after lines of other topics is grouped as :func:`read_fol_run` groups
+    it when it is given out in one part with the lines it resumes after; when it might not be
+    (it is the last topic read, or its earlier lines were given out already),
+    :class:`TopicResumed` is raised: read the file whole then."""
+    columns = _RunColumns()
+    with opened(path) as source:
+        name = source.name
+        given_out = 0
+        for first, block in source.blocks():
+            columns.add(Table(block, first, name, 8, _RUN_LINE, RunError))
+            if columns.resumed():
+                raise TopicResumed(name)
+            if columns.size >= _PART_LINES and columns.several_topics():
+                part = columns.part(name)
+                given_out += 1
+                yield part
+    columns.warn_unscored(name)
+    if columns.size or not given_out:
+        yield columns.run(name)
+
+
+_PART_LINES = 1 << 16
+"""Lines read before a part of a streamed run is given out (when a topic has ended)."""
 
 
 def _joined(parts: list[npt.NDArray[Any]]) -> npt.NDArray[Any]:
@@ -413,13 +523,6 @@ def _joined(parts: list[npt.NDArray[Any]]) -> npt.NDArray[Any]:
     joined = parts[0] if len(parts) == 1 else np.concatenate(parts)
     parts.clear()
     return joined
-
-
-def _first_split(codes: npt.NDArray[np.int64], starts: npt.NDArray[np.int64]) -> int:
-    """The first line (index) where a topic resumes after lines of other topics."""
-    seen = np.unique(codes[starts], return_index=True)[1]
-    repeated = np.setdiff1d(np.arange(len(starts)), seen)
-    return int(starts[repeated.min()])
 
 
 def write_fol_run(run: Run, out: str | Path | TextIO, run_id: str | None = None) -> None:

@@ -28,9 +28,9 @@ from __future__ import annotations
 
 import math
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import count, repeat
+from itertools import chain, count, repeat
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -40,7 +40,7 @@ from inexeval import spans
 from inexeval.errors import InexevalError, MeasureError, RunError, warn
 from inexeval.measures.registry import Family, Param, TopicContext, Value, register
 from inexeval.model import Assessments, Run, TopicAssessments, TopicRun
-from inexeval.model.run import distinct_names, make_topic_run
+from inexeval.model.run import RunParts, distinct_names, make_topic_run
 from inexeval.results import Results, Row
 
 if TYPE_CHECKING:
@@ -626,19 +626,40 @@ def _overall(task: str, scored: _Scored, included: IntArray) -> dict[str, float]
     return out
 
 
-def _warn_input(judged: _Judged, lines: _Lines, run: Run) -> None:
-    """Warnings about a run, one per kind and file: topics not in the qrels, passages ending
-    beyond the article length the qrels give."""
-    unknown = [t for t in run if t not in judged.topics]
-    if unknown:
-        first = min(int(run[t].lines[0]) for t in unknown)
-        warn(f"{len(unknown)} topic(s) of the run are not in the qrels and are ignored: "
-             f"{', '.join(unknown[:5])}{' ...' if len(unknown) > 5 else ''}", run.source, first)
-    known = (lines.article >= 0) & ~lines.missing
-    beyond = lines.lines[known][lines.end[known] > judged.length[lines.article[known]]]
-    if len(beyond):
-        warn(f"{len(beyond)} passage(s) end beyond the article length given in the qrels",
-             run.source, int(beyond.min()))
+@dataclass
+class _InputNotes:
+    """What is warned about a run once it is read (a run given in parts is noted part by part):
+    topics not in the qrels, passages ending beyond the article length the qrels give."""
+
+    unknown: list[str] = field(default_factory=list)
+    unknown_line: int | None = None
+    beyond: int = 0
+    beyond_line: int | None = None
+
+    def note(self, judged: _Judged, lines: _Lines, run: Run) -> None:
+        unknown = [t for t in run if t not in judged.topics]
+        if unknown:
+            self.unknown += unknown
+            first = min(int(run[t].lines[0]) for t in unknown)
+            self.unknown_line = first if self.unknown_line is None else min(self.unknown_line,
+                                                                            first)
+        known = (lines.article >= 0) & ~lines.missing
+        beyond = lines.lines[known][lines.end[known] > judged.length[lines.article[known]]]
+        if len(beyond):
+            self.beyond += len(beyond)
+            first = int(beyond.min())
+            self.beyond_line = first if self.beyond_line is None else min(self.beyond_line, first)
+
+    def warn(self, source: str | None) -> None:
+        """One warning per kind, for the whole run."""
+        unknown = self.unknown
+        if unknown:
+            warn(f"{len(unknown)} topic(s) of the run are not in the qrels and are ignored: "
+                 f"{', '.join(unknown[:5])}{' ...' if len(unknown) > 5 else ''}", source,
+                 self.unknown_line)
+        if self.beyond:
+            warn(f"{self.beyond} passage(s) end beyond the article length given in the qrels",
+                 source, self.beyond_line)
 
 
 def _warn_impossible(topic: str, bucket: int, source: str | None) -> None:
@@ -673,14 +694,21 @@ def _topic_by_topic(qrels: Assessments, run: Run, settings: TaskSettings) -> _Sc
     return _Scored(values, curves, {})
 
 
-def _run_scores(qrels: Assessments, run: Run, settings: TaskSettings) -> _Scored:
-    """The values of every qrels topic (official order) for one run, with the run's warnings.
+def _run_scores(qrels: Assessments, run: Run, settings: TaskSettings,
+                notes: _InputNotes | None = None) -> _Scored:
+    """The values of every qrels topic (official order) for one run, with the run's warnings
+    (those about its input kept in ``notes`` when given: the run is one part of several).
 
     Focused and Thorough score the whole run at once; the in-context tasks go topic by topic."""
     judged = _judged(qrels)
     lines = _map_lines(judged, [(t, run.topics[topic]) for t, topic in enumerate(judged.topics)
                                 if topic in run.topics])
-    _warn_input(judged, lines, run)
+    if notes is None:
+        notes = _InputNotes()
+        notes.note(judged, lines, run)
+        notes.warn(run.source)
+    else:
+        notes.note(judged, lines, run)
     if settings.task == "thorough" or (settings.task == "focused" and not _overlapping(lines)):
         scored = _focused_scores(judged, lines, settings.task == "thorough",
                                  settings.exact_buckets)
@@ -690,6 +718,41 @@ def _run_scores(qrels: Assessments, run: Run, settings: TaskSettings) -> _Scored
     return _topic_by_topic(qrels, run, settings)
 
 
+def _parts_scores(qrels: Assessments, parts: Iterable[Run], settings: TaskSettings
+                  ) -> tuple[_Scored, dict[str, int]]:
+    """:func:`_run_scores` of a run given in parts (runs of whole topics), and the number of
+    results of each topic of the run: each part is scored and released, the rows of its topics
+    kept."""
+    given = iter(parts)
+    first, second = next(given, None), next(given, None)
+    if first is None or second is None:  # one part: the run's own warnings in their order
+        run = first if first is not None else Run("", "passage", {})
+        return (_run_scores(qrels, run, settings),
+                {topic: len(results) for topic, results in run.items()})
+    judged = _judged(qrels)
+    row_of = {topic: t for t, topic in enumerate(judged.topics)}
+    notes = _InputNotes()
+    sizes: dict[str, int] = {}
+    values = curves = None
+    source = None
+    for part in chain((first, second), given):
+        source = part.source
+        sizes.update((topic, len(results)) for topic, results in part.items())
+        if values is not None and not len(part):
+            continue
+        scored = _run_scores(qrels, part, settings, notes)
+        if values is None or curves is None:
+            values, curves = scored.values, scored.curves
+            continue
+        rows = [row_of[topic] for topic in part if topic in row_of]
+        if rows:  # the arrays are the scoring's own
+            values[rows] = scored.values[rows]
+            curves[rows] = scored.curves[rows]
+    notes.warn(source)
+    assert values is not None and curves is not None
+    return _Scored(values, curves, {}), sizes
+
+
 def _overlapping(lines: _Lines) -> bool:
     live = ~lines.missing
     return spans.conflicts(lines.start[live], lines.end[live], lines.doc[live])
@@ -697,7 +760,7 @@ def _overlapping(lines: _Lines) -> bool:
 
 def evaluate_task(
     qrels: Assessments,
-    runs: Sequence[Run],
+    runs: Sequence[Run | RunParts],
     task: str,
     *,
     complete: bool = False,
@@ -717,6 +780,9 @@ def evaluate_task(
     characters; ``exact_buckets``: exact rational recall buckets instead of the tool's doubles.
     An element run is scored as the passage run ``inexeval convert run`` makes of it with
     ``collection`` (:func:`inexeval.convert.passages_for`; without a collection, an error).
+    A FOL run may be given in parts (:class:`inexeval.model.run.RunParts`, of
+    :func:`inexeval.formats.fol.read_fol_run_parts`): each part is scored and released, so a run
+    of any length is evaluated in the memory of one part.
 
     Per-topic rows (if ``per_topic``) use the official per-topic names (``AiP``, ``AgP``) and
     come topic by topic in string order of topic ids, measures in official order
@@ -736,23 +802,28 @@ def evaluate_task(
     settings = TaskSettings(task, beta, bep_n, irr, exact_buckets)
     from inexeval.convert import element_run_to_passages, passages_for
 
-    runs = [passages_for(run, qrels, collection) for run in runs]
-    for i, run in enumerate(runs):
+    def passages(run: Run) -> Run:
+        run = passages_for(run, qrels, collection)
         if run.kind == "document":
             # a task scores characters: a whole-article result is the article's text
             if collection is None:
                 raise InexevalError(f"a document run scored by the {task} task needs the "
                                     "collection (--collection DIR|INDEX) for the articles' "
                                     "lengths in characters", run.source)
-            runs[i] = element_run_to_passages(run, collection)
+            run = element_run_to_passages(run, collection)
+        return run
+
     all_topics = topic_order(list(qrels))
     per_topic_names = measure_names(task, per_topic=True)
     results = Results(aggregates={"AiP": "none", "AgP": "none"})
+    scores = []
+    for run in runs:
+        parts = run if isinstance(run, RunParts) else [run]
+        scores.append(_parts_scores(qrels, map(passages, parts), settings))
     labels = distinct_names([run.name for run in runs], [run.source for run in runs])
-    for run, label in zip(runs, labels):
-        scored = _run_scores(qrels, run, settings)
+    for (scored, sizes), label in zip(scores, labels):
         included = np.array([t for t, topic in enumerate(all_topics)
-                             if complete or len(run.topics.get(topic, ()))], dtype=np.int64)
+                             if complete or sizes.get(topic, 0)], dtype=np.int64)
         results.topics_evaluated[label] = [all_topics[t] for t in included.tolist()]
         if per_topic:
             for t in included.tolist():

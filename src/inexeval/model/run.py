@@ -9,7 +9,7 @@ source ``lines``. :meth:`TopicRun.ordered` applies the ordering convention of DE
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -142,6 +142,35 @@ class Run(Mapping[str, TopicRun]):
 
     def __len__(self) -> int:
         return len(self.topics)
+
+
+class RunParts:
+    """A run given in parts, each a :class:`Run` of whole topics in file order (as
+    :func:`inexeval.formats.fol.read_fol_run_parts` reads them), to be iterated once. What the
+    whole run says of itself is known once every part has been read: ``name`` (the last part's),
+    ``source``, ``kind``, the number of results of each topic (``sizes``, in file order) and
+    :meth:`outline`."""
+
+    def __init__(self, parts: Iterable[Run], source: str | None = None) -> None:
+        self._parts = iter(parts)
+        self.name = ""
+        self.kind = "passage"
+        self.source = source
+        self.sizes: dict[str, int] = {}
+        self.run_ids: dict[str, str] = {}
+
+    def __iter__(self) -> Iterator[Run]:
+        for part in self._parts:
+            self.name, self.kind, self.source = part.name, part.kind, part.source
+            self.sizes.update((topic, len(results)) for topic, results in part.items())
+            self.run_ids.update(part.meta.get("run_ids", {}))
+            yield part
+
+    def outline(self) -> Run:
+        """The run read, its results left out: name, kind, source, its topics in file order
+        (each without results) and ``meta["run_ids"]``."""
+        return Run(self.name, self.kind, {topic: make_topic_run(topic, []) for topic in self.sizes},
+                   self.source, {"run_ids": dict(self.run_ids)})
 
 
 def distinct_names(names: Sequence[str], files: Sequence[str | None]) -> list[str]:

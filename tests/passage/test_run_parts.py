@@ -1,0 +1,181 @@
+"""A FOL run read and evaluated a group of topics at a time (issue 13: memory bounded by a part,
+not by the run) gives exactly what the whole run gives: the same topics, lines and run ids, the
+same values and warnings, for every task and for ``-m``; a topic that resumes after its part was
+given out is read whole instead."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import random
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from inexeval.cli import main
+from inexeval.evaluation import Evaluator
+from inexeval.formats import fol, source
+from inexeval.formats.fol import TopicResumed, read_fol_qrels, read_fol_run, read_fol_run_parts
+from inexeval.measures.focused import evaluate_task
+from inexeval.model.run import RunParts
+from tests.helpers import DATA
+
+TOPICS = ["2010001", "2010002", "2010003", "2010004", "2010005"]
+QRELS = "".join(f"{topic} Q0 {article} 40 400 {10 + t} {10 + t}:30 {200 + article % 50}:40\n"
+                for t, topic in enumerate(TOPICS[:4]) for article in (11, 12, 13, 14))
+
+
+def _lines(segments: list[tuple[int, int]], seed: int, per_article: int = 12) -> str:
+    """A FOL run of ``(topic, number of lines)`` segments, in that order (a topic given in two
+    segments resumes after others); passages never overlap within a topic."""
+    rng = random.Random(seed)
+    used: dict[int, int] = {}
+    out = []
+    for topic, count in segments:
+        for _ in range(count):
+            k = used.get(topic, 0)
+            used[topic] = k + 1
+            article = 11 + k // per_article  # an article's passages together, in order
+            offset = "X" if rng.random() < 0.05 else str(300 + 3 * (k % per_article))
+            out.append(f"{TOPICS[topic]} Q0 {article} {k + 1} {rng.uniform(-1, 1):.6g} "
+                       f"run-{topic}-{rng.randrange(2)} {offset} {1 + rng.randrange(2)}\n")
+    return "".join(out)
+
+
+@contextlib.contextmanager
+def _small(block: int, part: int):  # type: ignore[no-untyped-def]
+    """Blocks of ``block`` bytes and parts of ``part`` lines, as a huge run would have."""
+    saved = source.BLOCK, fol._PART_LINES
+    source.BLOCK, fol._PART_LINES = block, part
+    try:
+        yield
+    finally:
+        source.BLOCK, fol._PART_LINES = saved
+
+
+def _resumed(segments: list[tuple[int, int]]) -> bool:
+    order = [topic for topic, count in segments if count]
+    return len(set(order)) < len([t for i, t in enumerate(order) if i == 0 or order[i - 1] != t])
+
+
+segments_strategy = st.lists(st.tuples(st.integers(0, 4), st.integers(0, 60)), min_size=1,
+                             max_size=8)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(segments_strategy, st.integers(0, 10**6), st.sampled_from([(300, 5), (700, 20),
+                                                                   (4 << 20, 1 << 16)]))
+def test_the_parts_hold_the_whole_runs_topics(tmp_path: Path, segments: list[tuple[int, int]],
+                                              seed: int, sizes: tuple[int, int]) -> None:
+    path = tmp_path / "r.run"
+    path.write_text(_lines(segments, seed))
+    if not path.stat().st_size:
+        return
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        whole = read_fol_run(path)
+    whole_warnings = [str(w.message) for w in caught]
+    with _small(*sizes), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            parts = list(read_fol_run_parts(path))
+        except TopicResumed:
+            assert _resumed(segments)  # only a resumed topic is read whole
+            return
+    assert [str(w.message) for w in caught] == whole_warnings
+    assert [topic for part in parts for topic in part] == list(whole)
+    assert parts[-1].name == whole.name
+    for part in parts:
+        for topic, results in part.items():
+            expected = whole[topic]
+            for column in ("files", "offsets", "lengths", "ranks", "lines", "missing"):
+                assert getattr(results, column).tolist() == getattr(expected, column).tolist()
+            assert np.array_equal(results.rsv, expected.rsv, equal_nan=True)
+            assert part.meta["run_ids"][topic] == whole.meta["run_ids"][topic]
+
+
+def test_a_topic_resuming_after_its_part_is_read_whole(tmp_path: Path) -> None:
+    path = tmp_path / "r.run"
+    path.write_text(_lines([(0, 40), (1, 40), (2, 40), (0, 5)], 1))
+    with _small(300, 5), pytest.raises(TopicResumed):
+        list(read_fol_run_parts(path))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert len(read_fol_run(path)["2010001"]) == 45
+    assert "resumes after lines of other topics" in str(caught[0].message)
+
+
+@pytest.mark.parametrize("task", ["focused", "thorough", "relevant-in-context",
+                                  "best-in-context", "t2i"])
+@pytest.mark.parametrize("complete", [False, True])
+def test_a_run_in_parts_scores_as_the_whole_run(tmp_path: Path, task: str,
+                                                complete: bool) -> None:
+    (tmp_path / "q.txt").write_text(QRELS)
+    qrels = read_fol_qrels(tmp_path / "q.txt")
+    path = tmp_path / "r.run"
+    path.write_text(_lines([(0, 30), (4, 10), (1, 40), (3, 25)], 7,  # topic 2010005 unjudged
+                           1 if task == "best-in-context" else 12))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        whole = evaluate_task(qrels, [read_fol_run(path)], task, complete=complete)
+        expected_warnings = [str(w.message) for w in caught]
+        del caught[:]
+        with _small(300, 5):
+            assert len(list(read_fol_run_parts(path))) > 3
+            parts = RunParts(read_fol_run_parts(path), str(path))
+            streamed = evaluate_task(qrels, [parts], task, complete=complete)
+        assert sorted(str(w.message) for w in caught) == sorted(expected_warnings)
+        assert any("not in the qrels" in message for message in expected_warnings)
+    assert streamed.rows == whole.rows and len(whole.rows) > 0
+    assert [(r.topic, r.measure) for r in streamed.overall] == [
+        (r.topic, r.measure) for r in whole.overall]
+    assert np.allclose([r.value for r in streamed.overall], [r.value for r in whole.overall],
+                       rtol=0, atol=0, equal_nan=True)
+    assert streamed.topics_evaluated == whole.topics_evaluated
+    measures = ["MAiP", "iP[0.01]", "art_prec", "char_rec", "gP@5"]
+    evaluator = Evaluator(measures, qrels, complete=complete)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = evaluator.evaluate(read_fol_run(path))
+        with _small(300, 5):
+            got = evaluator.evaluate(RunParts(read_fol_run_parts(path), str(path)))
+    assert got.rows == expected.rows and got.overall == expected.overall
+    assert got.topics_evaluated == expected.topics_evaluated
+
+
+def _cli(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(argv))
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.mark.parametrize(("name", "options"), [
+    ("bert_inex_converted_1", ["--task", "focused", "-q", "--format", "official"]),
+    ("bert1_incontext", ["--task", "relevant-in-context", "-q", "-c"]),
+    ("bert1_bestincontext", ["--task", "best-in-context", "--format", "official"]),
+    ("bert_inex_converted_1", ["-m", "MAiP", "-m", "art_f1", "-q", "-c"]),
+    ("bert_inex_converted_1", ["--task", "thorough", "--topics", "2009003,2009010"])])
+def test_eval_in_parts_prints_what_the_whole_run_prints(tmp_path: Path, name: str,
+                                                        options: list[str]) -> None:
+    """A real run in parts of 200 lines prints what it prints read whole; so does a run with a
+    topic that resumes (read whole after all: the error or warning is the same)."""
+    qrels = DATA / "ipcs" / "INEX_Qrels.txt"
+    run = DATA / "ipcs" / f"{name}.run"
+    resumed = tmp_path / "resumed.run"
+    lines = run.read_text().splitlines(keepends=True)
+    a, b, c = len(lines) // 6 + 1, len(lines) // 3, len(lines) // 2
+    resumed.write_text("".join(lines[:a] + lines[b:c] + lines[a:b] + lines[c:]))
+    for path in (run, resumed):
+        whole = _cli("eval", str(qrels), str(path), *options)
+        with _small(20000, 200):
+            assert len(list(read_fol_run_parts(run))) > 5
+            assert _cli("eval", str(qrels), str(path), *options) == whole
+        if path == run:
+            assert whole[0] == 0 and whole[1]
+        else:
+            assert "resumes after lines of other topics" in whole[2] or whole[0] == 2
