@@ -289,3 +289,13 @@ def test_compare_t_on_constant_differences_notes_undefined_p_without_scipy_warni
             assert rows["P@25", "overlapping"][8:10] == ["NaN", "NaN"]  # p_value, p_adjusted
             assert rows["P@25", "overlapping"][12] == "NaN"  # effect size
             assert float(rows["P@25", "focused"][8]) == pytest.approx(0.0315040030418138)
+
+
+def test_compare_markdown_ends_the_table_before_the_legend() -> None:
+    # a line right under a Markdown table is read as one more row of it
+    done = run_cli("compare", str(demo.ASSESSMENTS_2004), *map(str, demo.RUNS), "-m", "P@5",
+                   "--format", "markdown")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    legend = next(i for i, line in enumerate(lines) if line.startswith("▲"))
+    assert lines[legend - 1] == "" and lines[legend - 2].startswith("| ")

@@ -180,13 +180,16 @@ def render_comparison(comparison: Comparison, fmt: str = "table", digits: int = 
     if fmt == "latex":
         return render_latex(comparison, digits)
     note = undefined_note(comparison)
+    # in Markdown a line right under a table is one more row of it: a blank line ends the table
+    gap = "\n" if fmt == "markdown" else ""
     if comparison.baseline is None:
         text = render_rows(COLUMNS, comparison.rows, fmt, digits, _title(comparison))
-        return text + (f"# {note}\n" if note else "")
+        return text + (f"{gap}# {note}\n" if note else "")
     rows = _matrix(comparison, digits, (_BETTER, _WORSE, _NEITHER))
     rows[1][0] += " (baseline)"
     body = _markdown(rows) if fmt == "markdown" else aligned(rows)
-    return f"# {_title(comparison)}\n{body}{legend(comparison)}\n" + (f"# {note}\n" if note else "")
+    return (f"# {_title(comparison)}\n{body}{gap}{legend(comparison)}\n"
+            + (f"# {note}\n" if note else ""))
 
 
 def _title(comparison: Comparison) -> str:
