@@ -267,3 +267,35 @@ def test_passage_limit_and_task_option_refused() -> None:
     default = run_cli("eval", str(qrels), str(run), "--limit", "5")  # the focused task's measures
     assert default.returncode == 2 and default.stdout == ""
     assert default.stderr.count("\n") == 1 and "not used by the default measures" in default.stderr
+
+
+def test_compare_t_on_constant_differences_notes_undefined_p_without_scipy_warning() -> None:
+    # on the demo's P@25 the run overlapping beats articles by exactly 0.08 on each of the three
+    # topics: the t statistic is undefined (scipy warned "Precision loss occurred in moment
+    # calculation ..." through our warning line and gave p = 0)
+    for fmt in ("table", "csv"):
+        done = run_cli("compare", str(demo.ASSESSMENTS_2004), *map(str, demo.RUNS), "-m", "P@25",
+                       "-m", "P@5", "--baseline", "articles", "--test", "t", "--format", fmt)
+        assert done.returncode == 0, done.stderr
+        assert "Precision loss" not in done.stderr and "warning" not in done.stderr
+        if fmt == "table":
+            assert "# p undefined (no mark) for overlapping on P@25 (t test); " in done.stdout
+            assert "data are essentially constant" in done.stdout
+            assert next(line for line in done.stdout.splitlines()
+                        if line.startswith("overlapping")).split()[1:] == ["0.0800", "0.1333"]
+        else:
+            rows = {(r[0], r[2]): r for r in (line.split(",")
+                                               for line in done.stdout.splitlines()[1:])}
+            assert rows["P@25", "overlapping"][8:10] == ["NaN", "NaN"]  # p_value, p_adjusted
+            assert rows["P@25", "overlapping"][12] == "NaN"  # effect size
+            assert float(rows["P@25", "focused"][8]) == pytest.approx(0.0315040030418138)
+
+
+def test_compare_markdown_ends_the_table_before_the_legend() -> None:
+    # a line right under a Markdown table is read as one more row of it
+    done = run_cli("compare", str(demo.ASSESSMENTS_2004), *map(str, demo.RUNS), "-m", "P@5",
+                   "--format", "markdown")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    legend = next(i for i, line in enumerate(lines) if line.startswith("▲"))
+    assert lines[legend - 1] == "" and lines[legend - 2].startswith("| ")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -142,6 +143,28 @@ def test_a_run_against_itself_has_p_one(test: str) -> None:
               if test == "bootstrap" else sig.PAIRED[test](d))
     assert result.p_value == 1.0
     assert result.ci_low == pytest.approx(0) and result.ci_high == pytest.approx(0)
+
+
+@pytest.mark.parametrize("differences", [
+    [0.08, 0.08, 0.08],
+    np.array([0.3, 0.22, 0.4]) - np.array([0.22, 0.14, 0.32]),  # 0.08 up to rounding
+    [-250.5] * 7,
+])
+def test_t_on_constant_differences_is_undefined_without_warning(differences: object) -> None:
+    # scipy's ttest_rel warns of catastrophic cancellation and gives p = 0 here; R's t.test
+    # stops with "data are essentially constant"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = sig.paired_t(differences)  # type: ignore[arg-type]
+    assert sig.constant(differences)  # type: ignore[arg-type]
+    assert math.isnan(result.statistic) and math.isnan(result.p_value)
+    mean = float(np.mean(differences))  # type: ignore[call-overload]
+    assert (result.ci_low, result.ci_high) == pytest.approx((mean, mean), abs=1e-12)
+
+
+def test_differences_that_vary_are_not_constant() -> None:
+    assert not sig.constant([0.08, 0.08, 0.08 + 1e-9])
+    assert not math.isnan(sig.paired_t([0.08, 0.08, 0.08 + 1e-9]).p_value)
 
 
 def _two_way_mse(x: np.ndarray) -> float:

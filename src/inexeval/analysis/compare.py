@@ -45,8 +45,8 @@ class ComparisonRow(NamedTuple):
     without one); ``(ci_low, ci_high)`` the 95% interval of the mean difference;
     ``effect_size`` the mean difference over the standard deviation of the differences
     (ddof 1); ``wins``/``ties``/``losses`` count topics where ``run`` is better / within 1e-12 /
-    worse. Undefined numbers (a t test on one topic, the effect size of constant non-zero
-    differences) are NaN."""
+    worse. Undefined numbers (a t test on one topic, the t test and the effect size of
+    differences that are the same non-zero number on every topic) are NaN."""
 
     measure: str
     test: str
@@ -286,7 +286,7 @@ def _row(measure: str, test: str, run: str, other: str, a: np.ndarray[Any, Any],
     if abs(delta) < significance.TIE and (sd == 0 or math.isnan(sd)):
         effect = 0.0
     else:
-        effect = delta / sd if sd > 0 else math.nan
+        effect = math.nan if significance.constant(d) else delta / sd
     return ComparisonRow(
         measure=measure, test=test, run=run, baseline=other, n_topics=len(d),
         mean=float(np.mean(a)), baseline_mean=float(np.mean(b)), delta=delta,

@@ -57,6 +57,16 @@ def _all_zero(d: Array) -> bool:
     return bool(np.all(np.abs(d) < TIE))
 
 
+def constant(differences: Sequence[float] | Array) -> bool:
+    """Whether the differences are the same on every topic up to rounding: their range is below
+    ``TIE`` (times their mean when that exceeds 1). Their standard deviation is then 0 or
+    rounding noise, so the t statistic mean / (sd / sqrt(n)) and the effect size mean / sd are
+    undefined (R's ``t.test`` stops: "data are essentially constant"; scipy's ``ttest_rel``
+    gives +-inf or a huge t, p = 0, and a precision-loss warning)."""
+    d = _differences(differences)
+    return float(np.ptp(d)) < TIE * max(1.0, abs(float(np.mean(d))))
+
+
 def t_interval(differences: Sequence[float] | Array) -> tuple[float, float]:
     """The 95% Student t confidence interval of the mean difference (NaN for one topic; the
     mean itself when every difference is the same)."""
@@ -79,14 +89,17 @@ def _t_quantile(df: int) -> float:
 
 def paired_t(differences: Sequence[float] | Array) -> TestResult:
     """Student's paired t test (scipy's ``ttest_rel``) on the per-topic differences. When every
-    difference is zero the two systems are indistinguishable: statistic 0, p 1."""
+    difference is zero the two systems are indistinguishable: statistic 0, p 1. With one topic,
+    or differences that are the same non-zero number on every topic (:func:`constant`), the
+    statistic and p are undefined (NaN), as R's ``t.test`` refuses them ("data are essentially
+    constant"); the interval is then the mean difference itself."""
     from scipy import stats
 
     d = _differences(differences)
     low, high = t_interval(d)
     if _all_zero(d):
         return TestResult(0.0, 1.0, low, high)
-    if len(d) < 2:
+    if len(d) < 2 or constant(d):
         return TestResult(math.nan, math.nan, low, high)
     result = stats.ttest_1samp(d, 0.0)
     return TestResult(float(result.statistic), float(result.pvalue), low, high)

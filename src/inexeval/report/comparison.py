@@ -9,7 +9,9 @@ legend. ``--all-pairs`` comparisons and agreements print one line per row. ``csv
 hold exactly the row columns (:data:`inexeval.analysis.compare.COLUMNS`,
 :data:`inexeval.analysis.agreement.AGREEMENT_COLUMNS`) at full precision, NaN as ``NaN`` (csv)
 or null (json). In judgement agreement a kappa or ratio that is 0/0 is undefined: ``undefined``
-(null in json), as ``eval`` prints an undefined measure, with a note under the table.
+(null in json), as ``eval`` prints an undefined measure, with a note under the table. A
+comparison whose p-value is undefined (a t test on differences that are the same on every topic)
+has no mark, and a note under the table (in the caption in LaTeX) says which and why.
 """
 
 from __future__ import annotations
@@ -55,6 +57,23 @@ KAPPA_UNDEFINED = ("kappa undefined: both assessments put every unit in one cate
                    "statsmodels' cohens_kappa: nan); identical assessments with two categories "
                    "have kappa 1")
 """The note under a judgement table with an undefined kappa."""
+
+P_UNDEFINED = ("a t test needs differences that vary from topic to topic: when they are the same "
+               "on every topic their standard deviation is 0 (on one topic, undefined), so t = "
+               "mean / (sd / sqrt(n)) and the effect size are undefined (R's t.test stops: data "
+               "are essentially constant); the randomised, sign and wilcoxon tests still apply")
+"""Why a comparison's p-value is undefined, in the note under its table."""
+
+
+def undefined_note(comparison: Comparison) -> str:
+    """The note saying which comparisons have an undefined p-value (NaN: no mark) and why, or
+    the empty string when every p-value is defined."""
+    undefined = [row.run + ("" if comparison.baseline is not None else f" vs {row.baseline}")
+                 + f" on {row.measure} ({row.test} test)"
+                 for row in comparison.rows if math.isnan(row.p_value)]
+    if not undefined:
+        return ""
+    return f"p undefined (no mark) for {', '.join(undefined)}; {P_UNDEFINED}"
 
 
 def render_csv(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
@@ -156,14 +175,21 @@ def _matrix(comparison: Comparison, digits: int, symbols: tuple[str, str, str],
 
 def render_comparison(comparison: Comparison, fmt: str = "table", digits: int = 4) -> str:
     """A comparison in any of :data:`FORMATS`."""
-    if fmt in ("csv", "json") or comparison.baseline is None:
+    if fmt in ("csv", "json"):
         return render_rows(COLUMNS, comparison.rows, fmt, digits, _title(comparison))
     if fmt == "latex":
         return render_latex(comparison, digits)
+    note = undefined_note(comparison)
+    # in Markdown a line right under a table is one more row of it: a blank line ends the table
+    gap = "\n" if fmt == "markdown" else ""
+    if comparison.baseline is None:
+        text = render_rows(COLUMNS, comparison.rows, fmt, digits, _title(comparison))
+        return text + (f"{gap}# {note}\n" if note else "")
     rows = _matrix(comparison, digits, (_BETTER, _WORSE, _NEITHER))
     rows[1][0] += " (baseline)"
     body = _markdown(rows) if fmt == "markdown" else aligned(rows)
-    return f"# {_title(comparison)}\n{body}{legend(comparison)}\n"
+    return (f"# {_title(comparison)}\n{body}{gap}{legend(comparison)}\n"
+            + (f"# {note}\n" if note else ""))
 
 
 def _title(comparison: Comparison) -> str:
@@ -178,12 +204,16 @@ def render_latex(comparison: Comparison, digits: int = 4) -> str:
     """A booktabs table ready for a paper: runs x measures of the means, the best value of each
     measure in bold, arrows for significant differences from the baseline (one per test), the
     legend in the caption (all-pairs comparisons: one line per pair)."""
+    note = undefined_note(comparison)
     if comparison.baseline is None:
-        return render_rows(COLUMNS, comparison.rows, "latex", digits, _title(comparison))
+        title = _title(comparison) + (f"; {note}" if note else "")
+        return render_rows(COLUMNS, comparison.rows, "latex", digits, title)
     rows = _matrix(comparison, digits, _LATEX_MARKS, bold=True)
     escaped = [[latex_escape(rows[0][0]), *(latex_escape(m) for m in rows[0][1:])]]
     escaped += [[latex_escape(r[0]), *r[1:]] for r in rows[1:]]
     caption = legend(comparison, _LATEX_MARKS, latex_escape, lambda text: f"${text}$")
+    if note:
+        caption += latex_escape(f"; {note}")
     return _latex(escaped, caption, "l" + "r" * len(comparison.measures))
 
 
@@ -234,4 +264,5 @@ __all__ = [
     "render_latex",
     "render_rows",
     "row_dict",
+    "undefined_note",
 ]

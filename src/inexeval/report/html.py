@@ -383,7 +383,7 @@ def from_comparison(comparison: Comparison, *, title: str, command: str, version
     tests, the per-topic values and differences of the main measure against the baseline, the
     measure-agreement matrix (two measures or more), and ``curves``."""
     from inexeval.analysis.agreement import measure_agreement
-    from inexeval.report.comparison import legend
+    from inexeval.report.comparison import legend, undefined_note
 
     several = len(comparison.tests) > 1
     signs: dict[tuple[str, str], list[int]] = {}
@@ -405,12 +405,15 @@ def from_comparison(comparison: Comparison, *, title: str, command: str, version
     if len(usable) >= 2 and len(comparison.runs) >= 2:
         agreement = {(row.measure_a, row.measure_b): row.kendall_tau
                      for row in measure_agreement(comparison.means, usable)}
+    marks_legend = (legend(comparison, (BETTER, WORSE, NEITHER)) if baseline is not None
+                    else "Every pair of runs is compared: see the significance tests below.")
+    note = undefined_note(comparison)
+    if note:
+        marks_legend = f"{marks_legend.rstrip('.')}; {note}."
     return Page(
         title=title, subtitle=subtitle, command=command, version=version,
         header=comparison.header, runs=comparison.runs, measures=comparison.measures,
-        baseline=baseline, legend=legend(comparison, (BETTER, WORSE, NEITHER))
-        if baseline is not None else "Every pair of runs is compared: see the significance "
-        "tests below.", means=comparison.means, marks=marks,
+        baseline=baseline, legend=marks_legend, means=comparison.means, marks=marks,
         rows=[row._asdict() for row in comparison.rows], per_topic=comparison.per_topic,
         differences=differences, curves=curves, agreement=agreement, inputs=inputs, main=main,
         digits=digits)
