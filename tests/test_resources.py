@@ -64,6 +64,31 @@ def test_a_200_mb_run_evaluates_in_the_memory_of_a_small_one(tmp_path: Path,
     assert peak_kib < small_peak + (50 << 10), (peak_kib // 1024, small_peak // 1024)
 
 
+def _big_document_run(path: Path, topics: int) -> None:
+    """A TREC document run of 1,000 results for each of ``topics`` topics (1000, 1001, ...)."""
+    ranked = "".join(f"TTTT Q0 doc{r} {r + 1} {1000 - r * 0.5} big\n" for r in range(1000))
+    with open(path, "w") as out:
+        for t in range(topics):
+            out.write(ranked.replace("TTTT", str(1000 + t)))
+
+
+@pytest.mark.slow
+def test_a_large_trec_document_run_evaluates_in_the_memory_of_a_small_one(tmp_path: Path) -> None:
+    """TREC runs are read a group of topics at a time too: 4 million lines (120 MB) under
+    256 MiB and within 50 MiB of a million lines (the whole run read at once took 1.3 GB)."""
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("".join(f"{1000 + t} 0 doc{d * 13} {d % 2}\n" for t in range(0, 4000, 10)
+                             for d in range(50)))
+    run, small = tmp_path / "big.run", tmp_path / "small.run"
+    _big_document_run(run, 4000)
+    _big_document_run(small, 1000)
+    measures = ["-m", "AP", "-m", "P@10", "-m", "nDCG@10"]
+    small_peak = _peak(["eval", str(qrels), str(small), *measures, "-c"])
+    peak_kib = _peak(["eval", str(qrels), str(run), *measures, "-c"])
+    assert peak_kib < 256 << 10, f"peak RSS {peak_kib / 1024:.0f} MiB"
+    assert peak_kib < small_peak + (50 << 10), (peak_kib // 1024, small_peak // 1024)
+
+
 KILLER = """
 import contextlib, os, signal, sys
 import inexeval.formats.fol as fol, inexeval.formats.trec as trec, inexeval.outputs as outputs

@@ -18,8 +18,9 @@ from hypothesis import strategies as st
 
 from inexeval.cli import main
 from inexeval.evaluation import Evaluator
-from inexeval.formats import fol, source
-from inexeval.formats.fol import TopicResumed, read_fol_qrels, read_fol_run, read_fol_run_parts
+from inexeval.formats import source
+from inexeval.formats.fol import read_fol_qrels, read_fol_run, read_fol_run_parts
+from inexeval.formats.source import TopicResumed
 from inexeval.measures.focused import evaluate_task
 from inexeval.model.run import RunParts
 from tests.helpers import DATA
@@ -49,12 +50,12 @@ def _lines(segments: list[tuple[int, int]], seed: int, per_article: int = 12) ->
 @contextlib.contextmanager
 def _small(block: int, part: int):  # type: ignore[no-untyped-def]
     """Blocks of ``block`` bytes and parts of ``part`` lines, as a huge run would have."""
-    saved = source.BLOCK, fol._PART_LINES
-    source.BLOCK, fol._PART_LINES = block, part
+    saved = source.BLOCK, source.PART_LINES
+    source.BLOCK, source.PART_LINES = block, part
     try:
         yield
     finally:
-        source.BLOCK, fol._PART_LINES = saved
+        source.BLOCK, source.PART_LINES = saved
 
 
 def _resumed(segments: list[tuple[int, int]]) -> bool:
@@ -179,3 +180,78 @@ def test_eval_in_parts_prints_what_the_whole_run_prints(tmp_path: Path, name: st
             assert whole[0] == 0 and whole[1]
         else:
             assert "resumes after lines of other topics" in whole[2] or whole[0] == 2
+
+
+# --- TREC runs (element and document runs) ---------------------------------------------------
+
+def _trec_lines(segments: list[tuple[int, int]], seed: int, element: bool) -> str:
+    """A TREC run of ``(topic, number of lines)`` segments, with repeated results now and then
+    (dropped with a warning) and paths for an element run."""
+    rng = random.Random(seed)
+    used: dict[int, int] = {}
+    out = []
+    for topic, count in segments:
+        for _ in range(count):
+            k = used.get(topic, 0)
+            used[topic] = k + 1
+            document = k if rng.random() > 0.1 else max(k - 1, 0)  # a repeat now and then
+            path = f" /article[1]/sec[{1 + document % 3}]" if element else ""
+            out.append(f"{TOPICS[topic]} Q0 d{document // 3} {k + 1} {rng.uniform(-1, 1):.6g} "
+                       f"trec-run{path}\n")
+    return "".join(out)
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(segments_strategy, st.integers(0, 10**6), st.booleans(),
+       st.sampled_from([(300, 5), (700, 20)]))
+def test_the_parts_of_a_trec_run_hold_the_whole_runs_topics(
+        tmp_path: Path, segments: list[tuple[int, int]], seed: int, element: bool,
+        sizes: tuple[int, int]) -> None:
+    from inexeval.formats.trec import read_trec_run, read_trec_run_parts
+
+    path = tmp_path / "r.run"
+    path.write_text(_trec_lines(segments, seed, element))
+    if not path.stat().st_size:
+        return
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        whole = read_trec_run(path)
+    whole_warnings = [str(w.message) for w in caught]
+    with _small(*sizes), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            parts = list(read_trec_run_parts(path))
+        except TopicResumed:
+            assert _resumed(segments)
+            return
+    assert [str(w.message) for w in caught] == whole_warnings
+    assert [topic for part in parts for topic in part] == list(whole)
+    assert {part.name for part in parts} == {whole.name}
+    assert {part.kind for part in parts} == {whole.kind}
+    for part in parts:
+        for topic, results in part.items():
+            for column in ("files", "paths", "ranks", "rsv", "lines"):
+                assert getattr(results, column).tolist() == getattr(whole[topic], column).tolist()
+
+
+def test_a_trec_document_run_in_parts_prints_what_the_whole_run_prints(tmp_path: Path) -> None:
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("".join(f"{topic} 0 d{d} {d % 2}\n" for topic in TOPICS[:4]
+                             for d in range(0, 30, 2)))
+    run = tmp_path / "doc.run"
+    run.write_text(_trec_lines([(0, 90), (4, 20), (1, 60), (3, 70), (2, 5)], 3, element=False))
+    for options in (["-q"], ["-q", "-c", "-m", "AP", "-m", "bpref", "-m", "nDCG@10"]):
+        whole = _cli("eval", str(qrels), str(run), *options)
+        with _small(300, 5):
+            assert len(list(read_trec_run_parts_of(run))) == 5  # one per topic
+            assert _cli("eval", str(qrels), str(run), *options) == whole
+        assert whole[0] == 0 and "duplicated result(s) ignored" in whole[2]
+
+
+def read_trec_run_parts_of(path: Path) -> list[object]:
+    from inexeval.formats.trec import read_trec_run_parts
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return list(read_trec_run_parts(path))

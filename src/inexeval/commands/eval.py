@@ -347,7 +347,7 @@ def _streamed(job: _Job, path: str, outcome: _Outcome) -> Any:
     read whole from the start."""
     from inexeval.errors import InexevalError
     from inexeval.formats.detect import run_parts
-    from inexeval.formats.fol import TopicResumed
+    from inexeval.formats.source import TopicResumed
     from inexeval.model.run import RunParts
     from inexeval.options import check_run
 

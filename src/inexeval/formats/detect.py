@@ -192,16 +192,23 @@ def load_assessments(path: str | Path, fmt: str | None = None) -> Assessments:
 def run_parts(path: str | Path, fmt: str | None = None, keep_repeats: bool = False
               ) -> Iterator[Run]:
     """The run :func:`load_run` reads, given a group of whole topics at a time where that can be
-    done (a FOL run in a file: :func:`inexeval.formats.fol.read_fol_run_parts`, which raises
-    :class:`~inexeval.formats.fol.TopicResumed` when a topic resumes after others: read it with
-    :func:`load_run` then), else as one part. Nothing is read before the first part is asked
-    for."""
-    if fmt in (None, "fol") and str(path) != "-" and Path(path).is_file():
+    done (a FOL or TREC run in a file: :func:`inexeval.formats.fol.read_fol_run_parts`,
+    :func:`inexeval.formats.trec.read_trec_run_parts`, which raise
+    :class:`~inexeval.formats.source.TopicResumed` when a topic resumes after others: read it
+    with :func:`load_run` then), else as one part (an INEX XML submission, standard input, a
+    pipe). Nothing is read before the first part is asked for."""
+    if fmt in (None, "fol", "trec") and str(path) != "-" and Path(path).is_file():
         with opened(path) as source:
-            if (fmt or _run_format(source)) == "fol":
+            fmt = fmt or _run_format(source)
+            if fmt == "fol":
                 from inexeval.formats.fol import read_fol_run_parts
 
                 yield from read_fol_run_parts(source)
+                return
+            if fmt == "trec":
+                from inexeval.formats.trec import read_trec_run_parts
+
+                yield from read_trec_run_parts(source, keep_repeats)
                 return
     yield load_run(path, fmt, keep_repeats)
 

@@ -28,8 +28,9 @@ import numpy as np
 import numpy.typing as npt
 
 from inexeval.errors import FormatError, RunError, shown, warn
+from inexeval.formats import source as sources
 from inexeval.formats.lines import MAX_DIGITS, Table, field_bounds, gathered
-from inexeval.formats.source import Source, opened
+from inexeval.formats.source import Source, TopicResumed, opened
 from inexeval.model import Assessments, Run, TopicAssessments, TopicRun
 from inexeval.model.assessments import build_topic
 from inexeval.outputs import atomic_output
@@ -478,11 +479,6 @@ def read_fol_run(path: str | Path | Source) -> Run:
     return columns.run(name)
 
 
-class TopicResumed(Exception):
-    """Raised by :func:`read_fol_run_parts` when a topic comes back after its part was given
-    out: the run must be read whole (:func:`read_fol_run`) to group that topic's lines."""
-
-
 def read_fol_run_parts(path: str | Path | Source) -> Iterator[Run]:
     """The run of :func:`read_fol_run`, given out a group of whole topics at a time: each part is
     a :class:`Run` of the topics that ended in the blocks read so far (the last topic read is kept
@@ -504,17 +500,13 @@ def read_fol_run_parts(path: str | Path | Source) -> Iterator[Run]:
             columns.add(Table(block, first, name, 8, _RUN_LINE, RunError))
             if columns.resumed():
                 raise TopicResumed(name)
-            if columns.size >= _PART_LINES and columns.several_topics():
+            if columns.size >= sources.PART_LINES and columns.several_topics():
                 part = columns.part(name)
                 given_out += 1
                 yield part
     columns.warn_unscored(name)
     if columns.size or not given_out:
         yield columns.run(name)
-
-
-_PART_LINES = 1 << 16
-"""Lines read before a part of a streamed run is given out (when a topic has ended)."""
 
 
 def _joined(parts: list[npt.NDArray[Any]]) -> npt.NDArray[Any]:

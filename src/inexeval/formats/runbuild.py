@@ -70,7 +70,11 @@ class RunBuilder:
     def finish(self, name: str, kind: str, topics: dict[str, TopicRun],
                meta: dict[str, Any] | None = None) -> Run:
         """The run of ``topics``, with the warning about dropped duplicates."""
+        self.warn_duplicates()
+        return Run(name=name, kind=kind, topics=topics, source=self.source, meta=meta or {})
+
+    def warn_duplicates(self) -> None:
+        """The warning about dropped duplicates (of the whole run: once, when it is read)."""
         if self.duplicates:
             warn(f"{self.duplicates} duplicated result(s) ignored, the first occurrence kept",
                  self.source, self.first_duplicate)
-        return Run(name=name, kind=kind, topics=topics, source=self.source, meta=meta or {})

@@ -45,6 +45,16 @@ LINE_LIMIT = 1 << 20
 BLOCK = 4 << 20
 """Bytes read at a time by :meth:`Source.blocks` (whole lines are kept together)."""
 
+PART_LINES = 1 << 16
+"""Lines a run reader reads before it gives out the topics read so far as one part of the run
+(:func:`inexeval.formats.fol.read_fol_run_parts`, :func:`inexeval.formats.trec.read_trec_run_parts`)."""
+
+
+class TopicResumed(Exception):
+    """Raised by a reader of run parts when a topic resumes after lines of other topics where
+    the parts could not group it: the run must be read whole."""
+
+
 WRITER_WAIT = 10.0
 """Seconds a named pipe may stay without a writer before reading it is an error."""
 

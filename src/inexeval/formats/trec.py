@@ -15,7 +15,7 @@ lines skipped); every problem is a :class:`~inexeval.errors.FormatError` with th
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -24,9 +24,10 @@ import numpy.typing as npt
 
 from inexeval.collection.paths import canonical_path
 from inexeval.errors import FormatError, InexevalError, shown
+from inexeval.formats import source as sources
 from inexeval.formats.lines import MAX_DIGITS, Table
 from inexeval.formats.runbuild import RunBuilder
-from inexeval.formats.source import Source, opened
+from inexeval.formats.source import Source, TopicResumed, opened
 from inexeval.model.assessments import Assessments, TopicAssessments, build_topic
 from inexeval.model.run import Run, TopicRun
 from inexeval.outputs import atomic_output
@@ -44,15 +45,53 @@ def read_trec_run(path: str | Path | Source, keep_repeats: bool = False) -> Run:
 
     The file is read in blocks, column-wise (:class:`inexeval.formats.lines.Table`); every line
     must have as many fields as the first; a rank must be a non-negative integer and a score a
-    finite number."""
+    finite number. The run is named by its first line's run-id; topics are in the order they
+    first appear, each topic's results in file order (a topic that resumes after lines of
+    others is grouped)."""
+    return next(_parts(path, keep_repeats, whole=True))
+
+
+def read_trec_run_parts(path: str | Path | Source, keep_repeats: bool = False) -> Iterator[Run]:
+    """The run of :func:`read_trec_run`, given out a group of whole topics at a time (as
+    :func:`inexeval.formats.fol.read_fol_run_parts` does): each part is a :class:`Run` of the
+    topics that ended in the blocks read so far, named by the run's first run-id; the warning
+    about dropped duplicates comes once, with the last part. A topic that resumes after lines of
+    other topics raises :class:`~inexeval.formats.source.TopicResumed` when the parts might not
+    group it (read the file whole then)."""
+    return _parts(path, keep_repeats, whole=False)
+
+
+class _TrecColumns:
+    """The columns of the lines of a TREC run held (not given out in a part yet)."""
+
+    def __init__(self) -> None:
+        self.topics: list[str] = []
+        self.files: list[str] = []
+        self.paths: list[str] = []
+        self.numbers: list[npt.NDArray[np.int64]] = []
+        self.ranks: list[npt.NDArray[np.int64]] = []
+        self.rsv: list[npt.NDArray[np.float64]] = []
+
+    def build(self, name: str, run_id: str, kind: str, builder: RunBuilder, upto: int) -> Run:
+        """The first ``upto`` lines held as a run; the rest are kept."""
+        lines, ranks = np.concatenate(self.numbers), np.concatenate(self.ranks)
+        rsv = np.concatenate(self.rsv)
+        run = _build_run(name, run_id, kind, builder, self.topics[:upto], self.files[:upto],
+                         self.paths[:upto], ranks[:upto], rsv[:upto], lines[:upto])
+        del self.topics[:upto], self.files[:upto], self.paths[:upto]
+        self.numbers, self.ranks, self.rsv = [lines[upto:]], [ranks[upto:]], [rsv[upto:]]
+        return run
+
+
+def _parts(path: str | Path | Source, keep_repeats: bool, whole: bool) -> Iterator[Run]:
+    """The run in parts of whole topics (one part if ``whole``)."""
     columns = 0
-    topic_tokens: list[str] = []
-    file_tokens: list[str] = []
-    path_tokens: list[str] = []
-    numbers, rank_blocks, rsv_blocks = [], [], []
+    held = _TrecColumns()
+    given: set[str] = set()
     name = run_id = ""
     with opened(path) as source:
         name = source.name
+        builder = RunBuilder(name, keep_repeats)
         for first, block in source.blocks():
             columns = columns or _width(block, first, name)
             if not columns:
@@ -64,18 +103,33 @@ def read_trec_run(path: str | Path | Source, keep_repeats: bool = False) -> Run:
             ranks, rsv, unread = table.ranks_and_scores()
             if unread.any():
                 raise table.fail(int(np.argmax(unread)), 4, "is not a finite number (score)")
-            topic_tokens += table.texts(0)
-            file_tokens += table.texts(2)
+            topics = table.texts(0)
+            if given and not given.isdisjoint(topics):
+                raise TopicResumed(name)
+            changed = bool(held.topics) and topics[0] != held.topics[-1] or (
+                topics[0] != topics[-1])
+            held.topics += topics
+            held.files += table.texts(2)
             if columns == 7:
-                path_tokens += table.texts(6)
-            numbers.append(table.numbers)
-            rank_blocks.append(ranks)
-            rsv_blocks.append(rsv)
-    if not topic_tokens:
+                held.paths += table.texts(6)
+            held.numbers.append(table.numbers)
+            held.ranks.append(ranks)
+            held.rsv.append(rsv)
+            if whole or not changed or len(held.topics) < sources.PART_LINES:
+                continue
+            last = held.topics[-1]
+            cut = len(held.topics) - 1
+            while cut and held.topics[cut - 1] == last:
+                cut -= 1
+            if last in held.topics[:cut]:  # the last topic resumes after others
+                raise TopicResumed(name)
+            given.update(held.topics[:cut])
+            yield held.build(name, run_id, RUN_KINDS[columns], builder, cut)
+    if not held.topics and not given:
         raise FormatError("the run has no result line", name)
-    lines = np.concatenate(numbers)
-    return _build_run(name, run_id, RUN_KINDS[columns], keep_repeats, topic_tokens, file_tokens,
-                      path_tokens, np.concatenate(rank_blocks), np.concatenate(rsv_blocks), lines)
+    run = held.build(name, run_id, RUN_KINDS[columns], builder, len(held.topics))
+    builder.warn_duplicates()
+    yield run
 
 
 def _width(block: bytes, first: int, name: str) -> int:
@@ -91,9 +145,11 @@ def _width(block: bytes, first: int, name: str) -> int:
     return 0
 
 
-def _build_run(name: str, run_id: str, kind: str, keep_repeats: bool, topic_tokens: list[str],
+def _build_run(name: str, run_id: str, kind: str, builder: RunBuilder, topic_tokens: list[str],
                file_tokens: list[str], path_tokens: list[str], ranks: npt.NDArray[np.int64],
                rsv: npt.NDArray[np.float64], lines: npt.NDArray[np.int64]) -> Run:
+    """The lines given as a run of their topics (the builder counts the duplicates dropped; it
+    warns about them, once for the whole run)."""
     # Each column as codes into its distinct values, so that only distinct values are converted.
     topic_values, topic_codes = _distinct(topic_tokens, str)
     file_values, file_codes = _distinct(file_tokens, str)
@@ -109,17 +165,17 @@ def _build_run(name: str, run_id: str, kind: str, keep_repeats: bool, topic_toke
     else:
         path_values = np.array([""], dtype=object)
         path_codes = np.zeros(len(file_codes), dtype=np.int64)
-    builder = RunBuilder(name, keep_repeats)
     n = len(file_codes)
     keys = (topic_codes * len(file_values) + file_codes) * len(path_values) + path_codes
     order = np.arange(n)
-    if not keep_repeats:
+    if not builder.keep_repeats:
         _, first = np.unique(keys, return_index=True)
         if len(first) < n:
             keep = np.zeros(n, dtype=bool)
             keep[first] = True
-            builder.duplicates = int(n - len(first))
-            builder.first_duplicate = int(lines[np.flatnonzero(~keep)[0]])
+            builder.duplicates += int(n - len(first))
+            if builder.first_duplicate is None:
+                builder.first_duplicate = int(lines[np.flatnonzero(~keep)[0]])
             order = np.flatnonzero(keep)
     # topic codes follow first appearance; results of a topic stay in file order
     codes = topic_codes[order]
@@ -134,7 +190,7 @@ def _build_run(name: str, run_id: str, kind: str, keep_repeats: bool, topic_toke
             offsets=np.full(len(take), -1, dtype=np.int64),
             lengths=np.full(len(take), -1, dtype=np.int64), ranks=ranks[take], rsv=rsv[take],
             lines=lines[take])
-    return builder.finish(run_id, kind, topic_runs)
+    return Run(name=run_id, kind=kind, topics=topic_runs, source=name)
 
 
 class _BadPath(str):
