@@ -182,6 +182,18 @@ def test_document_codes_follow_names_across_blocks(
         assert (a == b) == (ca == cb)
 
 
+def test_short_names_are_unpacked_whole(tmp_path: Path) -> None:
+    names = ["12345678", "7", "abcdefgh", "x/y", "12345678", "é", "7", "a\u00a0b", "00000001"]
+    path = tmp_path / "run.fol"
+    path.write_text("".join(f"1 Q0 {n} {i + 1} 1.5 r {i * 10} 5\n" for i, n in enumerate(names)))
+    run = fol.read_fol_run(path)
+    assert run.topics["1"].files.tolist() == names
+    ascii_only = [n for n in names if n.isascii()]
+    path.write_text("".join(f"1 Q0 {n} {i + 1} 1.5 r {i * 10} 5\n"
+                            for i, n in enumerate(ascii_only)))
+    assert fol.read_fol_run(path).topics["1"].files.tolist() == ascii_only
+
+
 def test_a_bad_line_in_a_later_block_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
                                               ) -> None:
     lines = [f"2010001 Q0 {100 + i} {i + 1} 1.0 r 0 10\n" for i in range(400)]

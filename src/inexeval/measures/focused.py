@@ -79,6 +79,9 @@ class _Judged:
     names: dict[str, int]
     keys: IntArray
     rows: IntArray
+    sole: IntArray
+    """Row of each name judged in one topic only; -1 for a name several topics judge (found
+    in ``keys``)."""
     topic: IntArray
     rsize: IntArray
     length: IntArray
@@ -142,8 +145,12 @@ def _prepare(topics: Sequence[TopicAssessments]) -> _Judged:
         trel.append(int(rsize[positive].sum()))
         nrel.append(int(np.count_nonzero(positive)))
     topic = _joined(topic_of)
-    keys = topic * len(names) + _joined(codes)
+    name_of = _joined(codes)
+    keys = topic * len(names) + name_of
     order = np.argsort(keys, kind="stable")
+    sole = np.full(len(names), -1, dtype=np.int64)
+    once = np.bincount(name_of, minlength=len(names))[name_of] == 1
+    sole[name_of[once]] = np.flatnonzero(once)
     per_row = [h for of_topic in highlights for h in of_topic]
     passages = (np.concatenate(per_row).astype(np.int64).reshape(-1, 2) if per_row
                 else np.zeros((0, 2), dtype=np.int64))
@@ -151,7 +158,7 @@ def _prepare(topics: Sequence[TopicAssessments]) -> _Judged:
     start, end = passages[:, 0].copy(), passages[:, 1].copy()
     return _Judged(
         topics=tuple(a.topic for a in topics), names=names, keys=keys[order], rows=order,
-        topic=topic, rsize=_joined(rsizes), length=_joined(lengths), bep=_joined(beps),
+        sole=sole, topic=topic, rsize=_joined(rsizes), length=_joined(lengths), bep=_joined(beps),
         doc=doc, start=start, end=end, trel=np.array(trel, dtype=np.int64),
         nrel=np.array(nrel, dtype=np.int64), highlighted=spans.Coverage(start, end, doc))
 
@@ -209,8 +216,11 @@ def _map_lines(judged: _Judged, parts: Sequence[tuple[int, TopicRun]]) -> _Lines
     if parts and all(len(run.codes) == len(run) for _, run in parts):
         # the reader numbered the documents: look each distinct name up once
         seen = joined("codes", np.int64)
-        names = np.full(int(seen.max()) + 1, None, dtype=object)
-        names[seen] = files
+        # a line of each code (any: a code's lines have one name); a code of a topic not
+        # scored here has no line, and its lookup (of line 0's name) goes unused
+        line_of = np.zeros(int(seen.max()) + 1, dtype=np.int64)
+        line_of[seen] = np.arange(n)
+        names = files[line_of]
         code = np.fromiter(map(judged.names.get, names, repeat(-1)), dtype=np.int64,
                            count=len(names))[seen]
         stride = max(n, len(names))
@@ -222,16 +232,21 @@ def _map_lines(judged: _Judged, parts: Sequence[tuple[int, TopicRun]]) -> _Lines
                                      dtype=np.int64, count=len(distinct))
         code = code[seen]
         stride = n
-    key = topic * len(judged.names) + code
-    known = code >= 0
     article = np.full(n, -1, dtype=np.int64)
-    if len(judged.keys):
-        at = np.minimum(np.searchsorted(judged.keys, key), len(judged.keys) - 1)
-        known &= judged.keys[at] == key
-        article[known] = judged.rows[at[known]]
-    doc = np.where(known, article, len(judged.rsize) + topic * stride + seen)
     relevant = np.zeros(n, dtype=bool)
-    relevant[known] = judged.rsize[article[known]] > 0
+    if len(judged.keys):
+        # most names are judged in one topic: their row at once, a search for the others
+        sole = judged.sole[np.maximum(code, 0)]
+        article = np.where((code >= 0) & (judged.topic[sole] == topic), sole, -1)
+        several = np.flatnonzero((code >= 0) & (sole < 0))
+        if len(several):
+            key = topic[several] * len(judged.names) + code[several]
+            at = np.minimum(np.searchsorted(judged.keys, key), len(judged.keys) - 1)
+            found = judged.keys[at] == key
+            article[several[found]] = judged.rows[at[found]]
+        relevant = (article >= 0) & (judged.rsize[article] > 0)
+    known = article >= 0
+    doc = np.where(known, article, len(judged.rsize) + topic * stride + seen)
     start = np.where(missing, NONEXISTENT_OFFSET, offsets)
     end = np.where(missing, NONEXISTENT_OFFSET, offsets + lengths)
     return _Lines(topic, np.concatenate(([0], np.cumsum(sizes))), present, article, doc,
