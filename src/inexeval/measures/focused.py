@@ -88,6 +88,8 @@ class _Judged:
     bep: IntArray
     doc: IntArray
     """Row of each highlighted passage (``start``, ``end``), sorted by row."""
+    passages: IntArray
+    """Passages ``passages[r]:passages[r + 1]`` are those of row ``r``."""
     start: IntArray
     end: IntArray
     trel: IntArray
@@ -159,7 +161,8 @@ def _prepare(topics: Sequence[TopicAssessments]) -> _Judged:
     return _Judged(
         topics=tuple(a.topic for a in topics), names=names, keys=keys[order], rows=order,
         sole=sole, topic=topic, rsize=_joined(rsizes), length=_joined(lengths), bep=_joined(beps),
-        doc=doc, start=start, end=end, trel=np.array(trel, dtype=np.int64),
+        doc=doc, passages=np.searchsorted(doc, np.arange(len(per_row) + 1)), start=start,
+        end=end, trel=np.array(trel, dtype=np.int64),
         nrel=np.array(nrel, dtype=np.int64), highlighted=spans.Coverage(start, end, doc))
 
 
@@ -268,8 +271,23 @@ def _distinct(values: IntArray) -> IntArray:
 def _relevant_chars(judged: _Judged, lines: _Lines, sel: npt.NDArray[np.bool_]) -> IntArray:
     """``rel`` of spec §15.4 for the selected lines (0 elsewhere)."""
     rel = np.zeros(len(lines.doc), dtype=np.int64)
-    if sel.any():
-        rel[sel] = judged.highlighted(lines.start[sel], lines.end[sel], lines.doc[sel])
+    picked = np.flatnonzero(sel)
+    if len(picked) == 0:
+        return rel
+    docs, starts, ends = lines.doc[picked], lines.start[picked], lines.end[picked]
+    first = judged.passages[docs]
+    counts = judged.passages[docs + 1] - first
+    pairs = int(counts.sum())
+    if pairs > 8 * len(picked):
+        # articles with many passages: two binary searches per line cost less than the pairs
+        rel[picked] = judged.highlighted(starts, ends, docs)
+        return rel
+    # every line against each passage of its article, the overlaps summed per line
+    line = np.repeat(np.arange(len(picked)), counts)
+    passage = np.arange(pairs) + np.repeat(first - (np.cumsum(counts) - counts), counts)
+    overlap = (np.minimum(ends[line], judged.end[passage])
+               - np.maximum(starts[line], judged.start[passage]))
+    rel[picked] = np.bincount(line, weights=np.maximum(overlap, 0), minlength=len(picked))
     return rel
 
 
