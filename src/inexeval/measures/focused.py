@@ -38,6 +38,7 @@ import numpy.typing as npt
 
 from inexeval import spans
 from inexeval.errors import InexevalError, MeasureError, RunError, warn
+from inexeval.formats.lines import BYTE_MASKS, word_view
 from inexeval.measures.registry import Family, Param, TopicContext, Value, register
 from inexeval.model import Assessments, Run, TopicAssessments, TopicRun
 from inexeval.model.run import distinct_names, make_topic_run
@@ -82,6 +83,10 @@ class _Judged:
     sole: IntArray
     """Row of each name judged in one topic only; -1 for a name several topics judge (found
     in ``keys``)."""
+    packed: npt.NDArray[np.uint64]
+    """The names of 1 to 8 bytes as numbers (:func:`_packed_names`), sorted; ``packed_codes``
+    their codes."""
+    packed_codes: IntArray
     topic: IntArray
     rsize: IntArray
     length: IntArray
@@ -153,6 +158,8 @@ def _prepare(topics: Sequence[TopicAssessments]) -> _Judged:
     sole = np.full(len(names), -1, dtype=np.int64)
     once = np.bincount(name_of, minlength=len(names))[name_of] == 1
     sole[name_of[once]] = np.flatnonzero(once)
+    packed, fits = _packed_names(list(names))
+    by_number = np.flatnonzero(fits)[np.argsort(packed[fits])]
     per_row = [h for of_topic in highlights for h in of_topic]
     passages = (np.concatenate(per_row).astype(np.int64).reshape(-1, 2) if per_row
                 else np.zeros((0, 2), dtype=np.int64))
@@ -160,7 +167,7 @@ def _prepare(topics: Sequence[TopicAssessments]) -> _Judged:
     start, end = passages[:, 0].copy(), passages[:, 1].copy()
     return _Judged(
         topics=tuple(a.topic for a in topics), names=names, keys=keys[order], rows=order,
-        sole=sole, topic=topic, rsize=_joined(rsizes), length=_joined(lengths), bep=_joined(beps),
+        sole=sole, packed=packed[by_number], packed_codes=by_number, topic=topic, rsize=_joined(rsizes), length=_joined(lengths), bep=_joined(beps),
         doc=doc, passages=np.searchsorted(doc, np.arange(len(per_row) + 1)), start=start,
         end=end, trel=np.array(trel, dtype=np.int64),
         nrel=np.array(nrel, dtype=np.int64), highlighted=spans.Coverage(start, end, doc))
@@ -223,10 +230,8 @@ def _map_lines(judged: _Judged, parts: Sequence[tuple[int, TopicRun]]) -> _Lines
         # scored here has no line, and its lookup (of line 0's name) goes unused
         line_of = np.zeros(int(seen.max()) + 1, dtype=np.int64)
         line_of[seen] = np.arange(n)
-        names = files[line_of]
-        code = np.fromiter(map(judged.names.get, names, repeat(-1)), dtype=np.int64,
-                           count=len(names))[seen]
-        stride = max(n, len(names))
+        code = _name_codes(judged, files[line_of].tolist())[seen]
+        stride = max(n, len(line_of))
     else:
         seen = _first_seen(files)
         distinct = np.flatnonzero(seen == np.arange(n))
@@ -254,6 +259,36 @@ def _map_lines(judged: _Judged, parts: Sequence[tuple[int, TopicRun]]) -> _Lines
     end = np.where(missing, NONEXISTENT_OFFSET, offsets + lengths)
     return _Lines(topic, np.concatenate(([0], np.cumsum(sizes))), present, article, doc,
                   relevant, start, end, missing, joined("lines", np.int64), files, stride)
+
+
+def _packed_names(names: list[str]) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.bool_]]:
+    """Each name's UTF-8 bytes as one big-endian number, and which names it holds whole (1 to 8
+    bytes, none zero: equal numbers are then equal names)."""
+    text = "\n".join(names).encode("utf-8", "surrogatepass") + b"\n"
+    raw = np.frombuffer(text, dtype=np.uint8)
+    ends = np.flatnonzero(raw == 10)
+    if len(ends) != len(names) or bool((raw == 0).any()):  # a name holds a line feed or a zero
+        return np.zeros(len(names), dtype=np.uint64), np.zeros(len(names), dtype=bool)
+    widths = np.diff(ends, prepend=-1) - 1
+    packed = word_view(text)[ends].astype(np.uint64) & BYTE_MASKS[np.minimum(widths, 8)]
+    return packed, (widths >= 1) & (widths <= 8)
+
+
+def _name_codes(judged: _Judged, names: list[str]) -> IntArray:
+    """The code of each name in ``judged.names``, -1 for a name not judged.
+
+    Short names are found as numbers among the judged names' (a binary search in a compact
+    array, where the names' dict is probed at random and its strings compared), others in the
+    dict."""
+    packed, fits = _packed_names(names)
+    code = np.full(len(names), -1, dtype=np.int64)
+    if len(judged.packed):
+        at = np.minimum(np.searchsorted(judged.packed, packed), len(judged.packed) - 1)
+        found = fits & (judged.packed[at] == packed)
+        code[found] = judged.packed_codes[at[found]]
+    for i in np.flatnonzero(~fits).tolist():
+        code[i] = judged.names.get(names[i], -1)
+    return code
 
 
 def _first_seen(names: npt.NDArray[np.object_]) -> IntArray:
