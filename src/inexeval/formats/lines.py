@@ -96,7 +96,8 @@ class Table:
         return keys
 
     def field(self, row: int, column: int) -> bytes:
-        return self.block[int(self.starts[row, column]):int(self.ends[row, column])]
+        at = row * self.width + column
+        return self.block[int(self._starts[at]):int(self._ends[at])]
 
     def fail(self, row: int, column: int, problem: str) -> FormatError:
         """The error for field ``column`` of line ``row``: ``problem`` follows the field."""
@@ -386,14 +387,15 @@ def _single_spaced(raw: npt.NDArray[np.uint8],
     """Field bounds of the common layout, found with one pass: every line holds ``width``
     fields separated by one blank, no blank line, no leading or trailing blank; None
     otherwise (the general reading then finds the fields, or the error)."""
-    blanks = np.flatnonzero(raw <= 32)
+    blank = raw <= 32
+    blanks = np.flatnonzero(blank)
     if len(blanks) == 0 or len(blanks) % width or raw[0] <= 32:
         return None
     if not bool((raw[blanks[width - 1::width]] == 10).all()):
         return None
-    if int(np.count_nonzero(raw[blanks] == 10)) != len(blanks) // width:
+    if int(np.count_nonzero(raw == 10)) != len(blanks) // width:
         return None
-    if not bool((np.diff(blanks) > 1).all()):
+    if bool((blank[1:] & blank[:-1]).any()):  # two blanks in a row
         return None
     starts = np.empty_like(blanks)
     starts[0] = 0
