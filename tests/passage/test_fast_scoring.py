@@ -17,14 +17,16 @@ from inexeval.measures import focused
 passage = st.tuples(st.integers(0, 120), st.integers(1, 40))
 judgement = st.tuples(st.sampled_from(["1", "2", "3"]), st.sampled_from(["a", "b", "c", "d"]),
                       st.lists(passage, max_size=12))
-result = st.tuples(st.sampled_from(["1", "2", "3", "4"]), st.sampled_from(["a", "b", "c", "d", "e"]),
-                   st.integers(0, 150), st.integers(1, 60), st.booleans())
+result = st.tuples(st.sampled_from(["1", "2", "3", "4"]),
+                   st.sampled_from(["a", "b", "c", "d", "e"]), st.integers(0, 150),
+                   st.integers(1, 60), st.booleans())
 
 
 @settings(max_examples=150, deadline=None)
 @given(st.lists(judgement, min_size=1, max_size=10), st.lists(result, min_size=1, max_size=30))
 def test_lines_find_their_rows_and_relevant_characters(
-        tmp_path_factory: pytest.TempPathFactory, judged: list[tuple[str, str, list[tuple[int, int]]]],
+        tmp_path_factory: pytest.TempPathFactory,
+        judged: list[tuple[str, str, list[tuple[int, int]]]],
         returned: list[tuple[str, str, int, int, bool]]) -> None:
     folder = tmp_path_factory.mktemp("s")
     given_spans: dict[tuple[str, str], list[tuple[int, int]]] = {}
@@ -42,7 +44,8 @@ def test_lines_find_their_rows_and_relevant_characters(
     qrels, run = read_fol_qrels(folder / "q.txt"), read_fol_run(folder / "r.run")
     judged_rows = focused._judged(qrels)
     lines = focused._map_lines(judged_rows, [(t, run.topics[topic]) for t, topic
-                                             in enumerate(judged_rows.topics) if topic in run.topics])
+                                             in enumerate(judged_rows.topics)
+                                             if topic in run.topics])
     names = list(judged_rows.names)
     width = len(names)
     row_of = {(judged_rows.topics[key // width], names[key % width]): row

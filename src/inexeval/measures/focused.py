@@ -167,7 +167,8 @@ def _prepare(topics: Sequence[TopicAssessments]) -> _Judged:
     start, end = passages[:, 0].copy(), passages[:, 1].copy()
     return _Judged(
         topics=tuple(a.topic for a in topics), names=names, keys=keys[order], rows=order,
-        sole=sole, packed=packed[by_number], packed_codes=by_number, topic=topic, rsize=_joined(rsizes), length=_joined(lengths), bep=_joined(beps),
+        sole=sole, packed=packed[by_number], packed_codes=by_number, topic=topic,
+        rsize=_joined(rsizes), length=_joined(lengths), bep=_joined(beps),
         doc=doc, passages=np.searchsorted(doc, np.arange(len(per_row) + 1)), start=start,
         end=end, trel=np.array(trel, dtype=np.int64),
         nrel=np.array(nrel, dtype=np.int64), highlighted=spans.Coverage(start, end, doc))
