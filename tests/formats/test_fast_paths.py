@@ -5,6 +5,7 @@ interval conflicts."""
 from __future__ import annotations
 
 import itertools
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -17,7 +18,14 @@ from hypothesis import strategies as st
 from inexeval import spans
 from inexeval.errors import FormatError, RunError
 from inexeval.formats import detect, fol, inex_assessments, source, submission
-from inexeval.formats.lines import Table, _general_fields, eight_digits, integer_values, word_view
+from inexeval.formats.lines import (
+    Table,
+    _general_fields,
+    eight_digits,
+    integer_values,
+    short_decimals,
+    word_view,
+)
 
 # --- fields ----------------------------------------------------------------------------------
 
@@ -96,6 +104,55 @@ def test_eight_digits_in_a_word(fields: list[str]) -> None:
         assert general is not None and general.tolist() == values.tolist()
 
 
+# --- scores ----------------------------------------------------------------------------------
+
+printed_score = st.builds(
+    lambda sign, whole, point, zeros, digits, exponent: (
+        f"{sign}{whole}{point}{zeros}{digits}{exponent}"),
+    st.sampled_from(["", "-", "+"]), st.sampled_from(["", "0", "1", "12", "99999999", "123456789"]),
+    st.sampled_from(["", ".", ".."]), st.text(alphabet="0", max_size=9),
+    st.integers(0, 10**16).map(lambda d: str(d) if d else ""),
+    st.sampled_from(["", "e-05", "E+22", "e+23", "e-22", "e-99", "e5", "e-5", "e+0x"])).filter(bool)
+score_text = st.one_of(printed_score, st.floats().map(repr), st.floats().map(lambda v: f"{v:.7g}"),
+                       st.text(alphabet="0123456789.eE+-naif_x", min_size=1, max_size=18))
+
+
+def _python_float(field: str) -> float | None:
+    try:
+        return None if "_" in field or "x" in field.lower() else float(field)
+    except ValueError:
+        return None
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(score_text, min_size=1, max_size=40))
+def test_short_decimals_are_the_doubles_python_reads(fields: list[str]) -> None:
+    block, starts, ends = _bounds(fields)
+    values, read = short_decimals(np.frombuffer(block, dtype=np.uint8), word_view(block), starts,
+                                  ends)
+    for field, value, ok in zip(fields, values.tolist(), read.tolist()):
+        if ok:
+            assert np.float64(value).tobytes() == np.float64(float(field)).tobytes(), field
+    table = Table(" ".join(f"{f} x" for f in fields).replace(" x ", " x\n").encode() + b"\n", 1,
+                  "f", 2, "two")
+    scores, unread = table.floats(0)
+    for field, value, missing in zip(fields, scores.tolist(), unread.tolist()):
+        want = _python_float(field)
+        assert missing == (want is None)
+        assert np.float64(value).tobytes() == np.float64(math.nan if want is None
+                                                          else want).tobytes(), field
+
+
+def test_printed_scores_take_the_short_path() -> None:
+    fields = ["-1.8119572e-05", "12.345", "7", "-0.0001015662", ".5", "5.", "-0", "1e+22"]
+    block, starts, ends = _bounds(fields)
+    values, read = short_decimals(np.frombuffer(block, dtype=np.uint8), word_view(block), starts,
+                                  ends)
+    assert read.all()
+    assert values.tolist() == [float(f) for f in fields]
+    assert math.copysign(1, values[6]) == -1
+
+
 # --- FOL runs: documents numbered by the reader ----------------------------------------------
 
 name = st.one_of(st.integers(1, 10**12).map(str),
@@ -123,6 +180,18 @@ def test_document_codes_follow_names_across_blocks(
     assert names == [n for _, n in sorted(rows, key=lambda r: r[0])]
     for (a, ca), (b, cb) in itertools.combinations(zip(names, codes), 2):
         assert (a == b) == (ca == cb)
+
+
+def test_short_names_are_unpacked_whole(tmp_path: Path) -> None:
+    names = ["12345678", "7", "abcdefgh", "x/y", "12345678", "é", "7", "a\u00a0b", "00000001"]
+    path = tmp_path / "run.fol"
+    path.write_text("".join(f"1 Q0 {n} {i + 1} 1.5 r {i * 10} 5\n" for i, n in enumerate(names)))
+    run = fol.read_fol_run(path)
+    assert run.topics["1"].files.tolist() == names
+    ascii_only = [n for n in names if n.isascii()]
+    path.write_text("".join(f"1 Q0 {n} {i + 1} 1.5 r {i * 10} 5\n"
+                            for i, n in enumerate(ascii_only)))
+    assert fol.read_fol_run(path).topics["1"].files.tolist() == ascii_only
 
 
 def test_a_bad_line_in_a_later_block_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch

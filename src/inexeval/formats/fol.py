@@ -259,7 +259,7 @@ class _RunColumns:
     def __init__(self) -> None:
         self.topic_code_of: dict[str, int] = {}
         self.topic_codes: list[npt.NDArray[np.int64]] = []
-        self.file_code_of: dict[str, int] = {}
+        self.file_codes_of = _DocumentCodes()
         self.file_codes: list[npt.NDArray[np.int64]] = []
         self.files: list[npt.NDArray[np.object_]] = []
         self.arrays: dict[str, list[npt.NDArray[Any]]] = {
@@ -446,14 +446,28 @@ class _RunColumns:
             firsts = np.fromiter(local.values(), dtype=np.int64, count=len(local))
             inverse = np.searchsorted(firsts, seen)  # firsts ascend: number names densely
             names = list(local)
-        code_of = self.file_code_of
-        if code_of:
-            codes = np.array([code_of.setdefault(name, len(code_of)) for name in names],
-                             dtype=np.int64)
-        else:
-            code_of.update(zip(names, range(len(names))))
-            codes = np.arange(len(names), dtype=np.int64)
-        return np.array(names, dtype=object)[inverse], codes[inverse]
+        return np.array(names, dtype=object)[inverse], self.file_codes_of(names)[inverse]
+
+
+class _DocumentCodes:
+    """Run-wide codes of document names, given block by block (distinct names of a block).
+
+    The first block's names are numbered in order; the dict of names is made only when a second
+    block comes (most runs are one block, and hashing every name costs as much as reading it)."""
+
+    def __init__(self) -> None:
+        self.first: list[str] | None = None
+        self.code_of: dict[str, int] = {}
+
+    def __call__(self, names: list[str]) -> npt.NDArray[np.int64]:
+        if self.first is None:
+            self.first = names
+            return np.arange(len(names), dtype=np.int64)
+        if not self.code_of:
+            self.code_of = dict(zip(self.first, range(len(self.first))))
+        code_of = self.code_of
+        return np.array([code_of.setdefault(name, len(code_of)) for name in names],
+                        dtype=np.int64)
 
 
 def read_fol_run(path: str | Path | Source) -> Run:

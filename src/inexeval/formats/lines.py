@@ -96,7 +96,8 @@ class Table:
         return keys
 
     def field(self, row: int, column: int) -> bytes:
-        return self.block[int(self.starts[row, column]):int(self.ends[row, column])]
+        at = row * self.width + column
+        return self.block[int(self._starts[at]):int(self._ends[at])]
 
     def fail(self, row: int, column: int, problem: str) -> FormatError:
         """The error for field ``column`` of line ``row``: ``problem`` follows the field."""
@@ -152,19 +153,29 @@ class Table:
     def floats(self, column: int) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_]]:
         """The column as floats, exactly as ``float()`` reads them, and which rows are not
         numbers (NaN there; underscores and hexadecimal are not numbers here)."""
-        text = self.joined(column, ord(" "))
+        if self._words is None:
+            self._words = word_view(self.block)
+        values, read = short_decimals(self.raw, self._words, self.starts[:, column],
+                                      self.ends[:, column])
+        unread = np.zeros(len(self), dtype=bool)
+        if bool(read.all()):
+            return values, unread
+        rest = ~read
+        text = self.joined(column, ord(" "), rest)
         if b"_" not in text and b"x" not in text and b"X" not in text:
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", DeprecationWarning)
-                    values = np.fromstring(text, dtype=np.float64, sep=" ")
-                if len(values) == len(self):
-                    return values, np.zeros(len(self), dtype=bool)
+                    others = np.fromstring(text, dtype=np.float64, sep=" ")
+                if len(others) == int(rest.sum()):
+                    values[rest] = others
+                    return values, unread
             except ValueError:
                 pass
         parsed = [_float(v) for v in text.split()]
-        unread = np.array([v is None for v in parsed], dtype=bool)
-        return np.array([math.nan if v is None else v for v in parsed], dtype=np.float64), unread
+        unread[rest] = [v is None for v in parsed]
+        values[rest] = [math.nan if v is None else v for v in parsed]
+        return values, unread
 
     def padded_rows(self, column: int,
                     rows: npt.NDArray[np.bool_] | None = None) -> npt.NDArray[np.uint8]:
@@ -238,6 +249,87 @@ def eight_digits(words: npt.NDArray[np.uint64], widths: npt.NDArray[np.intp]) ->
     return d.astype(np.int64), digits
 
 
+_POINTS = np.uint64(0x2E2E2E2E2E2E2E2E)
+_LOW_SEVEN = np.uint64(0x7F7F7F7F7F7F7F7F)
+HIGH_BITS = np.uint64(0x8080808080808080)
+"""The high bit of every byte of a word (set in a byte of UTF-8 text only outside ASCII)."""
+_PLACES = np.uint64(0x0001020304050607)
+"""Times the lowest bit of byte ``k`` of a word (counted from the right): ``k`` in the top
+byte."""
+_TENS = np.array([float(10 ** k) for k in range(23)], dtype=np.float64)
+"""The powers of ten that a double holds exactly."""
+
+
+def _points(words: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint64]:
+    """The high bit of each byte of ``words`` that is ``.`` (exact: no carry between bytes)."""
+    other = words ^ _POINTS
+    found: npt.NDArray[np.uint64] = ~(((other & _LOW_SEVEN) + _LOW_SEVEN) | other) & HIGH_BITS
+    return found
+
+
+def _place(found: npt.NDArray[np.uint64]) -> npt.NDArray[np.intp]:
+    """The byte (counted from the right) of the one high bit of each nonzero word."""
+    place = ((found >> np.uint64(7)) * _PLACES) >> np.uint64(56)
+    return place.astype(np.intp)
+
+
+def short_decimals(raw: npt.NDArray[np.uint8], words: npt.NDArray[np.uint64],
+                   starts: npt.NDArray[np.intp], ends: npt.NDArray[np.intp]) -> tuple[
+                       npt.NDArray[np.float64], npt.NDArray[np.bool_]]:
+    """The decimals written in ``raw[starts:ends]`` (``words`` is :func:`word_view` of
+    ``raw``) in the forms programs print scores: an optional sign, at most 8 digits, an optional
+    point and more digits (at most 15 digits in all, at least one), then optionally ``e`` or ``E``,
+    a sign and two digits (``-1.807495e-05``, ``12.345``, ``7``); and which fields are in such a
+    form (0 elsewhere: the caller reads those another way).
+
+    The same double as ``float()``: the digits make an integer below 2^53 and the power of ten
+    is at most 10^22, both exact in a double, so one multiplication or division rounds the
+    exact value correctly (Clinger's fast path, as every correctly rounded strtod takes it)."""
+    n = len(starts)
+    if n == 0 or len(raw) == 0:
+        return np.zeros(n, dtype=np.float64), np.zeros(n, dtype=bool)
+    last = len(raw) - 1
+    first = raw[np.minimum(starts, last)]
+    negative = first == 45
+    body = starts + (negative | (first == 43))
+    mark, sign = raw[np.maximum(ends - 4, 0)], raw[np.maximum(ends - 3, 0)]
+    tens, units = raw[np.maximum(ends - 2, 0)] - np.uint8(48), raw[ends - 1] - np.uint8(48)
+    scaled = (((ends - body) >= 5) & ((mark | np.uint8(32)) == 101)
+              & ((sign == 45) | (sign == 43)) & (tens <= 9) & (units <= 9))
+    exponent = np.where(scaled, tens.astype(np.int64) * 10 + units, 0)
+    exponent[sign == 45] *= -1
+    mantissa_end = np.where(scaled, ends - 4, ends)
+    # the point among the mantissa's last 16 bytes: a high bit in each byte that is "."
+    length = mantissa_end - body
+    tail = words[mantissa_end].astype(np.uint64)
+    head = words[np.maximum(mantissa_end - 8, 0)].astype(np.uint64)
+    in_tail = _points(tail) & BYTE_MASKS[np.minimum(length, 8)]
+    in_head = _points(head) & BYTE_MASKS[np.clip(length - 8, 0, 8)]
+    single = (((in_tail & (in_tail - np.uint64(1))) == 0)
+              & ((in_head & (in_head - np.uint64(1))) == 0) & ((in_tail == 0) | (in_head == 0)))
+    point = np.where(in_tail != 0, mantissa_end - 1 - _place(in_tail),
+                     np.where(in_head != 0, mantissa_end - 9 - _place(in_head), mantissa_end))
+    point = np.where(single, point, mantissa_end)
+    whole = point - body
+    fraction = np.maximum(mantissa_end - point - 1, 0)
+    read = single & (whole <= 8) & (whole + fraction >= 1) & (whole + fraction <= 15)
+    whole = np.clip(whole, 0, 8)
+    fraction = np.where(read, fraction, 0)
+    whole_value, whole_digits = eight_digits(words[point].astype(np.uint64), whole)
+    low, low_digits = eight_digits(tail, np.minimum(fraction, 8))
+    high, high_digits = eight_digits(head, np.clip(fraction - 8, 0, 8))
+    read &= whole_digits & low_digits & high_digits
+    power = exponent - fraction
+    read &= np.abs(power) <= 22
+    digits = (whole_value * _POWERS[fraction] + high * _POWERS[8] + low).astype(np.float64)
+    power = np.where(read, power, 0)
+    values = np.where(power >= 0, digits * _TENS[np.maximum(power, 0)],
+                      digits / _TENS[np.maximum(-power, 0)])
+    values[negative] *= -1
+    values[~read] = 0
+    return values, read
+
+
 def integer_values(raw: npt.NDArray[np.uint8], starts: npt.NDArray[np.intp],
                    ends: npt.NDArray[np.intp]) -> npt.NDArray[np.int64] | None:
     """The integers written in ``raw[starts:ends]`` (an optional sign, then 1 to
@@ -295,14 +387,15 @@ def _single_spaced(raw: npt.NDArray[np.uint8],
     """Field bounds of the common layout, found with one pass: every line holds ``width``
     fields separated by one blank, no blank line, no leading or trailing blank; None
     otherwise (the general reading then finds the fields, or the error)."""
-    blanks = np.flatnonzero(raw <= 32)
+    blank = raw <= 32
+    blanks = np.flatnonzero(blank)
     if len(blanks) == 0 or len(blanks) % width or raw[0] <= 32:
         return None
     if not bool((raw[blanks[width - 1::width]] == 10).all()):
         return None
-    if int(np.count_nonzero(raw[blanks] == 10)) != len(blanks) // width:
+    if int(np.count_nonzero(raw == 10)) != len(blanks) // width:
         return None
-    if not bool((np.diff(blanks) > 1).all()):
+    if bool((blank[1:] & blank[:-1]).any()):  # two blanks in a row
         return None
     starts = np.empty_like(blanks)
     starts[0] = 0

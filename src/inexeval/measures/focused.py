@@ -38,6 +38,7 @@ import numpy.typing as npt
 
 from inexeval import spans
 from inexeval.errors import InexevalError, MeasureError, RunError, warn
+from inexeval.formats.lines import BYTE_MASKS, word_view
 from inexeval.measures.registry import Family, Param, TopicContext, Value, register
 from inexeval.model import Assessments, Run, TopicAssessments, TopicRun
 from inexeval.model.run import RunParts, distinct_names, make_topic_run
@@ -79,12 +80,21 @@ class _Judged:
     names: dict[str, int]
     keys: IntArray
     rows: IntArray
+    sole: IntArray
+    """Row of each name judged in one topic only; -1 for a name several topics judge (found
+    in ``keys``)."""
+    packed: npt.NDArray[np.uint64]
+    """The names of 1 to 8 bytes as numbers (:func:`_packed_names`), sorted; ``packed_codes``
+    their codes."""
+    packed_codes: IntArray
     topic: IntArray
     rsize: IntArray
     length: IntArray
     bep: IntArray
     doc: IntArray
     """Row of each highlighted passage (``start``, ``end``), sorted by row."""
+    passages: IntArray
+    """Passages ``passages[r]:passages[r + 1]`` are those of row ``r``."""
     start: IntArray
     end: IntArray
     trel: IntArray
@@ -142,8 +152,14 @@ def _prepare(topics: Sequence[TopicAssessments]) -> _Judged:
         trel.append(int(rsize[positive].sum()))
         nrel.append(int(np.count_nonzero(positive)))
     topic = _joined(topic_of)
-    keys = topic * len(names) + _joined(codes)
+    name_of = _joined(codes)
+    keys = topic * len(names) + name_of
     order = np.argsort(keys, kind="stable")
+    sole = np.full(len(names), -1, dtype=np.int64)
+    once = np.bincount(name_of, minlength=len(names))[name_of] == 1
+    sole[name_of[once]] = np.flatnonzero(once)
+    packed, fits = _packed_names(list(names))
+    by_number = np.flatnonzero(fits)[np.argsort(packed[fits])]
     per_row = [h for of_topic in highlights for h in of_topic]
     passages = (np.concatenate(per_row).astype(np.int64).reshape(-1, 2) if per_row
                 else np.zeros((0, 2), dtype=np.int64))
@@ -151,8 +167,10 @@ def _prepare(topics: Sequence[TopicAssessments]) -> _Judged:
     start, end = passages[:, 0].copy(), passages[:, 1].copy()
     return _Judged(
         topics=tuple(a.topic for a in topics), names=names, keys=keys[order], rows=order,
-        topic=topic, rsize=_joined(rsizes), length=_joined(lengths), bep=_joined(beps),
-        doc=doc, start=start, end=end, trel=np.array(trel, dtype=np.int64),
+        sole=sole, packed=packed[by_number], packed_codes=by_number, topic=topic,
+        rsize=_joined(rsizes), length=_joined(lengths), bep=_joined(beps),
+        doc=doc, passages=np.searchsorted(doc, np.arange(len(per_row) + 1)), start=start,
+        end=end, trel=np.array(trel, dtype=np.int64),
         nrel=np.array(nrel, dtype=np.int64), highlighted=spans.Coverage(start, end, doc))
 
 
@@ -209,11 +227,12 @@ def _map_lines(judged: _Judged, parts: Sequence[tuple[int, TopicRun]]) -> _Lines
     if parts and all(len(run.codes) == len(run) for _, run in parts):
         # the reader numbered the documents: look each distinct name up once
         seen = joined("codes", np.int64)
-        names = np.full(int(seen.max()) + 1, None, dtype=object)
-        names[seen] = files
-        code = np.fromiter(map(judged.names.get, names, repeat(-1)), dtype=np.int64,
-                           count=len(names))[seen]
-        stride = max(n, len(names))
+        # a line of each code (any: a code's lines have one name); a code of a topic not
+        # scored here has no line, and its lookup (of line 0's name) goes unused
+        line_of = np.zeros(int(seen.max()) + 1, dtype=np.int64)
+        line_of[seen] = np.arange(n)
+        code = _name_codes(judged, files[line_of].tolist())[seen]
+        stride = max(n, len(line_of))
     else:
         seen = _first_seen(files)
         distinct = np.flatnonzero(seen == np.arange(n))
@@ -222,20 +241,55 @@ def _map_lines(judged: _Judged, parts: Sequence[tuple[int, TopicRun]]) -> _Lines
                                      dtype=np.int64, count=len(distinct))
         code = code[seen]
         stride = n
-    key = topic * len(judged.names) + code
-    known = code >= 0
     article = np.full(n, -1, dtype=np.int64)
-    if len(judged.keys):
-        at = np.minimum(np.searchsorted(judged.keys, key), len(judged.keys) - 1)
-        known &= judged.keys[at] == key
-        article[known] = judged.rows[at[known]]
-    doc = np.where(known, article, len(judged.rsize) + topic * stride + seen)
     relevant = np.zeros(n, dtype=bool)
-    relevant[known] = judged.rsize[article[known]] > 0
+    if len(judged.keys):
+        # most names are judged in one topic: their row at once, a search for the others
+        sole = judged.sole[np.maximum(code, 0)]
+        article = np.where((code >= 0) & (judged.topic[sole] == topic), sole, -1)
+        several = np.flatnonzero((code >= 0) & (sole < 0))
+        if len(several):
+            key = topic[several] * len(judged.names) + code[several]
+            at = np.minimum(np.searchsorted(judged.keys, key), len(judged.keys) - 1)
+            found = judged.keys[at] == key
+            article[several[found]] = judged.rows[at[found]]
+        relevant = (article >= 0) & (judged.rsize[article] > 0)
+    known = article >= 0
+    doc = np.where(known, article, len(judged.rsize) + topic * stride + seen)
     start = np.where(missing, NONEXISTENT_OFFSET, offsets)
     end = np.where(missing, NONEXISTENT_OFFSET, offsets + lengths)
     return _Lines(topic, np.concatenate(([0], np.cumsum(sizes))), present, article, doc,
                   relevant, start, end, missing, joined("lines", np.int64), files, stride)
+
+
+def _packed_names(names: list[str]) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.bool_]]:
+    """Each name's UTF-8 bytes as one big-endian number, and which names it holds whole (1 to 8
+    bytes, none zero: equal numbers are then equal names)."""
+    text = "\n".join(names).encode("utf-8", "surrogatepass") + b"\n"
+    raw = np.frombuffer(text, dtype=np.uint8)
+    ends = np.flatnonzero(raw == 10)
+    if len(ends) != len(names) or bool((raw == 0).any()):  # a name holds a line feed or a zero
+        return np.zeros(len(names), dtype=np.uint64), np.zeros(len(names), dtype=bool)
+    widths = np.diff(ends, prepend=-1) - 1
+    packed = word_view(text)[ends].astype(np.uint64) & BYTE_MASKS[np.minimum(widths, 8)]
+    return packed, (widths >= 1) & (widths <= 8)
+
+
+def _name_codes(judged: _Judged, names: list[str]) -> IntArray:
+    """The code of each name in ``judged.names``, -1 for a name not judged.
+
+    Short names are found as numbers among the judged names' (a binary search in a compact
+    array, where the names' dict is probed at random and its strings compared), others in the
+    dict."""
+    packed, fits = _packed_names(names)
+    code = np.full(len(names), -1, dtype=np.int64)
+    if len(judged.packed):
+        at = np.minimum(np.searchsorted(judged.packed, packed), len(judged.packed) - 1)
+        found = fits & (judged.packed[at] == packed)
+        code[found] = judged.packed_codes[at[found]]
+    for i in np.flatnonzero(~fits).tolist():
+        code[i] = judged.names.get(names[i], -1)
+    return code
 
 
 def _first_seen(names: npt.NDArray[np.object_]) -> IntArray:
@@ -253,8 +307,23 @@ def _distinct(values: IntArray) -> IntArray:
 def _relevant_chars(judged: _Judged, lines: _Lines, sel: npt.NDArray[np.bool_]) -> IntArray:
     """``rel`` of spec §15.4 for the selected lines (0 elsewhere)."""
     rel = np.zeros(len(lines.doc), dtype=np.int64)
-    if sel.any():
-        rel[sel] = judged.highlighted(lines.start[sel], lines.end[sel], lines.doc[sel])
+    picked = np.flatnonzero(sel)
+    if len(picked) == 0:
+        return rel
+    docs, starts, ends = lines.doc[picked], lines.start[picked], lines.end[picked]
+    first = judged.passages[docs]
+    counts = judged.passages[docs + 1] - first
+    pairs = int(counts.sum())
+    if pairs > 8 * len(picked):
+        # articles with many passages: two binary searches per line cost less than the pairs
+        rel[picked] = judged.highlighted(starts, ends, docs)
+        return rel
+    # every line against each passage of its article, the overlaps summed per line
+    line = np.repeat(np.arange(len(picked)), counts)
+    passage = np.arange(pairs) + np.repeat(first - (np.cumsum(counts) - counts), counts)
+    overlap = (np.minimum(ends[line], judged.end[passage])
+               - np.maximum(starts[line], judged.start[passage]))
+    rel[picked] = np.bincount(line, weights=np.maximum(overlap, 0), minlength=len(picked))
     return rel
 
 

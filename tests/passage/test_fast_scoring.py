@@ -1,0 +1,72 @@
+"""The shortcuts of the character tasks' scoring (issue 12) give what the plain definitions give:
+the judged row of each run line (most names judged by one topic, some by several), and the
+relevant characters of a line, each judged passage of its article counted on its own (spec
+§15.4) whether the article has few passages or many."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from inexeval.formats.fol import read_fol_qrels, read_fol_run
+from inexeval.measures import focused
+
+passage = st.tuples(st.integers(0, 120), st.integers(1, 40))
+judgement = st.tuples(st.sampled_from(["1", "2", "3"]), st.sampled_from(["a", "b", "c", "d"]),
+                      st.lists(passage, max_size=12))
+result = st.tuples(st.sampled_from(["1", "2", "3", "4"]),
+                   st.sampled_from(["a", "b", "c", "d", "e"]), st.integers(0, 150),
+                   st.integers(1, 60), st.booleans())
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(judgement, min_size=1, max_size=10), st.lists(result, min_size=1, max_size=30))
+def test_lines_find_their_rows_and_relevant_characters(
+        tmp_path_factory: pytest.TempPathFactory,
+        judged: list[tuple[str, str, list[tuple[int, int]]]],
+        returned: list[tuple[str, str, int, int, bool]]) -> None:
+    folder = tmp_path_factory.mktemp("s")
+    given_spans: dict[tuple[str, str], list[tuple[int, int]]] = {}
+    for topic, name, passages in judged:
+        spans = given_spans.setdefault((topic, name), [])
+        spans.extend(p for p in dict.fromkeys(passages) if p not in spans)
+    (folder / "q.txt").write_text("".join(
+        f"{t} Q0 {n} {sum(size for _, size in spans)} 200"
+        + (" 0 " + " ".join(f"{s}:{size}" for s, size in spans) if spans else "") + "\n"
+        for (t, n), spans in given_spans.items()))
+    ordered = sorted(returned, key=lambda r: r[0])
+    (folder / "r.run").write_text("".join(
+        f"{t} Q0 {n} {i + 1} 1.0 r {'X' if gone else s} {size}\n"
+        for i, (t, n, s, size, gone) in enumerate(ordered)))
+    qrels, run = read_fol_qrels(folder / "q.txt"), read_fol_run(folder / "r.run")
+    judged_rows = focused._judged(qrels)
+    lines = focused._map_lines(judged_rows, [(t, run.topics[topic]) for t, topic
+                                             in enumerate(judged_rows.topics)
+                                             if topic in run.topics])
+    names = list(judged_rows.names)
+    width = len(names)
+    row_of = {(judged_rows.topics[key // width], names[key % width]): row
+              for key, row in zip(judged_rows.keys.tolist(), judged_rows.rows.tolist())}
+    kept = [r for r in ordered if r[0] in judged_rows.topics]
+    assert lines.article.tolist() == [row_of.get((t, n), -1) for t, n, *_ in kept]
+    selected = lines.relevant & ~lines.missing
+    relevant = focused._relevant_chars(judged_rows, lines, selected)
+    for i, (t, n, s, size, _) in enumerate(kept):
+        spans = [(a, a + b) for a, b in given_spans.get((t, n), [])]
+        want = sum(max(0, min(s + size, e) - max(s, a)) for a, e in spans) if selected[i] else 0
+        assert relevant[i] == want
+
+
+def test_an_article_with_many_passages_is_searched(tmp_path: Path) -> None:
+    spans = " ".join(f"{10 * k}:5" for k in range(20))
+    (tmp_path / "q.txt").write_text(f"1 Q0 a 100 300 0 {spans}\n")
+    (tmp_path / "r.run").write_text("1 Q0 a 1 1.0 r 3 40\n1 Q0 a 2 1.0 r 52 100\n")
+    qrels, run = read_fol_qrels(tmp_path / "q.txt"), read_fol_run(tmp_path / "r.run")
+    judged = focused._judged(qrels)
+    lines = focused._map_lines(judged, [(0, run.topics["1"])])
+    want = [sum(max(0, min(e, 10 * k + 5) - max(s, 10 * k)) for k in range(20))
+            for s, e in ((3, 43), (52, 152))]
+    assert focused._relevant_chars(judged, lines, lines.relevant).tolist() == want
