@@ -308,8 +308,8 @@ class _Outcome:
 
 
 def _evaluate(job: _Job, path: str) -> _Outcome:
-    """Read, evaluate and release one run (a FOL run in a file a group of topics at a time:
-    memory bounded by a part, not by the run); its warnings are kept to be printed in run
+    """Read, evaluate and release one run (a FOL or TREC run in a file a group of topics at a
+    time: memory bounded by a part, not by the run); its warnings are kept to be printed in run
     order."""
     import warnings
 
