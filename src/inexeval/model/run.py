@@ -123,6 +123,24 @@ def make_topic_run(
     )
 
 
+def _read_only(array: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    array.flags.writeable = False
+    return array
+
+
+_NO_NAMES = _read_only(np.zeros(0, dtype=object))
+_NO_INTEGERS = _read_only(np.zeros(0, dtype=np.int64))
+_NO_SCORES = _read_only(np.zeros(0, dtype=np.float64))
+_NO_FLAGS = _read_only(np.zeros(0, dtype=bool))
+
+
+def empty_topic_run(topic: str) -> TopicRun:
+    """A :class:`TopicRun` without results (``make_topic_run(topic, [])``), its empty arrays
+    shared and read-only: a run's outline has one per topic."""
+    return TopicRun(topic, _NO_NAMES, _NO_NAMES, _NO_INTEGERS, _NO_INTEGERS, _NO_INTEGERS,
+                    _NO_SCORES, _NO_INTEGERS, _NO_FLAGS, _NO_INTEGERS)
+
+
 @dataclass(frozen=True, eq=False)
 class Run(Mapping[str, TopicRun]):
     """A run: its name, the kind of its results and one :class:`TopicRun` per topic, in the order
@@ -169,7 +187,7 @@ class RunParts:
     def outline(self) -> Run:
         """The run read, its results left out: name, kind, source, its topics in file order
         (each without results) and ``meta["run_ids"]``."""
-        return Run(self.name, self.kind, {topic: make_topic_run(topic, []) for topic in self.sizes},
+        return Run(self.name, self.kind, {topic: empty_topic_run(topic) for topic in self.sizes},
                    self.source, {"run_ids": dict(self.run_ids)})
 
 
