@@ -9,7 +9,7 @@ source ``lines``. :meth:`TopicRun.ordered` applies the ordering convention of DE
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -18,6 +18,25 @@ import numpy as np
 import numpy.typing as npt
 
 RESULT_KINDS = ("element", "passage", "document")
+
+Scores = Callable[[], npt.NDArray[np.float64]]
+"""Scores read on first use: a reader may give ``TopicRun.rsv`` so (the official tasks never
+use scores, and reading them costs as much as reading the rest of a line)."""
+
+
+class _Rsv:
+    """``TopicRun.rsv``: an array, or :data:`Scores` called once, on first use."""
+
+    def __get__(self, run: TopicRun | None, owner: type | None = None) -> npt.NDArray[np.float64]:
+        if run is None:
+            raise AttributeError("rsv")  # a dataclass field without a default
+        value: npt.NDArray[np.float64] | Scores = run.__dict__["rsv"]
+        if callable(value):
+            value = run.__dict__["rsv"] = value()
+        return value
+
+    def __set__(self, run: TopicRun, value: npt.NDArray[np.float64] | Scores) -> None:
+        run.__dict__["rsv"] = value
 
 
 @dataclass(frozen=True, eq=False)
@@ -30,8 +49,10 @@ class TopicRun:
     offsets: npt.NDArray[np.int64]
     lengths: npt.NDArray[np.int64]
     ranks: npt.NDArray[np.int64]
-    rsv: npt.NDArray[np.float64]
-    lines: npt.NDArray[np.int64]
+    rsv: _Rsv = _Rsv()
+    """The scores; a reader may give them as :data:`Scores`, read on first use."""
+    # _Rsv gives no default (mypy takes any descriptor for one)
+    lines: npt.NDArray[np.int64]  # type: ignore[misc]
     missing: npt.NDArray[np.bool_] = field(default_factory=lambda: np.zeros(0, dtype=bool))
     codes: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     """A reader's run-wide number for each document (equal names, equal numbers), or empty:
