@@ -16,8 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from inexeval import spans
-from inexeval.errors import FormatError, RunError
-from inexeval.formats import detect, fol, inex_assessments, source, submission
+from inexeval.errors import FormatError, InexevalWarning, RunError
+from inexeval.formats import detect, fol, inex_assessments, lines, source, submission
 from inexeval.formats.lines import (
     Table,
     _general_fields,
@@ -151,6 +151,62 @@ def test_printed_scores_take_the_short_path() -> None:
     assert read.all()
     assert values.tolist() == [float(f) for f in fields]
     assert math.copysign(1, values[6]) == -1
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.one_of(score_text, st.text(alphabet="0123456789.eE+-", min_size=1,
+                                              max_size=20)), min_size=1, max_size=40),
+       st.integers(1, 9))
+def test_printed_scores_read_later_are_the_floats_read_now(fields: list[str], indent: int
+                                                           ) -> None:
+    """Scores kept as printed and read on first use (also cut and joined as a reader does) are
+    the floats read at once, NaN where not finite; a field surely finite is finite."""
+    text = "".join(f"{'x' * indent} {f}\n" for f in fields).encode()
+    table = Table(text, 1, "f", 2, "two")
+    floats, not_numbers = table.floats(1)
+    expected = np.where(not_numbers | ~np.isfinite(floats), math.nan, floats)
+    printed, unread = table.printed_scores(1)
+    assert unread.tolist() == (not_numbers | ~np.isfinite(floats)).tolist()
+    assert printed().tobytes() == expected.tobytes()
+    half = len(fields) // 2
+    rejoined = lines.PrintedScores.joined([printed[half:], printed[:half]])
+    assert rejoined().tobytes() == np.concatenate((expected[half:], expected[:half])).tobytes()
+    starts, ends = table.starts[:, 1], table.ends[:, 1]
+    first = table.raw[starts]
+    words = word_view(text)
+    sure = lines.surely_finite(words[ends - 8].astype(np.uint64), words[ends].astype(np.uint64),
+                               ends - starts, (first == 43) | (first == 45))
+    for field, surely in zip(fields, sure.tolist()):
+        if surely:
+            assert math.isfinite(float(field)), field
+
+
+def test_common_printed_scores_are_surely_finite() -> None:
+    fields = ["-1.8119572e-05", "12.345", "7", "-0.0001015662", ".5", "5.", "-0", "1E+99",
+              "+1234567890.12345"]
+    table = Table("".join(f"x {f}\n" for f in fields).encode(), 1, "f", 2, "two")
+    printed, unread = table.printed_scores(1)
+    assert not unread.any()
+    assert printed().tolist() == [float(f) for f in fields]
+    for odd in ["1e999", ".", "1.2.3", "-", "e+05", "1e+5x", "nan", "1_0", "12345678901234567"]:
+        table = Table(f"x {odd}\n".encode(), 1, "f", 2, "two")
+        starts, ends = table.starts[:, 1], table.ends[:, 1]
+        words = table._word_view()
+        assert not lines.surely_finite(words[np.maximum(ends - 8, 0)].astype(np.uint64),
+                                       words[ends].astype(np.uint64), ends - starts,
+                                       np.zeros(1, dtype=bool)).any(), odd
+
+
+def test_a_run_reads_its_scores_on_first_use(tmp_path: Path) -> None:
+    path = tmp_path / "r.fol"
+    path.write_text("1 Q0 a 1 0.5 r 0 10\n1 Q0 b 2 1e999 r 0 10\n2 Q0 a 1 "
+                    "0.12345678901234567890123 r 0 10\n")
+    with pytest.warns(InexevalWarning, match=r"r.fol:2: 1 score\(s\) are not finite"):
+        run = fol.read_fol_run(path)
+    assert callable(run["1"].__dict__["rsv"])
+    assert run["1"].rsv.tolist()[0] == 0.5 and math.isnan(run["1"].rsv[1])
+    assert run["2"].rsv.tolist() == [0.12345678901234567890123]
+    assert run["1"].__dict__["rsv"] is run["1"].rsv
 
 
 # --- FOL runs: documents numbered by the reader ----------------------------------------------

@@ -29,7 +29,7 @@ import numpy.typing as npt
 
 from inexeval.errors import FormatError, RunError, shown, warn
 from inexeval.formats import source as sources
-from inexeval.formats.lines import MAX_DIGITS, Table, field_bounds, gathered
+from inexeval.formats.lines import MAX_DIGITS, PrintedScores, Table, field_bounds, gathered
 from inexeval.formats.source import Source, TopicResumed, opened
 from inexeval.model import Assessments, Run, TopicAssessments, TopicRun
 from inexeval.model.assessments import build_topic
@@ -263,7 +263,8 @@ class _RunColumns:
         self.file_codes: list[npt.NDArray[np.int64]] = []
         self.files: list[npt.NDArray[np.object_]] = []
         self.arrays: dict[str, list[npt.NDArray[Any]]] = {
-            k: [] for k in ("offsets", "lengths", "ranks", "rsv", "lines", "missing")}
+            k: [] for k in ("offsets", "lengths", "ranks", "lines", "missing")}
+        self.scores: list[PrintedScores] = []
         self.last_run_id: dict[int, str] = {}
         self.unscored: tuple[int, int | None] = (0, None)
         self.size = 0
@@ -307,18 +308,19 @@ class _RunColumns:
         for row in np.flatnonzero(missing).tolist():
             written = table.field(row, 7).decode("utf-8")
             lengths[row] = int(written) if _INTEGER.fullmatch(written) and len(written) < 16 else 0
-        ranks, rsv, unread = table.ranks_and_scores()
+        ranks = table.ranks()
+        scores, unread = table.printed_scores(4)
         if unread.any():
             count, first = self.unscored
             row = int(np.argmax(unread))
             self.unscored = (count + int(unread.sum()), first or int(table.numbers[row]))
-            rsv[unread] = np.nan
         files, file_codes = self.documents(table)
         self.files.append(files)
         self.file_codes.append(file_codes)
         for key, values in (("offsets", offsets), ("lengths", lengths), ("ranks", ranks),
-                            ("rsv", rsv), ("lines", table.numbers), ("missing", missing)):
+                            ("lines", table.numbers), ("missing", missing)):
             self.arrays[key].append(values)
+        self.scores.append(scores)
         self.size += n
 
     def warn_unscored(self, name: str) -> None:
@@ -350,8 +352,8 @@ class _RunColumns:
         if held[-1] - held[0] + 1 != len(held):  # the last topic resumes after others
             raise TopicResumed(name)
         out = ~keep
-        arrays, files, file_codes, _ = joined
-        part = self._built(name, {k: v[out] for k, v in arrays.items()}, files[out],
+        arrays, scores, files, file_codes, _ = joined
+        part = self._built(name, {k: v[out] for k, v in arrays.items()}, scores[out], files[out],
                            file_codes[out], codes[out])
         given = np.zeros(len(self.topic_code_of), dtype=bool)
         given[:len(self.given)] = self.given
@@ -359,6 +361,7 @@ class _RunColumns:
         self.given = given
         for key, values in arrays.items():
             self.arrays[key] = [values[keep]]
+        self.scores = [scores[keep]]
         self.files, self.file_codes = [files[keep]], [file_codes[keep]]
         self.topic_codes = [codes[keep]]
         self.size = len(held)
@@ -376,20 +379,23 @@ class _RunColumns:
         """Every line held, as a run."""
         if self.size == 0:
             return Run("", "passage", {}, source=name, meta={"run_ids": {}})
-        arrays, files, file_codes, codes = self._joined()
-        return self._built(name, arrays, files, file_codes, codes)
+        return self._built(name, *self._joined())
 
     def topic_names(self) -> list[str]:
         return list(self.topic_code_of)
 
-    def _joined(self) -> tuple[dict[str, npt.NDArray[Any]], npt.NDArray[np.object_],
-                               npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    def _joined(self) -> tuple[dict[str, npt.NDArray[Any]], PrintedScores,
+                               npt.NDArray[np.object_], npt.NDArray[np.int64],
+                               npt.NDArray[np.int64]]:
         # one column at a time, each block's pieces released as soon as they are joined: the
         # peak is the lines held plus one column, not twice them
         arrays = {k: _joined(self.arrays[k]) for k in list(self.arrays)}
-        return arrays, _joined(self.files), _joined(self.file_codes), _joined(self.topic_codes)
+        scores = PrintedScores.joined(self.scores)
+        self.scores = []
+        return (arrays, scores, _joined(self.files), _joined(self.file_codes),
+                _joined(self.topic_codes))
 
-    def _built(self, name: str, arrays: dict[str, npt.NDArray[Any]],
+    def _built(self, name: str, arrays: dict[str, npt.NDArray[Any]], scores: PrintedScores,
                files: npt.NDArray[np.object_], file_codes: npt.NDArray[np.int64],
                codes: npt.NDArray[np.int64]) -> Run:
         """The lines given (in file order) grouped by topic into a run; a topic that resumes
@@ -416,7 +422,7 @@ class _RunColumns:
             names[code]: TopicRun(
                 topic=names[code], files=files[take], paths=no_paths[take],
                 offsets=arrays["offsets"][take], lengths=arrays["lengths"][take],
-                ranks=arrays["ranks"][take], rsv=arrays["rsv"][take], lines=arrays["lines"][take],
+                ranks=arrays["ranks"][take], rsv=scores[take], lines=arrays["lines"][take],
                 missing=arrays["missing"][take], codes=file_codes[take])
             for code, take in zip(order_codes, takes)}
         run_ids = {names[code]: self.last_run_id[code] for code in order_codes}
@@ -478,7 +484,8 @@ def read_fol_run(path: str | Path | Source) -> Run:
     non-existent passages (``missing``, offset -1, length as written when an integer, else 0);
     any other negative offset, a length below 1, a negative or non-integer rank are errors. A
     score that is not a finite number is NaN, with one warning (the official tasks use the file
-    order, and ranks order the run otherwise). The run's name is the run-id field of the last
+    order, and ranks order the run otherwise); scores are kept as printed and read on first use
+    of ``rsv`` (:class:`inexeval.formats.lines.PrintedScores`), the warning given at once. The run's name is the run-id field of the last
     line; ``meta["run_ids"]`` maps each topic to the run id of its last line (the official
     header shows that of the last line of an assessed topic). A topic whose lines come in
     several blocks is grouped (with a warning; the official tool mis-scores such a topic,

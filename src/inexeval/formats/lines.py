@@ -81,9 +81,7 @@ class Table:
     def words(self, ends: npt.NDArray[np.intp]) -> npt.NDArray[np.uint64]:
         """The 8 bytes before each of ``ends`` as a big-endian integer (zero bytes before the
         block's start): with :data:`BYTE_MASKS`, a field of up to 8 bytes as one number."""
-        if self._words is None:
-            self._words = word_view(self.block)
-        return self._words[ends].astype(np.uint64)
+        return self._word_view()[ends].astype(np.uint64)
 
     def keys(self, column: int) -> npt.NDArray[np.uint64] | None:
         """Each field of the column as one number, equal fields equal numbers (the bytes, as a
@@ -142,40 +140,52 @@ class Table:
     def ranks_and_scores(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64],
                                         npt.NDArray[np.bool_]]:
         """Fields 4 and 5 of a run line (``topic Q0 doc rank score ...``): the ranks
-        (non-negative integers, an error otherwise), the scores and the rows whose score is not
-        a finite number."""
+        (:meth:`ranks`), the scores and the rows whose score is not a finite number."""
+        scores, unread = self.floats(4)
+        return self.ranks(), scores, unread | ~np.isfinite(scores)
+
+    def ranks(self) -> npt.NDArray[np.int64]:
+        """Field 4 of a run line: non-negative integers (an error otherwise)."""
         ranks = self.integers(3, "rank")
         if (ranks < 0).any():
             raise self.fail(int(np.argmax(ranks < 0)), 3, "is a negative rank")
-        scores, unread = self.floats(4)
-        return ranks, scores, unread | ~np.isfinite(scores)
+        return ranks
 
     def floats(self, column: int) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_]]:
         """The column as floats, exactly as ``float()`` reads them, and which rows are not
         numbers (NaN there; underscores and hexadecimal are not numbers here)."""
+        return decimal_values(self.raw, self._word_view(), self.starts[:, column],
+                              self.ends[:, column])
+
+    def printed_scores(self, column: int) -> tuple[PrintedScores, npt.NDArray[np.bool_]]:
+        """The column as :class:`PrintedScores` (read on first use), and which rows are not
+        finite numbers: a field of a common printed form is finite for sure
+        (:func:`surely_finite`), any other is read now."""
+        starts, ends = self.starts[:, column], self.ends[:, column]
+        words = self._word_view()
+        records = np.empty((len(self), 2), dtype=np.uint64)
+        records[:, 0] = words[np.maximum(ends - 8, 0)]
+        records[:, 1] = words[ends]
+        widths = ends - starts
+        first = self.raw[np.minimum(starts, len(self.raw) - 1)]
+        signed = (first == 43) | (first == 45)
+        unsure = np.flatnonzero(~surely_finite(records[:, 0], records[:, 1], widths, signed))
+        unread = np.zeros(len(self), dtype=bool)
+        if len(unsure) == 0:
+            return PrintedScores(records, widths.astype(np.uint8)), unread
+        values, not_numbers = decimal_values(self.raw, words, starts[unsure], ends[unsure])
+        unread[unsure] = not_numbers | ~np.isfinite(values)
+        long = unsure[widths[unsure] > PrintedScores.WIDEST]
+        if len(long):  # the value itself is kept, in place of the printed bytes
+            values[unread[unsure]] = math.nan
+            kept = values[widths[unsure] > PrintedScores.WIDEST]
+            records[long, 1] = kept.view(np.uint64)
+        return PrintedScores(records, np.minimum(widths, PrintedScores.LONG).astype(np.uint8)), unread
+
+    def _word_view(self) -> npt.NDArray[np.uint64]:
         if self._words is None:
             self._words = word_view(self.block)
-        values, read = short_decimals(self.raw, self._words, self.starts[:, column],
-                                      self.ends[:, column])
-        unread = np.zeros(len(self), dtype=bool)
-        if bool(read.all()):
-            return values, unread
-        rest = ~read
-        text = self.joined(column, ord(" "), rest)
-        if b"_" not in text and b"x" not in text and b"X" not in text:
-            try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", DeprecationWarning)
-                    others = np.fromstring(text, dtype=np.float64, sep=" ")
-                if len(others) == int(rest.sum()):
-                    values[rest] = others
-                    return values, unread
-            except ValueError:
-                pass
-        parsed = [_float(v) for v in text.split()]
-        unread[rest] = [v is None for v in parsed]
-        values[rest] = [math.nan if v is None else v for v in parsed]
-        return values, unread
+        return self._words
 
     def padded_rows(self, column: int,
                     rows: npt.NDArray[np.bool_] | None = None) -> npt.NDArray[np.uint8]:
@@ -328,6 +338,122 @@ def short_decimals(raw: npt.NDArray[np.uint8], words: npt.NDArray[np.uint64],
     values[negative] *= -1
     values[~read] = 0
     return values, read
+
+
+def decimal_values(raw: npt.NDArray[np.uint8], words: npt.NDArray[np.uint64],
+                   starts: npt.NDArray[np.intp], ends: npt.NDArray[np.intp]) -> tuple[
+                       npt.NDArray[np.float64], npt.NDArray[np.bool_]]:
+    """The decimals written in ``raw[starts:ends]`` (``words`` is :func:`word_view` of
+    ``raw``), exactly as ``float()`` reads them, and which fields are not numbers (NaN there;
+    underscores and hexadecimal are not numbers here)."""
+    values, read = short_decimals(raw, words, starts, ends)
+    unread = np.zeros(len(starts), dtype=bool)
+    if bool(read.all()):
+        return values, unread
+    rest = ~read
+    text = gathered(raw, starts[rest], ends[rest], ord(" "))
+    if b"_" not in text and b"x" not in text and b"X" not in text:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DeprecationWarning)
+                others = np.fromstring(text, dtype=np.float64, sep=" ")
+            if len(others) == int(rest.sum()):
+                values[rest] = others
+                return values, unread
+        except ValueError:
+            pass
+    parsed = [_float(v) for v in text.split()]
+    unread[rest] = [v is None for v in parsed]
+    values[rest] = [math.nan if v is None else v for v in parsed]
+    return values, unread
+
+
+_DIGIT_GAP = np.uint64(0x7676767676767676)
+
+
+def _non_digits(words: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint64]:
+    """The high bit of each byte of ``words`` that is not an ASCII digit (exact: no carry
+    between bytes)."""
+    other = words ^ _ZEROS
+    found: npt.NDArray[np.uint64] = (((other & _LOW_SEVEN) + _DIGIT_GAP) | other) & HIGH_BITS
+    return found
+
+
+_EXPONENT = np.uint64(0xFFFF0000)
+_EXPONENT_MARKS = (np.uint64(0x652B0000), np.uint64(0x652D0000))  # "e+", "e-"
+_LOWER = np.uint64(0x20000000)
+
+
+def surely_finite(head: npt.NDArray[np.uint64], tail: npt.NDArray[np.uint64],
+                  widths: npt.NDArray[np.intp], signed: npt.NDArray[np.bool_]
+                  ) -> npt.NDArray[np.bool_]:
+    """Which fields (their last 16 bytes as two big-endian words ``head`` and ``tail``, their
+    ``widths``, whether they start with a sign) are for sure finite numbers as ``float()``
+    reads them: at most 16 bytes, an optional sign, digits with at most one point (at least one
+    digit), then optionally ``e`` or ``E``, a sign and two digits (below 10^16 times 10^99).
+    False says nothing: the field is to be read."""
+    ends_low = tail & np.uint64(0xFFFFFFFF)
+    marks = (ends_low | _LOWER) & _EXPONENT
+    scaled = (((widths - signed) >= 5)
+              & ((marks == _EXPONENT_MARKS[0]) | (marks == _EXPONENT_MARKS[1]))
+              & ((_non_digits(ends_low) & np.uint64(0x8080)) == 0))
+    body = widths - signed  # the bytes after the sign, counted from the end
+    exponent = np.where(scaled, 4, 0)
+    in_tail = BYTE_MASKS[np.minimum(body, 8)] & ~BYTE_MASKS[exponent]
+    in_head = BYTE_MASKS[np.clip(body - 8, 0, 8)]
+    tail_points, head_points = _points(tail) & in_tail, _points(head) & in_head
+    one = np.uint64(1)
+    sure: npt.NDArray[np.bool_] = ((widths <= 16) & ((_non_digits(tail) & in_tail) == tail_points)
+            & ((_non_digits(head) & in_head) == head_points)
+            & ((tail_points & (tail_points - one)) == 0)
+            & ((head_points & (head_points - one)) == 0)
+            & ((tail_points == 0) | (head_points == 0))
+            & (body - exponent >= 1 + ((tail_points | head_points) != 0)))
+    return sure
+
+
+class PrintedScores:
+    """Scores as printed, read as floats on first use (:data:`inexeval.model.run.Scores`): the
+    last 16 bytes of each field (two words read big-endian, the field at their end) and its
+    width;
+    a wider field's value is read at once and kept in the second word (width :attr:`LONG`).
+    Rows are cut with ``[]`` and blocks joined with :meth:`joined`, like arrays."""
+
+    WIDEST = 16
+    LONG = 255
+
+    def __init__(self, records: npt.NDArray[np.uint64], widths: npt.NDArray[np.uint8]) -> None:
+        self.records = records
+        self.widths = widths
+
+    def __len__(self) -> int:
+        return len(self.widths)
+
+    def __getitem__(self, rows: Any) -> PrintedScores:
+        return PrintedScores(self.records[rows], self.widths[rows])
+
+    @staticmethod
+    def joined(parts: list[PrintedScores]) -> PrintedScores:
+        if len(parts) == 1:
+            return parts[0]
+        return PrintedScores(np.concatenate([p.records for p in parts]),
+                             np.concatenate([p.widths for p in parts]))
+
+    def __call__(self) -> npt.NDArray[np.float64]:
+        """The scores, NaN where not a finite number (the reader warned of them)."""
+        n = len(self)
+        text = self.records.astype(">u8").tobytes() + b" "  # a byte after the last field
+        raw = np.frombuffer(text, dtype=np.uint8)
+        long = self.widths > self.WIDEST
+        ends = np.arange(1, n + 1, dtype=np.intp) * 16
+        starts = ends - self.widths
+        values = np.empty(n, dtype=np.float64)
+        short = ~long
+        read, unread = decimal_values(raw, word_view(text), starts[short], ends[short])
+        read[unread | ~np.isfinite(read)] = math.nan
+        values[short] = read
+        values[long] = self.records[long, 1].view(np.float64)
+        return values
 
 
 def integer_values(raw: npt.NDArray[np.uint8], starts: npt.NDArray[np.intp],

@@ -77,6 +77,8 @@ class _Judged:
     """
 
     topics: tuple[str, ...]
+    row_of: dict[str, int]
+    """Position of each topic in ``topics``."""
     names: dict[str, int]
     keys: IntArray
     rows: IntArray
@@ -166,7 +168,8 @@ def _prepare(topics: Sequence[TopicAssessments]) -> _Judged:
     doc = np.repeat(np.arange(len(per_row)), [len(h) for h in per_row])
     start, end = passages[:, 0].copy(), passages[:, 1].copy()
     return _Judged(
-        topics=tuple(a.topic for a in topics), names=names, keys=keys[order], rows=order,
+        topics=tuple(a.topic for a in topics),
+        row_of={a.topic: t for t, a in enumerate(topics)}, names=names, keys=keys[order], rows=order,
         sole=sole, packed=packed[by_number], packed_codes=by_number, topic=topic,
         rsize=_joined(rsizes), length=_joined(lengths), bep=_joined(beps),
         doc=doc, passages=np.searchsorted(doc, np.arange(len(per_row) + 1)), start=start,
@@ -706,7 +709,7 @@ class _InputNotes:
     beyond_line: int | None = None
 
     def note(self, judged: _Judged, lines: _Lines, run: Run) -> None:
-        unknown = [t for t in run if t not in judged.topics]
+        unknown = [t for t in run if t not in judged.row_of]
         if unknown:
             self.unknown += unknown
             first = min(int(run[t].lines[0]) for t in unknown)
@@ -799,7 +802,6 @@ def _parts_scores(qrels: Assessments, parts: Iterable[Run], settings: TaskSettin
         return (_run_scores(qrels, run, settings),
                 {topic: len(results) for topic, results in run.items()})
     judged = _judged(qrels)
-    row_of = {topic: t for t, topic in enumerate(judged.topics)}
     notes = _InputNotes()
     sizes: dict[str, int] = {}
     values = curves = None
@@ -813,7 +815,7 @@ def _parts_scores(qrels: Assessments, parts: Iterable[Run], settings: TaskSettin
         if values is None or curves is None:
             values, curves = scored.values, scored.curves
             continue
-        rows = [row_of[topic] for topic in part if topic in row_of]
+        rows = [judged.row_of[topic] for topic in part if topic in judged.row_of]
         if rows:  # the arrays are the scoring's own
             values[rows] = scored.values[rows]
             curves[rows] = scored.curves[rows]

@@ -9,7 +9,7 @@ source ``lines``. :meth:`TopicRun.ordered` applies the ordering convention of DE
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -18,6 +18,25 @@ import numpy as np
 import numpy.typing as npt
 
 RESULT_KINDS = ("element", "passage", "document")
+
+Scores = Callable[[], npt.NDArray[np.float64]]
+"""Scores read on first use: a reader may give ``TopicRun.rsv`` so (the official tasks never
+use scores, and reading them costs as much as reading the rest of a line)."""
+
+
+class _Rsv:
+    """``TopicRun.rsv``: an array, or :data:`Scores` called once, on first use."""
+
+    def __get__(self, run: TopicRun | None, owner: type | None = None) -> npt.NDArray[np.float64]:
+        if run is None:
+            raise AttributeError("rsv")  # a dataclass field without a default
+        value: npt.NDArray[np.float64] | Scores = run.__dict__["rsv"]
+        if callable(value):
+            value = run.__dict__["rsv"] = value()
+        return value
+
+    def __set__(self, run: TopicRun, value: npt.NDArray[np.float64] | Scores) -> None:
+        run.__dict__["rsv"] = value
 
 
 @dataclass(frozen=True, eq=False)
@@ -30,8 +49,10 @@ class TopicRun:
     offsets: npt.NDArray[np.int64]
     lengths: npt.NDArray[np.int64]
     ranks: npt.NDArray[np.int64]
-    rsv: npt.NDArray[np.float64]
-    lines: npt.NDArray[np.int64]
+    rsv: _Rsv = _Rsv()
+    """The scores; a reader may give them as :data:`Scores`, read on first use."""
+    # _Rsv gives no default (mypy takes any descriptor for one)
+    lines: npt.NDArray[np.int64]  # type: ignore[misc]
     missing: npt.NDArray[np.bool_] = field(default_factory=lambda: np.zeros(0, dtype=bool))
     codes: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     """A reader's run-wide number for each document (equal names, equal numbers), or empty:
@@ -123,6 +144,24 @@ def make_topic_run(
     )
 
 
+def _read_only(array: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    array.flags.writeable = False
+    return array
+
+
+_NO_NAMES = _read_only(np.zeros(0, dtype=object))
+_NO_INTEGERS = _read_only(np.zeros(0, dtype=np.int64))
+_NO_SCORES = _read_only(np.zeros(0, dtype=np.float64))
+_NO_FLAGS = _read_only(np.zeros(0, dtype=bool))
+
+
+def empty_topic_run(topic: str) -> TopicRun:
+    """A :class:`TopicRun` without results (``make_topic_run(topic, [])``), its empty arrays
+    shared and read-only: a run's outline has one per topic."""
+    return TopicRun(topic, _NO_NAMES, _NO_NAMES, _NO_INTEGERS, _NO_INTEGERS, _NO_INTEGERS,
+                    _NO_SCORES, _NO_INTEGERS, _NO_FLAGS, _NO_INTEGERS)
+
+
 @dataclass(frozen=True, eq=False)
 class Run(Mapping[str, TopicRun]):
     """A run: its name, the kind of its results and one :class:`TopicRun` per topic, in the order
@@ -169,7 +208,7 @@ class RunParts:
     def outline(self) -> Run:
         """The run read, its results left out: name, kind, source, its topics in file order
         (each without results) and ``meta["run_ids"]``."""
-        return Run(self.name, self.kind, {topic: make_topic_run(topic, []) for topic in self.sizes},
+        return Run(self.name, self.kind, {topic: empty_topic_run(topic) for topic in self.sizes},
                    self.source, {"run_ids": dict(self.run_ids)})
 
 
