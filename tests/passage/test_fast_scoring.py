@@ -5,14 +5,19 @@ relevant characters of a line, each judged passage of its article counted on its
 
 from __future__ import annotations
 
+import warnings
+from dataclasses import replace
+from itertools import groupby, pairwise
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from inexeval.errors import RunError
 from inexeval.formats.fol import read_fol_qrels, read_fol_run
 from inexeval.measures import focused
+from inexeval.model import Run
 
 passage = st.tuples(st.integers(0, 120), st.integers(1, 40))
 judgement = st.tuples(st.sampled_from(["1", "2", "3"]), st.sampled_from(["a", "b", "c", "d"]),
@@ -70,3 +75,53 @@ def test_an_article_with_many_passages_is_searched(tmp_path: Path) -> None:
     want = [sum(max(0, min(e, 10 * k + 5) - max(s, 10 * k)) for k in range(20))
             for s, e in ((3, 43), (52, 152))]
     assert focused._relevant_chars(judged, lines, lines.relevant).tolist() == want
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(judgement, min_size=1, max_size=10), st.lists(result, min_size=1, max_size=30),
+       st.sampled_from(["focused", "thorough"]))
+def test_a_run_read_whole_scores_as_its_topics_joined(
+        tmp_path_factory: pytest.TempPathFactory,
+        judged: list[tuple[str, str, list[tuple[int, int]]]],
+        returned: list[tuple[str, str, int, int, bool]], task: str) -> None:
+    """The reader's joined columns (topics in file order, unjudged topics and split topics
+    included) give the values and warnings of the topics' own arrays joined in official order."""
+    folder = tmp_path_factory.mktemp("w")
+    given_spans: dict[tuple[str, str], list[tuple[int, int]]] = {}
+    for topic, name, passages in judged:
+        spans = given_spans.setdefault((topic, name), [])
+        spans.extend(p for p in dict.fromkeys(passages) if p not in spans)
+    (folder / "q.txt").write_text("".join(
+        f"{t} Q0 {n} {sum(size for _, size in spans)} 200"
+        + (" 0 " + " ".join(f"{s}:{size}" for s, size in spans) if spans else "") + "\n"
+        for (t, n), spans in given_spans.items()))
+    (folder / "r.run").write_text("".join(
+        f"{t} Q0 {n} {i + 1} 1.0 r {'X' if gone else s} {size}\n"
+        for i, (t, n, s, size, gone) in enumerate(returned)))
+    qrels = read_fol_qrels(folder / "q.txt")
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        run = read_fol_run(folder / "r.run")
+    settings_ = focused.TaskSettings(task, 0.25, 500, 300, False)
+
+    def scored(of: Run) -> tuple[list[float], list[float], list[str]]:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                values = focused._run_scores(qrels, of, settings_)
+            except RunError as error:
+                return [], [], [str(error)]
+        return (values.values.ravel().tolist(), values.curves.ravel().tolist(),
+                [str(w.message) for w in caught])
+
+    segments = [topic for topic, _ in groupby(t for t, *_ in returned)]
+    whole = run.joined()
+    assert (whole is None) == (len(segments) != len(set(segments)))
+    if whole is not None:
+        for topic, (a, b) in zip(run, pairwise(whole.bounds.tolist())):
+            assert run[topic].files.tolist() == whole.files[a:b].tolist()
+            assert run[topic].lines.tolist() == whole.lines[a:b].tolist()
+    assert replace(run, topics=dict(list(run.items())[1:])).joined() is None
+    general = replace(run, columns=None)
+    assert general.joined() is None
+    assert repr(scored(run)) == repr(scored(general))

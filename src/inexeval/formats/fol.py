@@ -33,6 +33,7 @@ from inexeval.formats.lines import MAX_DIGITS, PrintedScores, Table, field_bound
 from inexeval.formats.source import Source, TopicResumed, opened
 from inexeval.model import Assessments, Run, TopicAssessments, TopicRun
 from inexeval.model.assessments import build_topic
+from inexeval.model.run import RunColumns
 from inexeval.outputs import atomic_output
 
 NONEXISTENT_OFFSETS = ("X", "-1")
@@ -398,13 +399,15 @@ class _RunColumns:
     def _built(self, name: str, arrays: dict[str, npt.NDArray[Any]], scores: PrintedScores,
                files: npt.NDArray[np.object_], file_codes: npt.NDArray[np.int64],
                codes: npt.NDArray[np.int64]) -> Run:
-        """The lines given (in file order) grouped by topic into a run; a topic that resumes
-        after lines of other topics is grouped, with a warning."""
+        """The lines given (in file order) grouped by topic into a run, with its joined columns
+        (:class:`RunColumns`); a topic that resumes after lines of other topics is grouped, with
+        a warning (and the columns left out: they are not the topics' in order)."""
         no_paths = np.full(len(files), "", dtype=object)
         names = self.topic_names()
         starts = np.concatenate(([0], np.flatnonzero(codes[1:] != codes[:-1]) + 1))
         heads = codes[starts]
         first_segments = np.unique(heads, return_index=True)[1]
+        split = None
         if len(first_segments) == len(heads):
             bounds = np.append(starts, len(codes))
             takes: list[Any] = [slice(int(a), int(b)) for a, b in pairwise(bounds.tolist())]
@@ -426,8 +429,11 @@ class _RunColumns:
                 missing=arrays["missing"][take], codes=file_codes[take])
             for code, take in zip(order_codes, takes)}
         run_ids = {names[code]: self.last_run_id[code] for code in order_codes}
+        columns = None if split is not None else RunColumns(
+            tuple(per_topic.values()), bounds, files, arrays["offsets"], arrays["lengths"],
+            arrays["lines"], arrays["missing"], file_codes)
         return Run(self.last_run_id[int(codes[-1])], "passage", per_topic, source=name,
-                   meta={"run_ids": run_ids})
+                   meta={"run_ids": run_ids}, columns=columns)
 
     def documents(self, table: Table) -> tuple[npt.NDArray[np.object_], npt.NDArray[np.int64]]:
         """The article column as names (one str object per distinct name) and run-wide codes.

@@ -190,7 +190,8 @@ def _joined(arrays: Sequence[npt.NDArray[Any]]) -> IntArray:
 
 @dataclass(frozen=True)
 class _Lines:
-    """The lines of a run, topic by topic (the topics' lines in file order)."""
+    """The lines of a run, topic by topic (the topics' lines in file order; the topics in
+    official order, or in file order when mapped from a reader's joined columns)."""
 
     topic: IntArray
     """Topic of each line (position in ``_Judged.topics``)."""
@@ -211,25 +212,47 @@ class _Lines:
     """Unjudged articles: ``doc`` is past the rows, ``topic * stride`` plus a per-run code."""
 
 
+def _run_lines(judged: _Judged, run: Run) -> _Lines:
+    """Map a run's results onto the judgements: from the reader's joined columns when it gave
+    them and every topic of the run is judged (the topics then come in file order), else topic
+    by topic in official order (:func:`_map_lines`)."""
+    whole = run.joined()
+    if whole is None or not all(topic in judged.row_of for topic in run.topics):
+        return _map_lines(judged, [(t, run.topics[topic]) for t, topic
+                                   in enumerate(judged.topics) if topic in run.topics])
+    present = np.array([judged.row_of[topic] for topic in run.topics], dtype=np.int64)
+    return _mapped(judged, present, whole.bounds, whole.files, whole.offsets, whole.lengths,
+                   whole.missing, whole.lines, whole.codes)
+
+
 def _map_lines(judged: _Judged, parts: Sequence[tuple[int, TopicRun]]) -> _Lines:
     """Map the results of the given (topic position, topic run) pairs onto the judgements."""
     parts = [(t, run) for t, run in parts if len(run)]
     sizes = np.array([len(run) for _, run in parts], dtype=np.int64)
     present = np.array([t for t, _ in parts], dtype=np.int64)
-    n = int(sizes.sum())
 
     def joined(column: str, dtype: Any) -> npt.NDArray[Any]:
         if not parts:
             return np.zeros(0, dtype=dtype)
         return np.concatenate([getattr(run, column) for _, run in parts])
 
-    files = joined("files", object)
-    offsets, lengths = joined("offsets", np.int64), joined("lengths", np.int64)
-    missing = joined("missing", bool)
-    topic = np.repeat(present, sizes)
-    if parts and all(len(run.codes) == len(run) for _, run in parts):
+    numbered = bool(parts) and all(len(run.codes) == len(run) for _, run in parts)
+    return _mapped(judged, present, np.concatenate(([0], np.cumsum(sizes))),
+                   joined("files", object), joined("offsets", np.int64),
+                   joined("lengths", np.int64), joined("missing", bool),
+                   joined("lines", np.int64), joined("codes", np.int64) if numbered else None)
+
+
+def _mapped(judged: _Judged, present: IntArray, bounds: IntArray,
+            files: npt.NDArray[np.object_], offsets: IntArray, lengths: IntArray,
+            missing: npt.NDArray[np.bool_], lines: IntArray, codes: IntArray | None) -> _Lines:
+    """The lines of topics ``present`` (rows ``bounds[k]:bounds[k + 1]`` of the columns, none
+    empty) mapped onto the judgements; ``codes``: the reader's document numbers, if any."""
+    n = len(files)
+    topic = np.repeat(present, np.diff(bounds))
+    if codes is not None:
         # the reader numbered the documents: look each distinct name up once
-        seen = joined("codes", np.int64)
+        seen = codes
         # a line of each code (any: a code's lines have one name); a code of a topic not
         # scored here has no line, and its lookup (of line 0's name) goes unused
         line_of = np.zeros(int(seen.max()) + 1, dtype=np.int64)
@@ -261,8 +284,8 @@ def _map_lines(judged: _Judged, parts: Sequence[tuple[int, TopicRun]]) -> _Lines
     doc = np.where(known, article, len(judged.rsize) + topic * stride + seen)
     start = np.where(missing, NONEXISTENT_OFFSET, offsets)
     end = np.where(missing, NONEXISTENT_OFFSET, offsets + lengths)
-    return _Lines(topic, np.concatenate(([0], np.cumsum(sizes))), present, article, doc,
-                  relevant, start, end, missing, joined("lines", np.int64), files, stride)
+    return _Lines(topic, bounds, present, article, doc, relevant, start, end, missing, lines,
+                  files, stride)
 
 
 def _packed_names(names: list[str]) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.bool_]]:
@@ -773,8 +796,7 @@ def _run_scores(qrels: Assessments, run: Run, settings: TaskSettings,
 
     Focused and Thorough score the whole run at once; the in-context tasks go topic by topic."""
     judged = _judged(qrels)
-    lines = _map_lines(judged, [(t, run.topics[topic]) for t, topic in enumerate(judged.topics)
-                                if topic in run.topics])
+    lines = _run_lines(judged, run)
     if notes is None:
         notes = _InputNotes()
         notes.note(judged, lines, run)

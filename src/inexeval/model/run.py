@@ -163,6 +163,23 @@ def empty_topic_run(topic: str) -> TopicRun:
 
 
 @dataclass(frozen=True, eq=False)
+class RunColumns:
+    """A run's columns as its reader joined them, in file order: the results of topic ``k`` are
+    rows ``bounds[k]:bounds[k + 1]`` (never empty), the arrays of ``topic_runs[k]``. An
+    evaluation of the whole run takes them as they are, where joining the topics' arrays again
+    costs as much as scoring them."""
+
+    topic_runs: tuple[TopicRun, ...]
+    bounds: npt.NDArray[np.int64]
+    files: npt.NDArray[np.object_]
+    offsets: npt.NDArray[np.int64]
+    lengths: npt.NDArray[np.int64]
+    lines: npt.NDArray[np.int64]
+    missing: npt.NDArray[np.bool_]
+    codes: npt.NDArray[np.int64]
+
+
+@dataclass(frozen=True, eq=False)
 class Run(Mapping[str, TopicRun]):
     """A run: its name, the kind of its results and one :class:`TopicRun` per topic, in the order
     topics first appear in the file."""
@@ -172,6 +189,17 @@ class Run(Mapping[str, TopicRun]):
     topics: Mapping[str, TopicRun]
     source: str | None = None
     meta: Mapping[str, Any] = field(default_factory=dict)
+    columns: RunColumns | None = None
+    """The reader's joined columns, if it gave them; see :meth:`joined`."""
+
+    def joined(self) -> RunColumns | None:
+        """``columns`` while ``topics`` are exactly their topic runs, in order (a copy of the run
+        with other topics, such as some of them, keeps ``columns`` that no longer hold)."""
+        columns = self.columns
+        if columns is None or len(columns.topic_runs) != len(self.topics):
+            return None
+        same = all(a is b for a, b in zip(columns.topic_runs, self.topics.values()))
+        return columns if same else None
 
     def __getitem__(self, topic: str) -> TopicRun:
         return self.topics[topic]
