@@ -296,3 +296,23 @@ def test_evaluating_fol_files_does_not_load_the_xml_machinery(tmp_path: Path) ->
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                           check=True)
     assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from([b"a", b" ", b"\n", b"\t", b"\r", b"\x0b", b"\x0c", b"\x00",
+                                 b"\x08", b"\x0e", b"\x1f", b"\x7f", b"\xc3\xa9"]),
+                max_size=40))
+def test_a_block_is_refused_exactly_for_a_control_character(pieces: list[bytes]) -> None:
+    """The count of bytes below 32 that lets most blocks pass at once refuses what the byte
+    translation refuses, at the same line."""
+    block = b"".join(pieces) + b"\n"
+    control = [at for at, byte in enumerate(block) if byte < 9 or 13 < byte < 32]
+    try:
+        source._check_block(block, 3, "f")
+    except FormatError as error:
+        assert control
+        assert error.line == 3 + block.count(b"\n", 0, control[0])
+        assert f"0x{block[control[0]]:02x}" in str(error)
+    else:
+        assert not control
+
