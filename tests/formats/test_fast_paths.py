@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -316,3 +317,24 @@ def test_a_block_is_refused_exactly_for_a_control_character(pieces: list[bytes])
     else:
         assert not control
 
+
+_SURELY_FINITE = re.compile(r"[+-]?(?=[0-9.]*[0-9])[0-9]*\.?[0-9]*(?:[eE][+-][0-9]{2})?")
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.text(alphabet="0123456789.eE+-x é", min_size=1, max_size=20), min_size=1,
+                max_size=20))
+def test_surely_finite_is_exactly_its_printed_forms(fields: list[str]) -> None:
+    """The word operations of ``surely_finite`` accept exactly the forms its docstring names
+    (as a pattern): up to 16 bytes, a sign, digits with at most one point, an exponent."""
+    fields = [f.replace(" ", "") or "0" for f in fields]
+    text = "".join(f"x {f}\n" for f in fields).encode()
+    table = Table(text, 1, "f", 2, "two")
+    starts, ends = table.starts[:, 1], table.ends[:, 1]
+    words = table._word_view()
+    first = table.raw[starts]
+    sure = lines.surely_finite(words[np.maximum(ends - 8, 0)].astype(np.uint64),
+                               words[ends].astype(np.uint64), ends - starts,
+                               (first == 43) | (first == 45))
+    assert sure.tolist() == [len(f.encode()) <= 16 and _SURELY_FINITE.fullmatch(f) is not None
+                             for f in fields]

@@ -392,23 +392,20 @@ def surely_finite(head: npt.NDArray[np.uint64], tail: npt.NDArray[np.uint64],
     reads them: at most 16 bytes, an optional sign, digits with at most one point (at least one
     digit), then optionally ``e`` or ``E``, a sign and two digits (below 10^16 times 10^99).
     False says nothing: the field is to be read."""
-    ends_low = tail & np.uint64(0xFFFFFFFF)
-    marks = (ends_low | _LOWER) & _EXPONENT
-    scaled = (((widths - signed) >= 5)
-              & ((marks == _EXPONENT_MARKS[0]) | (marks == _EXPONENT_MARKS[1]))
-              & ((_non_digits(ends_low) & np.uint64(0x8080)) == 0))
     body = widths - signed  # the bytes after the sign, counted from the end
-    exponent = np.where(scaled, 4, 0)
+    tail_others = _non_digits(tail)
+    marks = (tail | _LOWER) & _EXPONENT
+    scaled = ((body >= 5) & ((marks == _EXPONENT_MARKS[0]) | (marks == _EXPONENT_MARKS[1]))
+              & ((tail_others & np.uint64(0x8080)) == 0))
+    exponent = scaled * 4
     in_tail = BYTE_MASKS[np.minimum(body, 8)] & ~BYTE_MASKS[exponent]
     in_head = BYTE_MASKS[np.clip(body - 8, 0, 8)]
     tail_points, head_points = _points(tail) & in_tail, _points(head) & in_head
-    one = np.uint64(1)
-    sure: npt.NDArray[np.bool_] = ((widths <= 16) & ((_non_digits(tail) & in_tail) == tail_points)
+    # at most one point in all, and at least one digit
+    points = np.bitwise_count(tail_points) + np.bitwise_count(head_points)
+    sure: npt.NDArray[np.bool_] = ((widths <= 16) & ((tail_others & in_tail) == tail_points)
             & ((_non_digits(head) & in_head) == head_points)
-            & ((tail_points & (tail_points - one)) == 0)
-            & ((head_points & (head_points - one)) == 0)
-            & ((tail_points == 0) | (head_points == 0))
-            & (body - exponent >= 1 + ((tail_points | head_points) != 0)))
+            & (points <= 1) & (body - exponent - points >= 1))
     return sure
 
 
