@@ -18,6 +18,7 @@ from inexeval.errors import RunError
 from inexeval.formats.fol import read_fol_qrels, read_fol_run
 from inexeval.measures import focused
 from inexeval.model import Run
+from inexeval.model.run import topic_sizes
 
 passage = st.tuples(st.integers(0, 120), st.integers(1, 40))
 judgement = st.tuples(st.sampled_from(["1", "2", "3"]), st.sampled_from(["a", "b", "c", "d"]),
@@ -121,6 +122,8 @@ def test_a_run_read_whole_scores_as_its_topics_joined(
         for topic, (a, b) in zip(run, pairwise(whole.bounds.tolist())):
             assert run[topic].files.tolist() == whole.files[a:b].tolist()
             assert run[topic].lines.tolist() == whole.lines[a:b].tolist()
+    assert topic_sizes(run) == {topic: len(results) for topic, results in run.items()}
+    assert all(run[topic] is run[topic] for topic in run)  # a topic is made once
     assert replace(run, topics=dict(list(run.items())[1:])).joined() is None
     general = replace(run, columns=None)
     assert general.joined() is None

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 import warnings
 from collections.abc import Iterable, Iterator
-from itertools import count, pairwise
+from itertools import count
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -410,7 +410,6 @@ class _RunColumns:
         split = None
         if len(first_segments) == len(heads):
             bounds = np.append(starts, len(codes))
-            takes: list[Any] = [slice(int(a), int(b)) for a, b in pairwise(bounds.tolist())]
             order_codes = heads.tolist()
         else:
             split = int(starts[np.setdiff1d(np.arange(len(starts)), first_segments).min()])
@@ -421,19 +420,26 @@ class _RunColumns:
             low = np.searchsorted(ordered, order_codes, side="left").tolist()
             high = np.searchsorted(ordered, order_codes, side="right").tolist()
             takes = [order[a:b] for a, b in zip(low, high)]
-        per_topic = {
-            names[code]: TopicRun(
+
+        def topic_run(code: int, take: Any) -> TopicRun:
+            return TopicRun(
                 topic=names[code], files=files[take], paths=no_paths[take],
                 offsets=arrays["offsets"][take], lengths=arrays["lengths"][take],
                 ranks=arrays["ranks"][take], rsv=scores[take], lines=arrays["lines"][take],
                 missing=arrays["missing"][take], codes=file_codes[take])
-            for code, take in zip(order_codes, takes)}
+
         run_ids = {names[code]: self.last_run_id[code] for code in order_codes}
-        columns = None if split is not None else RunColumns(
-            tuple(per_topic.values()), bounds, files, arrays["offsets"], arrays["lengths"],
-            arrays["lines"], arrays["missing"], file_codes)
-        return Run(self.last_run_id[int(codes[-1])], "passage", per_topic, source=name,
-                   meta={"run_ids": run_ids}, columns=columns)
+        run_name = self.last_run_id[int(codes[-1])]
+        if split is None:
+            columns = RunColumns(
+                [names[code] for code in order_codes], bounds, files, arrays["offsets"],
+                arrays["lengths"], arrays["lines"], arrays["missing"], file_codes,
+                lambda take: topic_run(int(codes[take.start]), take))
+            return Run(run_name, "passage", columns, source=name, meta={"run_ids": run_ids},
+                       columns=columns)
+        per_topic = {names[code]: topic_run(code, take)
+                     for code, take in zip(order_codes, takes)}
+        return Run(run_name, "passage", per_topic, source=name, meta={"run_ids": run_ids})
 
     def documents(self, table: Table) -> tuple[npt.NDArray[np.object_], npt.NDArray[np.int64]]:
         """The article column as names (one str object per distinct name) and run-wide codes.

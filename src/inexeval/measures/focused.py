@@ -41,7 +41,7 @@ from inexeval.errors import InexevalError, MeasureError, RunError, warn
 from inexeval.formats.lines import BYTE_MASKS, word_view
 from inexeval.measures.registry import Family, Param, TopicContext, Value, register
 from inexeval.model import Assessments, Run, TopicAssessments, TopicRun
-from inexeval.model.run import RunParts, distinct_names, make_topic_run
+from inexeval.model.run import RunParts, distinct_names, make_topic_run, topic_sizes
 from inexeval.results import Results, Row
 
 if TYPE_CHECKING:
@@ -822,7 +822,7 @@ def _parts_scores(qrels: Assessments, parts: Iterable[Run], settings: TaskSettin
     if first is None or second is None:  # one part: the run's own warnings in their order
         run = first if first is not None else Run("", "passage", {})
         return (_run_scores(qrels, run, settings),
-                {topic: len(results) for topic, results in run.items()})
+                topic_sizes(run))
     judged = _judged(qrels)
     notes = _InputNotes()
     sizes: dict[str, int] = {}
@@ -830,7 +830,7 @@ def _parts_scores(qrels: Assessments, parts: Iterable[Run], settings: TaskSettin
     source = None
     for part in chain((first, second), given):
         source = part.source
-        sizes.update((topic, len(results)) for topic, results in part.items())
+        sizes.update(topic_sizes(part))
         if values is not None and not len(part):
             continue
         scored = _run_scores(qrels, part, settings, notes)

@@ -162,21 +162,44 @@ def empty_topic_run(topic: str) -> TopicRun:
                     _NO_SCORES, _NO_INTEGERS, _NO_FLAGS, _NO_INTEGERS)
 
 
-@dataclass(frozen=True, eq=False)
-class RunColumns:
-    """A run's columns as its reader joined them, in file order: the results of topic ``k`` are
-    rows ``bounds[k]:bounds[k + 1]`` (never empty), the arrays of ``topic_runs[k]``. An
-    evaluation of the whole run takes them as they are, where joining the topics' arrays again
-    costs as much as scoring them."""
+class RunColumns(Mapping[str, TopicRun]):
+    """A run's columns as its reader joined them, in file order, and its topics: topic
+    ``names[k]`` is rows ``bounds[k]:bounds[k + 1]`` (never empty), its :class:`TopicRun` made
+    by ``make`` from their slice on first use (an evaluation of the whole run takes the columns
+    as they are: making every topic's arrays and joining them again costs as much as scoring
+    them)."""
 
-    topic_runs: tuple[TopicRun, ...]
-    bounds: npt.NDArray[np.int64]
-    files: npt.NDArray[np.object_]
-    offsets: npt.NDArray[np.int64]
-    lengths: npt.NDArray[np.int64]
-    lines: npt.NDArray[np.int64]
-    missing: npt.NDArray[np.bool_]
-    codes: npt.NDArray[np.int64]
+    def __init__(self, names: Sequence[str], bounds: npt.NDArray[np.int64],
+                 files: npt.NDArray[np.object_], offsets: npt.NDArray[np.int64],
+                 lengths: npt.NDArray[np.int64], lines: npt.NDArray[np.int64],
+                 missing: npt.NDArray[np.bool_], codes: npt.NDArray[np.int64],
+                 make: Callable[[slice], TopicRun]) -> None:
+        self.bounds, self.files, self.offsets, self.lengths = bounds, files, offsets, lengths
+        self.lines, self.missing, self.codes = lines, missing, codes
+        self._position = {name: k for k, name in enumerate(names)}
+        self._make = make
+        self._made: dict[str, TopicRun] = {}
+
+    def __getitem__(self, topic: str) -> TopicRun:
+        made = self._made.get(topic)
+        if made is None:
+            k = self._position[topic]
+            made = self._made[topic] = self._make(slice(int(self.bounds[k]),
+                                                        int(self.bounds[k + 1])))
+        return made
+
+    def __contains__(self, topic: object) -> bool:
+        return topic in self._position
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._position)
+
+    def __len__(self) -> int:
+        return len(self._position)
+
+    def sizes(self) -> dict[str, int]:
+        """The number of results of each topic, in file order."""
+        return dict(zip(self._position, np.diff(self.bounds).tolist()))
 
 
 @dataclass(frozen=True, eq=False)
@@ -190,16 +213,12 @@ class Run(Mapping[str, TopicRun]):
     source: str | None = None
     meta: Mapping[str, Any] = field(default_factory=dict)
     columns: RunColumns | None = None
-    """The reader's joined columns, if it gave them; see :meth:`joined`."""
+    """The reader's joined columns, if it gave them (then also ``topics``); see :meth:`joined`."""
 
     def joined(self) -> RunColumns | None:
-        """``columns`` while ``topics`` are exactly their topic runs, in order (a copy of the run
-        with other topics, such as some of them, keeps ``columns`` that no longer hold)."""
-        columns = self.columns
-        if columns is None or len(columns.topic_runs) != len(self.topics):
-            return None
-        same = all(a is b for a, b in zip(columns.topic_runs, self.topics.values()))
-        return columns if same else None
+        """``columns`` while they are the run's ``topics`` (a copy of the run with other topics,
+        such as some of them, keeps ``columns`` that no longer hold)."""
+        return self.columns if self.columns is not None and self.topics is self.columns else None
 
     def __getitem__(self, topic: str) -> TopicRun:
         return self.topics[topic]
@@ -229,7 +248,7 @@ class RunParts:
     def __iter__(self) -> Iterator[Run]:
         for part in self._parts:
             self.name, self.kind, self.source = part.name, part.kind, part.source
-            self.sizes.update((topic, len(results)) for topic, results in part.items())
+            self.sizes.update(topic_sizes(part))
             self.run_ids.update(part.meta.get("run_ids", {}))
             yield part
 
@@ -238,6 +257,15 @@ class RunParts:
         (each without results) and ``meta["run_ids"]``."""
         return Run(self.name, self.kind, {topic: empty_topic_run(topic) for topic in self.sizes},
                    self.source, {"run_ids": dict(self.run_ids)})
+
+
+def topic_sizes(run: Run) -> dict[str, int]:
+    """The number of results of each topic of the run, in its order (a reader's topics are not
+    made for it)."""
+    columns = run.joined()
+    if columns is not None:
+        return columns.sizes()
+    return {topic: len(results) for topic, results in run.items()}
 
 
 def distinct_names(names: Sequence[str], files: Sequence[str | None]) -> list[str]:
