@@ -402,7 +402,6 @@ class _RunColumns:
         """The lines given (in file order) grouped by topic into a run, with its joined columns
         (:class:`RunColumns`); a topic that resumes after lines of other topics is grouped, with
         a warning (and the columns left out: they are not the topics' in order)."""
-        no_paths = np.full(len(files), "", dtype=object)
         names = self.topic_names()
         starts = np.concatenate(([0], np.flatnonzero(codes[1:] != codes[:-1]) + 1))
         heads = codes[starts]
@@ -422,8 +421,10 @@ class _RunColumns:
             takes = [order[a:b] for a, b in zip(low, high)]
 
         def topic_run(code: int, take: Any) -> TopicRun:
+            topic_files = files[take]
             return TopicRun(
-                topic=names[code], files=files[take], paths=no_paths[take],
+                topic=names[code], files=topic_files,
+                paths=np.full(len(topic_files), "", dtype=object),
                 offsets=arrays["offsets"][take], lengths=arrays["lengths"][take],
                 ranks=arrays["ranks"][take], rsv=scores[take], lines=arrays["lines"][take],
                 missing=arrays["missing"][take], codes=file_codes[take])
