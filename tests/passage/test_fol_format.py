@@ -122,3 +122,19 @@ def test_qrels_round_trip(tmp_path: Path) -> None:
         assert a.best_entry_points == b.best_entry_points
         assert {k: v.tolist() for k, v in a.highlights.items()} == {
             k: v.tolist() for k, v in b.highlights.items()}
+
+
+@pytest.mark.parametrize("line", ["2009001 Q0 13 10 100 \u00a0", "2009001 Q0 13 10 100\u00a0",
+                                  "2009001 Q0 13 10 1\u00a000", "2009001 Q0 13\u2003 10 100"])
+def test_a_unicode_space_in_fol_qrels_is_part_of_its_field(tmp_path: Path, line: str) -> None:
+    """Fields are split at the six ASCII blanks only, as the official tool splits them: a
+    no-break space (found by the hostile-input tests now and then) was a field separator or
+    dropped as a trailing blank in the line-by-line reading, and the line was read as valid."""
+    path = tmp_path / "q.txt"
+    path.write_text(f"2009001 Q0 12 10 100 5 3:4\n{line}\n", encoding="utf-8")
+    if "\u2003" in line:  # the article id keeps its space: an id, not a number, so accepted
+        assert "13\u2003" in read_fol_qrels(path)["2009001"].files.tolist()
+        return
+    with pytest.raises(FormatError, match="is not an integer") as error:
+        read_fol_qrels(path)
+    assert error.value.line == 2

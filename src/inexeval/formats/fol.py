@@ -61,10 +61,15 @@ def read_fol_qrels(path: str | Path | Source) -> Assessments:
     fast = _columns(name, data) if data.isascii() else None
     if fast is not None:
         return fast
-    lines = [(number, text.rstrip()) for number, text in
+    lines = [(number, text.rstrip(_BLANKS)) for number, text in
              enumerate(data.decode("utf-8").split("\n")[:-1], 1)]
     return _checked(name, [(number, text) for number, text in lines if text])
 
+
+_BLANKS = " \t\n\r\x0b\x0c"
+"""The six ASCII blanks, at which fields are split as the official tool splits them (a no-break
+space or another Unicode space is part of a field, which is then no number)."""
+_FIELD = re.compile(r"[^ \t\n\r\x0b\x0c]+")
 
 _INTEGERS = re.compile(rf"(?:[+-]?[0-9]{{1,{MAX_DIGITS}}} )*")
 _PASSAGES = re.compile(rf"(?:\+?[0-9]{{1,{MAX_DIGITS}}}:\+?[0-9]{{1,{MAX_DIGITS}}} )*")
@@ -176,10 +181,10 @@ def _checked(name: str, lines: list[tuple[int, str]]) -> Assessments:
     entry_points: dict[str, dict[str, int]] = {}
     judged: dict[tuple[str, str], tuple[int, int, int]] = {}
     for number, line in lines:
-        if line[:1].isspace():
+        if line and line[0] in _BLANKS:
             raise FormatError("the line starts with blank space (an empty topic field)",
                               name, number)
-        fields = line.split()
+        fields = _FIELD.findall(line)
         if len(fields) < 5:
             raise FormatError(
                 f"qrels line has {len(fields)} fields, needs at least 5 "
