@@ -54,8 +54,10 @@ def test_admin_sees_progress_and_locks_a_topic(browser: Any, server: Server,
     assert page.get_by_role("heading", name="Campaign progress").is_visible()
     tables = page.get_by_role("table")
     assert "alice" in tables.nth(1).inner_text()
-    page.get_by_role("button", name="Lock topic 2").click()
-    page.get_by_role("button", name="Unlock topic 2").wait_for()
+    # exact names: "Lock topic 2" is part of "Unlock topic 2", which stays on the page until the
+    # reload that follows the request: matched by part, the wait was over before the request
+    page.get_by_role("button", name="Lock topic 2", exact=True).click()
+    page.get_by_role("button", name="Unlock topic 2", exact=True).wait_for()
     assert server.api("alice").get("/api/topics/2").json()["locked"] is True
     alice = open_as(browser, server, console, "alice", "2", "co/big")
     alice.keyboard.press("r")
@@ -64,8 +66,8 @@ def test_admin_sees_progress_and_locks_a_topic(browser: Any, server: Server,
     assert "locked" in alice.locator("#notice").inner_text()
     assert server.judgement("alice", "2", "co/big")["status"] == "unseen"
     console[:] = [e for e in console if "status of 423" not in e]
-    page.get_by_role("button", name="Unlock topic 2").click()
-    page.get_by_role("button", name="Lock topic 2").wait_for()
+    page.get_by_role("button", name="Unlock topic 2", exact=True).click()
+    page.get_by_role("button", name="Lock topic 2", exact=True).wait_for()
     assert server.api("alice").get("/api/topics/2").json()["locked"] is False
     refused = alice.goto(f"{server.url}/admin")
     assert refused.status == 403
