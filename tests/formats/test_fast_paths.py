@@ -27,6 +27,7 @@ from inexeval.formats.lines import (
     short_decimals,
     word_view,
 )
+from inexeval.measures.focused import _packed_names
 
 # --- fields ----------------------------------------------------------------------------------
 
@@ -237,6 +238,15 @@ def test_document_codes_follow_names_across_blocks(
     assert names == [n for _, n in sorted(rows, key=lambda r: r[0])]
     for (a, ca), (b, cb) in itertools.combinations(zip(names, codes), 2):
         assert (a == b) == (ca == cb)
+    # the names of the codes, packed as the focused measures pack them (carried, not redone)
+    whole = run.joined()
+    assert whole is not None
+    packed, fits = _packed_names(names)
+    if fits.all():
+        assert whole.packed_names is not None
+        assert whole.packed_names[codes].tolist() == packed.tolist()
+    else:
+        assert whole.packed_names is None
 
 
 def test_short_names_are_unpacked_whole(tmp_path: Path) -> None:

@@ -440,7 +440,8 @@ class _RunColumns:
             columns = RunColumns(
                 [names[code] for code in order_codes], bounds, files, arrays["offsets"],
                 arrays["lengths"], arrays["lines"], arrays["missing"], file_codes,
-                lambda take: topic_run(int(codes[take.start]), take))
+                lambda take: topic_run(int(codes[take.start]), take),
+                packed_names=self.file_codes_of.packed())
             return Run(run_name, "passage", columns, source=name, meta={"run_ids": run_ids},
                        columns=columns)
         per_topic = {names[code]: topic_run(code, take)
@@ -463,6 +464,7 @@ class _RunColumns:
             inverse[order] = np.cumsum(heads) - 1
             first = order[heads]
             names = table.joined(2, 10, first).decode("utf-8").split("\n")[:-1]
+            packed: npt.NDArray[np.uint64] | None = ordered[heads]
         else:
             local: dict[str, int] = {}  # name -> line of its first occurrence
             seen = np.fromiter(map(local.setdefault, table.texts(2), count()),
@@ -470,7 +472,8 @@ class _RunColumns:
             firsts = np.fromiter(local.values(), dtype=np.int64, count=len(local))
             inverse = np.searchsorted(firsts, seen)  # firsts ascend: number names densely
             names = list(local)
-        return np.array(names, dtype=object)[inverse], self.file_codes_of(names)[inverse]
+            packed = None
+        return np.array(names, dtype=object)[inverse], self.file_codes_of(names, packed)[inverse]
 
 
 class _DocumentCodes:
@@ -482,16 +485,38 @@ class _DocumentCodes:
     def __init__(self) -> None:
         self.first: list[str] | None = None
         self.code_of: dict[str, int] = {}
+        self._packed: list[npt.NDArray[np.uint64]] | None = []
 
-    def __call__(self, names: list[str]) -> npt.NDArray[np.int64]:
+    def __call__(self, names: list[str],
+                 packed: npt.NDArray[np.uint64] | None) -> npt.NDArray[np.int64]:
+        """The codes of a block's distinct ``names``, given with their packed bytes
+        (:meth:`inexeval.formats.lines.Table.keys`) when every name has at most 8 bytes."""
         if self.first is None:
             self.first = names
-            return np.arange(len(names), dtype=np.int64)
-        if not self.code_of:
-            self.code_of = dict(zip(self.first, range(len(self.first))))
-        code_of = self.code_of
-        return np.array([code_of.setdefault(name, len(code_of)) for name in names],
-                        dtype=np.int64)
+            codes = np.arange(len(names), dtype=np.int64)
+        else:
+            if not self.code_of:
+                self.code_of = dict(zip(self.first, range(len(self.first))))
+            code_of = self.code_of
+            known = len(code_of)
+            codes = np.array([code_of.setdefault(name, len(code_of)) for name in names],
+                             dtype=np.int64)
+            if packed is not None:
+                packed = packed[codes >= known]  # new codes come in the order of the names
+        if packed is None:
+            self._packed = None
+        elif self._packed is not None:
+            self._packed.append(packed)
+        return codes
+
+    def packed(self) -> npt.NDArray[np.uint64] | None:
+        """The packed bytes of the name of each code (codes index it), if every name has at
+        most 8 bytes; else None."""
+        if self._packed is None:
+            return None
+        if len(self._packed) > 1:
+            self._packed = [np.concatenate(self._packed)]
+        return self._packed[0]
 
 
 def read_fol_run(path: str | Path | Source) -> Run:

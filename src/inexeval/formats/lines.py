@@ -66,13 +66,14 @@ class Table:
         self.raw = raw
         simple = _single_spaced(raw, width)
         if simple is not None:
-            self._starts, self._ends = simple
-            self.numbers = np.arange(first, first + len(self._ends) // width, dtype=np.int64)
+            starts, ends = simple
+            self.numbers = np.arange(first, first + ends.shape[1], dtype=np.int64)
         else:
-            self._starts, self._ends, self.numbers = _general_fields(
+            flat_starts, flat_ends, self.numbers = _general_fields(
                 raw, block, first, name, width, expected, error)
-        self.starts = _Columns(self._starts, width)
-        self.ends = _Columns(self._ends, width)
+            starts, ends = _by_column(flat_starts, width), _by_column(flat_ends, width)
+        self.starts = _Columns(starts)
+        self.ends = _Columns(ends)
         self._words: npt.NDArray[np.uint64] | None = None
 
     def __len__(self) -> int:
@@ -94,8 +95,7 @@ class Table:
         return keys
 
     def field(self, row: int, column: int) -> bytes:
-        at = row * self.width + column
-        return self.block[int(self._starts[at]):int(self._ends[at])]
+        return self.block[int(self.starts[row, column]):int(self.ends[row, column])]
 
     def fail(self, row: int, column: int, problem: str) -> FormatError:
         """The error for field ``column`` of line ``row``: ``problem`` follows the field."""
@@ -485,45 +485,43 @@ def integer_values(raw: npt.NDArray[np.uint8], starts: npt.NDArray[np.intp],
 
 
 class _Columns:
-    """``table.starts`` or ``table.ends``: ``[:, k]`` is column ``k`` (contiguous, cached),
-    ``[row, k]`` one bound."""
+    """``table.starts`` or ``table.ends``: ``[:, k]`` is column ``k`` (contiguous), ``[row, k]``
+    one bound; held column by column (``by_column[k]``), so that a column is no copy."""
 
-    def __init__(self, flat: npt.NDArray[np.intp], width: int) -> None:
-        self.flat = flat
-        self.width = width
-        self.made: dict[int, npt.NDArray[np.intp]] = {}
+    def __init__(self, by_column: npt.NDArray[np.intp]) -> None:
+        self.by_column = by_column
 
     def __getitem__(self, key: tuple[int | slice, int]) -> Any:
         row, column = key
-        if isinstance(row, slice):
-            if row != slice(None):
-                raise TypeError("a column is read whole")
-            made = self.made.get(column)
-            if made is None:
-                made = self.made[column] = self.flat[column::self.width].copy()
-            return made
-        return self.flat[row * self.width + column]
+        if isinstance(row, slice) and row != slice(None):
+            raise TypeError("a column is read whole")
+        return self.by_column[column, row]
+
+
+def _by_column(flat: npt.NDArray[np.intp], width: int) -> npt.NDArray[np.intp]:
+    """Bounds given row after row, as a matrix of one contiguous row per column."""
+    return np.ascontiguousarray(flat.reshape(-1, width).T)
 
 
 def _single_spaced(raw: npt.NDArray[np.uint8],
                    width: int) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]] | None:
-    """Field bounds of the common layout, found with one pass: every line holds ``width``
-    fields separated by one blank, no blank line, no leading or trailing blank; None
-    otherwise (the general reading then finds the fields, or the error)."""
-    blank = raw <= 32
-    blanks = np.flatnonzero(blank)
+    """Field bounds (by column, as :func:`_by_column`) of the common layout, found with one
+    search for blanks: every line holds ``width`` fields separated by one blank, no blank line,
+    no leading or trailing blank; None otherwise (the general reading then finds the fields, or
+    the error)."""
+    blanks = np.flatnonzero(raw <= 32)
     if len(blanks) == 0 or len(blanks) % width or raw[0] <= 32:
         return None
-    if not bool((raw[blanks[width - 1::width]] == 10).all()):
+    ends = _by_column(blanks, width)
+    if not bool((raw[ends[-1]] == 10).all()) or np.count_nonzero(raw == 10) != ends.shape[1]:
         return None
-    if int(np.count_nonzero(raw == 10)) != len(blanks) // width:
+    starts = np.empty_like(ends)
+    np.add(ends[:-1], 1, out=starts[1:])
+    starts[0, 0] = 0
+    np.add(ends[-1, :-1], 1, out=starts[0, 1:])
+    if bool((starts == ends).any()):  # two blanks in a row: an empty field
         return None
-    if bool((blank[1:] & blank[:-1]).any()):  # two blanks in a row
-        return None
-    starts = np.empty_like(blanks)
-    starts[0] = 0
-    starts[1:] = blanks[:-1] + 1
-    return starts, blanks
+    return starts, ends
 
 
 def _general_fields(raw: npt.NDArray[np.uint8], block: bytes, first: int, name: str, width: int,

@@ -222,7 +222,7 @@ def _run_lines(judged: _Judged, run: Run) -> _Lines:
                                    in enumerate(judged.topics) if topic in run.topics])
     present = np.array([judged.row_of[topic] for topic in run.topics], dtype=np.int64)
     return _mapped(judged, present, whole.bounds, whole.files, whole.offsets, whole.lengths,
-                   whole.missing, whole.lines, whole.codes)
+                   whole.missing, whole.lines, whole.codes, whole.packed_names)
 
 
 def _map_lines(judged: _Judged, parts: Sequence[tuple[int, TopicRun]]) -> _Lines:
@@ -245,9 +245,12 @@ def _map_lines(judged: _Judged, parts: Sequence[tuple[int, TopicRun]]) -> _Lines
 
 def _mapped(judged: _Judged, present: IntArray, bounds: IntArray,
             files: npt.NDArray[np.object_], offsets: IntArray, lengths: IntArray,
-            missing: npt.NDArray[np.bool_], lines: IntArray, codes: IntArray | None) -> _Lines:
+            missing: npt.NDArray[np.bool_], lines: IntArray, codes: IntArray | None,
+            packed_names: npt.NDArray[np.uint64] | None = None) -> _Lines:
     """The lines of topics ``present`` (rows ``bounds[k]:bounds[k + 1]`` of the columns, none
-    empty) mapped onto the judgements; ``codes``: the reader's document numbers, if any."""
+    empty) mapped onto the judgements; ``codes``: the reader's document numbers, if any, and
+    ``packed_names`` the names of the codes as the reader packed them (:func:`_packed_names`),
+    if it did."""
     n = len(files)
     topic = np.repeat(present, np.diff(bounds))
     if codes is not None:
@@ -255,10 +258,16 @@ def _mapped(judged: _Judged, present: IntArray, bounds: IntArray,
         seen = codes
         # a line of each code (any: a code's lines have one name); a code of a topic not
         # scored here has no line, and its lookup (of line 0's name) goes unused
-        line_of = np.zeros(int(seen.max()) + 1, dtype=np.int64)
-        line_of[seen] = np.arange(n)
-        code = _name_codes(judged, files[line_of].tolist())[seen]
-        stride = max(n, len(line_of))
+        count = int(seen.max()) + 1
+        if packed_names is not None:
+            packed = packed_names[:count]
+            code = _name_codes(judged, packed, np.ones(count, dtype=bool), [])[seen]
+        else:
+            line_of = np.zeros(count, dtype=np.int64)
+            line_of[seen] = np.arange(n)
+            names = files[line_of].tolist()
+            code = _name_codes(judged, *_packed_names(names), names)[seen]
+        stride = max(n, count)
     else:
         seen = _first_seen(files)
         distinct = np.flatnonzero(seen == np.arange(n))
@@ -301,14 +310,15 @@ def _packed_names(names: list[str]) -> tuple[npt.NDArray[np.uint64], npt.NDArray
     return packed, (widths >= 1) & (widths <= 8)
 
 
-def _name_codes(judged: _Judged, names: list[str]) -> IntArray:
-    """The code of each name in ``judged.names``, -1 for a name not judged.
+def _name_codes(judged: _Judged, packed: npt.NDArray[np.uint64], fits: npt.NDArray[np.bool_],
+                names: list[str]) -> IntArray:
+    """The code of each name in ``judged.names``, -1 for a name not judged; the names are
+    given packed (:func:`_packed_names`), and those that do not ``fit`` in full.
 
     Short names are found as numbers among the judged names' (a binary search in a compact
     array, where the names' dict is probed at random and its strings compared), others in the
     dict."""
-    packed, fits = _packed_names(names)
-    code = np.full(len(names), -1, dtype=np.int64)
+    code = np.full(len(packed), -1, dtype=np.int64)
     if len(judged.packed):
         at = np.minimum(np.searchsorted(judged.packed, packed), len(judged.packed) - 1)
         found = fits & (judged.packed[at] == packed)

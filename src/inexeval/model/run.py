@@ -173,9 +173,13 @@ class RunColumns(Mapping[str, TopicRun]):
                  files: npt.NDArray[np.object_], offsets: npt.NDArray[np.int64],
                  lengths: npt.NDArray[np.int64], lines: npt.NDArray[np.int64],
                  missing: npt.NDArray[np.bool_], codes: npt.NDArray[np.int64],
-                 make: Callable[[slice], TopicRun]) -> None:
+                 make: Callable[[slice], TopicRun],
+                 packed_names: npt.NDArray[np.uint64] | None = None) -> None:
         self.bounds, self.files, self.offsets, self.lengths = bounds, files, offsets, lengths
         self.lines, self.missing, self.codes = lines, missing, codes
+        self.packed_names = packed_names
+        """The UTF-8 bytes of the document name of each code (``codes`` index it) as one
+        big-endian number, if the reader packed every name so (1 to 8 bytes); else None."""
         self._position = {name: k for k, name in enumerate(names)}
         self._make = make
         self._made: dict[str, TopicRun] = {}
