@@ -28,6 +28,27 @@ result = st.tuples(st.sampled_from(["1", "2", "3", "4"]),
                    st.integers(1, 60), st.booleans())
 
 
+def _write_qrels(path: Path, judged: list[tuple[str, str, list[tuple[int, int]]]]
+                 ) -> dict[tuple[str, str], list[tuple[int, int]]]:
+    """FOL qrels of the drawn judgements (a passage given twice for an article kept once); the
+    passages of each (topic, article)."""
+    given_spans: dict[tuple[str, str], list[tuple[int, int]]] = {}
+    for topic, name, passages in judged:
+        spans = given_spans.setdefault((topic, name), [])
+        spans.extend(p for p in dict.fromkeys(passages) if p not in spans)
+    path.write_text("".join(
+        f"{t} Q0 {n} {sum(size for _, size in spans)} 200"
+        + (" 0 " + " ".join(f"{s}:{size}" for s, size in spans) if spans else "") + "\n"
+        for (t, n), spans in given_spans.items()))
+    return given_spans
+
+
+def _write_run(path: Path, returned: list[tuple[str, str, int, int, bool]]) -> None:
+    """A FOL run of the drawn results, in the order given (``X`` for a result gone)."""
+    path.write_text("".join(f"{t} Q0 {n} {i + 1} 1.0 r {'X' if gone else s} {size}\n"
+                            for i, (t, n, s, size, gone) in enumerate(returned)))
+
+
 @settings(max_examples=150, deadline=None)
 @given(st.lists(judgement, min_size=1, max_size=10), st.lists(result, min_size=1, max_size=30))
 def test_lines_find_their_rows_and_relevant_characters(
@@ -35,18 +56,9 @@ def test_lines_find_their_rows_and_relevant_characters(
         judged: list[tuple[str, str, list[tuple[int, int]]]],
         returned: list[tuple[str, str, int, int, bool]]) -> None:
     folder = tmp_path_factory.mktemp("s")
-    given_spans: dict[tuple[str, str], list[tuple[int, int]]] = {}
-    for topic, name, passages in judged:
-        spans = given_spans.setdefault((topic, name), [])
-        spans.extend(p for p in dict.fromkeys(passages) if p not in spans)
-    (folder / "q.txt").write_text("".join(
-        f"{t} Q0 {n} {sum(size for _, size in spans)} 200"
-        + (" 0 " + " ".join(f"{s}:{size}" for s, size in spans) if spans else "") + "\n"
-        for (t, n), spans in given_spans.items()))
+    given_spans = _write_qrels(folder / "q.txt", judged)
     ordered = sorted(returned, key=lambda r: r[0])
-    (folder / "r.run").write_text("".join(
-        f"{t} Q0 {n} {i + 1} 1.0 r {'X' if gone else s} {size}\n"
-        for i, (t, n, s, size, gone) in enumerate(ordered)))
+    _write_run(folder / "r.run", ordered)
     qrels, run = read_fol_qrels(folder / "q.txt"), read_fol_run(folder / "r.run")
     judged_rows = focused._judged(qrels)
     lines = focused._map_lines(judged_rows, [(t, run.topics[topic]) for t, topic
@@ -88,17 +100,8 @@ def test_a_run_read_whole_scores_as_its_topics_joined(
     """The reader's joined columns (topics in file order, unjudged topics and split topics
     included) give the values and warnings of the topics' own arrays joined in official order."""
     folder = tmp_path_factory.mktemp("w")
-    given_spans: dict[tuple[str, str], list[tuple[int, int]]] = {}
-    for topic, name, passages in judged:
-        spans = given_spans.setdefault((topic, name), [])
-        spans.extend(p for p in dict.fromkeys(passages) if p not in spans)
-    (folder / "q.txt").write_text("".join(
-        f"{t} Q0 {n} {sum(size for _, size in spans)} 200"
-        + (" 0 " + " ".join(f"{s}:{size}" for s, size in spans) if spans else "") + "\n"
-        for (t, n), spans in given_spans.items()))
-    (folder / "r.run").write_text("".join(
-        f"{t} Q0 {n} {i + 1} 1.0 r {'X' if gone else s} {size}\n"
-        for i, (t, n, s, size, gone) in enumerate(returned)))
+    given_spans = _write_qrels(folder / "q.txt", judged)
+    _write_run(folder / "r.run", returned)
     qrels = read_fol_qrels(folder / "q.txt")
     with warnings.catch_warnings(record=True):
         warnings.simplefilter("always")

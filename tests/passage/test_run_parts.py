@@ -9,6 +9,7 @@ import contextlib
 import io
 import random
 import warnings
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -22,7 +23,7 @@ from inexeval.formats import source
 from inexeval.formats.fol import read_fol_qrels, read_fol_run, read_fol_run_parts
 from inexeval.formats.source import TopicResumed
 from inexeval.measures.focused import evaluate_task
-from inexeval.model.run import RunParts
+from inexeval.model.run import Run, RunParts
 from tests.helpers import DATA
 
 TOPICS = ["2010001", "2010002", "2010003", "2010004", "2010005"]
@@ -63,6 +64,29 @@ def _resumed(segments: list[tuple[int, int]]) -> bool:
     return len(set(order)) < len([t for i, t in enumerate(order) if i == 0 or order[i - 1] != t])
 
 
+def _read_both(path: Path, read_whole: Callable[[Path], Run],
+               read_parts: Callable[[Path], Iterator[Run]], sizes: tuple[int, int],
+               segments: list[tuple[int, int]]) -> tuple[Run, list[Run]] | None:
+    """The run at ``path`` read whole and in parts (blocks and parts of ``sizes``), which must
+    warn alike; None for an empty file, or where the parts refuse a resumed topic (and only
+    then: a run of ``segments`` with a topic that resumes)."""
+    if not path.stat().st_size:
+        return None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        whole = read_whole(path)
+    whole_warnings = [str(w.message) for w in caught]
+    with _small(*sizes), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            parts = list(read_parts(path))
+        except TopicResumed:
+            assert _resumed(segments)  # only a resumed topic is read whole
+            return None
+    assert [str(w.message) for w in caught] == whole_warnings
+    return whole, parts
+
+
 segments_strategy = st.lists(st.tuples(st.integers(0, 4), st.integers(0, 60)), min_size=1,
                              max_size=8)
 
@@ -74,20 +98,10 @@ def test_the_parts_hold_the_whole_runs_topics(tmp_path: Path, segments: list[tup
                                               seed: int, sizes: tuple[int, int]) -> None:
     path = tmp_path / "r.run"
     path.write_text(_lines(segments, seed))
-    if not path.stat().st_size:
+    read = _read_both(path, read_fol_run, read_fol_run_parts, sizes, segments)
+    if read is None:
         return
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        whole = read_fol_run(path)
-    whole_warnings = [str(w.message) for w in caught]
-    with _small(*sizes), warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            parts = list(read_fol_run_parts(path))
-        except TopicResumed:
-            assert _resumed(segments)  # only a resumed topic is read whole
-            return
-    assert [str(w.message) for w in caught] == whole_warnings
+    whole, parts = read
     assert [topic for part in parts for topic in part] == list(whole)
     assert parts[-1].name == whole.name
     for part in parts:
@@ -212,20 +226,10 @@ def test_the_parts_of_a_trec_run_hold_the_whole_runs_topics(
 
     path = tmp_path / "r.run"
     path.write_text(_trec_lines(segments, seed, element))
-    if not path.stat().st_size:
+    read = _read_both(path, read_trec_run, read_trec_run_parts, sizes, segments)
+    if read is None:
         return
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        whole = read_trec_run(path)
-    whole_warnings = [str(w.message) for w in caught]
-    with _small(*sizes), warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            parts = list(read_trec_run_parts(path))
-        except TopicResumed:
-            assert _resumed(segments)
-            return
-    assert [str(w.message) for w in caught] == whole_warnings
+    whole, parts = read
     assert [topic for part in parts for topic in part] == list(whole)
     assert {part.name for part in parts} == {whole.name}
     assert {part.kind for part in parts} == {whole.kind}

@@ -182,13 +182,19 @@ def _run(args: argparse.Namespace, path: str, assessments: Any) -> Any:
     from inexeval.formats.detect import load_run
     from inexeval.options import check_run
 
-    run = load_run(path, args.run_format, args.keep_repeats)
-    if args.topics is not None:
-        from dataclasses import replace
-
-        run = replace(run, topics={t: tr for t, tr in run.items() if t in _selected(args)})
+    run = _chosen_topics(args, load_run(path, args.run_format, args.keep_repeats))
     check_run(run, assessments, args.num_docs)
     return run
+
+
+def _chosen_topics(args: argparse.Namespace, run: Any) -> Any:
+    """The run (or a part of it) cut to ``--topics``."""
+    if args.topics is None:
+        return run
+    from dataclasses import replace
+
+    chosen = _selected(args)
+    return replace(run, topics={t: tr for t, tr in run.items() if t in chosen})
 
 
 def task_options(args: argparse.Namespace, warn_unused: bool = True) -> dict[str, Any]:
@@ -355,13 +361,7 @@ def _streamed(job: _Job, path: str, outcome: _Outcome) -> Any:
     if path == "-" or not Path(path).is_file():
         return None
     parts = run_parts(path, args.run_format, args.keep_repeats)
-    if args.topics is not None:
-        from dataclasses import replace
-
-        chosen = _selected(args)
-        parts = (replace(part, topics={t: tr for t, tr in part.items() if t in chosen})
-                 for part in parts)
-    streamed = RunParts(parts, path)
+    streamed = RunParts((_chosen_topics(args, part) for part in parts), path)
     try:
         outcome.results = _results(job, streamed)
         run = streamed.outline()

@@ -528,8 +528,8 @@ def read_fol_run(path: str | Path | Source) -> Run:
     any other negative offset, a length below 1, a negative or non-integer rank are errors. A
     score that is not a finite number is NaN, with one warning (the official tasks use the file
     order, and ranks order the run otherwise); scores are kept as printed and read on first use
-    of ``rsv`` (:class:`inexeval.formats.lines.PrintedScores`), the warning given at once. The run's name is the run-id field of the last
-    line; ``meta["run_ids"]`` maps each topic to the run id of its last line (the official
+    of ``rsv`` (:class:`inexeval.formats.lines.PrintedScores`), the warning given at once. The
+    run's name is the run-id field of the last line; ``meta["run_ids"]`` maps each topic to the run id of its last line (the official
     header shows that of the last line of an assessed topic). A topic whose lines come in
     several blocks is grouped (with a warning; the official tool mis-scores such a topic,
     spec §15.12).
@@ -559,15 +559,14 @@ def read_fol_run_parts(path: str | Path | Source) -> Iterator[Run]:
     columns = _RunColumns()
     with opened(path) as source:
         name = source.name
-        given_out = 0
+        given_out = False
         for first, block in source.blocks():
             columns.add(Table(block, first, name, 8, _RUN_LINE, RunError))
             if columns.resumed():
                 raise TopicResumed(name)
             if columns.size >= sources.PART_LINES and columns.several_topics():
-                part = columns.part(name)
-                given_out += 1
-                yield part
+                given_out = True
+                yield columns.part(name)
     columns.warn_unscored(name)
     if columns.size or not given_out:
         yield columns.run(name)

@@ -180,7 +180,8 @@ class Table:
             values[unread[unsure]] = math.nan
             kept = values[widths[unsure] > PrintedScores.WIDEST]
             records[long, 1] = kept.view(np.uint64)
-        return PrintedScores(records, np.minimum(widths, PrintedScores.LONG).astype(np.uint8)), unread
+        widths = np.minimum(widths, PrintedScores.LONG)
+        return PrintedScores(records, widths.astype(np.uint8)), unread
 
     def _word_view(self) -> npt.NDArray[np.uint64]:
         if self._words is None:
@@ -412,8 +413,7 @@ def surely_finite(head: npt.NDArray[np.uint64], tail: npt.NDArray[np.uint64],
 class PrintedScores:
     """Scores as printed, read as floats on first use (:data:`inexeval.model.run.Scores`): the
     last 16 bytes of each field (two words read big-endian, the field at their end) and its
-    width;
-    a wider field's value is read at once and kept in the second word (width :attr:`LONG`).
+    width; a wider field's value is read at once and kept in the second word (width :attr:`LONG`).
     Rows are cut with ``[]`` and blocks joined with :meth:`joined`, like arrays."""
 
     WIDEST = 16

@@ -47,7 +47,8 @@ BLOCK = 4 << 20
 
 PART_LINES = 1 << 16
 """Lines a run reader reads before it gives out the topics read so far as one part of the run
-(:func:`inexeval.formats.fol.read_fol_run_parts`, :func:`inexeval.formats.trec.read_trec_run_parts`)."""
+(:func:`inexeval.formats.fol.read_fol_run_parts`,
+:func:`inexeval.formats.trec.read_trec_run_parts`)."""
 
 
 class TopicResumed(Exception):

@@ -169,7 +169,8 @@ def _prepare(topics: Sequence[TopicAssessments]) -> _Judged:
     start, end = passages[:, 0].copy(), passages[:, 1].copy()
     return _Judged(
         topics=tuple(a.topic for a in topics),
-        row_of={a.topic: t for t, a in enumerate(topics)}, names=names, keys=keys[order], rows=order,
+        row_of={a.topic: t for t, a in enumerate(topics)}, names=names, keys=keys[order],
+        rows=order,
         sole=sole, packed=packed[by_number], packed_codes=by_number, topic=topic,
         rsize=_joined(rsizes), length=_joined(lengths), bep=_joined(beps),
         doc=doc, passages=np.searchsorted(doc, np.arange(len(per_row) + 1)), start=start,
@@ -807,12 +808,11 @@ def _run_scores(qrels: Assessments, run: Run, settings: TaskSettings,
     Focused and Thorough score the whole run at once; the in-context tasks go topic by topic."""
     judged = _judged(qrels)
     lines = _run_lines(judged, run)
-    if notes is None:
-        notes = _InputNotes()
-        notes.note(judged, lines, run)
+    whole = notes is None
+    notes = _InputNotes() if notes is None else notes
+    notes.note(judged, lines, run)
+    if whole:
         notes.warn(run.source)
-    else:
-        notes.note(judged, lines, run)
     if settings.task == "thorough" or (settings.task == "focused" and not _overlapping(lines)):
         scored = _focused_scores(judged, lines, settings.task == "thorough",
                                  settings.exact_buckets)
@@ -831,8 +831,7 @@ def _parts_scores(qrels: Assessments, parts: Iterable[Run], settings: TaskSettin
     first, second = next(given, None), next(given, None)
     if first is None or second is None:  # one part: the run's own warnings in their order
         run = first if first is not None else Run("", "passage", {})
-        return (_run_scores(qrels, run, settings),
-                topic_sizes(run))
+        return _run_scores(qrels, run, settings), topic_sizes(run)
     judged = _judged(qrels)
     notes = _InputNotes()
     sizes: dict[str, int] = {}
