@@ -35,17 +35,24 @@ def _lines(segments: list[tuple[int, int]], seed: int, per_article: int = 12) ->
     """A FOL run of ``(topic, number of lines)`` segments, in that order (a topic given in two
     segments resumes after others); passages never overlap within a topic."""
     rng = random.Random(seed)
-    used: dict[int, int] = {}
     out = []
+    for topic, k in _numbered(segments):
+        article = 11 + k // per_article  # an article's passages together, in order
+        offset = "X" if rng.random() < 0.05 else str(300 + 3 * (k % per_article))
+        out.append(f"{TOPICS[topic]} Q0 {article} {k + 1} {rng.uniform(-1, 1):.6g} "
+                   f"run-{topic}-{rng.randrange(2)} {offset} {1 + rng.randrange(2)}\n")
+    return "".join(out)
+
+
+def _numbered(segments: list[tuple[int, int]]) -> Iterator[tuple[int, int]]:
+    """``(topic, k)`` for each line of the segments: the line is the topic's ``k``-th
+    (from 0), counted across the topic's segments."""
+    used: dict[int, int] = {}
     for topic, count in segments:
         for _ in range(count):
             k = used.get(topic, 0)
             used[topic] = k + 1
-            article = 11 + k // per_article  # an article's passages together, in order
-            offset = "X" if rng.random() < 0.05 else str(300 + 3 * (k % per_article))
-            out.append(f"{TOPICS[topic]} Q0 {article} {k + 1} {rng.uniform(-1, 1):.6g} "
-                       f"run-{topic}-{rng.randrange(2)} {offset} {1 + rng.randrange(2)}\n")
-    return "".join(out)
+            yield topic, k
 
 
 @contextlib.contextmanager
@@ -202,16 +209,12 @@ def _trec_lines(segments: list[tuple[int, int]], seed: int, element: bool) -> st
     """A TREC run of ``(topic, number of lines)`` segments, with repeated results now and then
     (dropped with a warning) and paths for an element run."""
     rng = random.Random(seed)
-    used: dict[int, int] = {}
     out = []
-    for topic, count in segments:
-        for _ in range(count):
-            k = used.get(topic, 0)
-            used[topic] = k + 1
-            document = k if rng.random() > 0.1 else max(k - 1, 0)  # a repeat now and then
-            path = f" /article[1]/sec[{1 + document % 3}]" if element else ""
-            out.append(f"{TOPICS[topic]} Q0 d{document // 3} {k + 1} {rng.uniform(-1, 1):.6g} "
-                       f"trec-run{path}\n")
+    for topic, k in _numbered(segments):
+        document = k if rng.random() > 0.1 else max(k - 1, 0)  # a repeat now and then
+        path = f" /article[1]/sec[{1 + document % 3}]" if element else ""
+        out.append(f"{TOPICS[topic]} Q0 d{document // 3} {k + 1} {rng.uniform(-1, 1):.6g} "
+                   f"trec-run{path}\n")
     return "".join(out)
 
 
