@@ -1,0 +1,204 @@
+"""Who runs a study's tasks is a parameter, never a branch in the study's code.
+
+A study (the replicate blocks of a bootstrap, the left-out groups of a reuse study, the depths
+of a pool study) is a list of independent tasks and one function ``fn(shared, task)``; an
+executor applies it to every task and gives the results **in task order**, whatever ran them:
+
+* :class:`Serial`: this process, one task after another;
+* :class:`Processes`: a pool of ``jobs`` forked processes of this machine (``--jobs N``), the
+  shared inputs inherited by fork, never pickled per task;
+* :class:`DaskExecutor`: a Dask cluster (``--scheduler ADDRESS``, or ``local:N`` for a
+  ``LocalCluster`` of N single-threaded worker processes); the shared inputs are scattered to
+  every worker once, tasks are retried elsewhere when a worker dies (Dask's own retries), and an
+  interrupted study cancels what is still queued. Needs the ``dask`` extra.
+
+Randomness belongs to the task, never to the worker: :func:`task_seeds` gives task ``i`` the
+``i``-th child of ``numpy.random.SeedSequence(seed)``, so the output is bit-identical on one
+process, ``--jobs N`` or a cluster (numpy's "Parallel random number generation").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, Protocol, TypeVar
+
+import numpy as np
+
+from inexeval.errors import InexevalError
+from inexeval.progress import progress_callback
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+class Executor(Protocol):
+    """Applies ``fn(shared, task)`` to every task; results in task order."""
+
+    def map(self, fn: Callable[[Any, Any], Any], tasks: Sequence[Any], shared: Any = None, *,
+            description: str | None = None) -> list[Any]: ...
+
+
+def task_seeds(seed: int, n: int) -> list[np.random.SeedSequence]:
+    """The seeds of ``n`` tasks: the children of ``SeedSequence(seed)``, task ``i`` the
+    ``i``-th (the same whatever runs it, and whatever the number of tasks after it)."""
+    return np.random.SeedSequence(seed).spawn(n)
+
+
+def _advance(description: str | None, total: int) -> Callable[[int], None]:
+    update = progress_callback(description) if description else None
+    if update is None:
+        return lambda done: None
+    return lambda done: update(done, total)
+
+
+class Serial:
+    """Every task in this process, in order."""
+
+    def map(self, fn: Callable[[Any, T], R], tasks: Sequence[T], shared: Any = None, *,
+            description: str | None = None) -> list[R]:
+        advance = _advance(description, len(tasks))
+        out = []
+        for i, task in enumerate(tasks):
+            out.append(fn(shared, task))
+            advance(i + 1)
+        return out
+
+    def __repr__(self) -> str:
+        return "Serial()"
+
+
+_WORK: tuple[Callable[[Any, Any], Any], Any, Sequence[Any]] | None = None
+
+
+def _run_task(index: int) -> Any:
+    assert _WORK is not None
+    fn, shared, tasks = _WORK
+    return fn(shared, tasks[index])
+
+
+class Processes:
+    """Tasks spread over ``jobs`` forked processes of this machine."""
+
+    def __init__(self, jobs: int) -> None:
+        if jobs < 1:
+            raise InexevalError(f"--jobs must be at least 1, not {jobs}")
+        self.jobs = jobs
+
+    def map(self, fn: Callable[[Any, T], R], tasks: Sequence[T], shared: Any = None, *,
+            description: str | None = None) -> list[R]:
+        if self.jobs == 1 or len(tasks) <= 1:
+            return Serial().map(fn, tasks, shared, description=description)
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+
+        global _WORK
+        advance = _advance(description, len(tasks))
+        out: list[Any] = [None] * len(tasks)
+        _WORK = (fn, shared, tasks)
+        try:
+            with ProcessPoolExecutor(min(self.jobs, len(tasks)),
+                                     mp_context=multiprocessing.get_context("fork")) as pool:
+                futures = {pool.submit(_run_task, i): i for i in range(len(tasks))}
+                try:
+                    for done, future in enumerate(as_completed(futures), 1):
+                        out[futures[future]] = future.result()
+                        advance(done)
+                except BaseException:
+                    for future in futures:
+                        future.cancel()
+                    raise
+        finally:
+            _WORK = None
+        return out
+
+    def __repr__(self) -> str:
+        return f"Processes(jobs={self.jobs})"
+
+
+def _dask_call(fn: Callable[[Any, Any], Any], shared: Any, task: Any) -> Any:
+    return fn(shared, task)
+
+
+class DaskExecutor:
+    """Tasks sent to a Dask cluster: ``address`` of a running scheduler
+    (``tcp://HOST:8786``) or ``local:N`` for a ``LocalCluster`` of N worker processes started
+    here (and stopped with the executor). ``retries``: how often a task whose worker died is
+    run again elsewhere."""
+
+    def __init__(self, address: str, *, retries: int = 3) -> None:
+        try:
+            from distributed import Client, LocalCluster
+        except ImportError:
+            raise InexevalError("--scheduler needs Dask's distributed scheduler: "
+                                "pip install 'inexeval[dask]'") from None
+        self.address = address
+        self.retries = retries
+        self._cluster: Any = None
+        if address.startswith("local:"):
+            count = address.partition(":")[2]
+            if not (count.isascii() and count.isdigit() and int(count) >= 1):
+                raise InexevalError(f"--scheduler local:N needs a number of workers N >= 1, "
+                                    f"not {count!r}")
+            self._cluster = LocalCluster(n_workers=int(count), threads_per_worker=1,
+                                         processes=True, dashboard_address=None)
+            self.client = Client(self._cluster)
+        else:
+            try:
+                self.client = Client(address, timeout="10s")
+            except (OSError, TimeoutError) as error:
+                raise InexevalError(f"--scheduler {address}: no Dask scheduler answers "
+                                    f"({error})") from None
+
+    def map(self, fn: Callable[[Any, T], R], tasks: Sequence[T], shared: Any = None, *,
+            description: str | None = None) -> list[R]:
+        from distributed import as_completed
+
+        if not tasks:
+            return []
+        advance = _advance(description, len(tasks))
+        [shared_future] = self.client.scatter([shared], broadcast=True, hash=False)
+        futures = self.client.map(_dask_call, [fn] * len(tasks), [shared_future] * len(tasks),
+                                  list(tasks), pure=False, retries=self.retries)
+        index = {future.key: i for i, future in enumerate(futures)}
+        out: list[Any] = [None] * len(tasks)
+        try:
+            for done, future in enumerate(as_completed(futures), 1):
+                out[index[future.key]] = future.result()
+                advance(done)
+        except BaseException:
+            self.client.cancel(futures)
+            raise
+        finally:
+            self.client.cancel([shared_future])
+        return out
+
+    def close(self) -> None:
+        self.client.close()
+        if self._cluster is not None:
+            self._cluster.close()
+
+    def __enter__(self) -> DaskExecutor:  # noqa: PYI034
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"DaskExecutor({self.address!r})"
+
+
+def make_executor(jobs: int = 1, scheduler: str | None = None) -> Executor:
+    """The executor a command's ``--jobs``/``--scheduler`` ask for (a scheduler wins; close a
+    :class:`DaskExecutor` when done, or use it as a context manager)."""
+    if scheduler:
+        return DaskExecutor(scheduler)
+    return Processes(jobs) if jobs > 1 else Serial()
+
+
+def blocks(total: int, size: int) -> Iterator[tuple[int, int]]:
+    """``(start, stop)`` of consecutive blocks of at most ``size`` items covering ``total``:
+    a study split by index, so the block size never changes a number."""
+    if size < 1:
+        raise InexevalError(f"a block needs at least one item, not {size}")
+    for start in range(0, total, size):
+        yield start, min(start + size, total)
