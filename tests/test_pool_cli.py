@@ -106,7 +106,7 @@ def test_real_run_article_pool(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("extra", "message"), [
-    ([], "give --depth K or --articles N"),
+    ([], "give --depth K, --articles N or --strategy NAME"),
     (["--depth", "1", "--group", "x"], "--runs-per-group and --group go together"),
     (["FOL", "--depth", "1", "--unit", "element"], "--unit element pools element runs only"),
     (["--depth", "1", "--format", "inex"], "give the folder with -o"),
@@ -159,3 +159,56 @@ def test_inex_format_never_writes_over_an_input(runs: list[Path], tmp_path: Path
     assert main(["pool", *map(str, runs[1:]), "--depth", "1", "--format", "inex",
                  "-o", str(runs[1])]) == 2
     assert "this is a file" in capsys.readouterr().err
+
+
+def _doc_run(folder: Path, name: str, docs: str) -> Path:
+    path = folder / f"{name}.txt"
+    path.write_text("".join(f"1 Q0 {d} {i} {10 - i} {name}\n" for i, d in enumerate(docs, 1)))
+    return path
+
+
+def test_strategies_from_the_command_line(tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """r1 = a b c d, r2 = e a f g; relevant b c e: the orders of tests/analysis/
+    test_strategies.py, written in judging order."""
+    r1, r2 = _doc_run(tmp_path, "r1", "abcd"), _doc_run(tmp_path, "r2", "eafg")
+    qrels = tmp_path / "qrels"
+    qrels.write_text("1 0 a 0\n1 0 b 1\n1 0 c 1\n1 0 e 1\n1 0 f 0\n")
+    out = tmp_path / "pool.tsv"
+
+    def files(*extra: str) -> str:
+        assert main(["pool", str(r1), str(r2), "--depth", "3", *extra, "-o", str(out)]) == 0
+        return "".join(line.split("\t")[1] for line in _lines(out))
+
+    assert files("--strategy", "depth") == "abcef"  # today's --depth 3 pool, sorted
+    assert files("--strategy", "depth", "--budget", "5") == "aebcf"
+    assert files("--strategy", "take", "--budget", "2") == "ae"
+    assert files("--strategy", "mtf", "--qrels", str(qrels)) == "aefbc"
+    assert files("--strategy", "mtf") == "aebcf"  # the static start: depth order
+    assert _lines(out)[0] == "1\ta\t\t1\t2"
+    for strategy in ("bandit", "hedge"):
+        assert len(files("--strategy", strategy, "--qrels", str(qrels), "--budget", "3")) == 3
+    assert main(["pool", str(r1), str(r2), "--strategy", "round-robin", "--budget", "3",
+                 "-o", str(out)]) == 0
+    rr = out.read_text()
+    assert main(["pool", str(r1), str(r2), "--articles", "3", "-o", str(out)]) == 0
+    assert out.read_text() == rr
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    (["--strategy", "mtf", "--budget", "2"], "needs --qrels to simulate it"),
+    (["--depth", "2", "--budget", "2"], "--budget goes with --strategy"),
+    (["--strategy", "take", "--qrels", "QRELS"], "reads no judgements"),
+    (["--strategy", "round-robin"], "needs --budget N"),
+    (["--strategy", "take", "--articles", "2"], "--articles is the round-robin strategy"),
+    (["--strategy", "take", "--rbp-p", "1.5", "--fusion", "rbp"], "not strictly between"),
+])
+def test_bad_strategy_requests(runs: list[Path], extra: list[str], message: str,
+                               tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    qrels = tmp_path / "qrels"
+    qrels.write_text("10 0 a 1\n")
+    args = [str(qrels) if a == "QRELS" else a for a in extra]
+    assert main(["pool", *map(str, runs), *args]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.startswith("inexeval: error:") and err.count("\n") == 1

@@ -27,7 +27,15 @@ from itertools import pairwise
 import numpy as np
 import numpy.typing as npt
 
+from inexeval.analysis.strategies import (
+    ADAPTIVE,
+    Candidates,
+    StrategyOptions,
+    candidates,
+    judging_order,
+)
 from inexeval.errors import InexevalError
+from inexeval.model.assessments import Assessments
 from inexeval.model.pool import Pool, TopicPool, topic_order
 from inexeval.model.run import Run, TopicRun, make_topic_run
 
@@ -250,3 +258,87 @@ def _owners(tp: TopicPool, topic_runs: Sequence[TopicRun], pool: Pool,
                             f"{int(ranks[i])}, yet the pool says one run did: give the pooled "
                             "runs with the options they were pooled with", pool.source, line)
     return owners
+
+
+def unit_relevance(assessments: Assessments | None, topic: str, files: npt.NDArray[np.object_],
+                   paths: npt.NDArray[np.object_], unit: str) -> npt.NDArray[np.bool_] | None:
+    """Whether each unit is relevant by the topic's qrels (an unjudged unit is not): a TREC
+    document of level 1 or more, an article or element a FOL qrels line gives relevant
+    characters (``rsize`` > 0); an article is relevant when any of its judged units is. None
+    without assessments."""
+    if assessments is None:
+        return None
+    relevant = np.zeros(len(files), dtype=bool)
+    ta = assessments.get(topic)
+    if ta is None or not len(ta):
+        return relevant
+    if ta.scale == "trec":
+        level = ta.dim("relevance").astype(np.int64) >= 1
+    elif ta.scale == "fol":
+        level = ta.dim("rsize").astype(np.float64) > 0
+    else:
+        raise InexevalError(f"pooling strategies simulate on TREC or FOL qrels, not {ta.scale} "
+                            "assessments", ta.source)
+    if unit == "article":
+        good = set(ta.files[level].tolist())
+        return np.fromiter((f in good for f in files.tolist()), dtype=bool, count=len(files))
+    good_pairs = set(zip(ta.files[level].tolist(), ta.paths[level].tolist()))
+    return np.fromiter(((f, p) in good_pairs for f, p in zip(files.tolist(), paths.tolist())),
+                       dtype=bool, count=len(files))
+
+
+@dataclass(frozen=True)
+class TopicCandidates:
+    """One topic's depth-k pool ready for the strategies: the strategies' view
+    (:class:`~inexeval.analysis.strategies.Candidates`), each unit's ``files``, ``paths``,
+    ``min_ranks`` and ``runs`` (the depth pool's columns), all indexed by the unit's code."""
+
+    candidates: Candidates
+    files: npt.NDArray[np.object_]
+    paths: npt.NDArray[np.object_]
+    min_ranks: IntArray
+    runs: IntArray
+
+
+def topic_candidates(runs: Sequence[Run], topic: str, depth: int, unit: str = "article",
+                     order: str = "rank") -> TopicCandidates:
+    """The depth-``depth`` pool of ``topic`` with each run's distinct units in rank order."""
+    topic_runs = _topic_runs(runs, topic, order)
+    coded = _code(topic_runs, unit, depth)
+    pooled, min_rank, counts = pool_topic(coded.units, coded.articles, depth=depth)
+    scores = [np.asarray(tr.rsv[:depth], dtype=np.float64) for tr in topic_runs]
+    c = candidates(coded.units, len(coded.keys), depth, scores)
+    return TopicCandidates(c, coded.files[pooled], coded.paths[pooled], min_rank, counts)
+
+
+def strategy_pool(runs: Sequence[Run], strategy: str, *, depth: int = 100,
+                  budget: int | None = None, unit: str = "article",
+                  topics: Sequence[str] | None = None, order: str = "rank",
+                  options: StrategyOptions | None = None,
+                  assessments: Assessments | None = None) -> Pool:
+    """Pool ``runs`` with a strategy (:mod:`inexeval.analysis.strategies`): per topic, the
+    first ``budget`` units (all without one) of the depth-``depth`` pool in the order the
+    strategy judges them, the pool file keeping that order. The adaptive strategies are
+    simulated on ``assessments``; without them they give the whole depth pool in ``depth``
+    order, the start an assessor's judgements then reorder."""
+    options = options or StrategyOptions()
+    _check_unit(runs, unit)
+    if depth < 1 or (budget is not None and budget < 1):
+        raise InexevalError("the pool depth and the budget must be at least 1")
+    if strategy in ADAPTIVE and assessments is None and budget is not None:
+        raise InexevalError(f"--budget with the adaptive {strategy} strategy needs --qrels to "
+                            "simulate it (without, the pool is the whole depth pool)")
+    wanted = topics if topics is not None else list(dict.fromkeys(t for r in runs for t in r))
+    seeds = np.random.SeedSequence(options.seed).spawn(len(set(wanted)))
+    pools: dict[str, TopicPool] = {}
+    for i, topic in enumerate(sorted(set(wanted), key=topic_order)):
+        tc = topic_candidates(runs, topic, depth, unit, order)
+        relevant = unit_relevance(assessments, topic, tc.files, tc.paths, unit)
+        how = "depth" if strategy in ADAPTIVE and relevant is None else strategy
+        chosen = judging_order(how, tc.candidates, relevant, options, budget,
+                               np.random.default_rng(seeds[i]))
+        if len(chosen):
+            pools[topic] = TopicPool(topic, tc.files[chosen], tc.paths[chosen],
+                                     tc.min_ranks[chosen], tc.runs[chosen],
+                                     np.zeros(len(chosen), dtype=np.int64))
+    return Pool(pools)

@@ -12,8 +12,15 @@ from typing import Any
 from inexeval.cli import positive, topic_ids
 from inexeval.commands.eval import add_run_options
 
+# the choices of inexeval.analysis.strategies, here so that the parser imports no numpy
+STRATEGIES = ("depth", "round-robin", "take", "mtf", "bandit", "hedge")
+ADAPTIVE = ("mtf", "bandit", "hedge")
+FUSIONS = ("combsum", "combmnz", "rrf", "rbp")
+BANDITS = ("mm-ns", "mm", "ucb", "random", "mtf")
+
 NAME = "pool"
-HELP = "pool runs to a depth or round-robin to N articles per topic (or --stats of a pool)"
+HELP = ("pool runs to a depth or round-robin to N articles per topic, or with a pooling "
+        "strategy to a judgement budget (or --stats of a pool)")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -25,6 +32,33 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     how.add_argument("--articles", type=positive, metavar="N",
                      help="round-robin over the runs, rank 1 of each, then rank 2, ..., until a "
                      "topic's pool holds N distinct articles (INEX 2006-2010)")
+    strategy = parser.add_argument_group("pooling strategies (judging less for the same answer)")
+    strategy.add_argument("--strategy", choices=STRATEGIES,
+                          help="order the depth-K pool (--depth, default 100) as this strategy "
+                          "judges it and keep the first --budget units per topic: depth, "
+                          "round-robin (as --articles), take (a fused ranking), mtf "
+                          "(move-to-front), bandit, hedge; the adaptive ones (mtf, bandit, "
+                          "hedge) are simulated on --qrels")
+    strategy.add_argument("--budget", type=positive, metavar="N",
+                          help="judgements per topic (default: the whole depth pool)")
+    strategy.add_argument("--qrels", metavar="FILE",
+                          help="finished qrels the adaptive strategies read judgements from")
+    strategy.add_argument("--fusion", choices=FUSIONS, default="rrf",
+                          help="take: combsum, combmnz (min-max normalised scores), rrf "
+                          "(default) or rbp")
+    strategy.add_argument("--rrf-k", type=float, default=60.0, metavar="K",
+                          help="rrf: 1/(K + rank) (default 60)")
+    strategy.add_argument("--rbp-p", type=float, default=0.8, metavar="P",
+                          help="rbp: (1 - P) P^(rank - 1) (default 0.8)")
+    strategy.add_argument("--bandit", choices=BANDITS, default="mm-ns",
+                          help="bandit: mm-ns (default), mm, ucb (UCB1-Tuned), random, mtf")
+    strategy.add_argument("--discount", type=float, default=0.9, metavar="G",
+                          help="mm-ns: weight of a run's judgement per later judgement of the "
+                          "run (default 0.9)")
+    strategy.add_argument("--hedge-beta", type=float, default=0.1, metavar="B",
+                          help="hedge: Hedge's beta (default 0.1)")
+    strategy.add_argument("--seed", type=int, default=1,
+                          help="seed of the bandits' random choices (default 1)")
     parser.add_argument("--unit", choices=("element", "article"),
                         help="pool elements (element runs only) or articles (default: element "
                         "with --depth when every run is an element run, else article)")
@@ -52,12 +86,12 @@ def run(args: argparse.Namespace) -> int:
     from inexeval.options import check_given_once
 
     check_given_once(args.runs)
-    for path in [*args.runs, args.topic_file, args.stats]:
+    for path in [*args.runs, args.topic_file, args.stats, args.qrels]:
         if path is not None and path != "-" and not Path(path).exists():
             raise InexevalError("no such file or folder", path)
     if args.stats is not None:
         for option in ("depth", "articles", "unit", "runs_per_group", "group", "topics",
-                       "topic_file"):
+                       "topic_file", "strategy", "budget", "qrels"):
             if getattr(args, option) is not None:
                 raise InexevalError(f"--{option.replace('_', '-')} does not go with --stats")
         if args.format != "tsv":
@@ -65,8 +99,9 @@ def run(args: argparse.Namespace) -> int:
         return _stats(args)
     if not args.runs:
         raise InexevalError("give the runs to pool (or --stats POOL.tsv)")
-    if args.depth is None and args.articles is None:
-        raise InexevalError("give --depth K or --articles N")
+    _check_strategy(args)
+    if args.depth is None and args.articles is None and args.strategy is None:
+        raise InexevalError("give --depth K, --articles N or --strategy NAME")
     if (args.runs_per_group is None) != (args.group is None):
         raise InexevalError("--runs-per-group and --group go together")
     pool = _pool(args)
@@ -80,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
         from inexeval.formats.pool import write_pool
         from inexeval.outputs import atomic_output, check_output
 
-        target = check_output(args.output, *args.runs, args.topic_file)
+        target = check_output(args.output, *args.runs, args.topic_file, args.qrels)
         with atomic_output(target) as out:
             write_pool(pool, out)
     return 0
@@ -103,11 +138,50 @@ def _pool(args: argparse.Namespace) -> Any:
             warn(f"not pooled: more than {args.runs_per_group} runs of its group",
                  args.runs[i])
         runs = [runs[i] for i in kept]
-    unit = args.unit or ("element" if args.depth is not None
-                         and all(r.kind == "element" for r in runs) else "article")
+    by_depth = args.depth is not None and args.strategy in (None, "depth")
+    unit = args.unit or ("element" if by_depth and all(r.kind == "element" for r in runs)
+                         else "article")
     topics = _topics(args, runs)
-    return pool_runs(runs, depth=args.depth, articles=args.articles, unit=unit, topics=topics,
-                     order=args.order)
+    if args.strategy == "round-robin":
+        return pool_runs(runs, articles=args.budget, unit=unit, topics=topics, order=args.order)
+    if args.strategy is None or (args.strategy == "depth" and args.budget is None):
+        return pool_runs(runs, depth=args.depth, articles=args.articles, unit=unit,
+                         topics=topics, order=args.order)
+    from inexeval.analysis.pooling import strategy_pool
+    from inexeval.analysis.strategies import StrategyOptions
+    from inexeval.formats.detect import load_assessments
+
+    options = StrategyOptions(args.fusion, args.rrf_k, args.rbp_p, args.bandit, args.discount,
+                              args.hedge_beta, args.seed)
+    assessments = load_assessments(args.qrels) if args.qrels is not None else None
+    return strategy_pool(runs, args.strategy, depth=args.depth or DEFAULT_DEPTH,
+                         budget=args.budget, unit=unit, topics=topics, order=args.order,
+                         options=options, assessments=assessments)
+
+
+DEFAULT_DEPTH = 100
+"""The depth of the pool a strategy orders when --depth is not given (INEX 2002's)."""
+
+
+def _check_strategy(args: argparse.Namespace) -> None:
+    """The strategy options go with --strategy, and each with its strategy."""
+    from inexeval.errors import InexevalError
+
+    if args.strategy is None:
+        for option in ("budget", "qrels"):
+            if getattr(args, option) is not None:
+                raise InexevalError(f"--{option} goes with --strategy")
+        return
+    if args.articles is not None:
+        raise InexevalError("--articles is the round-robin strategy: give --strategy "
+                            "round-robin --budget N, or --articles alone")
+    if args.strategy == "round-robin":
+        if args.budget is None:
+            raise InexevalError("--strategy round-robin needs --budget N (articles per topic)")
+        if args.depth is not None:
+            raise InexevalError("--strategy round-robin goes to --budget articles: no --depth")
+    if args.qrels is not None and args.strategy not in ADAPTIVE:
+        raise InexevalError(f"the {args.strategy} strategy reads no judgements: no --qrels")
 
 
 def _topics(args: argparse.Namespace, runs: list[Any]) -> list[str] | None:
