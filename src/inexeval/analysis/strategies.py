@@ -154,7 +154,8 @@ def fused_scores(c: Candidates, fusion: str, options: StrategyOptions) -> FloatA
 def _normalised(scores: FloatArray, n: int) -> FloatArray:
     """Min-max normalised scores (Lee 1997); ranks as scores when there are none to use."""
     if len(scores) and np.isfinite(scores).all() and scores.max() > scores.min():
-        return (scores - scores.min()) / (scores.max() - scores.min())
+        low, high = float(scores.min()), float(scores.max())
+        return np.asarray((scores - low) / (high - low), dtype=np.float64)
     return 1.0 - np.arange(n, dtype=np.float64) / n
 
 
