@@ -61,7 +61,8 @@ def add_input_arguments(parser: argparse.ArgumentParser, required: bool = True) 
                         help="inconsistent highlighting assessments (overlapping passages, rsize "
                         "or sizes that disagree) are an error instead of a warning")
     parser.add_argument("--assessments-format", metavar="FORMAT",
-                        help="override format detection: inex, fol, trec, genomics (TREC "
+                        help="override format detection: inex, fol, trec, sampled (NIST: topic iter "
+                        "docno stratum rel), genomics (TREC "
                         "Genomics 2007 gold standard)")
     add_run_options(parser, default_order=None)
     parser.add_argument("--limit", type=non_negative, metavar="N",

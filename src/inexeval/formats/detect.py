@@ -2,8 +2,10 @@
 
 Assessment formats: ``inex`` (INEX 2002-2008 XML, one file or a folder; ``inex2002``,
 ``inex2003``, ``inex2005`` force the scale), ``fol`` (INEX 2008+ plain-text qrels, spec §1.5.4:
-5 or more columns, passages as ``offset:length``), ``trec`` (``topic iter doc rel``) and
-``genomics`` (the TREC Genomics 2007 gold standard, :mod:`inexeval.formats.genomics`).
+5 or more columns, passages as ``offset:length``), ``trec`` (``topic iter doc rel``),
+``genomics`` (the TREC Genomics 2007 gold standard, :mod:`inexeval.formats.genomics`) and
+``sampled`` (NIST's ``topic iter docno stratum rel``, :mod:`inexeval.formats.sampled`; told
+from five-column FOL qrels by an iteration other than ``Q0`` or a negative relevance).
 Run formats: ``xml`` (INEX XML submission), ``trec`` (7 columns: element run; 6 columns: TREC
 document run) and ``fol`` (8 columns ending in an integer offset or ``X``/``-1`` and a length).
 
@@ -30,7 +32,7 @@ if TYPE_CHECKING:
 
 # Each reader (and lxml, for the XML formats) is imported when a file of its format comes:
 # evaluating FOL files starts without the XML machinery.
-ASSESSMENT_FORMATS = ("inex", *DIM_TYPES, "fol", "trec", "genomics")
+ASSESSMENT_FORMATS = ("inex", *DIM_TYPES, "fol", "trec", "genomics", "sampled")
 RUN_FORMATS = ("xml", "trec", "fol")
 """Run formats; ``inex`` is accepted for ``xml`` (INEX submissions)."""
 
@@ -65,6 +67,10 @@ def _assessments_format(source: Source) -> str:
     line, fields = first_fields(source)
     if len(fields) == 4:
         return "trec"
+    from inexeval.formats.sampled import is_sampled_line
+
+    if is_sampled_line(fields):
+        return "sampled"
     numeric = len(fields) >= 5 and all(f.lstrip("-").isdigit() for f in fields[3:5])
     if numeric and all(":" in f for f in fields[6:]):
         return "fol"
@@ -180,6 +186,10 @@ def load_assessments(path: str | Path, fmt: str | None = None) -> Assessments:
             from inexeval.formats.fol import read_fol_qrels
 
             return read_fol_qrels(source)
+        if fmt == "sampled":
+            from inexeval.formats.sampled import read_sampled_qrels
+
+            return read_sampled_qrels(source)
         if fmt == "genomics":
             from inexeval.formats.genomics import read_genomics_gold
 

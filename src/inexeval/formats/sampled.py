@@ -1,0 +1,96 @@
+"""Sampled judgements: NIST's sampled qrels and the sampled pool file.
+
+Sampled qrels, five columns as NIST's ``sample_eval.pl`` reads them::
+
+    topic iter docno stratum rel
+
+``stratum`` names the sampling stratum (any token) the document was drawn from and ``rel`` is
+its relevance level, ``-1`` for a pooled document that was not sampled (so not judged). They
+read into TREC assessments (scale ``trec``) with a ``stratum`` dimension beside ``relevance``:
+every TREC measure reads them (a ``-1`` is a level below 1), the inferred measures of
+:mod:`inexeval.measures.sampled` need the stratum. A duplicated ``(topic, docno)``, a wrong
+number of columns or a relevance that is not an integer is a
+:class:`~inexeval.errors.FormatError` naming file and line.
+
+A sampled pool (``inexeval pool --sample ...``): the pool file's five tab-separated columns
+(:mod:`inexeval.formats.pool`) and two more, the unit's ``stratum`` and its inclusion
+``probability``; units not drawn are not listed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import IO, Any
+
+from inexeval.errors import FormatError, shown
+from inexeval.formats.lines import MAX_DIGITS
+from inexeval.formats.source import Source, opened
+from inexeval.model.assessments import Assessments, TopicAssessments, build_topic
+from inexeval.model.pool import Pool
+
+COLUMNS = ("topic", "iter", "docno", "stratum", "rel")
+
+
+def is_sampled_line(fields: list[str]) -> bool:
+    """Whether the fields of a qrels line look like sampled qrels rather than five-column FOL
+    qrels (``topic Q0 article rsize length``): five fields, and an iteration other than ``Q0``
+    or a negative relevance."""
+    return len(fields) == 5 and (fields[1] != "Q0" or fields[4].startswith("-"))
+
+
+def read_sampled_qrels(path: str | Path | Source) -> Assessments:
+    """Read sampled qrels (see the module docstring)."""
+    records: dict[str, list[tuple[str, str, dict[str, Any]]]] = {}
+    seen: dict[tuple[str, str], int] = {}
+    with opened(path) as source:
+        name = source.name
+        for line, text in source.lines():
+            fields = text.split()
+            if len(fields) != len(COLUMNS):
+                raise FormatError(f"{len(fields)} columns: expected 5 ({' '.join(COLUMNS)})",
+                                  name, line)
+            topic, _, document, stratum, grade = fields
+            body = grade[1:] if grade[:1] in "+-" else grade
+            if not (body.isascii() and body.isdigit()) or len(body) > MAX_DIGITS:
+                raise FormatError(f"rel {shown(grade)} is not an integer", name, line)
+            if (topic, document) in seen:
+                raise FormatError(f"topic {shown(topic)} lists {shown(document)} twice (first "
+                                  f"at line {seen[(topic, document)]})", name, line)
+            seen[(topic, document)] = line
+            records.setdefault(topic, []).append(
+                (document, "", {"relevance": int(grade), "stratum": stratum}))
+    if not records:
+        raise FormatError("the qrels have no judgement line", name)
+    topics: dict[str, TopicAssessments] = {
+        topic: build_topic(topic, "trec", rows, dim_types={"relevance": int, "stratum": str},
+                           source=name)
+        for topic, rows in records.items()
+    }
+    return Assessments(topics=topics, scale="trec", source=name)
+
+
+def sampled_qrels_lines(assessments: Assessments) -> Iterable[str]:
+    """The lines of sampled qrels (with their ``\\n``): assessments with a ``stratum``
+    dimension, topics and documents in their order."""
+    for topic, ta in assessments.items():
+        levels = ta.dim("relevance")
+        strata = ta.dim("stratum")
+        for file, level, stratum in zip(ta.files, levels, strata):
+            yield f"{topic} 0 {file} {stratum} {int(level)}\n"
+
+
+def write_sampled_qrels(assessments: Assessments, out: IO[str]) -> None:
+    """Write sampled qrels to an open text file."""
+    out.writelines(sampled_qrels_lines(assessments))
+
+
+def sampled_pool_lines(pool: Pool, strata: dict[str, list[str]],
+                       probabilities: dict[str, list[float]]) -> Iterable[str]:
+    """The lines of a sampled pool: each unit's pool columns, stratum and inclusion
+    probability (``strata[topic][i]``, ``probabilities[topic][i]`` for the topic's ``i``-th
+    unit)."""
+    for topic, tp in pool.items():
+        for i, unit in enumerate(tp):
+            yield (f"{topic}\t{unit.file}\t{unit.path}\t{unit.min_rank}\t{unit.runs}\t"
+                   f"{strata[topic][i]}\t{probabilities[topic][i]!r}\n")
