@@ -212,3 +212,29 @@ def test_bad_strategy_requests(runs: list[Path], extra: list[str], message: str,
     assert main(["pool", *map(str, runs), *args]) == 2
     err = capsys.readouterr().err
     assert message in err and err.startswith("inexeval: error:") and err.count("\n") == 1
+
+
+def test_stratified_sample_and_its_simulated_qrels(tmp_path: Path) -> None:
+    """Fused (rrf) ranks of r1 = a b c d, r2 = e a f g at depth 4: a e b c f d g; strata 1-2
+    whole and 3-7 at 0.4: 2 of the 5 drawn, each with probability 2/5."""
+    r1, r2 = _doc_run(tmp_path, "r1", "abcd"), _doc_run(tmp_path, "r2", "eafg")
+    out = tmp_path / "sample.tsv"
+    args = ["pool", str(r1), str(r2), "--depth", "4", "--sample", "stratified", "--strata",
+            "1-2:1,3-7:0.4"]
+    assert main([*args, "-o", str(out)]) == 0
+    rows = [line.split("\t") for line in _lines(out)]
+    assert [r[1] for r in rows] == list("aebcfdg")
+    assert [r[5] for r in rows] == ["1-2"] * 2 + ["3-7"] * 5
+    assert [r[6] for r in rows] == ["1.0"] * 2 + ["0.4"] * 5
+    assert [r[7] for r in rows][:2] == ["1", "1"] and [r[7] for r in rows].count("1") == 4
+    qrels = tmp_path / "full.qrels"
+    qrels.write_text("1 0 a 1\n1 0 b 0\n1 0 c 2\n1 0 d 1\n1 0 e 0\n1 0 f 1\n1 0 g 0\n")
+    sampled = tmp_path / "sampled.qrels"
+    assert main([*args, "--qrels", str(qrels), "--format", "sampled-qrels",
+                 "-o", str(sampled)]) == 0
+    full = {line.split()[2]: line.split()[3] for line in _lines(qrels)}
+    for row, line in zip(rows, _lines(sampled)):
+        fields = line.split()
+        assert fields[:4] == ["1", "0", row[1], row[5]]
+        assert fields[4] == (full[row[1]] if row[7] == "1" else "-1")
+    assert main([*args, "--strata", "3-1:0.5"]) == 2

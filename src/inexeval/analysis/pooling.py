@@ -27,6 +27,7 @@ from itertools import pairwise
 import numpy as np
 import numpy.typing as npt
 
+from inexeval.analysis.sampling import Stratum, covered_ranks, stratified_sample
 from inexeval.analysis.strategies import (
     ADAPTIVE,
     Candidates,
@@ -342,3 +343,45 @@ def strategy_pool(runs: Sequence[Run], strategy: str, *, depth: int = 100,
                                      tc.min_ranks[chosen], tc.runs[chosen],
                                      np.zeros(len(chosen), dtype=np.int64))
     return Pool(pools)
+
+
+@dataclass(frozen=True)
+class SampledPool:
+    """A stratified sample of a pool: ``pool`` holds, per topic, every unit some stratum covers,
+    in the fused ranking's order; ``strata``, ``probabilities`` and ``drawn`` give each unit's
+    stratum name, inclusion probability and whether it was drawn (to be judged)."""
+
+    pool: Pool
+    strata: dict[str, list[str]]
+    probabilities: dict[str, list[float]]
+    drawn: dict[str, list[bool]]
+
+
+def sampled_pool(runs: Sequence[Run], strata: tuple[Stratum, ...], *, depth: int = 100,
+                 unit: str = "article", topics: Sequence[str] | None = None,
+                 order: str = "rank", options: StrategyOptions | None = None) -> SampledPool:
+    """Rank each topic's depth-``depth`` pool by ``options.fusion`` (``take``'s order) and
+    sample it by ``strata`` (:mod:`inexeval.analysis.sampling`), topic ``i`` (in topic order)
+    with the ``i``-th child of ``SeedSequence(options.seed)``."""
+    options = options or StrategyOptions()
+    _check_unit(runs, unit)
+    wanted = topics if topics is not None else list(dict.fromkeys(t for r in runs for t in r))
+    chosen = sorted(set(wanted), key=topic_order)
+    seeds = np.random.SeedSequence(options.seed).spawn(len(chosen))
+    pools: dict[str, TopicPool] = {}
+    names: dict[str, list[str]] = {}
+    probabilities: dict[str, list[float]] = {}
+    drawn: dict[str, list[bool]] = {}
+    for i, topic in enumerate(chosen):
+        tc = topic_candidates(runs, topic, depth, unit, order)
+        ranking = judging_order("take", tc.candidates, None, options)
+        sample = stratified_sample(len(ranking), strata, np.random.default_rng(seeds[i]))
+        kept = ranking[covered_ranks(len(ranking), strata)]
+        if not len(kept):
+            continue
+        pools[topic] = TopicPool(topic, tc.files[kept], tc.paths[kept], tc.min_ranks[kept],
+                                 tc.runs[kept], np.zeros(len(kept), dtype=np.int64))
+        names[topic] = [strata[s].name for s in sample.stratum.tolist()]
+        probabilities[topic] = sample.probability.tolist()
+        drawn[topic] = sample.drawn.tolist()
+    return SampledPool(Pool(pools), names, probabilities, drawn)

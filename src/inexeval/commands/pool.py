@@ -59,6 +59,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                           help="hedge: Hedge's beta (default 0.1)")
     strategy.add_argument("--seed", type=int, default=1,
                           help="seed of the bandits' random choices (default 1)")
+    sample = parser.add_argument_group("sampled judgements (for xinfAP, infNDCG, statAP)")
+    sample.add_argument("--sample", choices=("stratified",),
+                        help="stratified: rank the depth-K pool by --fusion and draw from each "
+                        "--strata range of ranks at its rate; writes every unit of the strata "
+                        "with its stratum, inclusion probability and whether it was drawn")
+    sample.add_argument("--strata", metavar="SPEC",
+                        help="ranges of fused ranks and rates, as 1-10:1.0,11-100:0.2,"
+                        "101-1000:0.05")
     parser.add_argument("--unit", choices=("element", "article"),
                         help="pool elements (element runs only) or articles (default: element "
                         "with --depth when every run is an element run, else article)")
@@ -69,9 +77,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--topics", type=topic_ids, metavar="IDS",
                         help="comma-separated topic ids to pool")
     parser.add_argument("--topic-file", metavar="FILE", help="pool the topics of this topic file")
-    parser.add_argument("--format", choices=("tsv", "inex"), default="tsv",
-                        help="tsv: 'topic file path min_rank runs' lines (default); inex: one "
-                        "XML pool file per topic, pool-TOPIC.xml, in the folder given by -o")
+    parser.add_argument("--format", choices=("tsv", "inex", "sampled-qrels"), default="tsv",
+                        help="tsv: 'topic file path min_rank runs' lines (default; with "
+                        "--sample: and 'stratum probability sampled'); inex: one XML pool file "
+                        "per topic, pool-TOPIC.xml, in the folder given by -o; sampled-qrels "
+                        "(with --sample and --qrels): the sample's qrels as NIST writes them, "
+                        "filled from finished qrels (a simulation)")
     parser.add_argument("-o", "--output", metavar="FILE|DIR",
                         help="output file (tsv; default standard output) or folder (inex)")
     parser.add_argument("--stats", metavar="POOL",
@@ -91,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
             raise InexevalError("no such file or folder", path)
     if args.stats is not None:
         for option in ("depth", "articles", "unit", "runs_per_group", "group", "topics",
-                       "topic_file", "strategy", "budget", "qrels"):
+                       "topic_file", "strategy", "budget", "qrels", "sample", "strata"):
             if getattr(args, option) is not None:
                 raise InexevalError(f"--{option.replace('_', '-')} does not go with --stats")
         if args.format != "tsv":
@@ -99,7 +110,11 @@ def run(args: argparse.Namespace) -> int:
         return _stats(args)
     if not args.runs:
         raise InexevalError("give the runs to pool (or --stats POOL.tsv)")
+    if args.sample is not None or args.strata is not None:
+        return _sample(args)
     _check_strategy(args)
+    if args.format == "sampled-qrels":
+        raise InexevalError("--format sampled-qrels writes the qrels of a --sample")
     if args.depth is None and args.articles is None and args.strategy is None:
         raise InexevalError("give --depth K, --articles N or --strategy NAME")
     if (args.runs_per_group is None) != (args.group is None):
@@ -182,6 +197,53 @@ def _check_strategy(args: argparse.Namespace) -> None:
             raise InexevalError("--strategy round-robin goes to --budget articles: no --depth")
     if args.qrels is not None and args.strategy not in ADAPTIVE:
         raise InexevalError(f"the {args.strategy} strategy reads no judgements: no --qrels")
+
+
+def _sample(args: argparse.Namespace) -> int:
+    """``pool --sample stratified --strata SPEC``: the sampled pool, or its simulated qrels."""
+    from inexeval.analysis.pooling import sampled_pool
+    from inexeval.analysis.sampling import parse_strata
+    from inexeval.analysis.strategies import StrategyOptions
+    from inexeval.errors import InexevalError
+    from inexeval.formats.sampled import sampled_pool_lines, simulated_sampled_qrels_lines
+
+    if args.sample is None or args.strata is None:
+        raise InexevalError("--sample stratified and --strata SPEC go together")
+    for option in ("articles", "strategy", "budget", "runs_per_group"):
+        if getattr(args, option) is not None:
+            raise InexevalError(f"--{option.replace('_', '-')} does not go with --sample")
+    if args.format == "inex":
+        raise InexevalError("--sample writes tab-separated lines or --format sampled-qrels")
+    if (args.format == "sampled-qrels") != (args.qrels is not None):
+        raise InexevalError("--format sampled-qrels and --qrels go together with --sample")
+    if not args.runs:
+        raise InexevalError("give the runs to pool")
+    strata = parse_strata(args.strata)
+    runs = _runs(args, args.runs)
+    options = StrategyOptions(fusion=args.fusion, rrf_k=args.rrf_k, rbp_p=args.rbp_p,
+                              seed=args.seed)
+    sample = sampled_pool(runs, strata, depth=args.depth or DEFAULT_DEPTH,
+                          unit=args.unit or "article", topics=_topics(args, runs),
+                          order=args.order, options=options)
+    if args.qrels is not None:
+        from inexeval.formats.detect import load_assessments
+
+        qrels = load_assessments(args.qrels)
+        if qrels.scale != "trec":
+            raise InexevalError("--format sampled-qrels fills the sample from TREC qrels",
+                                args.qrels)
+        lines = simulated_sampled_qrels_lines(sample, qrels)
+    else:
+        lines = sampled_pool_lines(sample)
+    if args.output is None:
+        sys.stdout.writelines(lines)
+    else:
+        from inexeval.outputs import atomic_output, check_output
+
+        target = check_output(args.output, *args.runs, args.topic_file, args.qrels)
+        with atomic_output(target) as out:
+            out.writelines(lines)
+    return 0
 
 
 def _topics(args: argparse.Namespace, runs: list[Any]) -> list[str] | None:

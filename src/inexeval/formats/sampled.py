@@ -13,21 +13,27 @@ number of columns or a relevance that is not an integer is a
 :class:`~inexeval.errors.FormatError` naming file and line.
 
 A sampled pool (``inexeval pool --sample ...``): the pool file's five tab-separated columns
-(:mod:`inexeval.formats.pool`) and two more, the unit's ``stratum`` and its inclusion
-``probability``; units not drawn are not listed.
+(:mod:`inexeval.formats.pool`) and three more, the unit's ``stratum``, its inclusion
+``probability`` and ``sampled`` (1 for a unit drawn to be judged, 0 for one that was not). Every
+unit of the strata is listed, drawn or not: the estimators count the units of each stratum, and
+a unit not drawn becomes a ``-1`` line of the sampled qrels.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
+
+import numpy as np
 
 from inexeval.errors import FormatError, shown
 from inexeval.formats.lines import MAX_DIGITS
 from inexeval.formats.source import Source, opened
 from inexeval.model.assessments import Assessments, TopicAssessments, build_topic
-from inexeval.model.pool import Pool
+
+if TYPE_CHECKING:
+    from inexeval.analysis.pooling import SampledPool
 
 COLUMNS = ("topic", "iter", "docno", "stratum", "rel")
 
@@ -85,12 +91,23 @@ def write_sampled_qrels(assessments: Assessments, out: IO[str]) -> None:
     out.writelines(sampled_qrels_lines(assessments))
 
 
-def sampled_pool_lines(pool: Pool, strata: dict[str, list[str]],
-                       probabilities: dict[str, list[float]]) -> Iterable[str]:
-    """The lines of a sampled pool: each unit's pool columns, stratum and inclusion
-    probability (``strata[topic][i]``, ``probabilities[topic][i]`` for the topic's ``i``-th
-    unit)."""
-    for topic, tp in pool.items():
+def sampled_pool_lines(sample: SampledPool) -> Iterable[str]:
+    """The lines of a sampled pool (see the module docstring), topics and units in order."""
+    for topic, tp in sample.pool.items():
         for i, unit in enumerate(tp):
             yield (f"{topic}\t{unit.file}\t{unit.path}\t{unit.min_rank}\t{unit.runs}\t"
-                   f"{strata[topic][i]}\t{probabilities[topic][i]!r}\n")
+                   f"{sample.strata[topic][i]}\t{sample.probabilities[topic][i]!r}\t"
+                   f"{int(sample.drawn[topic][i])}\n")
+
+
+def simulated_sampled_qrels_lines(sample: SampledPool, qrels: Assessments) -> Iterable[str]:
+    """Sampled qrels of ``sample`` as finished ``qrels`` (TREC) would fill them: a drawn unit
+    gets its level (0 when the qrels do not judge it), a unit not drawn -1."""
+    for topic, tp in sample.pool.items():
+        ta = qrels.get(topic)
+        levels = (ta.dim("relevance")[ta.lookup(tp.files, tp.paths)] if ta is not None
+                  else np.full(len(tp), -1))
+        found = ta.lookup(tp.files, tp.paths) >= 0 if ta is not None else np.zeros(len(tp), bool)
+        for i, file in enumerate(tp.files.tolist()):
+            level = (int(levels[i]) if found[i] else 0) if sample.drawn[topic][i] else -1
+            yield f"{topic} 0 {file} {sample.strata[topic][i]} {level}\n"
