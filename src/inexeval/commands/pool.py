@@ -229,9 +229,9 @@ def _sample(args: argparse.Namespace) -> int:
         from inexeval.formats.detect import load_assessments
 
         qrels = load_assessments(args.qrels)
-        if qrels.scale != "trec":
-            raise InexevalError("--format sampled-qrels fills the sample from TREC qrels",
-                                args.qrels)
+        if qrels.scale not in ("trec", "fol"):
+            raise InexevalError("--format sampled-qrels fills the sample from TREC or FOL "
+                                "qrels", args.qrels)
         lines = simulated_sampled_qrels_lines(sample, qrels)
     else:
         lines = sampled_pool_lines(sample)

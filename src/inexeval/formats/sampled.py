@@ -101,13 +101,20 @@ def sampled_pool_lines(sample: SampledPool) -> Iterable[str]:
 
 
 def simulated_sampled_qrels_lines(sample: SampledPool, qrels: Assessments) -> Iterable[str]:
-    """Sampled qrels of ``sample`` as finished ``qrels`` (TREC) would fill them: a drawn unit
-    gets its level (0 when the qrels do not judge it), a unit not drawn -1."""
+    """Sampled qrels of ``sample`` as finished ``qrels`` would fill them: a drawn unit gets its
+    level (TREC qrels; FOL qrels: 1 for an article with relevant characters, else 0; 0 when
+    the qrels do not judge it), a unit not drawn -1. Topics the qrels do not judge are left
+    out."""
     for topic, tp in sample.pool.items():
         ta = qrels.get(topic)
-        levels = (ta.dim("relevance")[ta.lookup(tp.files, tp.paths)] if ta is not None
-                  else np.full(len(tp), -1))
-        found = ta.lookup(tp.files, tp.paths) >= 0 if ta is not None else np.zeros(len(tp), bool)
+        if ta is None:
+            continue
+        found = ta.lookup(tp.files, tp.paths)
+        if ta.scale == "trec":
+            levels = np.where(found >= 0, ta.dim("relevance")[np.maximum(found, 0)], 0)
+        else:
+            rsize = ta.dim("rsize").astype(np.float64)
+            levels = np.where(found >= 0, rsize[np.maximum(found, 0)] > 0, 0).astype(np.int64)
         for i, file in enumerate(tp.files.tolist()):
-            level = (int(levels[i]) if found[i] else 0) if sample.drawn[topic][i] else -1
+            level = int(levels[i]) if sample.drawn[topic][i] else -1
             yield f"{topic} 0 {file} {sample.strata[topic][i]} {level}\n"

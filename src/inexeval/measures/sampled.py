@@ -6,7 +6,8 @@ the name "infAP" (Yilmaz, Kanoulas and Aslam 2008, "A simple and efficient sampl
 estimating AP and NDCG", SIGIR). For a topic, every document of the qrels is in the universe
 (the pool), those with a level of 0 or more were sampled, its stratum is its category; the run
 is ranked as trec_eval ranks it (score descending, ties by document id descending) and read to
-its first ``max_results`` (1000) documents.
+its first ``max_results`` (1000) documents (a document repeated, as the article of several
+passages, counts at its first result).
 
 * ``xinfAP``: the number of relevant documents is estimated per stratum (sampled relevant ×
   documents / sampled); at a relevant retrieved document at rank ``k``, the precision above it
@@ -122,11 +123,25 @@ class _Walk:
     """Pooled and sampled documents retrieved, per stratum."""
 
 
+def _positions(ta: TopicAssessments, run: TopicRun, ctx: TopicContext, max_results: int
+               ) -> IntArray:
+    """Each ranked document's position in the qrels (-1 if not there), a document counted
+    once, at its first result (a passage run names an article once per passage), down to
+    ``max_results`` documents."""
+    pos = judged_positions(ta, run, ctx)
+    files = run.files.astype(str)
+    if len(files) > 1:
+        _, first = np.unique(files, return_index=True)
+        if len(first) < len(files):
+            pos = pos[np.sort(first)]
+    return pos[:max_results]
+
+
 def _walk(ta: TopicAssessments, run: TopicRun, ctx: TopicContext, max_results: int) -> _Walk:
     def make() -> _Walk:
         strata = ctx.shared_cached(("sampled strata", id(ta), max_results),
                                    lambda: _strata(ta, max_results))
-        pos = judged_positions(ta, run, ctx)[:max_results]
+        pos = _positions(ta, run, ctx, max_results)
         k = len(strata.names)
         pooled = pos >= 0
         stratum = np.where(pooled, strata.stratum[np.maximum(pos, 0)], -1)
@@ -189,7 +204,7 @@ def _statap(ta: TopicAssessments, run: TopicRun, ctx: TopicContext, max_results:
     estimated_relevant = float(weight.sum())
     if estimated_relevant == 0:
         return 0.0
-    pos = judged_positions(ta, run, ctx)[:max_results]
+    pos = _positions(ta, run, ctx, max_results)
     retrieved = np.where(pos >= 0, weight[np.maximum(pos, 0)], 0.0)
     above = np.cumsum(retrieved) - retrieved
     ranks = np.arange(1, len(pos) + 1, dtype=np.float64)
