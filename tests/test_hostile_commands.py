@@ -69,6 +69,10 @@ def _format(tmp_path: Path, name: str) -> tuple[list[str], Callable[[Path], list
         run = write(tmp_path, "run.txt", "\n".join(DOC_RUN_LINES) + "\n")
         return DOC_QRELS.splitlines(), lambda f: ["eval", f, run, "-m", "P@10"], {
             3: "relevance"}, " "
+    if name == "sampled qrels":
+        run = write(tmp_path, "run.txt", "\n".join(DOC_RUN_LINES) + "\n")
+        lines = ["1 0 d1 s1 1", "1 0 d2 s2 -1", "2 0 d1 s1 2"]
+        return lines, lambda f: ["eval", f, run, "-m", "xinfAP"], {4: "rel"}, " "
     if name == "element run":
         return ELEMENT_RUN_LINES, lambda f: ["eval", A2004, f, "-m", "P@10"], {3: "rank"}, " "
     if name == "genomics":
@@ -84,7 +88,7 @@ def _format(tmp_path: Path, name: str) -> tuple[list[str], Callable[[Path], list
 
 
 LINE_FORMATS = ["fol run", "fol qrels", "trec run", "trec qrels", "element run", "genomics",
-                "navigation", "pool"]
+                "navigation", "pool", "sampled qrels"]
 BAD_NUMBERS = st.one_of(
     st.sampled_from(["\u0662", "\uff12", "\u00b2", "1_0", "1e3", "0x10", "", "+-1", "NaN"]),
     st.integers(10**15, 10**40).map(str),

@@ -238,3 +238,22 @@ def test_stratified_sample_and_its_simulated_qrels(tmp_path: Path) -> None:
         assert fields[:4] == ["1", "0", row[1], row[5]]
         assert fields[4] == (full[row[1]] if row[7] == "1" else "-1")
     assert main([*args, "--strata", "3-1:0.5"]) == 2
+
+
+def test_strategies_and_samples_read_fol_qrels(tmp_path: Path) -> None:
+    """On FOL qrels an article with relevant characters is relevant (level 1 when a sample is
+    filled); topics the qrels do not judge are left out of the sampled qrels."""
+    r1, r2 = _doc_run(tmp_path, "r1", "abcd"), _doc_run(tmp_path, "r2", "eafg")
+    fol = tmp_path / "fol.qrels"
+    fol.write_text("1 Q0 a 0 100\n1 Q0 b 10 100 -1 0:10\n1 Q0 c 5 50 -1 1:5\n"
+                   "1 Q0 e 7 70 -1 0:7\n1 Q0 f 0 80\n")
+    out = tmp_path / "pool.tsv"
+    assert main(["pool", str(r1), str(r2), "--depth", "3", "--strategy", "mtf", "--qrels",
+                 str(fol), "-o", str(out)]) == 0
+    # relevant b c e: as the TREC case of test_strategies_from_the_command_line
+    assert "".join(line.split("\t")[1] for line in _lines(out)) == "aefbc"
+    assert main(["pool", str(r1), str(r2), "--depth", "4", "--sample", "stratified",
+                 "--strata", "1-7:1", "--qrels", str(fol), "--format", "sampled-qrels",
+                 "-o", str(out)]) == 0
+    assert _lines(out) == ["1 0 a 1-7 0", "1 0 e 1-7 1", "1 0 b 1-7 1", "1 0 c 1-7 1",
+                           "1 0 f 1-7 0", "1 0 d 1-7 0", "1 0 g 1-7 0"]
