@@ -257,3 +257,18 @@ def test_strategies_and_samples_read_fol_qrels(tmp_path: Path) -> None:
                  "-o", str(out)]) == 0
     assert _lines(out) == ["1 0 a 1-7 0", "1 0 e 1-7 1", "1 0 b 1-7 1", "1 0 c 1-7 1",
                            "1 0 f 1-7 0", "1 0 d 1-7 0", "1 0 g 1-7 0"]
+
+
+def test_statap_sample_from_the_command_line(tmp_path: Path) -> None:
+    r1, r2 = _doc_run(tmp_path, "r1", "abcd"), _doc_run(tmp_path, "r2", "eafg")
+    out = tmp_path / "sample.tsv"
+    assert main(["pool", str(r1), str(r2), "--depth", "4", "--sample", "statap", "--budget",
+                 "3", "-o", str(out)]) == 0
+    rows = [line.split("\t") for line in _lines(out)]
+    assert sorted(r[1] for r in rows) == list("abcdefg")
+    assert rows[0][1] == "a"  # the highest AP prior: rank 1 and rank 2
+    drawn = sum(int(r[7]) for r in rows)
+    assert 2 <= drawn <= 4
+    assert main(["pool", str(r1), str(r2), "--sample", "statap"]) == 2
+    assert main(["pool", str(r1), str(r2), "--sample", "statap", "--budget", "2",
+                 "--strata", "1-2:1"]) == 2

@@ -27,7 +27,13 @@ from itertools import pairwise
 import numpy as np
 import numpy.typing as npt
 
-from inexeval.analysis.sampling import Stratum, covered_ranks, stratified_sample
+from inexeval.analysis.sampling import (
+    Stratum,
+    ap_prior,
+    covered_ranks,
+    statap_sample,
+    stratified_sample,
+)
 from inexeval.analysis.strategies import (
     ADAPTIVE,
     Candidates,
@@ -357,14 +363,22 @@ class SampledPool:
     drawn: dict[str, list[bool]]
 
 
-def sampled_pool(runs: Sequence[Run], strata: tuple[Stratum, ...], *, depth: int = 100,
+def sampled_pool(runs: Sequence[Run], strata: tuple[Stratum, ...] = (), *,
+                 method: str = "stratified", budget: int | None = None, depth: int = 100,
                  unit: str = "article", topics: Sequence[str] | None = None,
                  order: str = "rank", options: StrategyOptions | None = None) -> SampledPool:
-    """Rank each topic's depth-``depth`` pool by ``options.fusion`` (``take``'s order) and
-    sample it by ``strata`` (:mod:`inexeval.analysis.sampling`), topic ``i`` (in topic order)
-    with the ``i``-th child of ``SeedSequence(options.seed)``."""
+    """Sample each topic's depth-``depth`` pool (:mod:`inexeval.analysis.sampling`), topic
+    ``i`` (in topic order) with the ``i``-th child of ``SeedSequence(options.seed)``:
+    ``stratified``, the pool ranked by ``options.fusion`` (``take``'s order) and cut into
+    ``strata``; ``statap``, about ``budget`` units drawn by the AP prior."""
     options = options or StrategyOptions()
     _check_unit(runs, unit)
+    if method not in ("stratified", "statap"):
+        raise InexevalError(f"unknown sampling {method!r} (known: stratified, statap)")
+    if method == "statap" and (budget is None or budget < 1):
+        raise InexevalError("--sample statap needs --budget N (units drawn per topic)")
+    if method == "stratified" and not strata:
+        raise InexevalError("--sample stratified needs --strata")
     wanted = topics if topics is not None else list(dict.fromkeys(t for r in runs for t in r))
     chosen = sorted(set(wanted), key=topic_order)
     seeds = np.random.SeedSequence(options.seed).spawn(len(chosen))
@@ -374,14 +388,21 @@ def sampled_pool(runs: Sequence[Run], strata: tuple[Stratum, ...], *, depth: int
     drawn: dict[str, list[bool]] = {}
     for i, topic in enumerate(chosen):
         tc = topic_candidates(runs, topic, depth, unit, order)
-        ranking = judging_order("take", tc.candidates, None, options)
-        sample = stratified_sample(len(ranking), strata, np.random.default_rng(seeds[i]))
-        kept = ranking[covered_ranks(len(ranking), strata)]
+        rng = np.random.default_rng(seeds[i])
+        if method == "statap":
+            c = tc.candidates
+            weight = ap_prior(list(c.lists), list(c.ranks), c.size, depth)
+            kept, stratum_names, sample = statap_sample(weight, budget or 1, rng)
+        else:
+            ranking = judging_order("take", tc.candidates, None, options)
+            sample = stratified_sample(len(ranking), strata, rng)
+            kept = ranking[covered_ranks(len(ranking), strata)]
+            stratum_names = [s.name for s in strata]
         if not len(kept):
             continue
         pools[topic] = TopicPool(topic, tc.files[kept], tc.paths[kept], tc.min_ranks[kept],
                                  tc.runs[kept], np.zeros(len(kept), dtype=np.int64))
-        names[topic] = [strata[s].name for s in sample.stratum.tolist()]
+        names[topic] = [stratum_names[s] for s in sample.stratum.tolist()]
         probabilities[topic] = sample.probability.tolist()
         drawn[topic] = sample.drawn.tolist()
     return SampledPool(Pool(pools), names, probabilities, drawn)

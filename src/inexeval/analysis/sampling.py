@@ -93,3 +93,68 @@ def covered_ranks(ranked: int, strata: tuple[Stratum, ...]) -> npt.NDArray[np.in
     """The 0-based positions of the first ``ranked`` units that some stratum holds."""
     parts = [np.arange(s.first - 1, min(s.last, ranked), dtype=np.int64) for s in strata]
     return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+
+
+def ap_prior(lists: list[npt.NDArray[np.int64]], ranks: list[npt.NDArray[np.int64]], size: int,
+             depth: int) -> npt.NDArray[np.float64]:
+    """Each unit's AP prior, averaged over the runs: a unit at rank ``r`` of a run of depth
+    ``Z`` weighs ``(1 + 1/r + 1/(r + 1) + ... + 1/Z) / (2 Z)`` (Aslam, Pavlu and Savell 2003;
+    the sampling distribution of statAP, Aslam, Pavlu and Yilmaz 2006), 0 where not returned.
+    ``lists[r]`` and ``ranks[r]`` are run ``r``'s unit codes and their ranks (at most
+    ``depth``)."""
+    harmonic = np.concatenate([[0.0], np.cumsum(1.0 / np.arange(1, depth + 1))])
+    weight = np.zeros(size)
+    for units, at in zip(lists, ranks):
+        np.add.at(weight, units, (1.0 + harmonic[depth] - harmonic[at - 1]) / (2.0 * depth))
+    return weight / max(len(lists), 1)
+
+
+def inclusion_probabilities(weight: npt.NDArray[np.float64], budget: int
+                            ) -> npt.NDArray[np.float64]:
+    """Probabilities proportional to ``weight`` summing to ``budget`` (all 1 when the budget
+    covers every unit), none above 1: the capped units take 1 and the rest share what is left
+    in proportion."""
+    n = len(weight)
+    if budget >= n:
+        return np.ones(n)
+    capped = np.zeros(n, dtype=bool)
+    while True:
+        free = weight[~capped].sum()
+        scale = (budget - capped.sum()) / free if free > 0 else 0.0
+        probability = np.where(capped, 1.0, weight * scale)
+        over = ~capped & (probability >= 1.0)
+        if not over.any():
+            return probability
+        capped |= over
+
+
+def statap_sample(weight: npt.NDArray[np.float64], budget: int, rng: np.random.Generator
+                  ) -> tuple[npt.NDArray[np.int64], list[str], Sample]:
+    """A sample of about ``budget`` units drawn by the AP prior ``weight``, made stratified so
+    that the inclusion probabilities the estimators use are exact: the units, by weight
+    descending, are binned by their probability ``p`` under :func:`inclusion_probabilities`
+    (``p = 1``; ``1/2 < p < 1``; ``1/4 < p <= 1/2`` ...: strata ``p1``, ``p2``, ``p4`` ...) and
+    each bin of ``n`` units draws ``max(1, round(sum of p))`` of them. Returns the units in
+    that order, the stratum names and the sample."""
+    order = np.argsort(-weight, kind="stable")
+    probability = inclusion_probabilities(weight[order], budget)
+    level = np.where(probability >= 1.0, 0,
+                     np.floor(-np.log2(np.maximum(probability, 1e-300))).astype(np.int64) + 1)
+    level = np.where(weight[order] > 0, level, level.max(initial=0) + 1)
+    names, stratum_of, drawn, probabilities = [], [], [], []
+    for i, value in enumerate(np.unique(level).tolist()):
+        members = np.flatnonzero(level == value)
+        n = len(members)
+        k = min(n, max(1, int(probability[members].sum() + 0.5)))
+        chosen = np.zeros(n, dtype=bool)
+        chosen[rng.choice(n, size=k, replace=False)] = True
+        names.append(f"p{2 ** value}" if value < 60 else f"p{value}")
+        stratum_of.append(np.full(n, i, dtype=np.int64))
+        drawn.append(chosen)
+        probabilities.append(np.full(n, k / n))
+    ordered = order[np.argsort(level, kind="stable")]
+    if not names:
+        return ordered, names, Sample(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=bool),
+                                      np.zeros(0))
+    return ordered, names, Sample(np.concatenate(stratum_of), np.concatenate(drawn),
+                                  np.concatenate(probabilities))

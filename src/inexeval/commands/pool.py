@@ -60,10 +60,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     strategy.add_argument("--seed", type=int, default=1,
                           help="seed of the bandits' random choices (default 1)")
     sample = parser.add_argument_group("sampled judgements (for xinfAP, infNDCG, statAP)")
-    sample.add_argument("--sample", choices=("stratified",),
+    sample.add_argument("--sample", choices=("stratified", "statap"),
                         help="stratified: rank the depth-K pool by --fusion and draw from each "
-                        "--strata range of ranks at its rate; writes every unit of the strata "
-                        "with its stratum, inclusion probability and whether it was drawn")
+                        "--strata range of ranks at its rate; statap: draw about --budget "
+                        "units by the AP prior (binned into strata by inclusion probability); "
+                        "writes every unit with its stratum, inclusion probability and "
+                        "whether it was drawn")
     sample.add_argument("--strata", metavar="SPEC",
                         help="ranges of fused ranks and rates, as 1-10:1.0,11-100:0.2,"
                         "101-1000:0.05")
@@ -207,9 +209,13 @@ def _sample(args: argparse.Namespace) -> int:
     from inexeval.errors import InexevalError
     from inexeval.formats.sampled import sampled_pool_lines, simulated_sampled_qrels_lines
 
-    if args.sample is None or args.strata is None:
+    if args.sample is None:
+        raise InexevalError("--strata goes with --sample stratified")
+    if (args.sample == "stratified") != (args.strata is not None):
         raise InexevalError("--sample stratified and --strata SPEC go together")
-    for option in ("articles", "strategy", "budget", "runs_per_group"):
+    if (args.sample == "statap") != (args.budget is not None):
+        raise InexevalError("--sample statap and --budget N go together")
+    for option in ("articles", "strategy", "runs_per_group"):
         if getattr(args, option) is not None:
             raise InexevalError(f"--{option.replace('_', '-')} does not go with --sample")
     if args.format == "inex":
@@ -218,11 +224,12 @@ def _sample(args: argparse.Namespace) -> int:
         raise InexevalError("--format sampled-qrels and --qrels go together with --sample")
     if not args.runs:
         raise InexevalError("give the runs to pool")
-    strata = parse_strata(args.strata)
+    strata = parse_strata(args.strata) if args.strata is not None else ()
     runs = _runs(args, args.runs)
     options = StrategyOptions(fusion=args.fusion, rrf_k=args.rrf_k, rbp_p=args.rbp_p,
                               seed=args.seed)
-    sample = sampled_pool(runs, strata, depth=args.depth or DEFAULT_DEPTH,
+    sample = sampled_pool(runs, strata, method=args.sample, budget=args.budget,
+                          depth=args.depth or DEFAULT_DEPTH,
                           unit=args.unit or "article", topics=_topics(args, runs),
                           order=args.order, options=options)
     if args.qrels is not None:
