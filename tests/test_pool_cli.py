@@ -188,6 +188,10 @@ def test_strategies_from_the_command_line(tmp_path: Path,
     assert _lines(out)[0] == "1\ta\t\t1\t2"
     for strategy in ("bandit", "hedge"):
         assert len(files("--strategy", strategy, "--qrels", str(qrels), "--budget", "3")) == 3
+    assert main(["pool", str(r1), str(r2), "--strategy", "depth", "-o", str(out)]) == 0
+    default = out.read_text()
+    assert main(["pool", str(r1), str(r2), "--depth", "100", "-o", str(out)]) == 0
+    assert out.read_text() == default
     assert main(["pool", str(r1), str(r2), "--strategy", "round-robin", "--budget", "3",
                  "-o", str(out)]) == 0
     rr = out.read_text()

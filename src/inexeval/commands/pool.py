@@ -155,15 +155,18 @@ def _pool(args: argparse.Namespace) -> Any:
             warn(f"not pooled: more than {args.runs_per_group} runs of its group",
                  args.runs[i])
         runs = [runs[i] for i in kept]
-    by_depth = args.depth is not None and args.strategy in (None, "depth")
+    by_depth = (args.depth is not None and args.strategy is None) or args.strategy == "depth"
     unit = args.unit or ("element" if by_depth and all(r.kind == "element" for r in runs)
                          else "article")
     topics = _topics(args, runs)
     if args.strategy == "round-robin":
         return pool_runs(runs, articles=args.budget, unit=unit, topics=topics, order=args.order)
-    if args.strategy is None or (args.strategy == "depth" and args.budget is None):
+    if args.strategy is None:
         return pool_runs(runs, depth=args.depth, articles=args.articles, unit=unit,
                          topics=topics, order=args.order)
+    if args.strategy == "depth" and args.budget is None:
+        return pool_runs(runs, depth=args.depth or DEFAULT_DEPTH, unit=unit, topics=topics,
+                         order=args.order)
     from inexeval.analysis.pooling import strategy_pool
     from inexeval.analysis.strategies import StrategyOptions
     from inexeval.formats.detect import load_assessments
