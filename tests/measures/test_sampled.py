@@ -145,6 +145,29 @@ def test_the_expectation_over_samples_is_the_full_measure(tmp_path: Path) -> Non
         assert abs(drawn.mean() - float(truth.mean(full) or 0.0)) < 3 * error, name
 
 
+def test_statap_variance_is_the_variance_over_samples(tmp_path: Path) -> None:
+    """The jackknife variance, averaged over 200 seeded samples, is within 25% of the variance
+    of statAP over those samples; everything sampled, it is 0."""
+    qrels_path, run_path = _full(tmp_path)
+    full_qrels, run = load_assessments(qrels_path), load_run(run_path)
+    assert evaluate(full_qrels, run, ["statAP_var"]).mean("statAP_var") == 0.0
+    ta = full_qrels["7"]
+    levels = ta.dim("relevance")
+    rest = np.flatnonzero(ta.dim("stratum") == "rest")
+    g = np.random.default_rng(9)
+    values, variances = [], []
+    for _ in range(200):
+        kept = levels.copy()
+        kept[g.choice(rest, size=len(rest) - int(0.3 * len(rest)), replace=False)] = -1
+        sample = tmp_path / "s.qrels"
+        sample.write_text("".join(f"7 0 {f} {s} {int(v)}\n"
+                                  for f, s, v in zip(ta.files, ta.dim("stratum"), kept)))
+        results = evaluate(load_assessments(sample), run, ["statAP", "statAP_var"])
+        values.append(float(results.mean("statAP") or 0.0))
+        variances.append(float(results.mean("statAP_var") or 0.0))
+    assert np.mean(variances) == pytest.approx(np.var(values, ddof=1), rel=0.25)
+
+
 def test_sampled_qrels_written_as_read(tmp_path: Path) -> None:
     qrels_path, _ = _write(tmp_path, 5, topics=2, runs=1)
     assert "".join(sampled_qrels_lines(load_assessments(qrels_path))) == qrels_path.read_text()

@@ -27,7 +27,10 @@ passages, counts at its first result).
   of its inclusion probability (in a stratum, sampled / documents); the estimated number of
   relevant documents is ``R = sum rel/p``, the precision at a sampled relevant document at rank
   ``k`` is ``(1 + sum of rel/p above it) / k`` and ``statAP = sum precision/p / R`` over the
-  sampled relevant documents retrieved.
+  sampled relevant documents retrieved. ``statAP_var`` is its estimated variance, the
+  stratified delete-one jackknife (Wolter 2007, "Introduction to variance estimation", §4.5;
+  sampling without replacement within each stratum); ``statAP ± 1.96 sqrt(statAP_var)`` is
+  an approximate 95% confidence interval.
 """
 
 from __future__ import annotations
@@ -195,22 +198,76 @@ def _infndcg(walk: _Walk, max_results: int) -> float:
     return walk.pooled * dcg / ideal if ideal != 0 else 0.0
 
 
-def _statap(ta: TopicAssessments, run: TopicRun, ctx: TopicContext, max_results: int) -> float:
+def _statap_terms(ta: TopicAssessments, run: TopicRun, ctx: TopicContext, max_results: int
+                  ) -> tuple[_Strata, FloatArray, FloatArray, FloatArray]:
+    """statAP's parts for each judged unit of the topic: its inverse inclusion probability,
+    whether it is a sampled relevant unit, and its precision term (0 unless it is also
+    retrieved)."""
     s: _Strata = ctx.shared_cached(("sampled strata", id(ta), max_results),
                                    lambda: _strata(ta, max_results))
     with np.errstate(divide="ignore", invalid="ignore"):
-        inverse = np.where(s.sampled > 0, s.docs / s.sampled, 0.0)  # 1 / inclusion probability
-    weight = np.where(s.levels > 0, inverse[s.stratum], 0.0)
-    estimated_relevant = float(weight.sum())
-    if estimated_relevant == 0:
-        return 0.0
+        inverse = np.where(s.sampled > 0, s.docs / s.sampled, 0.0)[s.stratum]
+    relevant = (s.levels > 0).astype(np.float64)
+    weight = relevant * inverse
     pos = _positions(ta, run, ctx, max_results)
     retrieved = np.where(pos >= 0, weight[np.maximum(pos, 0)], 0.0)
     above = np.cumsum(retrieved) - retrieved
     ranks = np.arange(1, len(pos) + 1, dtype=np.float64)
     hits = retrieved > 0
-    precision = (1.0 + above[hits]) / ranks[hits]
+    precision = np.zeros(len(s.levels))
+    precision[pos[hits]] = (1.0 + above[hits]) / ranks[hits]
+    return s, inverse, relevant, precision
+
+
+def _statap(ta: TopicAssessments, run: TopicRun, ctx: TopicContext, max_results: int) -> float:
+    _, inverse, relevant, precision = _statap_terms(ta, run, ctx, max_results)
+    estimated_relevant = float(np.sum(relevant * inverse))
+    if estimated_relevant == 0:
+        return 0.0
+    return float(np.sum(precision * inverse) / estimated_relevant)
+
+
+def _statap_of(inverse: FloatArray, relevant: FloatArray, pos: IntArray) -> float:
+    """statAP from each judged unit's inverse inclusion probability and relevance (0 for a unit
+    not sampled) and the run's positions into them."""
+    weight = relevant * inverse
+    estimated_relevant = float(weight.sum())
+    if estimated_relevant == 0:
+        return 0.0
+    retrieved = np.where(pos >= 0, weight[np.maximum(pos, 0)], 0.0)
+    above = np.cumsum(retrieved) - retrieved
+    hits = np.flatnonzero(retrieved > 0)
+    precision = (1.0 + above[hits]) / (hits + 1.0)
     return float(np.sum(precision * retrieved[hits]) / estimated_relevant)
+
+
+def _statap_variance(ta: TopicAssessments, run: TopicRun, ctx: TopicContext,
+                     max_results: int) -> float:
+    """The stratified delete-one jackknife variance of statAP (Wolter 2007, "Introduction to
+    variance estimation", §4.5): each sampled unit of a stratum left out in turn (the stratum's
+    inclusion probability recomputed without it), ``sum over strata (1 - n/N) (n - 1)/n sum
+    (statAP without it - their mean)^2``; a stratum with one sampled unit adds nothing."""
+    s: _Strata = ctx.shared_cached(("sampled strata", id(ta), max_results),
+                                   lambda: _strata(ta, max_results))
+    pos = _positions(ta, run, ctx, max_results)
+    sampled = s.levels >= 0
+    relevant = (s.levels > 0).astype(np.float64)
+    variance = 0.0
+    for h in range(len(s.names)):
+        members = np.flatnonzero(sampled & (s.stratum == h))
+        n, total = len(members), s.docs[h]
+        if n < 2:
+            continue
+        inverse = np.where(s.sampled > 0, s.docs / np.maximum(s.sampled, 1), 0.0)[s.stratum]
+        inverse[s.stratum == h] = total / (n - 1)
+        replicates = np.empty(n)
+        for i, unit in enumerate(members.tolist()):
+            kept = relevant.copy()
+            kept[unit] = 0.0
+            replicates[i] = _statap_of(inverse, kept, pos)
+        spread = float(np.sum((replicates - replicates.mean()) ** 2))
+        variance += (1.0 - n / total) * (n - 1) / n * spread
+    return variance
 
 
 def _kernel(which: str) -> Any:
@@ -221,6 +278,8 @@ def _kernel(which: str) -> Any:
             raise InexevalError(f"max_results={max_results} is not at least 1")
         if which == "statAP":
             return [_statap(ta, run, ctx, max_results)]
+        if which == "statAP_var":
+            return [_statap_variance(ta, run, ctx, max_results)]
         walk = _walk(ta, run, ctx, max_results)
         return [_xinfap(walk) if which == "xinfAP" else _infndcg(walk, max_results)]
     return kernel
@@ -237,3 +296,6 @@ _register("infNDCG", "inferred nDCG of stratified samples", "Yilmaz, Kanoulas an
           "sample_eval.pl 2011")
 _register("statAP", "average precision estimated from a sample with known inclusion "
           "probabilities (Horvitz-Thompson)", "Aslam, Pavlu and Yilmaz 2006")
+_register("statAP_var", "estimated variance of statAP under stratified sampling (the "
+          "stratified delete-one jackknife); the variance of the mean over T topics is the "
+          "mean / T", "Wolter 2007, §4.5")
