@@ -17,6 +17,7 @@ from inexeval.analysis.strategies import (
     depth_order,
     fused_scores,
     judging_order,
+    next_unit,
 )
 from inexeval.errors import InexevalError
 
@@ -181,3 +182,37 @@ def test_an_adaptive_strategy_needs_judgements_for_a_budget() -> None:
         judging_order("hedge", _c([A]), None, StrategyOptions())
     start = strategy_pool(runs, "mtf", depth=2)
     assert list(start["1"].files) == ["a", "b"]
+
+
+def test_serving_one_unit_at_a_time_follows_the_judging_order() -> None:
+    """An assessor served by next_unit, answering as the qrels say, judges in the order the
+    simulation gives, for every strategy."""
+    generator = np.random.default_rng(5)
+    c = candidates([generator.permutation(30)[:12] for _ in range(4)], 30, 100)
+    relevant = generator.random(c.size) < 0.35
+    for strategy, bandit in (("depth", "mm-ns"), ("take", "mm-ns"), ("mtf", "mm-ns"),
+                             ("hedge", "mm-ns"), ("bandit", "mm-ns"), ("bandit", "ucb"),
+                             ("bandit", "random"), ("bandit", "mtf")):
+        options = StrategyOptions(bandit=bandit, seed=2)
+        expected = judging_order(strategy, c, relevant, options, rng=np.random.default_rng(2))
+        answers: dict[int, bool] = {}
+        served = []
+        while (unit := next_unit(strategy, c, answers, set(), options, 2)) is not None:
+            served.append(unit)
+            answers[unit] = bool(relevant[unit])
+        assert served == expected.tolist(), (strategy, bandit)
+
+
+def test_two_assessors_under_mtf_worked_on_paper() -> None:
+    """r1 = a b c, r2 = e a f; b c e relevant. A is served a; B, while a is being judged (so
+    counted not relevant), e; A (a not relevant, e being judged) b; once e is found relevant
+    MTF stays with r2: f."""
+    c = _c(*TWO, depth=3)
+    a, b, e, f = 0, 1, 3, 4
+    options = StrategyOptions()
+    assert next_unit("mtf", c, {}, set(), options) == a
+    assert next_unit("mtf", c, {}, {a}, options) == e
+    assert next_unit("mtf", c, {a: False}, {e}, options) == b
+    assert next_unit("mtf", c, {a: False, e: True}, {b}, options) == f
+    assert next_unit("mtf", c, {a: False, e: True, b: True, f: False, 2: True}, set(),
+                     options) is None

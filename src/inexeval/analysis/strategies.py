@@ -39,6 +39,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -324,3 +325,53 @@ def judging_order(strategy: str, c: Candidates, relevant: BoolArray | None,
         raise InexevalError(f"unknown pooling strategy {strategy!r} (known: "
                             f"{', '.join(STRATEGIES)})")
     return order if budget is None else order[:budget]
+
+
+class _Unanswered(Exception):
+    """Raised by :class:`_Answers` for the first unit a replayed strategy picks that has no
+    judgement yet."""
+
+    def __init__(self, unit: int) -> None:
+        super().__init__(unit)
+        self.unit = unit
+
+
+class _Answers:
+    """The judgements made so far as the ``relevant`` flags of an adaptive strategy: a unit
+    being judged counts as not relevant (another assessor gets the unit the strategy would
+    choose next), a unit without either stops the replay."""
+
+    def __init__(self, answers: dict[int, bool], pending: set[int]) -> None:
+        self.answers = answers
+        self.pending = pending
+
+    def __getitem__(self, unit: Any) -> bool:
+        key = int(unit)
+        if key in self.answers:
+            return self.answers[key]
+        if key in self.pending:
+            return False
+        raise _Unanswered(key)
+
+
+def next_unit(strategy: str, c: Candidates, answers: dict[int, bool], pending: set[int],
+              options: StrategyOptions, rng_seed: np.random.SeedSequence | int | None = None
+              ) -> int | None:
+    """The unit an assessor judges next under ``strategy`` (None when every unit is judged or
+    being judged): the strategy replayed on the judgements made so far (``answers``: unit ->
+    relevant), units being judged by others (``pending``) counted as not relevant, up to the
+    first unit with neither. The same seed gives the same replay, so that serving a live
+    campaign one unit at a time follows :func:`judging_order` when the answers come in the
+    order it served them."""
+    if strategy not in ADAPTIVE:
+        order = judging_order(strategy, c, None, options)
+        return next((int(u) for u in order if int(u) not in answers and int(u) not in pending),
+                    None)
+    rng = np.random.default_rng(rng_seed if rng_seed is not None else options.seed)
+    oracle: Any = _Answers(answers, pending)
+    try:
+        order = judging_order(strategy, c, oracle, options, rng=rng)
+    except _Unanswered as first:
+        return first.unit
+    return next((int(u) for u in order if int(u) not in answers and int(u) not in pending),
+                None)
