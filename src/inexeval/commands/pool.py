@@ -40,9 +40,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                           "(move-to-front), bandit, hedge; the adaptive ones (mtf, bandit, "
                           "hedge) are simulated on --qrels")
     strategy.add_argument("--budget", type=positive, metavar="N",
-                          help="judgements per topic (default: the whole depth pool)")
+                          help="judgements per topic (default: the whole depth pool); with "
+                          "--sample statap, units drawn per topic")
     strategy.add_argument("--qrels", metavar="FILE",
-                          help="finished qrels the adaptive strategies read judgements from")
+                          help="finished qrels the adaptive strategies read judgements from "
+                          "(with --sample: fill the sample from them, --format sampled-qrels)")
     strategy.add_argument("--fusion", choices=FUSIONS, default="rrf",
                           help="take: combsum, combmnz (min-max normalised scores), rrf "
                           "(default) or rbp")
