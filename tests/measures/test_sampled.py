@@ -20,11 +20,12 @@ from inexeval.formats.sampled import sampled_qrels_lines
 
 
 def _sample_eval() -> Path:
-    """NIST's script (not ours to ship): $INEXEVAL_SAMPLE_EVAL, else /tmp/sample_eval.pl."""
-    script = Path(os.environ.get("INEXEVAL_SAMPLE_EVAL", "/tmp/sample_eval.pl"))
+    """NIST's script, not ours to ship (no licence given): its path in $INEXEVAL_SAMPLE_EVAL.
+    An optional reference, so its absence is no missing component for CI."""
+    script = Path(os.environ.get("INEXEVAL_SAMPLE_EVAL", ""))
     if shutil.which("perl") is None or not script.is_file():
-        pytest.skip("needs sample_eval.pl (NIST's, 2011: set INEXEVAL_SAMPLE_EVAL to its path) "
-                    "and perl")
+        pytest.skip("optional reference absent: NIST's sample_eval.pl (2011; set "
+                    "INEXEVAL_SAMPLE_EVAL to its path) and perl")
     return script
 
 
