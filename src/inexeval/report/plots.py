@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
+from inexeval.report.svg import PALETTE
+
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
@@ -30,19 +32,16 @@ WIN = "#2e7d32"
 LOSS = "#c62828"
 TIE = "#9e9e9e"
 
-COLOURS = ("#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#000000",
-           "#f0e442", "#7f7f7f", "#8c564b", "#1f3d7a", "#a6761d", "#66a61e", "#e7298a",
-           "#7570b3", "#b2182b", "#17becf", "#bcbd22", "#5e3c99", "#fb9a99")
-"""Twenty colours: Okabe and Ito's colour-blind safe eight (yellow moved after black), then
-twelve of other hues and lightness."""
+COLOURS = PALETTE
+"""The twenty colours of the runs, those of the HTML report's figures."""
 LINE_STYLES = ("-", "--", "-.", ":")
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "<", ">", "h", "p")
 DISTINCT = len(COLOURS)
 """Runs that each get a colour of their own; beyond, colours repeat with another line style
 and marker."""
 
-MEAN_MARKER: dict[str, Any] = {"marker": "^", "markerfacecolor": "#2e7d32", "markeredgecolor": "#2e7d32",
-               "markersize": 7}
+MEAN_MARKER: dict[str, Any] = {"marker": "^", "markerfacecolor": "#2e7d32",
+                               "markeredgecolor": "#2e7d32", "markersize": 7}
 MEDIAN_LINE: dict[str, Any] = {"color": "#d55e00", "linewidth": 2}
 
 
