@@ -188,3 +188,21 @@ def test_markdown_has_no_heading() -> None:
 def test_eval_latex_caption() -> None:
     out = _cli("eval", QRELS, *RUNS, "-m", "P@5", "--format", "latex")
     assert r"\caption{Mean scores over 3 topics; best value in bold.}" in out
+
+
+def test_the_html_report_of_all_pairs_has_the_letters_and_small_p() -> None:
+    from inexeval.report import html
+
+    rows = [_row("alpha", "beta", "P@5", 0.25, 0.01), _row("alpha", "gamma", "P@5", 0.375, 1e-5),
+            _row("beta", "gamma", "P@5", 0.125, 0.2)]
+    comparison = _all_pairs(rows, ["t"])
+    comparison.per_topic = {m: {r: {} for r in comparison.runs} for m in comparison.measures}
+    page = html.render(html.from_comparison(comparison, title="t", command="c", version="v"))
+    means = page[page.index('<table class="means">'):]
+    means = means[:means.index("</table>")]
+    assert '<span class="letter">a</span> alpha' in means
+    assert "0.5000<sup>bc</sup>" in means and means.count("<sup>") == 1
+    assert "a letter after a mean names a run it is significantly better than" in page
+    details = page[page.index('<table class="sortable details">'):]
+    assert 'data-value="1e-05">&lt;0.0001</td>' in details
+    assert 'data-value="0.01">0.0100</td>' in details

@@ -62,6 +62,7 @@ p.header::first-letter { text-transform:uppercase; }
 tbody tr:nth-child(even) { background:#fafbfc; }
 tbody tr:hover { background:#eef6ff; }
 td.best { font-weight:700; }
+span.letter { display:inline-block; min-width:1.4em; color:var(--muted); font-weight:600; }
 .baseline td { background:#fffbea; }
 .mark-better { color:var(--win); font-weight:700; }
 .mark-worse { color:var(--loss); font-weight:700; }
@@ -224,6 +225,11 @@ class Page:
     tests: Sequence[str] = ()
     correction: str = "none"
     alpha: float = 0.05
+    letters: Mapping[str, str] = field(default_factory=dict)
+    """All-pairs comparisons: each run's letter (:func:`~inexeval.report.comparison.run_letters`)."""
+    beaten: Mapping[tuple[str, str], Sequence[str]] = field(default_factory=dict)
+    """All-pairs comparisons: for each (measure, run), per test, the letters of the runs it is
+    significantly better than."""
 
 
 def _value(value: object, digits: int) -> str:
@@ -267,10 +273,15 @@ def means_table(page: Page) -> str:
             if mark:
                 shown += " " + "".join(
                     f'<span class="mark-{_KIND[m]}" title="{_TITLE[m]}">{m}</span>' for m in mark)
+            beaten = page.beaten.get((m, run))
+            if beaten and any(beaten):
+                shown += "<sup>" + "/".join(escape(letters) for letters in beaten) + "</sup>"
             bold = ' class="best"' if value is not None and value == best[m] else ""
             cells.append(f"<td{bold}>{shown}</td>")
         role = ' class="baseline"' if run == page.baseline else ""
         label = escape(run) + (" <small>(baseline)</small>" if run == page.baseline else "")
+        if page.letters:
+            label = f'<span class="letter">{escape(page.letters[run])}</span> {label}'
         lines.append(f"<tr{role}><td>{label}</td>{''.join(cells)}</tr>")
     note = f'<p class="note">{escape(page.legend)}</p>' if page.legend else ""
     return (f'<div class="wide"><table class="means"><thead><tr><th>run</th>{head}</tr>'
@@ -304,6 +315,11 @@ def details_table(rows: Sequence[Mapping[str, object]], digits: int,
             elif key == "wins":
                 shown = f"{row.get('wins')} / {row.get('ties')} / {row.get('losses')}"
                 cells.append(_cell(row.get("wins"), digits, shown=shown))
+            elif key in ("p_value", "p_adjusted"):
+                p = row.get(key)
+                small = isinstance(p, float) and p < 10.0 ** -digits
+                cells.append(_cell(p, digits, shown=f"&lt;{10.0 ** -digits:.{digits}f}"
+                                   if small else None))
             else:
                 cells.append(_cell(row.get(key), digits))
         lines.append("<tr>" + "".join(cells) + "</tr>")
@@ -513,7 +529,13 @@ def from_comparison(comparison: Comparison, *, title: str, command: str, version
     rule of the means (:data:`inexeval.scores.RULES`; default the comparison's own header,
     which says how topics were paired); ``files``: every input (:meth:`InputFile.of`)."""
     from inexeval.analysis.agreement import measure_agreement
-    from inexeval.report.comparison import legend, undefined_note
+    from inexeval.report.comparison import (
+        better_than,
+        legend,
+        letters_legend,
+        run_letters,
+        undefined_note,
+    )
     from inexeval.scores import describe_rule
 
     several = len(comparison.tests) > 1
@@ -536,8 +558,22 @@ def from_comparison(comparison: Comparison, *, title: str, command: str, version
     if len(usable) >= 2 and len(comparison.runs) >= 2:
         agreement = {(row.measure_a, row.measure_b): row.kendall_tau
                      for row in measure_agreement(comparison.means, usable)}
+    letters: dict[str, str] = {}
+    beaten: dict[tuple[str, str], list[str]] = {}
+    if baseline is None:
+        letters = run_letters(comparison.runs)
+        for test in comparison.tests:
+            better = better_than(comparison, test)
+            for m in comparison.measures:
+                for run in comparison.runs:
+                    beaten.setdefault((m, run), []).append(
+                        "".join(letters[r] for r in better.get((m, run), [])))
+    tests_order = (f" (one group per test, in the order {', '.join(comparison.tests)})"
+                   if len(comparison.tests) > 1 else "")
     marks_legend = (legend(comparison, (BETTER, WORSE, NEITHER)) if baseline is not None
-                    else "Every pair of runs is compared: see the significance tests below.")
+                    else "Every pair of runs is compared; "
+                    + letters_legend(comparison, ", ".join(comparison.tests)) + tests_order
+                    + ". Each comparison is in the significance tests below.")
     note = undefined_note(comparison)
     if note:
         marks_legend = f"{marks_legend.rstrip('.')}; {note}."
@@ -551,4 +587,5 @@ def from_comparison(comparison: Comparison, *, title: str, command: str, version
         averaging=(describe_rule(rule, len(comparison.topics)) if rule is not None
                    else f"{len(comparison.topics)} topics; {comparison.header}"),
         n_assessed=len(comparison.topics), tests=comparison.tests,
-        correction=comparison.correction, alpha=comparison.alpha)
+        correction=comparison.correction, alpha=comparison.alpha, letters=letters,
+        beaten=beaten)
