@@ -259,6 +259,17 @@ def test_per_topic_bars_share_one_scale(tmp_path: Path, captured: list[object]) 
     reach = max(abs(bar.get_height()) for ax in axes for bar in ax.patches)
     assert {ax.get_ylim() for ax in axes} == {(-reach * 1.05, reach * 1.05)}
     assert all("120 topics; means over every assessed topic" in ax.get_title() for ax in axes)
+    assert axes[1].get_title().startswith("bert1bic against TREC2INEX: 0 wins, 61 ties, 59 losses")
+
+
+def test_one_win_is_a_win() -> None:
+    from inexeval.report import plots
+
+    _, (ax,) = plots.figure()
+    plots.per_topic_differences(ax, {"1": 0.5, "2": 0.0, "3": -0.25}, run="a", baseline="b",
+                                measure="P@5")
+    assert ax.get_title() == "a against b: 1 win, 1 tie, 1 loss"
+    assert ax.get_ylim() == (-0.5 * 1.05, 0.5 * 1.05)
 
 
 def test_scatter_numbers_do_not_overlap(tmp_path: Path, captured: list[object]) -> None:

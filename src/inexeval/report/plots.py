@@ -156,9 +156,14 @@ def per_topic_differences(ax: Axes, differences: Mapping[str, float], *, run: st
     ax.set_ylabel(f"{measure}: {run} − {baseline}")
     wins = sum(d > 0 for d in values)
     losses = sum(d < 0 for d in values)
-    _title(ax, f"{run} against {baseline}: {wins} wins, {len(values) - wins - losses} ties, "
-           f"{losses} losses", rule, n_topics)
+    ties = len(values) - wins - losses
+    _title(ax, f"{run} against {baseline}: {_count(wins, 'win')}, {_count(ties, 'tie')}, "
+           f"{_count(losses, 'loss', 'losses')}", rule, n_topics)
     ax.grid(True, axis="y", alpha=0.3)
+
+
+def _count(n: int, one: str, many: str = "") -> str:
+    return f"{n} {one if n == 1 else many or one + 's'}"
 
 
 def scatter(ax: Axes, a: Sequence[float], b: Sequence[float], runs: Sequence[str], *,
