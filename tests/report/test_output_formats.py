@@ -18,7 +18,7 @@ from inexeval.analysis.compare import Comparison, ComparisonRow
 from inexeval.evaluation import Evaluator
 from inexeval.formats.detect import load_assessments, load_run
 from inexeval.report.comparison import better_than, render_comparison, render_rows, run_letters
-from inexeval.report.text import columns, render_csv, render_json
+from inexeval.report.text import columns, render_csv, render_json, render_latex
 
 QRELS = str(demo.ASSESSMENTS_2004)
 RUNS = [str(path) for path in demo.RUNS]
@@ -185,9 +185,14 @@ def test_markdown_has_no_heading() -> None:
     assert lines[note - 1] == ""
 
 
-def test_eval_latex_caption() -> None:
+def test_eval_latex_caption_says_the_averaging_rule() -> None:
     out = _cli("eval", QRELS, *RUNS, "-m", "P@5", "--format", "latex")
-    assert r"\caption{Mean scores over 3 topics; best value in bold.}" in out
+    assert (r"\caption{Mean scores, 3 topics; means each run over the assessed topics it answers "
+            r"(trec\_eval's default); best value in bold.}") in out
+    out = _cli("eval", QRELS, *RUNS, "-m", "P@5", "--format", "latex", "-c")
+    assert r"\caption{Mean scores, 3 topics; means over every assessed topic, a missing" in out
+    results = Evaluator(["P@5"], load_assessments(QRELS)).evaluate([load_run(RUNS[0])])
+    assert r"\caption{Mean scores over 3 topics.}" in render_latex(results)
 
 
 def test_the_html_report_of_all_pairs_has_the_letters_and_small_p() -> None:

@@ -160,10 +160,11 @@ def latex_table(rows: list[list[str]], caption: str, align: str) -> str:
 
 
 def render_latex(results: Results, digits: int = 4, per_topic: bool = False,
-                 caption: str = "") -> str:
-    """A booktabs table of the means, best value of each column in bold, under ``caption``
-    (default: "Mean scores over N topics", N each run's ``num_q``; pass the averaging rule's
-    words, :func:`inexeval.scores.describe_rule`, where the caller knows it)."""
+                 rule: str | None = None) -> str:
+    """A booktabs table of the means, best value of each column in bold, with a caption saying
+    what they average: the topics and ``rule`` (:func:`inexeval.scores.describe_rule`, over the
+    topics of the results) when the caller gives it, else "over N topics", N each run's
+    ``num_q``."""
     runs, measures, cells = _matrix(results)
     escape = latex_escape
     best = {m: max((cells.get((r, m)) or -math.inf) for r in runs) for m in measures}
@@ -176,17 +177,20 @@ def render_latex(results: Results, digits: int = 4, per_topic: bool = False,
             cells_text.append(rf"\textbf{{{text}}}" if value is not None and value == best[m]
                               and len(runs) > 1 else text)
         rows.append([escape(run), *cells_text])
-    if not caption:
-        caption = _caption(results, len(runs))
-    return latex_table(rows, escape(caption), "l" + "r" * len(measures))
+    return latex_table(rows, escape(_caption(results, len(runs), rule)),
+                       "l" + "r" * len(measures))
 
 
-def _caption(results: Results, n_runs: int) -> str:
+def _caption(results: Results, n_runs: int, rule: str | None) -> str:
+    best = "; best value in bold" if n_runs > 1 else ""
+    if rule is not None:
+        from inexeval.scores import describe_rule
+
+        return f"Mean scores, {describe_rule(rule, len(results.topics()))}{best}."
     counts = sorted({int(r.value) for r in results.means()
                      if r.measure == "num_q" and r.value is not None})
     topics = ("" if not counts else f" over {counts[0]} topics" if len(counts) == 1
               else f" over {counts[0]}-{counts[-1]} topics")
-    best = "; best value in bold" if n_runs > 1 else ""
     return f"Mean scores{topics}{best}."
 
 
@@ -200,9 +204,11 @@ FORMATS: dict[str, Callable[..., str]] = {
 
 
 def render(results: Results, fmt: str = "trec", digits: int = 4, per_topic: bool = False,
-           terminal: bool = True) -> str:
+           terminal: bool = True, rule: str | None = None) -> str:
     """Render results in one of :data:`FORMATS` (``terminal``: a ``table`` aligned for reading,
-    else tab-separated)."""
+    else tab-separated; ``rule``: the averaging rule, said in a LaTeX caption)."""
     if fmt == "table":
         return render_table(results, digits, per_topic, terminal)
+    if fmt == "latex":
+        return render_latex(results, digits, per_topic, rule)
     return FORMATS[fmt](results, digits=digits, per_topic=per_topic)
