@@ -91,8 +91,10 @@ def test_inputs_are_not_modified(tmp_path: Path) -> None:
 def test_measures_lists_every_family(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["measures"]) == 0
     out = capsys.readouterr().out
-    for name in ("P@int", "overlap@int", "inex_eval[@float]", "quant: str = 'strict'"):
+    for name in ("  P@k ", "  overlap@k ", "  inex_eval[@x] ", "  iP[x] ", "  gP[k] "):
         assert name in out
+    assert main(["measures", "P"]) == 0
+    assert "    quant (str, default strict): " in capsys.readouterr().out
 
 
 def test_simulate_random_runs_degrade_eprum(tmp_path: Path,
@@ -227,7 +229,7 @@ def test_measures_command_names_unknown_measure(capsys: pytest.CaptureFixture[st
     assert main(["measures", "Pp"]) == 2
     assert "did you mean 'P'" in capsys.readouterr().err
     assert main(["measures", "P@10"]) == 0
-    assert capsys.readouterr().out.startswith("P@int")
+    assert capsys.readouterr().out.startswith("P@k: ")
 
 
 def test_latex_escapes_special_characters() -> None:

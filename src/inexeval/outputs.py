@@ -5,7 +5,8 @@ temporary file in the target's folder and renamed over the target only when writ
 so a killed or failed command leaves either no output or the previous one, never a partial file.
 :func:`check_output` refuses a target that is one of the inputs (also through a hard link or a
 symbolic link: device and inode are compared) or lies inside an input folder, and a target whose
-folder does not exist.
+folder does not exist. :func:`fingerprint` gives an input's size and SHA-256, so that a report
+says which files it was made from.
 """
 
 from __future__ import annotations
@@ -127,3 +128,44 @@ def write_folder(folder: str | Path, files: Mapping[str, bytes],
     for name, content in files.items():
         with atomic_output(targets[name], "wb") as out:
             out.write(content)
+
+
+def fingerprint(path: str | Path) -> tuple[int, str] | None:
+    """The size in bytes and the SHA-256 (hex) of an input, read in blocks of 1 MiB; None for
+    standard input (``-``), a pipe or a device, which were read once already; a folder
+    (per-topic assessments, a collection) counts the bytes of every file below it, and its
+    digest is the SHA-256 of one line per file in name order, ``relative/path<TAB>size<TAB>
+    file's SHA-256``, so renaming, changing or adding a file changes it. Says which input a
+    report was made from, as ``sha256sum`` would (the same digest for a file)."""
+    import hashlib
+
+    if str(path) == "-":
+        return None
+    path = Path(path)
+    if path.is_dir():
+        lines = []
+        total = 0
+        for file in sorted(p for p in path.rglob("*") if p.is_file()):
+            size, digest = _file_fingerprint(file)
+            total += size
+            lines.append(f"{file.relative_to(path).as_posix()}\t{size}\t{digest}\n")
+        return total, hashlib.sha256("".join(lines).encode("utf-8")).hexdigest()
+    found = _stat(path)
+    if found is None or not stat.S_ISREG(found.st_mode):
+        return None
+    return _file_fingerprint(path)
+
+
+def _file_fingerprint(path: Path) -> tuple[int, str]:
+    import hashlib
+
+    digest = hashlib.sha256()
+    size = 0
+    try:
+        with open(path, "rb") as handle:
+            while block := handle.read(1 << 20):
+                digest.update(block)
+                size += len(block)
+    except OSError as error:
+        raise InexevalError(f"cannot read: {error.strerror or error}", path) from None
+    return size, digest.hexdigest()

@@ -189,9 +189,9 @@ register_quantisation("strict2002", ("inex2002",), _strict2002,
 register_quantisation("generalised2002", ("inex2002",), _generalised2002,
                       "graded relevance x coverage credit (Gövert and Kazai 2002, §5.2)")
 # "strict" and "generalised" name each year's official pair, so P(quant=strict)@10 works on any.
-register_quantisation("strict", ("inex2002",), _strict2002, "INEX 2002: strict2002", binary=True)
+register_quantisation("strict", ("inex2002",), _strict2002, "same as strict2002", binary=True)
 register_quantisation("generalised", ("inex2002",), _generalised2002,
-                      "INEX 2002: generalised2002")
+                      "same as generalised2002")
 
 
 # INEX 2005/2006, e in {?(-1), 1, 2}, s = rsize/size -- spec §2.1 [R][U].
@@ -220,16 +220,18 @@ def _gen2006(specificity: FloatArray, **_: Any) -> FloatArray:
 
 
 register_quantisation("strict2005", ("inex2005",), _strict2005,
-                      "1 iff e = 2 and s = 1 [R]", binary=True, aliases=("Strict5",))
+                      "1 iff e = 2 and s = 1 (INEX 2005's strict)", binary=True,
+                      aliases=("Strict5",))
 register_quantisation("gen2005", ("inex2005",), _gen2005,
-                      "e * s with e in {0, 1, 2}, '?' = too_small_value (default 0) [R][U]",
+                      "e * s, e in {0, 1, 2}, '?' = too_small_value (INEX 2005's generalised)",
                       aliases=("Gen5",))
 register_quantisation("gen2005_norm", ("inex2005",), _gen2005_norm,
-                      "(e / 2) * s, rank-equivalent to gen2005 [D]")
-register_quantisation("gen2006", ("inex2005",), _gen2006, "s = rsize / size [R]")
-register_quantisation("strict", ("inex2005",), _strict2005, "INEX 2005: strict2005", binary=True)
+                      "(e / 2) * s, rank-equivalent to gen2005, in [0, 1]")
+register_quantisation("gen2006", ("inex2005",), _gen2006,
+                      "s = rsize / size (INEX 2006: specificity alone)")
+register_quantisation("strict", ("inex2005",), _strict2005, "same as strict2005", binary=True)
 register_quantisation("generalised", ("inex2005",), _gen2005_norm,
-                      "INEX 2005: gen2005_norm (rank-equivalent to gen2005, values in [0, 1])")
+                      "same as gen2005_norm")
 
 
 # Document-level scales: FOL qrels (relevant iff rsize > 0) and TREC qrels (relevant iff rel > 0).
@@ -246,9 +248,9 @@ register_quantisation("binary", ("fol",), _fol_binary,
 register_quantisation("binary", ("trec",), _trec_binary, "1 iff relevance >= min_rel (default 1)",
                       binary=True)
 register_quantisation("strict", ("fol",), _fol_binary,
-                      "FOL qrels: 1 iff rsize > 0 (a passage: iff it holds highlighted text)",
+                      "1 iff rsize > 0 (a passage: iff it holds highlighted text)",
                       binary=True)
-register_quantisation("strict", ("trec",), _trec_binary, "TREC qrels: 1 iff relevance >= 1",
+register_quantisation("strict", ("trec",), _trec_binary, "1 iff relevance >= 1",
                       binary=True)
 
 

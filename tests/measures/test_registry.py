@@ -25,7 +25,7 @@ def test_every_problem_is_reported_together_with_nearest_names() -> None:
     text = str(error.value)
     for expected in ("unknown measure 'Pp'", "did you mean 'P@10'", "no parameter 'qant'",
                      "did you mean 'quant'", "overlap needs a cut-off", "'scores' is not one of",
-                     "cut-off 'x' is not a int", "cut-off '2' is out of range"):
+                     "cut-off 'x' is not an integer", "cut-off '2' is out of range"):
         assert expected in text
 
 

@@ -146,7 +146,8 @@ def test_nothing_outside_the_file_is_referenced(report: str) -> None:
     assert "default-src 'none'" in report
 
 
-def test_compare_html_is_the_report(tmp_path: Path) -> None:
+def test_compare_html_is_the_report(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1764201600")  # the same date, whatever the clock
     common = ["--task", "focused", "--test", "sign", QRELS, *RUNS[:2]]
     assert main(["report", *common, "-o", str(tmp_path / "report.html")]) == 0
     assert main(["compare", "--format", "html", *common, "-o", str(tmp_path / "compare.html")]) == 0

@@ -1,7 +1,7 @@
 """Every LaTeX output (eval, compare, compare --all-pairs, agree, agree --judgements) is text
 LaTeX typesets as written: run names and file names with ``_ % & # $ { } ~ ^ \\ < > |`` are
 escaped, and ``p < 0.05`` is a formula (in text mode ``<`` prints as an inverted exclamation
-mark)."""
+mark); each is a booktabs table with a caption, led by a comment naming the package."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 from tests.helpers import DATA
 
 from inexeval.cli import main
-from inexeval.report.text import latex_escape
+from inexeval.report.text import BOOKTABS, latex_escape
 
 QRELS = DATA / "ipcs" / "INEX_Qrels.txt"
 BERT = DATA / "ipcs" / "bert_inex_converted_1.run"
@@ -33,7 +33,16 @@ def _outside_math(line: str) -> str:
 
 
 def _checked(latex: str) -> str:
+    tables = latex.split("\n\n")
+    for table in tables:
+        lines = table.splitlines()
+        assert lines[0] == BOOKTABS and lines[1] == r"\begin{table}", table
+        assert lines[3].startswith(r"\caption{") and len(lines[3]) > len(r"\caption{}"), table
+        assert r"\toprule" in lines and r"\midrule" in lines and r"\bottomrule" in lines
+        assert r"\hline" not in table and lines[-1] == r"\end{table}"
     for line in latex.splitlines():
+        if line == BOOKTABS:
+            continue
         rest = _outside_math(line)
         assert not re.search(r"[_%&#$~^\\<>|]", rest.replace("}", "").replace("{", "")), line
         assert not line.startswith("["), line  # a row after \\ must not start with [

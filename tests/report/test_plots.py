@@ -4,6 +4,7 @@ matplotlib the command says what to install."""
 
 from __future__ import annotations
 
+import itertools
 import sys
 from pathlib import Path
 
@@ -110,7 +111,7 @@ def test_box_and_scatter(tmp_path: Path, captured: list[object]) -> None:
     from scipy import stats
 
     tau = stats.kendalltau(points[:, 0], points[:, 1]).statistic
-    assert scatter.get_title().endswith(f"tau = {tau:.3f}")
+    assert scatter.get_title().splitlines()[0].endswith(f"tau = {tau:.3f}")
     fit = stats.linregress(points[:, 0], points[:, 1])
     (line,) = scatter.get_lines()
     x, y = line.get_data()
@@ -194,3 +195,110 @@ def test_svg_and_pdf_outputs_are_reproducible(tmp_path: Path) -> None:
         for out in (first, second):
             assert main(["plot", "--task", "focused", QRELS, RUNS[0], "-o", str(out)]) == 0
         assert first.read_bytes() == second.read_bytes()
+
+
+def test_twenty_runs_get_twenty_styles() -> None:
+    from inexeval.report.plots import DISTINCT, run_style
+
+    styles = [run_style(i) for i in range(DISTINCT)]
+    assert DISTINCT == 20 and len({s["color"] for s in styles}) == 20
+    assert len({tuple(s.values()) for s in styles}) == 20
+    for before, after in itertools.pairwise(styles):
+        assert all(before[key] != after[key] for key in ("color", "linestyle", "marker"))
+    # beyond twenty, a repeated colour comes with another line style
+    assert run_style(20)["color"] == styles[0]["color"]
+    assert run_style(20)["linestyle"] != styles[0]["linestyle"]
+
+
+def _copies(tmp_path: Path, n: int) -> list[str]:
+    lines = Path(RUNS[0]).read_text().splitlines(keepends=True)
+    paths = []
+    for i in range(n):
+        path = tmp_path / f"copy{i}.run"
+        path.write_text("".join(line.replace("TREC2INEX", f"system{i}") for k, line
+                                in enumerate(lines) if k % (i + 2)))
+        paths.append(str(path))
+    return paths
+
+
+def test_curves_of_many_runs_differ_and_say_the_rule(tmp_path: Path,
+                                                     captured: list[object]) -> None:
+    runs = _copies(tmp_path, 12)
+    assert main(["plot", "--task", "focused", QRELS, *runs, "-o", str(tmp_path / "c.png")]) == 0
+    ax = captured[0].axes[0]  # type: ignore[attr-defined]
+    lines = ax.get_lines()
+    assert len(lines) == 12
+    assert len({(line.get_color(), line.get_linestyle(), line.get_marker())
+                for line in lines}) == 12
+    assert len({line.get_color() for line in lines}) == 12
+    title = ax.get_title().splitlines()
+    assert title[0] == "iP[x], x = 0.00-1.00, mean over topics"
+    assert title[1].startswith("60 topics; means each run over the assessed topics it answers")
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == [f"system{i}"
+                                                                   for i in range(12)]
+    assert main(["plot", "--task", "focused", "-c", QRELS, RUNS[0],
+                 "-o", str(tmp_path / "c.png")]) == 0
+    assert captured[1].axes[0].get_title().splitlines()[1].startswith(  # type: ignore[attr-defined]
+        "120 topics; means over every assessed topic, a missing one scoring 0")
+
+
+def test_a_p_at_k_curve_is_titled_as_such(tmp_path: Path, captured: list[object]) -> None:
+    assert main(["plot", "-m", "P(quant=strict)@10", "--ranks", "20", QRELS, *RUNS[:2],
+                 "-o", str(tmp_path / "p.png")]) == 0
+    assert main(["plot", "--task", "relevant-in-context", "--topic", "2009001", QRELS, RUNS[1],
+                 "-o", str(tmp_path / "g.png")]) == 0
+    p_at_k, gp = (fig.axes[0] for fig in captured)  # type: ignore[attr-defined]
+    assert p_at_k.get_title().splitlines()[0] == "P@k, k = 1-20, mean over topics"
+    assert gp.get_title() == "gP[r], r = 1-50, topic 2009001"  # one topic: no rule
+
+
+def test_per_topic_bars_share_one_scale(tmp_path: Path, captured: list[object]) -> None:
+    assert main(["plot", "--task", "focused", "--kind", "per-topic", QRELS, *RUNS,
+                 "-o", str(tmp_path / "d.png")]) == 0
+    axes = captured[0].axes  # type: ignore[attr-defined]
+    reach = max(abs(bar.get_height()) for ax in axes for bar in ax.patches)
+    assert {ax.get_ylim() for ax in axes} == {(-reach * 1.05, reach * 1.05)}
+    assert all("120 topics; means over every assessed topic" in ax.get_title() for ax in axes)
+    assert axes[1].get_title().startswith("bert1bic against TREC2INEX: 0 wins, 61 ties, 59 losses")
+
+
+def test_one_win_is_a_win() -> None:
+    from inexeval.report import plots
+
+    _, (ax,) = plots.figure()
+    plots.per_topic_differences(ax, {"1": 0.5, "2": 0.0, "3": -0.25}, run="a", baseline="b",
+                                measure="P@5")
+    assert ax.get_title() == "a against b: 1 win, 1 tie, 1 loss"
+    assert ax.get_ylim() == (-0.5 * 1.05, 0.5 * 1.05)
+
+
+def test_scatter_numbers_do_not_overlap(tmp_path: Path, captured: list[object]) -> None:
+    runs = [*RUNS, *_copies(tmp_path, 9)]
+    assert main(["plot", "--task", "focused", "--kind", "scatter", "-m", "MAiP", "-m",
+                 "iP[0.01]", QRELS, *runs, "-o", str(tmp_path / "s.png")]) == 0
+    fig = captured[0]
+    ax = fig.axes[0]  # type: ignore[attr-defined]
+    names = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert names == ["TREC2INEX", "bert1ctx", "bert1bic", *(f"system{i}" for i in range(9))]
+    labels = [child for child in ax.texts if child.get_text().isdigit()]
+    assert [label.get_text() for label in labels] == [str(i) for i in range(1, 13)]
+    fig.draw_without_rendering()  # type: ignore[attr-defined]
+    from matplotlib.text import Text
+
+    boxes = [Text.get_window_extent(label) for label in labels]  # the text, not its leader line
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1:]:
+            assert not a.overlaps(b)
+    points = ax.transData.transform(ax.collections[0].get_offsets())
+    for box in boxes:
+        assert not any(box.contains(x, y) for x, y in points)
+
+
+def test_box_plot_has_a_title_and_a_legend(tmp_path: Path, captured: list[object]) -> None:
+    assert main(["plot", "--task", "focused", "--kind", "box", QRELS, *RUNS,
+                 "-o", str(tmp_path / "b.png")]) == 0
+    ax = captured[0].axes[0]  # type: ignore[attr-defined]
+    assert ax.get_title().splitlines() == [
+        "MAiP per topic, one box per run",
+        "120 topics; means over every assessed topic, a missing one scoring 0 (-c)"]
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["median", "mean"]

@@ -29,6 +29,7 @@ def run(args: argparse.Namespace) -> int:
     from inexeval.evaluation import Evaluator, with_implicit
     from inexeval.formats.detect import load_assessments, load_run
     from inexeval.measures.registry import parse_measure
+    from inexeval.report.text import columns
 
     collection = build_index(demo.COLLECTION)
     assessments = with_implicit(load_assessments(demo.ASSESSMENTS_2004), collection=collection)
@@ -40,6 +41,7 @@ def run(args: argparse.Namespace) -> int:
     results = Evaluator(measures, assessments, collection=collection, complete=True).evaluate(runs)
     d = args.digits
     out = sys.stdout
+    terminal = out.isatty()  # aligned for reading, tab-separated for a pipe
     out.write(f"Example collection: {collection.num_docs} articles; {len(assessments)} topics "
               "with INEX 2003/2004-style assessments (implicit assessments on); "
               f"{len(runs)} runs.\n")
@@ -47,19 +49,19 @@ def run(args: argparse.Namespace) -> int:
     for run in runs:
         out.write(f"\nPrecision and overlap of run {run.name} ({BEHAVIOUR.get(run.name, run.name)})"
                   "\n")
-        out.write("cut-off\t" + "\t".join(label for label, _ in QUANTISATIONS) + "\toverlap\n")
+        rows = [["cut-off", *(label for label, _ in QUANTISATIONS), "overlap"]]
         for k in CUTOFFS:
             values = [results.mean(names[f"P(quant={q})@{k}"], run.name) for _, q in QUANTISATIONS]
             values.append(results.mean(names[f"overlap@{k}"], run.name))
-            out.write(f"{k}\t" + "\t".join("-" if v is None else f"{v:.{d}f}" for v in values)
-                      + "\n")
+            rows.append([str(k), *("-" if v is None else f"{v:.{d}f}" for v in values)])
+        out.write(columns(rows, terminal))
     out.write("\ninex_eval (mean average precision over 100 recall points)\n")
-    out.write("run\tstrict\tgeneralised\n")
+    rows = [["run", "strict", "generalised"]]
     for run in runs:
         strict = results.mean(names["inex_eval(quant=strict)"], run.name)
         generalised = results.mean(names["inex_eval(quant=generalised)"], run.name)
-        cells = ["-" if v is None else f"{v:.{d}f}" for v in (strict, generalised)]
-        out.write(f"{run.name}\t" + "\t".join(cells) + "\n")
+        rows.append([run.name, *("-" if v is None else f"{v:.{d}f}" for v in (strict, generalised))])
+    out.write(columns(rows, terminal))
     command = ["inexeval", "eval", str(demo.ASSESSMENTS_2004), str(demo.RUNS[1]), "-m",
                "P(quant=generalised)@10", "-q", "--collection", str(demo.COLLECTION)]
     out.write(f"\nTry: {shlex.join(command)}\n")

@@ -463,7 +463,9 @@ def _report(args: argparse.Namespace, fmt: str, outcomes: Iterator[_Outcome]) ->
         elif fmt == "csv":
             sys.stdout.write(render_csv(together, args.digits, args.q))
         else:
-            sys.stdout.write(render(together, fmt, digits=args.digits, per_topic=args.q))
+            sys.stdout.write(render(together, fmt, digits=args.digits, per_topic=args.q,
+                                    terminal=sys.stdout.isatty(),
+                                    rule="all" if args.c else "answered"))
     if failed:
         if several:  # one run: its own error line says it all
             print(f"inexeval: error: {failed} of {len(args.runs)} runs could not be evaluated",

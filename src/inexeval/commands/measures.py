@@ -1,41 +1,95 @@
-"""``inexeval measures``: list every measure with its parameters and defaults."""
+"""``inexeval measures``: every measure, one line each, grouped by the kind of assessments it
+applies to, with its source; ``inexeval measures NAME``: one family with its parameters and
+examples."""
 
 from __future__ import annotations
 
 import argparse
 import textwrap
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from inexeval.measures.registry import Family
 
 NAME = "measures"
 HELP = "list every measure and quantisation with parameters, defaults and descriptions"
 
+_KEY = ("k: a rank cut-off (1, 2 ...); x: a recall level from 0 to 1; a cut-off in [ ] may be "
+        "left out; parameters as NAME(param=value,...)@k. inex_eval 3.1 is the official INEX "
+        "2007-2010 evaluator. `inexeval measures NAME` shows one family's parameters and "
+        "examples.")
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("name", nargs="?", help="show only this measure (a name like P or P@10)")
+    parser.add_argument("name", nargs="?",
+                        help="show one family with its parameters and examples (a name like P, "
+                        "iP or P@10)")
 
 
 def run(args: argparse.Namespace) -> int:
-    from inexeval.measures.registry import families, parse_measure
+    from inexeval.measures.registry import parse_measure
+
+    if args.name:
+        print(describe_family(parse_measure(args.name, partial=True).family), end="")
+    else:
+        print(listing(), end="")
+    return 0
+
+
+def listing() -> str:
+    """Every family on one line (name and cut-off, summary, source), under the heading of the
+    assessments it applies to; then the quantisations by assessment scale."""
+    from inexeval.measures.registry import about, families, group, group_key, syntax
     from inexeval.quantise import describe
 
-    wanted = parse_measure(args.name).family if args.name else None
-    for family in families():
-        if wanted is not None and family is not wanted:
-            continue
-        cut = ""
-        if family.cutoff is not None:
-            kind = family.cutoff.__name__
-            if not family.cutoff_required:
-                cut = f"[@{kind}]"
-            else:
-                cut = f"[{kind}]" if family.bracket_cutoff else f"@{kind}"
-        aliases = f"  (also {', '.join(family.aliases)})" if family.aliases else ""
-        print(f"{family.name}{cut}{aliases}")
-        print(textwrap.indent(textwrap.fill(family.description, 76), "    "))
+    by_group: dict[str, list[Family]] = {}
+    for family in sorted(families(), key=lambda f: (group_key(f), group(f))):
+        by_group.setdefault(group(family), []).append(family)
+    lines = textwrap.wrap(_KEY, 100)
+    for heading, members in by_group.items():
+        lines += ["", f"{heading}:"]
+        width = max(len(syntax(f)) for f in members)
+        for family in members:
+            entry = about(family)
+            aliases = f"; also {', '.join(family.aliases)}" if family.aliases else ""
+            source = f" ({entry.source}{aliases})" if entry.source or aliases else ""
+            lines.append(f"  {syntax(family):{width}}  {entry.summary}{source}")
+    lines += ["", "Quantisations (quant=NAME), by assessments:"]
+    width = max(len(name) for name, _, _ in describe())
+    for name, scale, description in describe():
+        lines.append(f"  {name:{width}}  {_scale(scale)}: {description}")
+    return "\n".join(lines) + "\n"
+
+
+def _scale(scale: str) -> str:
+    from inexeval.measures.registry import SCALE_NAMES
+
+    return SCALE_NAMES.get(scale, scale).split(" (")[0]
+
+
+def describe_family(family: Family) -> str:
+    """One family in full: its name and cut-off, aliases, the assessments it applies to, the
+    description, the source, every parameter (type, default, choices) and valid examples."""
+    from inexeval.measures.registry import about, group, syntax
+
+    entry = about(family)
+    lines = [f"{syntax(family)}: {entry.summary}"]
+    if family.aliases:
+        lines.append(f"  also named: {', '.join(family.aliases)}")
+    lines.append(f"  assessments: {group(family)}")
+    if entry.source:
+        lines.append(f"  source: {entry.source}")
+    lines += textwrap.wrap(family.description, 96, initial_indent="  ", subsequent_indent="  ")
+    if family.cutoff is not None:
+        kind = "a rank (1, 2 ...)" if family.cutoff is int else "a level from 0 to 1"
+        needed = "required" if family.cutoff_required else "optional"
+        lines.append(f"  cut-off: {kind}, {needed}")
+    if family.params:
+        lines.append("  parameters:")
         for p in family.params:
-            choices = f" {{{', '.join(map(str, p.choices))}}}" if p.choices else ""
-            print(f"    {p.name}: {p.kind.__name__} = {p.default!r}{choices}  {p.description}")
-    if not args.name:
-        print("\nquantisations (quant=...):")
-        for name, scale, description in describe():
-            print(f"    {name:16} {scale:9} {description}")
-    return 0
+            choices = f"; one of {', '.join(map(str, p.choices))}" if p.choices else ""
+            lines += textwrap.wrap(f"{p.name} ({p.kind.__name__}, default {p.default}{choices}):"
+                                   f" {p.description}", 96, initial_indent="    ",
+                                   subsequent_indent="      ")
+    lines.append("  examples: " + "  ".join(entry.examples))
+    return "\n".join(lines) + "\n"

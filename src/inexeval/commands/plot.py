@@ -121,11 +121,14 @@ def _curve(args: argparse.Namespace, inputs: Inputs) -> Any:
     if args.topic is not None and args.topic not in inputs.assessments:
         raise InexevalError(f"topic {args.topic} has no assessments", args.assessments)
     results = curve_results(args, inputs, spec, complete=args.c or args.topic is not None)
-    fig, (ax,) = plots.figure()
-    title = spec.measure + (f", topic {args.topic}" if args.topic else ", mean over topics")
+    fig, (ax,) = plots.figure(width=10.0 if len(inputs.runs) > 6 else 7.0)
+    # -c: every assessed topic; else each run over the assessed topics it answers
+    rule, n_topics = ((None, None) if args.topic else ("all", len(inputs.assessments)) if args.c
+                      else ("answered", len(results.topics())))
     plots.curves(ax, spec.x, {run.name: series(results, spec, run.name, args.topic)
                               for run in inputs.runs},
-                 x_label=spec.x_label, y_label=spec.y_label, title=title)
+                 x_label=spec.x_label, y_label=spec.y_label,
+                 title=plots.curve_title(spec, args.topic), rule=rule, n_topics=n_topics)
     return fig
 
 
@@ -149,11 +152,13 @@ def _per_topic(args: argparse.Namespace) -> Any:
                                  baseline=baseline_name(args.baseline, runs, args.runs))
     baseline = str(comparison.baseline)
     others = [r for r in comparison.runs if r != baseline]
-    fig, axes = plots.figure(len(others), width=max(7.0, 0.12 * len(topics)))
-    for ax, other in zip(axes, others):
-        plots.per_topic_differences(
-            ax, topic_differences(comparison.per_topic[measure], other, baseline),
-            run=other, baseline=baseline, measure=measure)
+    differences = [topic_differences(comparison.per_topic[measure], other, baseline)
+                   for other in others]
+    fig, axes = plots.figure(len(others), width=max(7.0, 0.12 * len(topics)), share_y=True)
+    for ax, other, by_topic in zip(axes, others, differences):
+        plots.per_topic_differences(ax, by_topic, run=other, baseline=baseline, measure=measure,
+                                    reach=plots.difference_reach(differences), rule="all",
+                                    n_topics=len(topics))
     return fig
 
 
@@ -173,9 +178,10 @@ def _scatter(args: argparse.Namespace) -> Any:
     a = [float(means[names[0]][r] or 0.0) for r in runs]
     b = [float(means[names[1]][r] or 0.0) for r in runs]
     fit = ranking_agreement(a, b, names[0], names[1])
-    fig, (ax,) = plots.figure()
+    fig, (ax,) = plots.figure(width=9.0)
     plots.scatter(ax, a, b, runs, measure_a=names[0], measure_b=names[1], slope=fit.slope,
-                  intercept=fit.intercept, tau=fit.kendall_tau)
+                  intercept=fit.intercept, tau=fit.kendall_tau, rule="all",
+                  n_topics=len(topics))
     return fig
 
 
@@ -189,5 +195,6 @@ def _box(args: argparse.Namespace) -> Any:
     values = per_topic_values(results, [measure], [r.name for r in runs], topics)[measure]
     fig, (ax,) = plots.figure()
     plots.box(ax, {run: [v for v in by_topic.values() if v is not None]
-                   for run, by_topic in values.items()}, measure=measure)
+                   for run, by_topic in values.items()}, measure=measure, rule="all",
+              n_topics=len(topics))
     return fig

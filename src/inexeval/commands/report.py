@@ -58,7 +58,12 @@ def html_report(args: argparse.Namespace, comparison: Any) -> str:
                   f"assessments {Path(args.assessments).name}"),
         command=command_line(args), version=version(), curves=curves,
         inputs=[(run.name, path, sum(1 for t in run if len(run[t]))) for run, path in
-                zip(inputs.runs, args.runs)], digits=args.digits)
+                zip(inputs.runs, args.runs)], digits=args.digits, created=html.report_date(),
+        files=[html.InputFile.of("assessments", args.assessments),
+               *(html.InputFile.of(f"run {run.name}", path)
+                 for run, path in zip(inputs.runs, args.runs)),
+               *([html.InputFile.of("collection", args.collection)] if args.collection else [])],
+        rule="all")
     return html.render(page)
 
 

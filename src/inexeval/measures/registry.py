@@ -159,6 +159,15 @@ class Measure:
         return text
 
 
+_KIND_WORDS: dict[type, str] = {int: "an integer", float: "a number", str: "a word",
+                                bool: "true or false"}
+"""A parameter's or cut-off's type in the words of a message."""
+
+
+def _kind_words(kind: type) -> str:
+    return _KIND_WORDS.get(kind, f"a {kind.__name__}")
+
+
 def _show(value: Any) -> str:
     if isinstance(value, float):
         return f"{value:.2f}" if round(value, 2) == value and value < 1.0001 else repr(value)
@@ -223,7 +232,8 @@ def parse_measures(texts: Iterable[str | Measure]) -> list[Measure]:
     for text in texts:
         if isinstance(text, Measure):
             if text.cutoff is None and text.family.cutoff_required:
-                problems.append(f"{text.family.name} needs a cut-off, e.g. {text.family.name}@10")
+                problems.append(f"{text.family.name} needs a cut-off, e.g. "
+                                f"{syntax(text.family, example=True)}")
             measures.append(text)
             continue
         measure = _parse_one(text, problems)
@@ -335,7 +345,7 @@ def _parse_one(text: str, problems: list[str], partial: bool = False) -> Measure
             try:
                 value = param.convert(raw)
             except (ValueError, TypeError):
-                problems.append(f"{family.name}: {name}={raw!r} is not a {param.kind.__name__}")
+                problems.append(f"{family.name}: {name}={raw!r} is not {_kind_words(param.kind)}")
                 continue
             if param.choices is not None and value not in param.choices:
                 choices = [str(c) for c in param.choices]
@@ -360,7 +370,8 @@ def _parse_one(text: str, problems: list[str], partial: bool = False) -> Measure
         try:
             cutoff = family.cutoff(cut_text)
         except ValueError:
-            problems.append(f"{family.name}: cut-off {cut_text!r} is not a {family.cutoff.__name__}")
+            problems.append(f"{family.name}: cut-off {cut_text!r} is not "
+                            f"{_kind_words(family.cutoff)}")
             return None
         low, high = family.cutoff_range or ((1, float("inf")) if family.cutoff is int else (0, 1))
         if not low <= cutoff <= high:
@@ -369,7 +380,175 @@ def _parse_one(text: str, problems: list[str], partial: bool = False) -> Measure
             )
             return None
     elif family.cutoff_required and not partial:
-        problems.append(f"{family.name} needs a cut-off, e.g. {family.name}@10")
+        problems.append(f"{family.name} needs a cut-off, e.g. {syntax(family, example=True)}")
         return None
     ordered = tuple((p.name, params.get(p.name, p.default)) for p in family.params)
     return Measure(family, ordered, cutoff)
+
+
+# What ``inexeval measures`` shows: each family's group, one line and examples.
+
+SCALE_NAMES = {
+    "inex2002": "INEX 2002",
+    "inex2003": "INEX 2003-2004",
+    "inex2005": "INEX 2005-2008",
+    "fol": "FOL passage qrels (INEX 2007-2010, TREC Genomics 2007)",
+    "trec": "TREC document qrels",
+}
+"""The kinds of assessments, by the scale name their readers give them (in the campaigns'
+order), in the words of the campaigns."""
+
+_INEX_YEARS = {"inex2002": ("2002", "2002"), "inex2003": ("2003", "2004"),
+               "inex2005": ("2005", "2008")}
+
+ANY_ASSESSMENTS = "Any assessments (through a quantisation, quant=)"
+
+
+@dataclass(frozen=True)
+class About:
+    """How ``inexeval measures`` presents a family: a summary of a few words, the source it
+    follows (paper, section and equation, or the tool whose numbers it gives) and examples of
+    valid names (a test parses every one)."""
+
+    summary: str
+    source: str
+    examples: tuple[str, ...]
+
+
+_HM = "Hiemstra and Mihajlović 2005"
+_XCG = f"{_HM}, eqs. 13-14"
+_KAMPS = "Kamps et al. 2007"
+_OFFICIAL = "inex_eval 3.1"
+_TREC_EVAL = "trec_eval 9.0"
+_PD = "Piwowarski and Dupret 2006"
+_HIXEVAL = "Pehcevski and Thom 2005; Pehcevski 2006, §4.2"
+
+ABOUT: dict[str, About] = {
+    "P": About("precision at rank k under a quantisation", f"{_HM}, §3",
+               ("P@10", "P(quant=generalised)@5", "P(quant=e3s321)@20")),
+    "overlap": About("share of the top k nested with another result of the top k",
+                     f"{_HM}, eq. 17", ("overlap@10",)),
+    "inex_eval": About("precision at recall x by expected search length, or the mean", "Gövert and Kazai 2002, eqs. 4-7",
+                       ("inex_eval", "inex_eval(quant=generalised)", "inex_eval@0.5")),
+    "inex_eval_ng": About("overlap-aware precision at recall x, or the mean",
+                          f"{_HM}, eqs. 5-7",
+                          ("inex_eval_ng", "inex_eval_ng(overlap=ignored)@0.5")),
+    "xCG": About("extended cumulated gain at rank k", _XCG, ("xCG@10",)),
+    "nxCG": About("normalised extended cumulated gain at rank k", _XCG,
+                  ("nxCG@10", "nxCG(quant=generalised)@25")),
+    "MAnxCG": About("mean of nxCG at ranks 1..k (1500 without a cut-off)", _XCG,
+                    ("MAnxCG", "MAnxCG@50")),
+    "ep": About("interpolated effort-precision at gain-recall x", _XCG,
+                ("ep@0.5", "ep(quant=generalised)@0.25")),
+    "MAep": About("mean average effort-precision, INEX 2005-2006's measure", _XCG,
+                  ("MAep", "MAep(quant=generalised)")),
+    "HiXEval_P": About("precision of highlighted text in k results (or all)",
+                       _HIXEVAL,
+                       ("HiXEval_P", "HiXEval_P@10")),
+    "HiXEval_R": About("recall of highlighted text in k results (or all)",
+                       _HIXEVAL,
+                       ("HiXEval_R", "HiXEval_R@10")),
+    "HiXEval_F": About("F of HiXEval_P and HiXEval_R",
+                       _HIXEVAL,
+                       ("HiXEval_F", "HiXEval_F(alpha=0)@10")),
+    "EPRUM": About("precision at recall x of a navigating user, or the mean",
+                   f"{_PD}, eqs. 4-5", ("EPRUM", "EPRUM@0.5", "EPRUM(nav=classical)")),
+    "EPRUM_P": About("EPRUM precision at rank k", f"{_PD}, §8", ("EPRUM_P@10",)),
+    "PRUM": About("precision-recall with user modelling at recall x, or the mean",
+                  "Piwowarski, Gallinari and Dupret 2007", ("PRUM", "PRUM@0.5")),
+    "T2I": About("EPRUM of a reader who stops after N irrelevant characters", f"de Vries, Kazai and Lalmas 2004; {_PD}, §7",
+                 ("T2I(tolerance=300)", "T2I(tolerance=300)@0.5")),
+    "GR": About("100 x the expected share of relevant units seen by rank k",
+                "Lehtonen 2006, §7.3.3", ("GR@10",)),
+    "ERR": About("expected ratio of relevant units seen by rank k: GR / 100",
+                 f"{_HM}, eq. 15", ("ERR@10", "ERR(nav=classical)@20")),
+    "iP": About("interpolated precision at recall level x", f"{_KAMPS}; {_OFFICIAL}",
+                ("iP[0.01]", "iP(task=thorough)[0.10]")),
+    "MAiP": About("mean average interpolated precision (per topic: AiP)",
+                  f"{_KAMPS}; {_OFFICIAL}", ("MAiP", "MAiP(task=thorough)")),
+    "gP": About("generalised precision at article rank k",
+                f"{_KAMPS}; {_OFFICIAL}", ("gP[10]", "gP(task=best-in-context)[5]")),
+    "gR": About("generalised recall at article rank k",
+                f"{_KAMPS}; {_OFFICIAL}", ("gR[10]", "gR(task=best-in-context)[25]")),
+    "MAgP": About("mean average generalised precision (per topic: AgP)", f"{_KAMPS}; {_OFFICIAL}",
+                  ("MAgP", "MAgP(task=best-in-context)", "MAgP(task=t2i,irr=300)")),
+    "art_prec": About("article precision of the whole list", _OFFICIAL,
+                      ("art_prec", "art_prec(task=thorough)")),
+    "art_rec": About("article recall of the whole list", _OFFICIAL, ("art_rec",)),
+    "art_f1": About("article F1 of the whole list", _OFFICIAL, ("art_f1",)),
+    "char_prec": About("character precision of the whole list", _OFFICIAL,
+                       ("char_prec", "char_prec(task=thorough)")),
+    "char_rec": About("character recall of the whole list", _OFFICIAL, ("char_rec",)),
+    "char_f1": About("character F1 of the whole list", _OFFICIAL, ("char_f1",)),
+    "passage2_AP": About("precision at each relevant character (mean: Passage2 MAP)", "Hersh et al. 2007", ("passage2_AP",)),
+    "aspect_AP": About("aspect average precision (mean: Aspect MAP)", "Hersh et al. 2007",
+                       ("aspect_AP",)),
+    "AP": About("average precision", _TREC_EVAL, ("AP", "AP(rel=2)")),
+    "R": About("recall at rank k (without a cut-off: of the whole list)", _TREC_EVAL,
+               ("R@100", "R")),
+    "R-Prec": About("precision at rank R, R the number of relevant documents", _TREC_EVAL,
+                    ("R-Prec",)),
+    "RR": About("reciprocal rank of the first relevant document",
+                _TREC_EVAL, ("RR", "RR@10")),
+    "nDCG": About("normalised discounted cumulated gain at rank k",
+                  f"Järvelin and Kekäläinen 2002; {_TREC_EVAL}", ("nDCG@10", "nDCG")),
+    "bpref": About("binary preference over the judged documents",
+                   f"Buckley and Voorhees 2004; {_TREC_EVAL}", ("bpref",)),
+    "Judged": About("share of the top k results the qrels judge",
+                    "MacAvaney, Macdonald and Ounis 2022: ir_measures", ("Judged@10",)),
+    "num_ret": About("documents retrieved (summed over topics)", _TREC_EVAL, ("num_ret",)),
+    "num_rel": About("relevant documents in the qrels (summed)", _TREC_EVAL, ("num_rel",)),
+    "num_rel_ret": About("relevant documents retrieved (summed)", _TREC_EVAL, ("num_rel_ret",)),
+}
+"""The presentation of every built-in family; a family registered elsewhere without an entry
+is shown from its description (:func:`about`)."""
+
+
+def about(family: Family) -> About:
+    """How ``inexeval measures`` shows ``family``: its :data:`ABOUT` entry, else its
+    description's first clause and the citation in its last parentheses."""
+    known = ABOUT.get(family.name)
+    if known is not None:
+        return known
+    description = family.description
+    source = ""
+    if description.endswith(")") and "(" in description:
+        source = description[description.rindex("(") + 1:-1]
+    summary = re.split(r"[;:(]", description, maxsplit=1)[0].strip()
+    return About(summary, source, (syntax(family, example=True),))
+
+
+def group(family: Family) -> str:
+    """The kind of assessments ``family`` applies to, as a heading (see :data:`SCALE_NAMES`)."""
+    if family.scales is None:
+        return ANY_ASSESSMENTS
+    inex = [_INEX_YEARS[s] for s in family.scales if s in _INEX_YEARS]
+    parts = []
+    if inex:
+        first, last = inex[0][0], inex[-1][1]
+        parts.append(f"INEX {first}{'' if first == last else '-' + last} element assessments")
+    parts += [SCALE_NAMES.get(s, s) for s in family.scales if s not in _INEX_YEARS]
+    return " and ".join(parts)
+
+
+def group_key(family: Family) -> int:
+    """Groups in the campaigns' order: any assessments first, then by the earliest scale."""
+    if family.scales is None:
+        return 0
+    order = list(SCALE_NAMES)
+    return 1 + min(order.index(s) if s in order else len(order) for s in family.scales)
+
+
+def syntax(family: Family, example: bool = False) -> str:
+    """The family's name with its cut-off as written: ``P@k``, ``iP[x]``, ``inex_eval[@x]``
+    (``k`` a rank, ``x`` a level in [0, 1]; in brackets when it may be left out); ``example``:
+    with a valid cut-off instead (``P@10``, ``iP[0.01]``)."""
+    if family.cutoff is None:
+        return family.name
+    if example:
+        cut = "10" if family.cutoff is int else "0.01" if family.bracket_cutoff else "0.5"
+    else:
+        cut = "k" if family.cutoff is int else "x"
+    if family.cutoff_required:
+        return f"{family.name}[{cut}]" if family.bracket_cutoff else f"{family.name}@{cut}"
+    return family.name if example else f"{family.name}[@{cut}]"

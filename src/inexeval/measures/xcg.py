@@ -458,7 +458,7 @@ def _maep(vectors: GainVectors, params: Mapping[str, Any], cutoffs: Sequence[Any
     return [value] * len(cutoffs)
 
 
-_WHERE = "Hiemstra and Mihajlović 2005, eqs. 13-14; defaults in the module inexeval.measures.xcg"
+_WHERE = "Hiemstra and Mihajlović 2005, eqs. 13-14"
 
 _SCALES = ("inex2002", "inex2003", "inex2005")
 

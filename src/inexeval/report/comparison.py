@@ -5,13 +5,18 @@ A comparison against a baseline prints as runs x measures of the mean scores, ba
 each value marked when the run is significantly better (▲) or worse (▼) than the baseline at
 ``alpha`` after the correction (with several tests, one mark per test in the order of the tests,
 · where not significant), under the header line saying how topics were paired and above a
-legend. ``--all-pairs`` comparisons and agreements print one line per row. ``csv`` and ``json``
-hold exactly the row columns (:data:`inexeval.analysis.compare.COLUMNS`,
+legend. A comparison of every pair of runs (``--all-pairs``) prints as ranx's report does
+(Bassani 2022): runs x measures, each run given a letter, each mean followed by the letters of
+the runs it is significantly better than (superscripts), one table per test. ``csv`` and
+``json`` hold exactly the row columns (:data:`inexeval.analysis.compare.COLUMNS`,
 :data:`inexeval.analysis.agreement.AGREEMENT_COLUMNS`) at full precision, NaN as ``NaN`` (csv)
-or null (json). In judgement agreement a kappa or ratio that is 0/0 is undefined: ``undefined``
-(null in json), as ``eval`` prints an undefined measure, with a note under the table. A
-comparison whose p-value is undefined (a t test on differences that are the same on every topic)
-has no mark, and a note under the table (in the caption in LaTeX) says which and why.
+or null (json); elsewhere a p-value below the last printed digit prints as ``<0.0001`` (with
+four digits). Markdown has no heading (it is pasted into a document that has its own): the
+title is a paragraph. LaTeX is a booktabs table with a caption, led by a comment naming the
+package. In judgement agreement a kappa or ratio that is 0/0 is undefined: ``undefined`` (null in
+json), as ``eval`` prints an undefined measure, with a note under the table. A comparison whose
+p-value is undefined (a t test on differences that are the same on every topic) has no mark, and
+a note under the table (in the caption in LaTeX) says which and why.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ from typing import Any
 
 from inexeval.analysis.agreement import JUDGEMENT_COLUMNS, TopicAgreement
 from inexeval.analysis.compare import COLUMNS, Comparison, row_dict
-from inexeval.report.text import aligned, latex_escape
+from inexeval.report.text import aligned, latex_escape, latex_table
 
 FORMATS = ("table", "markdown", "latex", "csv", "json")
 
@@ -33,11 +38,19 @@ _BETTER, _WORSE, _NEITHER = "▲", "▼", "·"
 _LATEX_MARKS = (r"$\uparrow$", r"$\downarrow$", r"$\cdot$")
 
 
-def _number(value: Any, digits: int) -> str:
+P_COLUMNS = frozenset({"p_value", "p_adjusted"})
+"""Columns holding p-values: below the last digit shown they print as ``<0.0001``."""
+
+
+def _number(value: Any, digits: int, p_value: bool = False) -> str:
     if value is None:
         return UNDEFINED
     if isinstance(value, float):
-        return "NaN" if math.isnan(value) else f"{value:.{digits}f}"
+        if math.isnan(value):
+            return "NaN"
+        if p_value and value < 10.0 ** -digits:
+            return f"<{10.0 ** -digits:.{digits}f}" if digits else "<1"
+        return f"{value:.{digits}f}"
     return str(value)
 
 
@@ -65,12 +78,13 @@ P_UNDEFINED = ("a t test needs differences that vary from topic to topic: when t
 """Why a comparison's p-value is undefined, in the note under its table."""
 
 
-def undefined_note(comparison: Comparison) -> str:
-    """The note saying which comparisons have an undefined p-value (NaN: no mark) and why, or
-    the empty string when every p-value is defined."""
+def undefined_note(comparison: Comparison, test: str | None = None) -> str:
+    """The note saying which comparisons (of ``test``, default every test) have an undefined
+    p-value (NaN: no mark) and why, or the empty string when every p-value is defined."""
     undefined = [row.run + ("" if comparison.baseline is not None else f" vs {row.baseline}")
                  + f" on {row.measure} ({row.test} test)"
-                 for row in comparison.rows if math.isnan(row.p_value)]
+                 for row in comparison.rows
+                 if math.isnan(row.p_value) and test in (None, row.test)]
     if not undefined:
         return ""
     return f"p undefined (no mark) for {', '.join(undefined)}; {P_UNDEFINED}"
@@ -92,18 +106,25 @@ def render_json(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     return json.dumps(data, indent=1) + "\n"
 
 
-def _markdown(rows: list[list[str]]) -> str:
+def _markdown(rows: list[list[str]], left: int = 1) -> str:
     lines = ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in rows]
-    lines.insert(1, "|" + "|".join([":--", *["--:"] * (len(rows[0]) - 1)]) + "|")
+    lines.insert(1, "|" + "|".join([*[":--"] * left, *["--:"] * (len(rows[0]) - left)]) + "|")
     return "\n".join(lines) + "\n"
 
 
-def _latex(rows: list[list[str]], caption: str, align: str) -> str:
-    lines = [r"\begin{table}", r"\centering", rf"\caption{{{caption}}}",
-             rf"\begin{{tabular}}{{{align}}}", r"\toprule", " & ".join(rows[0]) + r" \\",
-             r"\midrule", *(" & ".join(row) + r" \\" for row in rows[1:]), r"\bottomrule",
-             r"\end{tabular}", r"\end{table}"]
-    return "\n".join(lines) + "\n"
+def _heading(title: str, fmt: str) -> str:
+    """The line above a table: a comment (``#``) in plain text, a paragraph in Markdown."""
+    if not title:
+        return ""
+    return f"{title}\n\n" if fmt == "markdown" else f"# {title}\n"
+
+
+def _note(note: str, fmt: str) -> str:
+    """A note under a table: a comment in plain text, a paragraph after a blank line in Markdown
+    (a line right under a Markdown table is one more row of it)."""
+    if not note:
+        return ""
+    return f"\n{note}\n" if fmt == "markdown" else f"# {note}\n"
 
 
 def render_rows(columns: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str, digits: int = 4,
@@ -114,12 +135,12 @@ def render_rows(columns: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str,
         return render_csv(columns, rows)
     if fmt == "json":
         return render_json(columns, rows)
-    cells = [list(columns), *([_number(v, digits) for v in row] for row in rows)]
+    cells = [list(columns), *([_number(v, digits, c in P_COLUMNS) for c, v in zip(columns, row)]
+                              for row in rows)]
     if fmt == "latex":
         escaped = [[latex_escape(c) for c in row] for row in cells]
-        return _latex(escaped, latex_escape(title), "l" * 1 + "r" * (len(columns) - 1))
-    head = f"# {title}\n" if title else ""
-    return head + (_markdown(cells) if fmt == "markdown" else aligned(cells))
+        return latex_table(escaped, latex_escape(title), "l" * 1 + "r" * (len(columns) - 1))
+    return _heading(title, fmt) + (_markdown(cells) if fmt == "markdown" else aligned(cells))
 
 
 def _marks(comparison: Comparison) -> dict[tuple[str, str], list[int]]:
@@ -179,42 +200,133 @@ def render_comparison(comparison: Comparison, fmt: str = "table", digits: int = 
         return render_rows(COLUMNS, comparison.rows, fmt, digits, _title(comparison))
     if fmt == "latex":
         return render_latex(comparison, digits)
-    note = undefined_note(comparison)
-    # in Markdown a line right under a table is one more row of it: a blank line ends the table
-    gap = "\n" if fmt == "markdown" else ""
     if comparison.baseline is None:
-        text = render_rows(COLUMNS, comparison.rows, fmt, digits, _title(comparison))
-        return text + (f"{gap}# {note}\n" if note else "")
+        tables = [_heading(_title(comparison, test), fmt)
+                  + _table(_letter_matrix(comparison, test, digits, fmt), fmt, left=2)
+                  + _note(letters_legend(comparison, test), fmt)
+                  + _note(undefined_note(comparison, test), fmt)
+                  for test in comparison.tests]
+        return "\n".join(tables)
+    note = undefined_note(comparison)
     rows = _matrix(comparison, digits, (_BETTER, _WORSE, _NEITHER))
     rows[1][0] += " (baseline)"
-    body = _markdown(rows) if fmt == "markdown" else aligned(rows)
-    return (f"# {_title(comparison)}\n{body}{gap}{legend(comparison)}\n"
-            + (f"# {note}\n" if note else ""))
+    return (_heading(_title(comparison), fmt) + _table(rows, fmt)
+            + ("\n" if fmt == "markdown" else "") + legend(comparison) + "\n" + _note(note, fmt))
 
 
-def _title(comparison: Comparison) -> str:
-    tests = ", ".join(comparison.tests)
-    against = ("every pair of runs" if comparison.baseline is None
+def _table(rows: list[list[str]], fmt: str, left: int = 1) -> str:
+    return _markdown(rows, left) if fmt == "markdown" else aligned(rows, left)
+
+
+_LETTERS = "abcdefghijklmnoprstuvwxyz"
+"""The letters naming runs in an all-pairs table: the Latin alphabet without q, which has no
+superscript form in Unicode."""
+_SUPERSCRIPT = dict(zip(_LETTERS, "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ"))
+
+
+def run_letters(runs: Sequence[str]) -> dict[str, str]:
+    """A short name for each run of an all-pairs table: a, b, c ... z (no q), then aa, ab ..."""
+    names: dict[str, str] = {}
+    for i, run in enumerate(runs):
+        letters = ""
+        i += 1
+        while i:
+            i, rest = divmod(i - 1, len(_LETTERS))
+            letters = _LETTERS[rest] + letters
+        names[run] = letters
+    return names
+
+
+def better_than(comparison: Comparison, test: str) -> dict[tuple[str, str], list[str]]:
+    """For each (measure, run), the runs it is significantly better than under ``test`` at
+    ``alpha`` after the correction, in run order: the marks of an all-pairs table."""
+    order = {run: i for i, run in enumerate(comparison.runs)}
+    better: dict[tuple[str, str], list[str]] = {}
+    for row in comparison.rows:
+        if row.test != test:
+            continue
+        sign = comparison.significant(row)
+        if sign:
+            winner, loser = (row.run, row.baseline) if sign > 0 else (row.baseline, row.run)
+            better.setdefault((row.measure, winner), []).append(loser)
+    return {key: sorted(runs, key=order.__getitem__) for key, runs in better.items()}
+
+
+def _superscript(letters: Sequence[str], fmt: str) -> str:
+    if not letters:
+        return ""
+    text = "".join(letters)
+    if fmt == "latex":
+        return f"$^{{{text}}}$"
+    if fmt == "markdown":
+        return f"<sup>{text}</sup>"
+    return "".join(_SUPERSCRIPT.get(c, c) for c in text)
+
+
+def _letter_matrix(comparison: Comparison, test: str, digits: int, fmt: str) -> list[list[str]]:
+    """The ranx-style table of one test: letter, run, then each measure's mean followed by the
+    letters of the runs it beats (LaTeX: escaped names, best mean of a measure in bold)."""
+    letters = run_letters(comparison.runs)
+    better = better_than(comparison, test)
+    best = {m: max((v for v in comparison.means[m].values() if v is not None), default=None)
+            for m in comparison.measures}
+    escape = latex_escape if fmt == "latex" else str
+    rows = [["", "run", *(escape(m) for m in comparison.measures)]]
+    for run in comparison.runs:
+        cells = [letters[run], escape(run)]
+        for m in comparison.measures:
+            value = comparison.means[m][run]
+            text = UNDEFINED if value is None else f"{value:.{digits}f}"
+            if fmt == "latex" and value is not None and value == best[m] and len(
+                    comparison.runs) > 1:
+                text = rf"\textbf{{{text}}}"
+            beaten = [letters[r] for r in better.get((m, run), [])]
+            cells.append(text + _superscript(beaten, fmt))
+        rows.append(cells)
+    return rows
+
+
+def letters_legend(comparison: Comparison, test: str) -> str:
+    """What the letters of an all-pairs table mean, in one sentence."""
+    corrected = ("" if comparison.correction == "none"
+                 else f" after the {comparison.correction} correction")
+    return (f"a letter after a mean names a run it is significantly better than ({test} test, "
+            f"two-sided p < {comparison.alpha:g}{corrected})")
+
+
+def _title(comparison: Comparison, test: str | None = None) -> str:
+    tests = test or ", ".join(comparison.tests)
+    against = ("between every pair of runs" if comparison.baseline is None
                else f"against the baseline {comparison.baseline}")
-    plural = "s" if len(comparison.tests) > 1 else ""
+    plural = "s" if test is None and len(comparison.tests) > 1 else ""
     return f"{tests} test{plural} {against}; {comparison.header}"
 
 
 def render_latex(comparison: Comparison, digits: int = 4) -> str:
     """A booktabs table ready for a paper: runs x measures of the means, the best value of each
     measure in bold, arrows for significant differences from the baseline (one per test), the
-    legend in the caption (all-pairs comparisons: one line per pair)."""
-    note = undefined_note(comparison)
+    legend in the caption; an all-pairs comparison as ranx's report (one table per test, each
+    mean followed by the letters of the runs it is significantly better than)."""
     if comparison.baseline is None:
-        title = _title(comparison) + (f"; {note}" if note else "")
-        return render_rows(COLUMNS, comparison.rows, "latex", digits, title)
+        tables = []
+        for test in comparison.tests:
+            rows = _letter_matrix(comparison, test, digits, "latex")
+            caption = _title(comparison, test) + "; " + letters_legend(comparison, test)
+            caption = latex_escape(caption.replace(f"p < {comparison.alpha:g}", "\x01"))
+            caption = caption.replace("\x01", f"$p < {comparison.alpha:g}$")
+            note = undefined_note(comparison, test)
+            if note:
+                caption += latex_escape(f"; {note}")
+            tables.append(latex_table(rows, caption, "ll" + "r" * len(comparison.measures)))
+        return "\n".join(tables)
+    note = undefined_note(comparison)
     rows = _matrix(comparison, digits, _LATEX_MARKS, bold=True)
     escaped = [[latex_escape(rows[0][0]), *(latex_escape(m) for m in rows[0][1:])]]
     escaped += [[latex_escape(r[0]), *r[1:]] for r in rows[1:]]
     caption = legend(comparison, _LATEX_MARKS, latex_escape, lambda text: f"${text}$")
     if note:
         caption += latex_escape(f"; {note}")
-    return _latex(escaped, caption, "l" + "r" * len(comparison.measures))
+    return latex_table(escaped, caption, "l" + "r" * len(comparison.measures))
 
 
 def render_judgements(rows: Sequence[TopicAgreement], fmt: str = "table", digits: int = 4,
@@ -241,7 +353,7 @@ def render_judgements(rows: Sequence[TopicAgreement], fmt: str = "table", digits
         return json.dumps(data, indent=1) + "\n"
     text = render_rows(columns, flat, fmt, digits, title)
     if note and fmt != "latex":
-        text += f"# {KAPPA_UNDEFINED}\n"
+        text += _note(KAPPA_UNDEFINED, fmt)
     if fmt == "csv" or not dims:
         return text
     for d in dims:
@@ -256,7 +368,9 @@ def render_judgements(rows: Sequence[TopicAgreement], fmt: str = "table", digits
 
 __all__ = [
     "FORMATS",
+    "better_than",
     "legend",
+    "letters_legend",
     "render_comparison",
     "render_csv",
     "render_json",
@@ -264,5 +378,6 @@ __all__ = [
     "render_latex",
     "render_rows",
     "row_dict",
+    "run_letters",
     "undefined_note",
 ]

@@ -5,6 +5,12 @@ vanilla JavaScript (sortable tables) inside: no request leaves the file, which a
 Policy also enforces, so it can be mailed around and opened offline. Built with the standard
 library (the report works from the core install); every string that comes from an input file
 (run names, topic ids, measure names, paths) goes through :func:`html.escape`.
+
+Its first lines say when it was made (:func:`report_date`; ``SOURCE_DATE_EPOCH`` fixes it, as
+for reproducible builds), by which inexeval, over how many topics and under which averaging
+rule, which tests and which correction ("none" when none); its last section lists every input
+with its size and SHA-256 (:func:`inexeval.outputs.fingerprint`) and how many assessed topics
+each run answers. At 1400 pixels nothing scrolls sideways (up to twenty runs): long names wrap.
 """
 
 from __future__ import annotations
@@ -37,7 +43,7 @@ body { margin:0; font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvet
 header { background:var(--accent); color:#fff; padding:28px 0 22px; }
 header h1 { margin:0 0 4px; font-size:26px; font-weight:600; }
 header p { margin:0; opacity:.9; }
-main, .wrap { max-width:1200px; margin:0 auto; padding:0 24px; }
+main, .wrap { max-width:1360px; margin:0 auto; padding:0 24px; }
 main { padding-bottom:40px; }
 section { background:#fff; border:1px solid var(--line); border-radius:8px; margin:22px 0;
           padding:18px 22px; }
@@ -48,17 +54,21 @@ p.note { color:var(--muted); margin:6px 0 0; font-size:13px; }
 table { border-collapse:collapse; font-variant-numeric:tabular-nums; font-size:14px; }
 th, td { padding:5px 10px; border-bottom:1px solid var(--line); text-align:right;
          white-space:nowrap; }
+th, td.text { white-space:normal; overflow-wrap:anywhere; }
+th { min-width:4em; }
 th { background:var(--soft); font-weight:600; }
 th:first-child, td:first-child, td.text, th.text { text-align:left; }
 p.header::first-letter { text-transform:uppercase; }
 tbody tr:nth-child(even) { background:#fafbfc; }
 tbody tr:hover { background:#eef6ff; }
 td.best { font-weight:700; }
+span.letter { display:inline-block; min-width:1.4em; color:var(--muted); font-weight:600; }
 .baseline td { background:#fffbea; }
 .mark-better { color:var(--win); font-weight:700; }
 .mark-worse { color:var(--loss); font-weight:700; }
 .mark-neither { color:#9aa5b1; }
 .scroll { overflow-x:auto; max-height:560px; overflow-y:auto; }
+.wide { overflow-x:auto; }
 table.sortable th { cursor:pointer; user-select:none; position:sticky; top:0; }
 table.sortable th::after { content:" ↕"; color:#9aa5b1; font-size:11px; }
 table.sortable th[aria-sort=ascending]::after { content:" ▲"; color:var(--accent); }
@@ -69,8 +79,14 @@ figcaption { font-size:13px; color:var(--muted); margin-top:4px; }
 svg.chart { width:100%; max-width:860px; height:auto; display:block; margin:0 auto; }
 .figures.wide { grid-template-columns:1fr; }
 .figures.wide svg.chart { max-width:none; }
-table.details { font-size:13px; }
+table.details, table.per-topic { font-size:13px; }
 table.details th, table.details td { padding:4px 7px; }
+table.per-topic th, table.per-topic td { padding:3px 5px; }
+dl.facts { display:grid; grid-template-columns:max-content 1fr; gap:2px 16px; margin:0;
+           font-size:14px; }
+dl.facts dt { color:var(--muted); }
+dl.facts dd { margin:0; }
+code.digest { font-size:12px; overflow-wrap:anywhere; }
 table.inputs td:nth-child(2) { text-align:left; font-family:ui-monospace,monospace;
                                font-size:12px; white-space:normal; word-break:break-all; }
 svg .plot-area { fill:#fff; stroke:#bcccdc; }
@@ -80,8 +96,8 @@ svg text { font:11px system-ui,sans-serif; fill:#52606d; }
 svg .axis-label { font-size:12px; fill:#1f2933; }
 ul.legend { list-style:none; padding:0; margin:6px 0 0; display:flex; flex-wrap:wrap;
             gap:4px 16px; font-size:13px; }
-.swatch { display:inline-block; width:14px; height:4px; margin-right:6px; vertical-align:middle;
-          border-radius:2px; }
+.swatch { display:inline-block; width:28px; height:6px; margin-right:6px;
+          vertical-align:middle; }
 td.matrix { text-align:center; min-width:70px; }
 pre { background:var(--soft); border:1px solid var(--line); border-radius:6px; padding:10px 12px;
       white-space:pre-wrap; word-break:break-all; font-size:13px; margin:6px 0; }
@@ -134,6 +150,37 @@ class Curve:
     y_label: str
 
 
+@dataclass(frozen=True)
+class InputFile:
+    """One input of a report: what it is (``assessments``, ``run TREC2INEX``, ``collection``),
+    its path as given, and its size in bytes and SHA-256 (None for standard input or a pipe)."""
+
+    role: str
+    path: str
+    size: int | None = None
+    sha256: str | None = None
+
+    @classmethod
+    def of(cls, role: str, path: str) -> InputFile:
+        """The input with its size and digest read from the file (or folder)."""
+        from inexeval.outputs import fingerprint
+
+        found = fingerprint(path)
+        return cls(role, path, *(found if found is not None else (None, None)))
+
+
+def report_date() -> str:
+    """When a report is made, in UTC to the minute; ``SOURCE_DATE_EPOCH`` (seconds since 1970,
+    the reproducible-builds convention) gives a fixed date instead."""
+    import os
+    from datetime import datetime, timezone
+
+    epoch = os.environ.get("SOURCE_DATE_EPOCH", "")
+    when = (datetime.fromtimestamp(int(epoch), timezone.utc) if epoch.isascii() and
+            epoch.isdigit() else datetime.now(timezone.utc))
+    return when.strftime("%Y-%m-%d %H:%M UTC")
+
+
 @dataclass
 class Page:
     """What a report shows; every part but the title and the provenance is optional.
@@ -166,6 +213,23 @@ class Page:
     main: str = ""
     """The measure whose per-topic table is open and whose differences are drawn."""
     digits: int = 4
+    created: str = ""
+    """When the report was made (:func:`report_date`)."""
+    files: Sequence[InputFile] = ()
+    """Every input: assessments, runs, collection."""
+    averaging: str = ""
+    """The number of topics and the averaging rule, in one line
+    (:func:`inexeval.scores.describe_rule`)."""
+    n_assessed: int = 0
+    """The number of assessed topics (for each run's coverage)."""
+    tests: Sequence[str] = ()
+    correction: str = "none"
+    alpha: float = 0.05
+    letters: Mapping[str, str] = field(default_factory=dict)
+    """All-pairs comparisons: each run's letter (:func:`~inexeval.report.comparison.run_letters`)."""
+    beaten: Mapping[tuple[str, str], Sequence[str]] = field(default_factory=dict)
+    """All-pairs comparisons: for each (measure, run), per test, the letters of the runs it is
+    significantly better than."""
 
 
 def _value(value: object, digits: int) -> str:
@@ -209,13 +273,18 @@ def means_table(page: Page) -> str:
             if mark:
                 shown += " " + "".join(
                     f'<span class="mark-{_KIND[m]}" title="{_TITLE[m]}">{m}</span>' for m in mark)
+            beaten = page.beaten.get((m, run))
+            if beaten and any(beaten):
+                shown += "<sup>" + "/".join(escape(letters) for letters in beaten) + "</sup>"
             bold = ' class="best"' if value is not None and value == best[m] else ""
             cells.append(f"<td{bold}>{shown}</td>")
         role = ' class="baseline"' if run == page.baseline else ""
         label = escape(run) + (" <small>(baseline)</small>" if run == page.baseline else "")
+        if page.letters:
+            label = f'<span class="letter">{escape(page.letters[run])}</span> {label}'
         lines.append(f"<tr{role}><td>{label}</td>{''.join(cells)}</tr>")
     note = f'<p class="note">{escape(page.legend)}</p>' if page.legend else ""
-    return (f'<div class="scroll"><table class="means"><thead><tr><th>run</th>{head}</tr>'
+    return (f'<div class="wide"><table class="means"><thead><tr><th>run</th>{head}</tr>'
             f'</thead><tbody>{"".join(lines)}</tbody></table></div>{note}')
 
 
@@ -246,6 +315,11 @@ def details_table(rows: Sequence[Mapping[str, object]], digits: int,
             elif key == "wins":
                 shown = f"{row.get('wins')} / {row.get('ties')} / {row.get('losses')}"
                 cells.append(_cell(row.get("wins"), digits, shown=shown))
+            elif key in ("p_value", "p_adjusted"):
+                p = row.get(key)
+                small = isinstance(p, float) and p < 10.0 ** -digits
+                cells.append(_cell(p, digits, shown=f"&lt;{10.0 ** -digits:.{digits}f}"
+                                   if small else None))
             else:
                 cells.append(_cell(row.get(key), digits))
         lines.append("<tr>" + "".join(cells) + "</tr>")
@@ -253,12 +327,21 @@ def details_table(rows: Sequence[Mapping[str, object]], digits: int,
             f'</thead><tbody>{"".join(lines)}</tbody></table></div>')
 
 
+def breakable(name: str) -> str:
+    """``name`` escaped, with a line-break opportunity after each ``_``, ``-`` and ``.`` (so a
+    narrow column header breaks a run's name between its parts)."""
+    text = escape(name)
+    for mark in ("_", "-", "."):
+        text = text.replace(mark, f"{mark}<wbr>")
+    return text
+
+
 def per_topic_table(measure: str, values: Mapping[str, Mapping[str, float | None]],
                     baseline: str | None, digits: int) -> str:
     """Topics x runs of one measure, sortable by any column (click a header)."""
     runs = sorted(values, key=lambda r: r != baseline)
     topics = list(dict.fromkeys(t for run in runs for t in values[run]))
-    head = "".join(f"<th>{escape(run)}</th>" for run in runs)
+    head = "".join(f"<th>{breakable(run)}</th>" for run in runs)
     body = "".join(
         f'<tr><td>{escape(topic)}</td>'
         + "".join(_cell(values[run].get(topic), digits) for run in runs) + "</tr>"
@@ -286,22 +369,82 @@ def agreement_table(measures: Sequence[str], tau: Mapping[tuple[str, str], float
             f'<tbody>{"".join(lines)}</tbody></table>')
 
 
+def facts(page: Page) -> str:
+    """When and by which inexeval the report was made, the topics and the averaging rule, the
+    tests and the correction ("none" said when none), the assessments."""
+    items = []
+    if page.created:
+        items.append(("made", page.created))
+    items.append(("by", f"inexeval {page.version}"))
+    if page.averaging:
+        items.append(("topics", page.averaging))
+    if page.tests:
+        plural = "s" if len(page.tests) > 1 else ""
+        items.append((f"test{plural}", (f"{', '.join(page.tests)}: paired, two-sided, "
+                                        f"significant at p < {page.alpha:g}")))
+        items.append(("correction", page.correction if page.correction != "none" else
+                      "none (each p-value as the test gives it)"))
+    assessments = [f for f in page.files if f.role == "assessments"]
+    if assessments:
+        items.append(("assessments", assessments[0].path))
+    body = "".join(f"<dt>{escape(k)}</dt><dd>{escape(v)}</dd>" for k, v in items)
+    return f'<dl class="facts">{body}</dl>'
+
+
+def _size(size: int | None) -> str:
+    if size is None:
+        return "–"
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if size >= scale:
+            return f"{size / scale:.1f} {unit} ({size:,} bytes)"
+    return f"{size} bytes"
+
+
+def inputs_table(page: Page) -> str:
+    """Every input with its size and SHA-256, and for each run the assessed topics it answers
+    (out of :attr:`Page.n_assessed`)."""
+    answered = {path: (name, n) for name, path, n in page.inputs}
+    files = list(page.files) or [InputFile(f"run {name}", path) for name, path, _ in page.inputs]
+    lines = []
+    for item in files:
+        found = answered.get(item.path) if item.role.startswith("run ") else None
+        coverage = ""
+        if found is not None:
+            share = f" ({found[1] / page.n_assessed:.0%})" if page.n_assessed else ""
+            coverage = (f"{found[1]} of {page.n_assessed}{share}" if page.n_assessed
+                        else str(found[1]))
+        digest = (f'<code class="digest">{escape(item.sha256)}</code>' if item.sha256
+                  else "– (read from a pipe)" if item.size is None and item.path in ("-", "")
+                  else "–")
+        lines.append(f'<tr><td class="text">{breakable(item.role)}</td>'
+                     f'<td class="text">{escape(item.path)}</td>'
+                     f'<td data-value="{item.size if item.size is not None else "NaN"}">'
+                     f"{_size(item.size)}</td>"
+                     f'<td class="text">{digest}</td><td>{escape(coverage)}</td></tr>')
+    return ('<div class="wide"><table class="inputs"><thead><tr><th class="text">input</th>'
+            '<th class="text">file</th><th>size</th><th class="text">SHA-256</th>'
+            "<th>assessed topics answered</th></tr></thead>"
+            f'<tbody>{"".join(lines)}</tbody></table></div>')
+
+
 def _figures(items: Sequence[str], wide: bool = False) -> str:
     return f'<div class="figures{" wide" if wide else ""}">{"".join(items)}</div>'
 
 
-def _curve_figure(curve: Curve) -> str:
+def _curve_figure(curve: Curve, averaging: str = "") -> str:
     chart = svg.line_chart(curve.x, curve.series, x_label=curve.x_label, y_label=curve.y_label)
+    rule = f"<br>{escape(averaging)}" if averaging else ""
     return (f'<figure class="curve" data-title="{escape(curve.title)}">{chart}'
-            f"{svg.legend(list(curve.series))}<figcaption>{escape(curve.title)}</figcaption>"
-            "</figure>")
+            f"{svg.legend(list(curve.series))}<figcaption>{escape(curve.title)}{rule}"
+            "</figcaption></figure>")
 
 
 def _difference_figure(measure: str, run: str, baseline: str,
-                       differences: Mapping[str, float]) -> str:
+                       differences: Mapping[str, float], reach: float | None = None) -> str:
     wins = sum(d > 0 for d in differences.values())
     losses = sum(d < 0 for d in differences.values())
-    chart = svg.difference_bars(differences, y_label=f"{measure}: {run} − {baseline}")
+    chart = svg.difference_bars(differences, y_label=f"{measure}: {run} − {baseline}",
+                                reach=reach)
     return (f'<figure class="differences" data-measure="{escape(measure)}" '
             f'data-run="{escape(run)}">{chart}<figcaption>{escape(run)} against '
             f"{escape(baseline)} on {escape(measure)}: {wins} topics better, {losses} worse, "
@@ -310,7 +453,7 @@ def _difference_figure(measure: str, run: str, baseline: str,
 
 def render(page: Page) -> str:
     """The whole HTML document."""
-    parts = []
+    parts = [_section("summary", "This report", facts(page))]
     if page.means:
         body = means_table(page)
         if page.header:
@@ -322,13 +465,15 @@ def render(page: Page) -> str:
                               details_table(page.rows, page.digits, page.baseline)
                               + '<p class="note">Click a column header to sort.</p>'))
     if page.curves:
-        parts.append(_section("curves", "Curves", _figures([_curve_figure(c)
+        parts.append(_section("curves", "Curves", _figures([_curve_figure(c, page.averaging)
                                                            for c in page.curves])))
     if page.differences and page.baseline:
-        figures = [_difference_figure(m, run, page.baseline, by_topic)
+        figures = [_difference_figure(m, run, page.baseline, by_topic, max(
+                       (abs(d) for each in by_run.values() for d in each.values()), default=0.0))
                    for m, by_run in page.differences.items() for run, by_topic in by_run.items()]
         parts.append(_section("differences", "Per-topic differences against the baseline",
-                              _figures(figures, wide=True)))
+                              _figures(figures, wide=True)
+                              + '<p class="note">The charts of a measure share one scale.</p>'))
     if page.agreement:
         parts.append(_section("agreement", "Measure agreement",
                               agreement_table(page.measures, page.agreement)
@@ -341,15 +486,12 @@ def render(page: Page) -> str:
         parts.append(_section("per-topic", "Per-topic values", tables
                               + '<p class="note">Click a column header to sort; click again '
                               "to reverse.</p>"))
-    if page.inputs:
-        runs = "".join(f"<tr><td>{escape(name)}</td><td>{escape(path)}</td>{_cell(n, 0)}</tr>"
-                       for name, path, n in page.inputs)
-        parts.append(_section("runs", "Runs", '<table class="inputs"><thead><tr><th>run</th>'
-                              f"<th>file</th><th>topics with results</th></tr></thead><tbody>"
-                              f"{runs}</tbody></table>"))
+    if page.inputs or page.files:
+        parts.append(_section("inputs", "Inputs", inputs_table(page)))
+    made = f"{escape(page.created)}, " if page.created else ""
     parts.append(_section("provenance", "How this report was made",
                           f"<pre><code>{escape(page.command)}</code></pre>"
-                          f'<p class="note">inexeval {escape(page.version)}</p>'))
+                          f'<p class="note">{made}inexeval {escape(page.version)}</p>'))
     subtitle = f"<p>{escape(page.subtitle)}</p>" if page.subtitle else ""
     return (
         "<!DOCTYPE html>\n"
@@ -378,12 +520,23 @@ def main_measure(measures: Sequence[str]) -> str:
 
 def from_comparison(comparison: Comparison, *, title: str, command: str, version: str,
                     subtitle: str = "", curves: Sequence[Curve] = (),
-                    inputs: Sequence[tuple[str, str, int]] = (), digits: int = 4) -> Page:
+                    inputs: Sequence[tuple[str, str, int]] = (), digits: int = 4,
+                    created: str = "", files: Sequence[InputFile] = (),
+                    rule: str | None = None) -> Page:
     """The page of a :class:`~inexeval.analysis.compare.Comparison`: means with markers, the
     tests, the per-topic values and differences of the main measure against the baseline, the
-    measure-agreement matrix (two measures or more), and ``curves``."""
+    measure-agreement matrix (two measures or more), and ``curves``. ``rule``: the averaging
+    rule of the means (:data:`inexeval.scores.RULES`; default the comparison's own header,
+    which says how topics were paired); ``files``: every input (:meth:`InputFile.of`)."""
     from inexeval.analysis.agreement import measure_agreement
-    from inexeval.report.comparison import legend, undefined_note
+    from inexeval.report.comparison import (
+        better_than,
+        legend,
+        letters_legend,
+        run_letters,
+        undefined_note,
+    )
+    from inexeval.scores import describe_rule
 
     several = len(comparison.tests) > 1
     signs: dict[tuple[str, str], list[int]] = {}
@@ -405,8 +558,22 @@ def from_comparison(comparison: Comparison, *, title: str, command: str, version
     if len(usable) >= 2 and len(comparison.runs) >= 2:
         agreement = {(row.measure_a, row.measure_b): row.kendall_tau
                      for row in measure_agreement(comparison.means, usable)}
+    letters: dict[str, str] = {}
+    beaten: dict[tuple[str, str], list[str]] = {}
+    if baseline is None:
+        letters = run_letters(comparison.runs)
+        for test in comparison.tests:
+            better = better_than(comparison, test)
+            for m in comparison.measures:
+                for run in comparison.runs:
+                    beaten.setdefault((m, run), []).append(
+                        "".join(letters[r] for r in better.get((m, run), [])))
+    tests_order = (f" (one group per test, in the order {', '.join(comparison.tests)})"
+                   if len(comparison.tests) > 1 else "")
     marks_legend = (legend(comparison, (BETTER, WORSE, NEITHER)) if baseline is not None
-                    else "Every pair of runs is compared: see the significance tests below.")
+                    else "Every pair of runs is compared; "
+                    + letters_legend(comparison, ", ".join(comparison.tests)) + tests_order
+                    + ". Each comparison is in the significance tests below.")
     note = undefined_note(comparison)
     if note:
         marks_legend = f"{marks_legend.rstrip('.')}; {note}."
@@ -416,4 +583,9 @@ def from_comparison(comparison: Comparison, *, title: str, command: str, version
         baseline=baseline, legend=marks_legend, means=comparison.means, marks=marks,
         rows=[row._asdict() for row in comparison.rows], per_topic=comparison.per_topic,
         differences=differences, curves=curves, agreement=agreement, inputs=inputs, main=main,
-        digits=digits)
+        digits=digits, created=created, files=files,
+        averaging=(describe_rule(rule, len(comparison.topics)) if rule is not None
+                   else f"{len(comparison.topics)} topics; {comparison.header}"),
+        n_assessed=len(comparison.topics), tests=comparison.tests,
+        correction=comparison.correction, alpha=comparison.alpha, letters=letters,
+        beaten=beaten)

@@ -12,9 +12,21 @@ import math
 from collections.abc import Mapping, Sequence
 from html import escape
 
-PALETTE = ("#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#f0e442",
-           "#000000")
-"""Okabe and Ito's colour-blind safe palette (black last); runs beyond it cycle."""
+PALETTE = ("#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#000000",
+           "#f0e442", "#7f7f7f", "#8c564b", "#1f3d7a", "#a6761d", "#66a61e", "#e7298a",
+           "#7570b3", "#b2182b", "#17becf", "#bcbd22", "#5e3c99", "#fb9a99")
+"""Twenty colours: Okabe and Ito's colour-blind safe eight (yellow moved after black), then
+twelve of other hues and lightness; the figures of ``inexeval plot`` use the same."""
+DASHES = ("", "7 3", "7 3 2 3", "2 2")
+"""Solid, dashed, dash-dotted and dotted lines (``stroke-dasharray``), as matplotlib's
+``-``, ``--``, ``-.`` and ``:``."""
+
+
+def run_stroke(index: int) -> tuple[str, str]:
+    """The colour and dash pattern of the ``index``-th run: twenty colours, neighbours in
+    different dashes, a repeated colour (beyond twenty) in another dash."""
+    return (PALETTE[index % len(PALETTE)],
+            DASHES[(index + index // len(PALETTE)) % len(DASHES)])
 WIN = "#2e7d32"
 LOSS = "#c62828"
 
@@ -106,9 +118,10 @@ def line_chart(x: Sequence[float], series: Mapping[str, Sequence[float]], *, x_l
     for i, (run, values) in enumerate(series.items()):
         points = " ".join(f"{frame.x(a):.2f},{frame.y(b):.2f}" for a, b in zip(x, values)
                           if not math.isnan(b))
-        colour = PALETTE[i % len(PALETTE)]
+        colour, dashes = run_stroke(i)
+        dash = f' stroke-dasharray="{dashes}"' if dashes else ""
         parts.append(
-            f'<polyline class="series" fill="none" stroke="{colour}" stroke-width="2" '
+            f'<polyline class="series" fill="none" stroke="{colour}" stroke-width="2"{dash} '
             f'points="{points}" data-run="{escape(run)}" '
             f'data-x="{" ".join(_number(a) for a in x)}" '
             f'data-y="{" ".join(_number(b) for b in values)}"><title>{escape(run)}</title>'
@@ -117,19 +130,27 @@ def line_chart(x: Sequence[float], series: Mapping[str, Sequence[float]], *, x_l
 
 
 def legend(runs: Sequence[str]) -> str:
-    """The HTML legend of :func:`line_chart`: a colour swatch and the run's name."""
-    items = "".join(
-        f'<li><span class="swatch" style="background:{PALETTE[i % len(PALETTE)]}"></span>'
-        f"{escape(run)}</li>" for i, run in enumerate(runs))
-    return f'<ul class="legend">{items}</ul>'
+    """The HTML legend of :func:`line_chart`: a sample of the run's line (its colour and
+    dashes) and the run's name."""
+    items = []
+    for i, run in enumerate(runs):
+        colour, dashes = run_stroke(i)
+        dash = f' stroke-dasharray="{dashes}"' if dashes else ""
+        items.append(f'<li><svg class="swatch" viewBox="0 0 28 6" aria-hidden="true">'
+                     f'<line x1="0" y1="3" x2="28" y2="3" stroke="{colour}" stroke-width="2.5"'
+                     f'{dash}/></svg>{escape(run)}</li>')
+    return f'<ul class="legend">{"".join(items)}</ul>'
 
 
-def difference_bars(differences: Mapping[str, float], *, y_label: str) -> str:
+def difference_bars(differences: Mapping[str, float], *, y_label: str,
+                    reach: float | None = None) -> str:
     """Per-topic differences as bars sorted from the largest gain to the largest loss (green
-    above zero, red below); each bar has ``data-topic`` and ``data-value`` and a tooltip."""
+    above zero, red below); each bar has ``data-topic`` and ``data-value`` and a tooltip.
+    ``reach``: the y-axis covers [-reach, reach] (the largest difference of every run drawn,
+    so that several charts share one scale); default this chart's largest."""
     ordered = sorted(differences.items(), key=lambda item: (-item[1], item[0]))
     values = [d for _, d in ordered]
-    reach = max((abs(v) for v in values), default=0.0) or 1.0
+    reach = (reach if reach is not None else max((abs(v) for v in values), default=0.0)) or 1.0
     y_ticks = nice_ticks(-reach, reach, 6)
     frame = _Frame((0.0, float(max(len(values), 1))), (y_ticks[0], y_ticks[-1]), width=960)
     parts = frame.axes([], y_ticks, f"topics, sorted by difference ({len(values)})", y_label)
