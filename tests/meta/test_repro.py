@@ -12,9 +12,9 @@ from inexeval.formats.scores import read_scores
 from inexeval.meta.repro import ktu, ranked_items, rbo_lists, repro_study
 
 repro_eval = pytest.importorskip("repro_eval")
-from repro_eval.measure import document_order, effectiveness, overall_effects  # noqa: E402
-from repro_eval.measure import statistics as repro_statistics  # noqa: E402
-from repro_eval.util import load_run as repro_load_run  # noqa: E402
+from repro_eval.measure import document_order, effectiveness, overall_effects
+from repro_eval.measure import statistics as repro_statistics
+from repro_eval.util import load_run as repro_load_run
 
 
 def write_runs(folder, seed: int = 1) -> tuple[str, list[str]]:

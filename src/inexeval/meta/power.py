@@ -37,8 +37,10 @@ pair at once: mean* = C@W / n, sd*² = (C@W² − n·mean*²) / (n − 1). Block
 replicate index (:func:`inexeval.executor.blocks`), and the products are made :data:`UNIT`
 replicates at a time, each aligned on a multiple of UNIT and of the same shape (so BLAS adds every
 replicate's numbers in the same order): ``block`` (rounded up to a multiple of UNIT for the
-bootstrap) and the executor never change a number; the memory is a few b × pairs arrays (and ⌈αB⌉ values per pair for the difference
-required), never B × pairs.
+bootstrap) and the executor never change a number. Memory: a few b × pairs arrays, and for the
+difference required ⌈αB⌉ replicates per pair, the pairs taken in chunks
+(:func:`pair_chunks`) so that these stay within :data:`CELLS` numbers: B = 1,000,000 runs in
+the memory of B = 1,000 (each chunk draws the replicate rows again).
 """
 
 from __future__ import annotations
@@ -210,21 +212,23 @@ class _Study:
     keep: int                  # ⌈αB⌉
 
 
-def _bootstrap_block(study: _Study, rows: IntMatrix) -> tuple[npt.NDArray[np.int64], Matrix,
-                                                              Matrix]:
-    """One block of bootstrap replicates: per pair, the count of |t*| reaching the observed
-    one, and the block's ``keep`` largest |t*| (ties in replicate order) with their |mean*|."""
-    n = study.shifted.shape[0]
+def _bootstrap_block(study: _Study, rows: IntMatrix, first: int, last: int
+                     ) -> tuple[npt.NDArray[np.int64], Matrix, Matrix]:
+    """One block of bootstrap replicates for pairs ``first`` to ``last`` − 1: per pair, the
+    count of |t*| reaching the observed one, and the block's ``keep`` largest |t*| (ties in
+    replicate order) with their |mean*|."""
+    shifted = study.shifted[:, first:last]
+    n = shifted.shape[0]
     b = len(rows)
     padded = -(-b // UNIT) * UNIT
     flat = (np.arange(b)[:, None] * n + rows).ravel()
     counts = np.bincount(flat, minlength=padded * n).astype(np.float64)
     counts = counts.reshape(padded // UNIT, UNIT, n)
-    sums = (counts @ study.shifted).reshape(padded, -1)[:b]
-    squares = (counts @ (study.shifted * study.shifted)).reshape(padded, -1)[:b]
+    sums = (counts @ shifted).reshape(padded, -1)[:b]
+    squares = (counts @ (shifted * shifted)).reshape(padded, -1)[:b]
     t, mean = t_statistics(sums, squares, n)
     size = np.abs(t)
-    reached = (size >= study.reach).sum(axis=0)
+    reached = (size >= study.reach[first:last]).sum(axis=0)
     keep = min(study.keep, len(rows))
     order = np.argsort(-size, axis=0, kind="stable")[:keep]
     return (reached.astype(np.int64), np.take_along_axis(size, order, axis=0),
@@ -245,20 +249,32 @@ def tukey_ranges(x: Matrix, seed: int, start: int, stop: int) -> Matrix:
     return ranges
 
 
-def _task(shared: dict[str, Any], task: tuple[str, int, int, int, Any]) -> Any:
-    method, index, start, stop, rows = task
+Task = tuple[str, int, int, int, int, int, Any]
+
+
+def _task(shared: dict[str, Any], task: Task) -> Any:
+    method, index, first, last, start, stop, rows = task
     study: _Study = shared["studies"][index]
     if method == "bootstrap":
-        return _bootstrap_block(study, rows)
+        return _bootstrap_block(study, rows, first, last)
     return tukey_ranges(study.x, shared["seed"], start, stop)
 
 
-def default_block(method: str, n_topics: int, n_runs: int) -> int:
+def default_block(method: str, n_topics: int, n_runs: int, pairs: int | None = None) -> int:
     """Replicates per block when none is given: about :data:`CELLS` numbers in the largest
-    array of a block (b × pairs for the bootstrap, b × n × m for the randomised Tukey)."""
-    pairs = max(1, n_runs * (n_runs - 1) // 2)
-    per = pairs if method == "bootstrap" else n_topics * n_runs
+    array of a block (b × pairs for the bootstrap, ``pairs`` those of a chunk; b × n × m for
+    the randomised Tukey)."""
+    if pairs is None:
+        pairs = n_runs * (n_runs - 1) // 2
+    per = max(1, pairs) if method == "bootstrap" else n_topics * n_runs
     return max(1, CELLS // max(per, n_topics))
+
+
+def pair_chunks(pairs: int, keep: int) -> list[tuple[int, int]]:
+    """The bootstrap's pairs in chunks of at most :data:`CELLS` // ⌈αB⌉ pairs: the difference
+    required keeps ⌈αB⌉ replicates per pair, so a chunk's memory is bounded whatever B (every
+    chunk reads the replicate rows again, drawn anew from the seed)."""
+    return list(blocks(max(pairs, 1), max(1, CELLS // keep)))
 
 
 def power_study(scores: Scores, measures: Sequence[str] | None = None, *,
@@ -287,13 +303,14 @@ def power_study(scores: Scores, measures: Sequence[str] | None = None, *,
         replicates = len(replicates_given)
     if replicates < 1:
         raise InexevalError(f"the number of replicates must be at least 1, not {replicates}")
-    size = block or default_block(method, n, m)
-    if method == "bootstrap":
-        size = -(-size // UNIT) * UNIT
     pairs = _pairs(m)
     a_index = np.array([a for a, _ in pairs])
     b_index = np.array([b for _, b in pairs])
     keep = _rank_of(alpha, replicates)
+    chunks = pair_chunks(len(pairs), keep) if method == "bootstrap" else [(0, len(pairs))]
+    size = block or default_block(method, n, m, chunks[0][1] - chunks[0][0])
+    if method == "bootstrap":
+        size = -(-size // UNIT) * UNIT
     studies = []
     for x in xs:
         z = x[:, a_index] - x[:, b_index]
@@ -305,22 +322,23 @@ def power_study(scores: Scores, measures: Sequence[str] | None = None, *,
                                   _reach(np.abs(means[a_index] - means[b_index])), keep))
     shared = {"studies": studies, "seed": seed}
     spans = list(blocks(replicates, size))
-    found: list[list[Any]] = [[] for _ in names]
-    for wave in _waves(method, spans, len(names), seed, n, replicates_given):
+    found: dict[tuple[int, int], list[Any]] = {}
+    for wave in _waves(method, chunks, spans, len(names), seed, n, replicates_given):
         out = executor.map(_task, wave, shared, description=f"meta power ({method})")
-        for (_, index, _, _, _), result in zip(wave, out):
-            found[index].append(result)
+        for (_, index, first, _, _, _, _), result in zip(wave, out):
+            parts = found.setdefault((index, first), [])
+            parts.append(result)
             if method == "bootstrap":
-                found[index] = [_merge(found[index], keep)]
+                found[(index, first)] = [_merge(parts, keep)]
     results = []
-    for name, x, study, parts in zip(names, xs, studies, found):
+    for i, (name, x, study) in enumerate(zip(names, xs, studies)):
         means = x.mean(axis=0)
         if method == "bootstrap":
-            reached, _, mean_sizes = parts[0]
-            asl = reached / replicates
-            required = float(mean_sizes[keep - 1].max()) if pairs else math.nan
+            merged = [found[(i, first)][0] for first, _ in chunks]
+            asl = np.concatenate([part[0] for part in merged]) / replicates
+            required = max(float(part[2][keep - 1].max()) for part in merged)
         else:
-            ranges = np.concatenate(parts)
+            ranges = np.concatenate(found[(i, 0)])
             asl = (ranges[:, None] >= study.reach).sum(axis=0) / replicates
             required = float(np.sort(ranges)[::-1][keep - 1])
         results.append(PowerResult(
@@ -329,19 +347,22 @@ def power_study(scores: Scores, measures: Sequence[str] | None = None, *,
     return results
 
 
-def _waves(method: str, spans: list[tuple[int, int]], n_measures: int, seed: int, n: int,
-           given: IntMatrix | None) -> Iterator[list[tuple[str, int, int, int, Any]]]:
-    """The tasks, :data:`WAVE` blocks at a time; the bootstrap's rows drawn in order here."""
-    rng = np.random.default_rng(seed)
-    for first in range(0, len(spans), WAVE):
-        wave: list[tuple[str, int, int, int, Any]] = []
-        for start, stop in spans[first:first + WAVE]:
-            rows: Any = None
-            if method == "bootstrap":
-                rows = (given[start:stop] if given is not None
-                        else rng.integers(0, n, size=(stop - start, n)))
-            wave.extend((method, index, start, stop, rows) for index in range(n_measures))
-        yield wave
+def _waves(method: str, chunks: list[tuple[int, int]], spans: list[tuple[int, int]],
+           n_measures: int, seed: int, n: int, given: IntMatrix | None) -> Iterator[list[Task]]:
+    """The tasks, :data:`WAVE` blocks at a time; the bootstrap's rows drawn in order here, from
+    the start for every chunk of pairs."""
+    for first, last in chunks:
+        rng = np.random.default_rng(seed)
+        for wave_start in range(0, len(spans), WAVE):
+            wave: list[Task] = []
+            for start, stop in spans[wave_start:wave_start + WAVE]:
+                rows: Any = None
+                if method == "bootstrap":
+                    rows = (given[start:stop] if given is not None
+                            else rng.integers(0, n, size=(stop - start, n)))
+                wave.extend((method, index, first, last, start, stop, rows)
+                            for index in range(n_measures))
+            yield wave
 
 
 def _merge(parts: list[tuple[Any, Matrix, Matrix]], keep: int) -> tuple[Any, Matrix, Matrix]:
