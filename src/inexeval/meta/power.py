@@ -55,7 +55,7 @@ import numpy as np
 import numpy.typing as npt
 
 from inexeval.errors import InexevalError
-from inexeval.executor import Executor, Serial, blocks
+from inexeval.executor import DaskExecutor, Executor, Serial, blocks
 from inexeval.meta import topics_by_runs
 from inexeval.scores import Matrix, Scores
 
@@ -73,9 +73,10 @@ UNIT = 64
 multiple of UNIT, so BLAS sums every replicate in the same order whatever the block (blocks are
 rounded up to a multiple of UNIT)."""
 
-WAVE = 16
-"""Blocks handed to the executor at once (the bootstrap's replicate rows are drawn in this
-process, in order, a wave at a time)."""
+WAVE = 8
+"""Blocks handed at once to an executor that does not say its number of processes (Dask); a
+process pool gets one block per process, and this process one at a time: every block's result
+holds up to :data:`CELLS` numbers, so the blocks in flight bound the memory."""
 
 IntMatrix = npt.NDArray[np.int64]
 
@@ -323,7 +324,9 @@ def power_study(scores: Scores, measures: Sequence[str] | None = None, *,
     shared = {"studies": studies, "seed": seed}
     spans = list(blocks(replicates, size))
     found: dict[tuple[int, int], list[Any]] = {}
-    for wave in _waves(method, chunks, spans, len(names), seed, n, replicates_given):
+    wave_size = WAVE if isinstance(executor, DaskExecutor) else getattr(executor, "jobs", 1)
+    for wave in _waves(method, chunks, spans, len(names), seed, n, replicates_given,
+                       wave_size):
         out = executor.map(_task, wave, shared, description=f"meta power ({method})")
         for (_, index, first, _, _, _, _), result in zip(wave, out):
             parts = found.setdefault((index, first), [])
@@ -348,14 +351,15 @@ def power_study(scores: Scores, measures: Sequence[str] | None = None, *,
 
 
 def _waves(method: str, chunks: list[tuple[int, int]], spans: list[tuple[int, int]],
-           n_measures: int, seed: int, n: int, given: IntMatrix | None) -> Iterator[list[Task]]:
-    """The tasks, :data:`WAVE` blocks at a time; the bootstrap's rows drawn in order here, from
-    the start for every chunk of pairs."""
+           n_measures: int, seed: int, n: int, given: IntMatrix | None,
+           size: int) -> Iterator[list[Task]]:
+    """The tasks, ``size`` blocks at a time; the bootstrap's rows drawn in order here, from the
+    start for every chunk of pairs."""
     for first, last in chunks:
         rng = np.random.default_rng(seed)
-        for wave_start in range(0, len(spans), WAVE):
+        for wave_start in range(0, len(spans), size):
             wave: list[Task] = []
-            for start, stop in spans[wave_start:wave_start + WAVE]:
+            for start, stop in spans[wave_start:wave_start + size]:
                 rows: Any = None
                 if method == "bootstrap":
                     rows = (given[start:stop] if given is not None
