@@ -142,7 +142,7 @@ def test_pair_chunks_change_no_number(monkeypatch) -> None:
 
     scores = make_scores(runs=7, topics=12, measures=2, grid=0.05)
     whole = power_study(scores, replicates=300, seed=8)
-    monkeypatch.setattr(power, "CELLS", 15 * 4)  # ⌈αB⌉ = 15: chunks of 4 pairs
+    monkeypatch.setattr(power, "KEPT", 15 * 4)  # ⌈αB⌉ = 15: chunks of 4 pairs
     assert power.pair_chunks(21, 15) == [(0, 4), (4, 8), (8, 12), (12, 16), (16, 20), (20, 21)]
     for a, b in zip(whole, power_study(scores, replicates=300, seed=8, block=64)):
         assert a.asl.tolist() == b.asl.tolist()

@@ -39,7 +39,7 @@ replicates at a time, each aligned on a multiple of UNIT and of the same shape (
 replicate's numbers in the same order): ``block`` (rounded up to a multiple of UNIT for the
 bootstrap) and the executor never change a number. Memory: a few b × pairs arrays, and for the
 difference required ⌈αB⌉ replicates per pair, the pairs taken in chunks
-(:func:`pair_chunks`) so that these stay within :data:`CELLS` numbers: B = 1,000,000 runs in
+(:func:`pair_chunks`) so that these stay within :data:`KEPT` numbers: B = 1,000,000 runs in
 the memory of B = 1,000 (each chunk draws the replicate rows again).
 """
 
@@ -65,8 +65,12 @@ ROUNDING = 1e-9
 """A replicate statistic reaches the observed one when it is at least the observed one minus
 this, times max(1, observed)."""
 
-CELLS = 4_000_000
-"""Numbers of one block's main array when ``block`` is not given (≈32 MB of doubles)."""
+CELLS = 1_000_000
+"""Numbers of one block's main array when ``block`` is not given (8 MB of doubles; a block
+makes about fifteen such arrays)."""
+
+KEPT = 4_000_000
+"""Numbers kept at most for the difference required (⌈αB⌉ per pair of a chunk of pairs)."""
 
 UNIT = 64
 """Bootstrap replicates per matrix product: every product has the same shape and starts at a
@@ -76,7 +80,7 @@ rounded up to a multiple of UNIT)."""
 WAVE = 8
 """Blocks handed at once to an executor that does not say its number of processes (Dask); a
 process pool gets one block per process, and this process one at a time: every block's result
-holds up to :data:`CELLS` numbers, so the blocks in flight bound the memory."""
+holds up to :data:`KEPT` numbers, so the blocks in flight bound the memory."""
 
 IntMatrix = npt.NDArray[np.int64]
 
@@ -272,10 +276,10 @@ def default_block(method: str, n_topics: int, n_runs: int, pairs: int | None = N
 
 
 def pair_chunks(pairs: int, keep: int) -> list[tuple[int, int]]:
-    """The bootstrap's pairs in chunks of at most :data:`CELLS` // ⌈αB⌉ pairs: the difference
+    """The bootstrap's pairs in chunks of at most :data:`KEPT` // ⌈αB⌉ pairs: the difference
     required keeps ⌈αB⌉ replicates per pair, so a chunk's memory is bounded whatever B (every
     chunk reads the replicate rows again, drawn anew from the seed)."""
-    return list(blocks(max(pairs, 1), max(1, CELLS // keep)))
+    return list(blocks(max(pairs, 1), max(1, KEPT // keep)))
 
 
 def power_study(scores: Scores, measures: Sequence[str] | None = None, *,
