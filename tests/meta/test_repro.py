@@ -2,6 +2,7 @@
 nRMSE, p-values, ER and delta RI on the same per-topic scores; the command end to end."""
 
 import json
+import warnings
 
 import numpy as np
 import pytest
@@ -11,10 +12,12 @@ from inexeval.formats.detect import load_run
 from inexeval.formats.scores import read_scores
 from inexeval.meta.repro import ktu, ranked_items, rbo_lists, repro_study
 
-repro_eval = pytest.importorskip("repro_eval")
-from repro_eval.measure import document_order, effectiveness, overall_effects
-from repro_eval.measure import statistics as repro_statistics
-from repro_eval.util import load_run as repro_load_run
+with warnings.catch_warnings():  # repro_eval imports from scipy.stats.stats (deprecated)
+    warnings.simplefilter("ignore", DeprecationWarning)
+    repro_eval = pytest.importorskip("repro_eval")
+    from repro_eval.measure import document_order, effectiveness, overall_effects
+    from repro_eval.measure import statistics as repro_statistics
+    from repro_eval.util import load_run as repro_load_run
 
 
 def write_runs(folder, seed: int = 1) -> tuple[str, list[str]]:
