@@ -69,7 +69,7 @@ CELLS = 1_000_000
 """Numbers of one block's main array when ``block`` is not given (8 MB of doubles; a block
 makes about fifteen such arrays)."""
 
-KEPT = 4_000_000
+KEPT = 1_000_000
 """Numbers kept at most for the difference required (⌈αB⌉ per pair of a chunk of pairs)."""
 
 UNIT = 64
