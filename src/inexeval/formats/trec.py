@@ -14,8 +14,10 @@ lines skipped); every problem is a :class:`~inexeval.errors.FormatError` with th
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
@@ -25,7 +27,7 @@ import numpy.typing as npt
 from inexeval.collection.paths import canonical_path
 from inexeval.errors import FormatError, InexevalError, shown
 from inexeval.formats import source as sources
-from inexeval.formats.lines import MAX_DIGITS, Table
+from inexeval.formats.lines import MAX_DIGITS, Table, field_bounds
 from inexeval.formats.runbuild import RunBuilder
 from inexeval.formats.source import Source, TopicResumed, opened
 from inexeval.model.assessments import Assessments, TopicAssessments, build_topic
@@ -279,3 +281,138 @@ def write_trec_run(run: Run, out: str | Path | IO[str]) -> None:
             elif run.kind == "passage":
                 columns += [str(int(results.offsets[i])), str(int(results.lengths[i]))]
             out.write(" ".join(columns) + "\n")
+
+
+# --- trec_eval's own reading: whole files as columns -------------------------------------------
+
+@dataclass(frozen=True)
+class TrecColumns:
+    """The lines of a TREC qrels or document run file as trec_eval reads them, as columns (one
+    row per line, file order): topic and document ids as byte strings (``S`` arrays, which sort
+    as C's ``strcmp``), ``values`` the relevance levels (qrels, int64) or the scores (runs,
+    float64), ``lines`` the line numbers; ``run_id`` the run id of a run's last line (the one
+    trec_eval prints)."""
+
+    topics: npt.NDArray[np.bytes_]
+    documents: npt.NDArray[np.bytes_]
+    values: npt.NDArray[Any]
+    lines: npt.NDArray[np.int64]
+    run_id: str
+    source: str
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+
+def read_trec_eval_qrels(path: str | Path | Source) -> TrecColumns:
+    """TREC qrels ``topic iter doc rel`` read as trec_eval 10.0 reads them (``get_qrels.c``):
+    exactly four fields a line, ``#`` comment lines and blank lines skipped, the level an integer
+    (negative: in the pool but not judged). A document judged twice for a topic is an error, as
+    in trec_eval."""
+    columns = _trec_eval_columns(path, 4, 4, "topic iter doc rel", 3, "relevance level")
+    if not len(columns):
+        raise FormatError("the qrels have no judgement line", columns.source)
+    _refuse_repeats(columns, "judges", "twice")
+    return columns
+
+
+def read_trec_eval_run(path: str | Path | Source) -> TrecColumns:
+    """A TREC document run ``topic Q0 doc rank score run-id`` read as trec_eval 10.0 reads it
+    (``get_trec_results.c``): at least six fields a line (text after the run id is ignored),
+    ``#`` comment lines and blank lines skipped; the rank is not read (trec_eval orders by
+    score). Scores must be finite numbers (trec_eval's ``atof`` reads any text, ``abc`` as 0)."""
+    columns = _trec_eval_columns(path, 6, None, "topic Q0 doc rank score run-id", 4, "score")
+    if not len(columns):
+        raise FormatError("the run has no result line", columns.source)
+    return columns
+
+
+def _refuse_repeats(columns: TrecColumns, verb: str, what: str) -> None:
+    """A (topic, document) pair on two lines is an error naming the second line."""
+    order = np.lexsort((columns.documents, columns.topics))
+    topics, documents = columns.topics[order], columns.documents[order]
+    same = (topics[1:] == topics[:-1]) & (documents[1:] == documents[:-1])
+    if same.any():
+        pairs = np.flatnonzero(same)
+        second = order[pairs + 1]
+        at = int(np.argmin(columns.lines[second]))
+        row, first = int(second[at]), int(order[pairs[at]])
+        topic = columns.topics[row].decode("utf-8")
+        document = columns.documents[row].decode("utf-8")
+        raise FormatError(f"topic {shown(topic)} {verb} {shown(document)} {what} (first at line "
+                          f"{int(columns.lines[first])})", columns.source,
+                          int(columns.lines[row]))
+
+
+def _trec_eval_columns(path: str | Path | Source, least: int, most: int | None, layout: str,
+                       value_field: int, what: str) -> TrecColumns:
+    topics: list[npt.NDArray[np.bytes_]] = []
+    documents: list[npt.NDArray[np.bytes_]] = []
+    values: list[npt.NDArray[Any]] = []
+    numbers: list[npt.NDArray[np.int64]] = []
+    run_id = ""
+    with opened(path) as source:
+        name = source.name
+        for first, block in source.blocks():
+            raw = np.frombuffer(block, dtype=np.uint8)
+            _, starts, ends = field_bounds(raw)
+            if not len(starts):
+                continue
+            line_ends = np.flatnonzero(raw == 10)
+            line_of = np.searchsorted(line_ends, starts)
+            heads = np.flatnonzero(np.concatenate(([True], line_of[1:] != line_of[:-1])))
+            counts = np.diff(np.append(heads, len(starts)))
+            kept = raw[starts[heads]] != ord("#")
+            wrong = kept & ((counts < least) | (counts > (most or counts.max())))
+            if wrong.any():
+                at = int(np.argmax(wrong))
+                expected = f"{least}" if most == least else f"at least {least}"
+                raise FormatError(f"{int(counts[at])} columns: expected {expected} ({layout})",
+                                  name, first + int(line_of[heads[at]]))
+            heads = heads[kept]
+            lines = first + line_of[heads].astype(np.int64)
+            texts = _strings(raw, starts[heads + value_field], ends[heads + value_field])
+            values.append(_numbers(texts, value_field == 4, what, name, lines))
+            topics.append(_strings(raw, starts[heads], ends[heads]))
+            documents.append(_strings(raw, starts[heads + 2], ends[heads + 2]))
+            numbers.append(lines)
+            if least == 6 and len(heads):
+                last = int(heads[-1]) + 5
+                run_id = block[int(starts[last]):int(ends[last])].decode("utf-8")
+    empty = np.zeros(0, dtype="S1")
+    return TrecColumns(np.concatenate(topics) if topics else empty,
+                       np.concatenate(documents) if documents else empty,
+                       np.concatenate(values) if values else np.zeros(0),
+                       np.concatenate(numbers) if numbers else np.zeros(0, dtype=np.int64),
+                       run_id, name)
+
+
+def _strings(raw: npt.NDArray[np.uint8], starts: npt.NDArray[np.intp],
+             ends: npt.NDArray[np.intp]) -> npt.NDArray[np.bytes_]:
+    """The fields ``raw[starts:ends]`` as one ``S`` array (zero-padded to the widest)."""
+    widths = ends - starts
+    width = max(int(widths.max(initial=0)), 1)
+    at = starts[:, None] + np.arange(width)
+    inside = np.arange(width) < widths[:, None]
+    matrix = np.where(inside, raw[np.minimum(at, len(raw) - 1)], 0).astype(np.uint8)
+    return np.ascontiguousarray(matrix).view(f"S{width}").ravel()
+
+
+def _numbers(texts: npt.NDArray[np.bytes_], real: bool, what: str, name: str,
+             lines: npt.NDArray[np.int64]) -> npt.NDArray[Any]:
+    """The fields as finite floats (``real``) or integers; the first bad one is an error."""
+    try:
+        numbers = texts.astype(np.float64 if real else np.int64)
+    except (ValueError, OverflowError):
+        numbers = None
+    if numbers is not None and (not real or bool(np.isfinite(numbers).all())):
+        return numbers
+    for row, text in enumerate(texts.tolist()):
+        try:
+            value = float(text) if real else int(text)
+        except (ValueError, OverflowError):
+            value = math.nan
+        if not math.isfinite(value) or (not real and _INTEGER.fullmatch(text.decode()) is None):
+            kind = "a finite number" if real else "an integer"
+            raise FormatError(f"{what} {shown(text)} is not {kind}", name, int(lines[row]))
+    return numbers  # type: ignore[return-value]  # (not reached: some field was bad)
