@@ -625,7 +625,7 @@ def _utility(ls: Lists, chosen: Chosen) -> Floats:
     a, b, c, d = chosen.values
     value = (a * ls.num_rel_ret + b * (ls.num_ret - ls.num_rel_ret) + c * (ls.num_rel - ls.num_rel_ret)
              + d * (ls.num_docs + ls.num_rel_ret - ls.num_ret - ls.num_rel))
-    return np.where(ls.bogus, 0.0, value)[:, None]
+    return value[:, None]
 
 
 def _set_precision(ls: Lists, chosen: Chosen) -> Floats:
@@ -659,7 +659,7 @@ def _set_f(ls: Lists, chosen: Chosen) -> Floats:
 def _counts(what: str) -> Callable[[Lists, Chosen], Floats]:
     def count(ls: Lists, chosen: Chosen) -> Floats:
         if what == "num_ret":
-            values = np.where(ls.bogus, 0, ls.num_ret)
+            values = ls.num_ret
         elif what == "num_rel":
             values = ls.num_rel
         elif what == "num_rel_ret":
@@ -908,7 +908,7 @@ def _rbp_resid(ls: Lists, chosen: Chosen) -> Floats:
     unjudged = ls.valid & (ls.levels < 0)
     total = _row_sums(np.where(unjudged, powers[:-1], 0.0))
     residual = powers[ls.num_ret] + (1 - p) * total
-    return np.where(unjudged.any(axis=1) & ~ls.bogus, residual, 0.0)[:, None]
+    return np.where(unjudged.any(axis=1), residual, 0.0)[:, None]
 
 
 def _relstring(ls: Lists, chosen: Chosen) -> list[str]:
@@ -916,7 +916,7 @@ def _relstring(ls: Lists, chosen: Chosen) -> list[str]:
     out = []
     for t, row in enumerate(ls.levels.tolist()):
         n = max(min(length, int(ls.num_ret[t])), 0)
-        out.append("" if ls.bogus[t] else "".join(
+        out.append("".join(
             str(v) if 0 <= v <= 9 else ">" if v > 9 else "-" if v == NONPOOL else
             "." if v == UNJUDGED else "<" for v in row[:n]))
     return out
@@ -1012,14 +1012,23 @@ def evaluate(qrels: Any, run: Any, measures: Iterable[str] = (), *, complete: bo
     for c in chosen:
         d = c.definition
         if d.printed == "string":
-            evaluated.append(Evaluated(c, np.zeros((len(ls.topics), 0)), [],
-                                       _relstring(ls, c)))
+            strings = _relstring(ls, c)
+            if c.labels[0] == "relstring":
+                strings = ["" if bogus else text for bogus, text in zip(ls.bogus, strings)]
+            evaluated.append(Evaluated(c, np.zeros((len(ls.topics), 0)), [], strings))
             continue
         values = KERNELS[d.name](ls, c)
-        if d.name == "unj":
-            values = np.where(ls.bogus[:, None], 0.0, values)
+        cleared = [j for j, label in enumerate(c.labels)
+                   if label in _CLEARED or label.startswith("unj")]
+        values[np.ix_(ls.bogus, cleared)] = 0.0
         evaluated.append(Evaluated(c, values, _overall(ls, d, values)))
     return TrecEvalResults(ls.topics, run.run_id, evaluated)
+
+
+_CLEARED = ("num_ret", "utility", "rbp_resid")
+"""Values trec_eval sets to 0 for a topic without results (-c) after scoring its one-document
+list; it tells them by their printed name, so ``utility_2,-1,0,0``, ``rbp_resid_p=0.8`` and
+``relstring_20`` keep the one document's values (the names starting ``unj`` all are reset)."""
 
 
 def _overall(ls: Lists, d: Definition, values: Floats) -> list[float]:
