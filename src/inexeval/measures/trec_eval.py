@@ -623,8 +623,9 @@ def _binary_g(ls: Lists, chosen: Chosen) -> Floats:
 
 def _utility(ls: Lists, chosen: Chosen) -> Floats:
     a, b, c, d = chosen.values
-    value = (a * ls.num_rel_ret + b * (ls.num_ret - ls.num_rel_ret) + c * (ls.num_rel - ls.num_rel_ret)
-             + d * (ls.num_docs + ls.num_rel_ret - ls.num_ret - ls.num_rel))
+    rel_ret, ret, rel = ls.num_rel_ret, ls.num_ret, ls.num_rel
+    value: Floats = (a * rel_ret + b * (ret - rel_ret) + c * (rel - rel_ret)
+                     + d * (ls.num_docs + rel_ret - ret - rel))
     return value[:, None]
 
 
@@ -1018,8 +1019,7 @@ def evaluate(qrels: Any, run: Any, measures: Iterable[str] = (), *, complete: bo
             evaluated.append(Evaluated(c, np.zeros((len(ls.topics), 0)), [], strings))
             continue
         values = KERNELS[d.name](ls, c)
-        cleared = [j for j, label in enumerate(c.labels)
-                   if label in _CLEARED or label.startswith("unj")]
+        cleared = np.array([label in _CLEARED or label.startswith("unj") for label in c.labels])
         values[np.ix_(ls.bogus, cleared)] = 0.0
         evaluated.append(Evaluated(c, values, _overall(ls, d, values)))
     return TrecEvalResults(ls.topics, run.run_id, evaluated)
