@@ -14,7 +14,6 @@ lines skipped); every problem is a :class:`~inexeval.errors.FormatError` with th
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -27,7 +26,14 @@ import numpy.typing as npt
 from inexeval.collection.paths import canonical_path
 from inexeval.errors import FormatError, InexevalError, shown
 from inexeval.formats import source as sources
-from inexeval.formats.lines import MAX_DIGITS, Table, field_bounds
+from inexeval.formats.lines import (
+    MAX_DIGITS,
+    Table,
+    decimal_values,
+    field_bounds,
+    integer_values,
+    word_view,
+)
 from inexeval.formats.runbuild import RunBuilder
 from inexeval.formats.source import Source, TopicResumed, opened
 from inexeval.model.assessments import Assessments, TopicAssessments, build_topic
@@ -329,19 +335,38 @@ def read_trec_eval_run(path: str | Path | Source) -> TrecColumns:
 
 def _refuse_repeats(columns: TrecColumns, verb: str, what: str) -> None:
     """A (topic, document) pair on two lines is an error naming the second line."""
-    order = np.lexsort((columns.documents, columns.topics))
-    topics, documents = columns.topics[order], columns.documents[order]
-    same = (topics[1:] == topics[:-1]) & (documents[1:] == documents[:-1])
+    _, topics = interned(columns.topics)
+    documents, codes = interned(columns.documents)
+    keys = topics * len(documents) + codes
+    order = np.argsort(keys, kind="stable")
+    same = keys[order][1:] == keys[order][:-1]
     if same.any():
         pairs = np.flatnonzero(same)
-        second = order[pairs + 1]
-        at = int(np.argmin(columns.lines[second]))
-        row, first = int(second[at]), int(order[pairs[at]])
+        at = int(np.argmin(order[pairs + 1]))
+        row, first = int(order[pairs[at] + 1]), int(order[pairs[at]])
         topic = columns.topics[row].decode("utf-8")
         document = columns.documents[row].decode("utf-8")
         raise FormatError(f"topic {shown(topic)} {verb} {shown(document)} {what} (first at line "
                           f"{int(columns.lines[first])})", columns.source,
                           int(columns.lines[row]))
+
+
+def interned(values: npt.NDArray[np.bytes_]) -> tuple[npt.NDArray[np.bytes_],
+                                                      npt.NDArray[np.int64]]:
+    """The distinct byte strings of ``values`` in C's ``strcmp`` order, and each value's code
+    into them: the strings compared as big-endian 8-byte words (``np.lexsort`` over the words,
+    not a sort of Python-compared strings)."""
+    n, width = len(values), values.dtype.itemsize
+    k = -(-width // 8)
+    padded = np.zeros((n, 8 * k), dtype=np.uint8)
+    padded[:, :width] = values.view(np.uint8).reshape(n, width)
+    words = padded.view(">u8").astype(np.uint64)
+    order = np.lexsort(words.T[::-1]) if k > 1 else np.argsort(words[:, 0], kind="stable")
+    ordered = words[order]
+    new = np.concatenate(([n > 0], (ordered[1:] != ordered[:-1]).any(axis=1)))
+    codes = np.empty(n, dtype=np.int64)
+    codes[order] = np.cumsum(new) - 1
+    return values[order[new]], codes
 
 
 def _trec_eval_columns(path: str | Path | Source, least: int, most: int | None, layout: str,
@@ -371,8 +396,9 @@ def _trec_eval_columns(path: str | Path | Source, least: int, most: int | None, 
                                   name, first + int(line_of[heads[at]]))
             heads = heads[kept]
             lines = first + line_of[heads].astype(np.int64)
-            texts = _strings(raw, starts[heads + value_field], ends[heads + value_field])
-            values.append(_numbers(texts, value_field == 4, what, name, lines))
+            values.append(_numbers(raw, starts[heads + value_field],
+                                   ends[heads + value_field], value_field == 4, what, name,
+                                   lines))
             topics.append(_strings(raw, starts[heads], ends[heads]))
             documents.append(_strings(raw, starts[heads + 2], ends[heads + 2]))
             numbers.append(lines)
@@ -398,21 +424,25 @@ def _strings(raw: npt.NDArray[np.uint8], starts: npt.NDArray[np.intp],
     return np.ascontiguousarray(matrix).view(f"S{width}").ravel()
 
 
-def _numbers(texts: npt.NDArray[np.bytes_], real: bool, what: str, name: str,
+def _numbers(raw: npt.NDArray[np.uint8], starts: npt.NDArray[np.intp],
+             ends: npt.NDArray[np.intp], real: bool, what: str, name: str,
              lines: npt.NDArray[np.int64]) -> npt.NDArray[Any]:
-    """The fields as finite floats (``real``) or integers; the first bad one is an error."""
-    try:
-        numbers = texts.astype(np.float64 if real else np.int64)
-    except (ValueError, OverflowError):
-        numbers = None
-    if numbers is not None and (not real or bool(np.isfinite(numbers).all())):
+    """The fields as finite floats (``real``, as ``float()`` reads them) or integers; the first
+    bad one is an error."""
+    if real:
+        numbers, unread = decimal_values(raw, word_view(raw.tobytes()), starts, ends)
+        bad = unread | ~np.isfinite(numbers)
+    else:
+        read = integer_values(raw, starts, ends)
+        if read is not None:
+            return read
+        bad = np.array([_INTEGER.fullmatch(raw[a:b].tobytes().decode("utf-8", "replace"))
+                        is None for a, b in zip(starts.tolist(), ends.tolist())])
+        if not bad.any():  # integers wider than MAX_DIGITS
+            bad = np.ones(len(starts), dtype=bool)
+    if not bad.any():
         return numbers
-    for row, text in enumerate(texts.tolist()):
-        try:
-            value = float(text) if real else int(text)
-        except (ValueError, OverflowError):
-            value = math.nan
-        if not math.isfinite(value) or (not real and _INTEGER.fullmatch(text.decode()) is None):
-            kind = "a finite number" if real else "an integer"
-            raise FormatError(f"{what} {shown(text)} is not {kind}", name, int(lines[row]))
-    return numbers  # type: ignore[return-value]  # (not reached: some field was bad)
+    row = int(np.argmax(bad))
+    text = raw[starts[row]:ends[row]].tobytes()
+    kind = "a finite number" if real else "an integer"
+    raise FormatError(f"{what} {shown(text)} is not {kind}", name, int(lines[row]))

@@ -31,6 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from inexeval.errors import FormatError, MeasureError
+from inexeval.formats.trec import interned
 
 NONPOOL = -1
 """Level of a retrieved document that the qrels do not list (trec_eval's RELVALUE_NONPOOL)."""
@@ -319,10 +320,15 @@ def lists(qrels: Any, run: Any, *, complete: bool = False, relevance_level: int 
     same), with trec_eval's options: ``complete`` (-c), ``relevance_level`` (-l),
     ``max_docs`` (-M), ``judged_only`` (-J), ``num_docs`` (-N); a document retrieved twice for
     a topic is an error, as in trec_eval, unless ``keep_repeats``."""
-    judged_topics, topic_of_judgement = np.unique(qrels.topics, return_inverse=True)
-    where = np.minimum(np.searchsorted(judged_topics, run.topics), len(judged_topics) - 1)
-    judged = judged_topics[where] == run.topics
-    rows = np.flatnonzero(judged)
+    n_judged = len(qrels.documents)
+    all_topics, topic_codes_all = interned(np.concatenate([qrels.topics, run.topics]))
+    judged_codes, topic_of_judgement = np.unique(topic_codes_all[:n_judged],
+                                                 return_inverse=True)
+    judged_topics = all_topics[judged_codes]
+    code_to_judged = np.full(len(all_topics), -1, dtype=np.int64)
+    code_to_judged[judged_codes] = np.arange(len(judged_codes))
+    where = code_to_judged[topic_codes_all[n_judged:]]
+    rows = np.flatnonzero(where >= 0)
     topic_of_result = where[rows]
     answered = np.unique(topic_of_result)
     chosen = np.arange(len(judged_topics)) if complete else answered
@@ -332,9 +338,7 @@ def lists(qrels: Any, run: Any, *, complete: bool = False, relevance_level: int 
     # one document outside the pool for each topic without results (trec_eval's bogus ranking)
     result_topics = np.concatenate([topic_of_result, bogus_topics])
     scores = np.concatenate([run.values[rows], np.ones(len(bogus_topics))])
-    documents, codes = np.unique(np.concatenate([qrels.documents, run.documents[rows]]),
-                                 return_inverse=True)
-    n_judged = len(qrels.documents)
+    documents, codes = interned(np.concatenate([qrels.documents, run.documents[rows]]))
     judged_keys = topic_of_judgement.astype(np.int64) * len(documents) + codes[:n_judged]
     result_codes = np.concatenate([codes[n_judged:], np.full(len(bogus_topics), -1)])
     result_keys = result_topics.astype(np.int64) * len(documents) + result_codes
@@ -366,9 +370,9 @@ def lists(qrels: Any, run: Any, *, complete: bool = False, relevance_level: int 
 
 
 def _refuse_repeated(run: Any, rows: Ints, topics: Ints, codes: Ints, ranking: Ints) -> None:
-    order = np.lexsort((codes, topics))
-    same = (topics[order][1:] == topics[order][:-1]) & (codes[order][1:] == codes[order][:-1])
-    same &= codes[order][1:] >= 0
+    keys = topics * (int(codes.max(initial=0)) + 2) + codes
+    order = np.argsort(keys, kind="stable")
+    same = (keys[order][1:] == keys[order][:-1]) & (codes[order][1:] >= 0)
     if same.any():
         pair = np.flatnonzero(same)
         first = rows[ranking[order[pair]]]
