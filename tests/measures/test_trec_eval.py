@@ -73,7 +73,8 @@ def test_names_as_trec_eval_prints_them() -> None:
 
 
 @pytest.mark.parametrize(("request_", "problem"), [
-    ("AP", "illegal measure"), ("P.", "improper measure"), ("P.0,5", "not positive"),
+    ("AP", "illegal measure 'AP' \\(did you mean 'map'\\?\\)"), ("ndgc_cut", "'ndcg_cut'"),
+    ("nonsense", "trec_eval's measures; known: runid"), ("P.", "improper measure"), ("P.0,5", "not positive"),
     ("P.5,5", "given twice"), ("ndcg.1", "malformed pair"), ("utility.1,2", "4 coefficients")])
 def test_wrong_measures(request_: str, problem: str) -> None:
     with pytest.raises(MeasureError, match=problem):
@@ -264,3 +265,21 @@ def test_reader_reads_every_block_alike(tmp_path: Path) -> None:
     assert np.array_equal(whole.values, blocks.values)
     assert np.array_equal(whole.lines, blocks.lines)
     assert whole.run_id == blocks.run_id == "STANDARD"
+
+
+def test_eval_reads_the_dotted_syntax() -> None:
+    """``inexeval eval -m P.5,10 -m ndcg_cut.10`` as trec_eval's -m reads them."""
+    from inexeval.measures.registry import parse_measures
+
+    assert [str(m) for m in parse_measures(["P.5,10,20", "ndcg_cut.10", "recall.100", "map"])
+            ] == ["P@5", "P@10", "P@20", "nDCG@10", "R@100", "AP"]
+    with pytest.raises(MeasureError):
+        parse_measures(["AP.5"])  # AP takes no cut-off
+
+
+def test_several_runs_in_turn(capsys: pytest.CaptureFixture[str]) -> None:
+    """Several runs are printed in turn, as many trec_eval calls would print them."""
+    one = (SUITE / "out.test").read_text(encoding="utf-8")
+    assert main(["trec_eval", str(SUITE / "qrels.test"), str(SUITE / "results.test"),
+                 str(SUITE / "results.test")]) == 0
+    assert capsys.readouterr().out == one + one

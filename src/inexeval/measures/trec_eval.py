@@ -167,12 +167,28 @@ def choose(requests: Iterable[str]) -> list[Chosen]:
                 raise MeasureError(f"improper measure in parameter {request!r}")
             given.setdefault(name, params)
         names = NICKNAMES.get(name, (name,))
-        unknown = [n for n in names if n not in BY_NAME]
-        if unknown:
-            raise MeasureError(f"illegal measure {request!r} (trec_eval's measures: "
-                               f"{', '.join(BY_NAME)}; sets: {', '.join(NICKNAMES)})")
+        if any(n not in BY_NAME for n in names):
+            raise MeasureError(f"illegal measure {request!r}{_suggestion(name)}")
         marked.update(names)
     return [_chosen(d, given.get(d.name)) for d in DEFINITIONS if d.name in marked]
+
+
+_INEXEVAL_NAMES = {"AP": "map", "RR": "recip_rank", "R-Prec": "Rprec", "nDCG": "ndcg_cut.10",
+                   "R": "recall", "Judged": "unj", "MAP": "map", "MRR": "recip_rank"}
+"""inexeval's names of trec_eval's measures, to suggest trec_eval's."""
+
+
+def _suggestion(name: str) -> str:
+    """`` (did you mean ...?)`` for a name trec_eval does not know: trec_eval's name of an
+    inexeval measure (``AP`` is ``map``), else the closest name by spelling."""
+    import difflib
+
+    family = name.split("@")[0]
+    if family in _INEXEVAL_NAMES:
+        return f" (did you mean {_INEXEVAL_NAMES[family]!r}?)"
+    close = difflib.get_close_matches(name, [*BY_NAME, *NICKNAMES], n=1, cutoff=0.6)
+    known = f"; known: {', '.join(BY_NAME)}; sets: {', '.join(NICKNAMES)}"
+    return f" (did you mean {close[0]!r}?)" if close else f" (trec_eval's measures{known})"
 
 
 def _chosen(definition: Definition, text: str | None) -> Chosen:
