@@ -122,9 +122,13 @@ def test_repeated_document_is_an_error_or_kept(tmp_path: Path) -> None:
     ("1 0 a 1 extra\n", "1 Q0 a 1 1 x\n", "5 columns: expected 4", 1),
     ("1 0 a one\n", "1 Q0 a 1 1 x\n", "relevance level 'one' is not an integer", 1),
     ("1 0 a 1\n1 0 a 0\n", "1 Q0 a 1 1 x\n", "judges 'a' twice", 2),
+    ("1 0 a 1\n1 0 b 1000000000000\n", "1 Q0 a 1 1 x\n", "level 1000000000000 is above 1000",
+     2),
     ("1 0 a 1\n", "1 Q0 a 1 1\n", "5 columns: expected at least 6", 1),
     ("1 0 a 1\n", "1 Q0 a 1 1 x\n1 Q0 b 2 nan x\n", "score 'nan' is not a finite number", 2),
     ("1 0 a 1\n", "1 Q0 a 1 1e999 x\n", "score '1e999' is not a finite number", 1),
+    ("1 0 a 1\n", "1 Q0 a 1 1 x\n1 Q0 " + "d" * 1001 + " 2 1 x\n",
+     "document id longer than 1000 bytes", 2),
 ])
 def test_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str], qrels: str, run: str,
                    problem: str, line: int) -> None:
@@ -283,3 +287,61 @@ def test_several_runs_in_turn(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["trec_eval", str(SUITE / "qrels.test"), str(SUITE / "results.test"),
                  str(SUITE / "results.test")]) == 0
     assert capsys.readouterr().out == one + one
+
+
+_FIELD = st.text(alphabet="abcXYZ019-_.#:/", min_size=1, max_size=12).filter(
+    lambda text: not text.startswith("#"))
+_SCORE = st.one_of(st.integers(-10**6, 10**6).map(str),
+                   st.floats(-1e6, 1e6, allow_nan=False).map(repr),
+                   st.floats(-1e6, 1e6, allow_nan=False).map(lambda v: f"{v:.4e}"),
+                   st.floats(0, 10, allow_nan=False).map(lambda v: f"{v:.2f}"))
+_BLANK = st.sampled_from([" ", "  ", "\t", " \t "])
+
+
+@st.composite
+def _run_text(draw: st.DrawFn) -> str:
+    lines = []
+    for _ in range(draw(st.integers(1, 40))):
+        kind = draw(st.sampled_from(["result", "result", "result", "comment", "blank"]))
+        if kind == "comment":
+            lines.append(draw(st.sampled_from(["", "  "])) + "#" + draw(_FIELD))
+        elif kind == "blank":
+            lines.append(draw(st.sampled_from(["", " ", "\t"])))
+        else:
+            fields = [draw(st.sampled_from(["1", "2", "301", "7a"])), "Q0", draw(_FIELD),
+                      str(draw(st.integers(0, 999))), draw(_SCORE), draw(_FIELD)]
+            fields += draw(st.lists(_FIELD, max_size=2))  # text after the run id
+            line = draw(st.sampled_from(["", " "]))
+            for field in fields:
+                line += field + draw(_BLANK)
+            lines.append(line.rstrip(" \t") + draw(st.sampled_from(["", " "])))
+    return "\n".join(lines) + draw(st.sampled_from(["", "\n"]))
+
+
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=_run_text())
+def test_column_reader_against_a_line_reader(tmp_path: Path, text: str) -> None:
+    """The columns are the fields a line-by-line reading of the file gives (comment and blank
+    lines skipped, extra fields ignored), at block sizes of 300 bytes and 4 MB."""
+    from inexeval.formats import source
+
+    rows = [(number, line.split()) for number, line in enumerate(text.split("\n"), 1)
+            if line.split() and not line.split()[0].startswith("#")]
+    path = _write(tmp_path / "run", text)
+    default = source.BLOCK
+    for size in (300, 4 << 20):
+        source.BLOCK = size
+        try:
+            if not rows:
+                with pytest.raises(FormatError, match="no result line"):
+                    read_trec_eval_run(path)
+                continue
+            columns = read_trec_eval_run(path)
+        finally:
+            source.BLOCK = default
+        assert columns.topics.tolist() == [f[0].encode() for _, f in rows]
+        assert columns.documents.tolist() == [f[2].encode() for _, f in rows]
+        assert columns.values.tolist() == [float(f[4]) for _, f in rows]
+        assert columns.lines.tolist() == [n for n, _ in rows]
+        assert columns.run_id == rows[-1][1][5]

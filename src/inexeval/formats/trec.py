@@ -41,6 +41,11 @@ from inexeval.model.run import Run, TopicRun
 from inexeval.outputs import atomic_output
 
 RUN_KINDS = {6: "document", 7: "element"}
+MAX_LEVEL = 1000
+"""Highest relevance level of :func:`read_trec_eval_qrels` (trec_eval counts every level from 0
+up to the highest, topic by topic)."""
+MAX_ID = 1000
+"""Longest topic or document id of trec_eval's reading (ids are held as fixed-width columns)."""
 _INTEGER = re.compile(r"[+-]?[0-9]+")
 
 
@@ -313,11 +318,17 @@ class TrecColumns:
 def read_trec_eval_qrels(path: str | Path | Source) -> TrecColumns:
     """TREC qrels ``topic iter doc rel`` read as trec_eval 10.0 reads them (``get_qrels.c``):
     exactly four fields a line, ``#`` comment lines and blank lines skipped, the level an integer
-    (negative: in the pool but not judged). A document judged twice for a topic is an error, as
-    in trec_eval."""
+    (negative: in the pool but not judged) and at most :data:`MAX_LEVEL`. A document judged
+    twice for a topic is an error, as in trec_eval."""
     columns = _trec_eval_columns(path, 4, 4, "topic iter doc rel", 3, "relevance level")
     if not len(columns):
         raise FormatError("the qrels have no judgement line", columns.source)
+    high = columns.values > MAX_LEVEL
+    if high.any():
+        row = int(np.argmax(high))
+        raise FormatError(f"relevance level {int(columns.values[row])} is above {MAX_LEVEL} "
+                          "(trec_eval keeps a count for every level up to the highest)",
+                          columns.source, int(columns.lines[row]))
     _refuse_repeats(columns, "judges", "twice")
     return columns
 
@@ -399,6 +410,11 @@ def _trec_eval_columns(path: str | Path | Source, least: int, most: int | None, 
             values.append(_numbers(raw, starts[heads + value_field],
                                    ends[heads + value_field], value_field == 4, what, name,
                                    lines))
+            for field, kind in ((0, "topic id"), (2, "document id")):
+                long_ids = ends[heads + field] - starts[heads + field] > MAX_ID
+                if long_ids.any():
+                    raise FormatError(f"{kind} longer than {MAX_ID} bytes", name,
+                                      int(lines[int(np.argmax(long_ids))]))
             topics.append(_strings(raw, starts[heads], ends[heads]))
             documents.append(_strings(raw, starts[heads + 2], ends[heads + 2]))
             numbers.append(lines)
