@@ -345,3 +345,19 @@ def test_column_reader_against_a_line_reader(tmp_path: Path, text: str) -> None:
         assert columns.values.tolist() == [float(f[4]) for _, f in rows]
         assert columns.lines.tolist() == [n for n, _ in rows]
         assert columns.run_id == rows[-1][1][5]
+
+
+@settings(max_examples=200, deadline=None)
+@given(values=st.lists(st.text(alphabet="ab#0Z", min_size=1, max_size=19), min_size=1,
+                       max_size=30),
+       repeats=st.lists(st.integers(1, 30), min_size=30, max_size=30))
+def test_interned_is_strcmp_order(values: list[str], repeats: list[int]) -> None:
+    """Interning gives np.unique's strings and codes (C's strcmp order: a prefix first), for
+    ids of more than one 8-byte word and for columns of long runs (interned run by run)."""
+    from inexeval.formats.trec import interned
+
+    column = np.array([v.encode() for v, k in zip(values, repeats) for _ in range(k)])
+    distinct, codes = interned(column)
+    expected, inverse = np.unique(column, return_inverse=True)
+    assert distinct.tolist() == expected.tolist()
+    assert codes.tolist() == inverse.ravel().tolist()

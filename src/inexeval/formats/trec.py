@@ -366,8 +366,14 @@ def interned(values: npt.NDArray[np.bytes_]) -> tuple[npt.NDArray[np.bytes_],
                                                       npt.NDArray[np.int64]]:
     """The distinct byte strings of ``values`` in C's ``strcmp`` order, and each value's code
     into them: the strings compared as big-endian 8-byte words (``np.lexsort`` over the words,
-    not a sort of Python-compared strings)."""
+    not a sort of Python-compared strings); a column of long runs of one value (a topic column)
+    is interned a run at a time."""
     n, width = len(values), values.dtype.itemsize
+    if n > 64:
+        starts = np.flatnonzero(np.concatenate(([True], values[1:] != values[:-1])))
+        if len(starts) < n // 8:
+            distinct, codes = interned(values[starts])
+            return distinct, np.repeat(codes, np.diff(np.append(starts, n)))
     k = -(-width // 8)
     padded = np.zeros((n, 8 * k), dtype=np.uint8)
     padded[:, :width] = values.view(np.uint8).reshape(n, width)
