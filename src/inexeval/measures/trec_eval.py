@@ -753,8 +753,15 @@ def _by_gain(a: list[Any], b: list[Any]) -> int:
 
 
 def _ideal_gains(gains: _Gains) -> list[float]:
+    """The ideal list's gains as trec_eval walks the levels (by decreasing gain): a level the
+    topic does not judge is passed over, the walk stops at the first judged level whose gain is
+    not positive (or at once if the highest gain is not)."""
     out: list[float] = []
+    if not gains.gains or gains.gains[-1] <= 0.0:
+        return out
     for gain, count in zip(reversed(gains.gains), reversed(gains.counts)):
+        if count == 0:
+            continue
         if gain <= 0.0:
             break
         out += [gain] * count
