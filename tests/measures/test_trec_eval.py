@@ -361,3 +361,29 @@ def test_interned_is_strcmp_order(values: list[str], repeats: list[int]) -> None
     expected, inverse = np.unique(column, return_inverse=True)
     assert distinct.tolist() == expected.tolist()
     assert codes.tolist() == inverse.ravel().tolist()
+
+
+def test_one_long_list_does_not_widen_every_row(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """A topic of 30,000 results among short lists: the topics are made matrices in groups of
+    like lengths, with the values of one matrix for all (and the binary's, when at hand)."""
+    from inexeval.measures import trec_eval
+
+    rng = np.random.default_rng(5)
+    qrels = _write(tmp_path / "q", "".join(
+        f"{t} 0 d{j} {rng.choice([-1, 0, 1, 2])}\n"
+        for t in range(60) for j in rng.choice(3000, 50, replace=False)))
+    run = _write(tmp_path / "r", "".join(
+        f"{t} Q0 d{j} 1 {rng.integers(0, 50) / 10} r\n" for t in range(58)
+        for j in rng.choice(40000, 30000 if t == 3 else int(rng.integers(1, 40)),
+                            replace=False)))
+    q, r = read_trec_eval_qrels(qrels), read_trec_eval_run(run)
+    measures = ["all_trec", "relstring.5"]
+    assert len(trec_eval.lists(q, r, complete=True, flat=True).groups()) > 1
+    grouped = evaluate(q, r, measures, complete=True).render(per_topic=True)
+    monkeypatch.setattr(trec_eval._Ranked, "groups", lambda self: [self.chosen])
+    assert evaluate(q, r, measures, complete=True).render(per_topic=True) == grouped
+    if TREC_EVAL is not None:
+        assert subprocess.run([str(TREC_EVAL), "-q", "-c", "-m", "all_trec", "-m", "relstring.5",
+                               str(qrels), str(run)], capture_output=True, text=True,
+                              check=True).stdout == grouped

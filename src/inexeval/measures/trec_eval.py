@@ -15,7 +15,8 @@ order trec_eval adds, and logarithms come from :mod:`math` (the C library's), so
 trec_eval's to the last bit. The measures follow trec_eval's ``m_*.c`` files; references are
 in their descriptions (:data:`DEFINITIONS`): Buckley and Voorhees (2004) for bpref, Yilmaz and
 Aslam (2006) for infAP, Järvelin and Kekäläinen (2002) for nDCG, Moffat and Zobel (2008) for
-rank-biased precision, Sakai (2004) for Q-measure's gain G (``G``, ``binG``).
+rank-biased precision; ``G`` and ``binG`` are trec_eval's own experimental measures (Buckley,
+2008: a document's gain over log2 of 2 + the ideal gain minus the gain so far).
 """
 
 from __future__ import annotations
@@ -102,8 +103,9 @@ DEFINITIONS: tuple[Definition, ...] = (
                description="a*rel_ret + b*nonrel_ret + c*rel_nonret + d*nonrel_nonret (-N)"),
     Definition("11pt_avg", "values", _RECALL_POINTS,
                description="mean interpolated precision at the recall levels"),
-    Definition("binG", description="binary G (Sakai 2004)"),
-    Definition("G", "pairs", description="normalised cumulative gain G (Sakai 2004), gains "
+    Definition("binG", description="binary G: 1 / log2(2 + non-relevant documents above) for "
+               "each relevant document, over R (trec_eval 2008)"),
+    Definition("G", "pairs", description="normalised gain G (trec_eval 2008), gains "
                "level=gain"),
     Definition("ndcg", "pairs", description="nDCG over the whole list (Järvelin and "
                "Kekäläinen 2002), gains level=gain"),
@@ -331,11 +333,12 @@ def log2_table(n: int) -> Floats:
 
 def lists(qrels: Any, run: Any, *, complete: bool = False, relevance_level: int = 1,
           max_docs: int | None = None, judged_only: bool = False, num_docs: int = 0,
-          keep_repeats: bool = False) -> Lists:
+          keep_repeats: bool = False, flat: bool = False) -> Any:
     """The :class:`Lists` of a run (:class:`~inexeval.formats.trec.TrecColumns`) on qrels (the
     same), with trec_eval's options: ``complete`` (-c), ``relevance_level`` (-l),
     ``max_docs`` (-M), ``judged_only`` (-J), ``num_docs`` (-N); a document retrieved twice for
-    a topic is an error, as in trec_eval, unless ``keep_repeats``."""
+    a topic is an error, as in trec_eval, unless ``keep_repeats``. ``flat``: the lists as
+    flat columns (:class:`_Ranked`), to be made matrices a group of topics at a time."""
     n_judged = len(qrels.documents)
     all_topics, topic_codes_all = interned(np.concatenate([qrels.topics, run.topics]))
     judged_codes, topic_of_judgement = np.unique(topic_codes_all[:n_judged],
@@ -379,10 +382,56 @@ def lists(qrels: Any, run: Any, *, complete: bool = False, relevance_level: int 
     if judged_only:
         judged_rows = levels >= 0
         levels, topic_codes = levels[judged_rows], topic_codes[judged_rows]
-    made = _matrices(judged_topics, topic_of_judgement, judged_levels, chosen, bogus_topics,
-                     topic_codes, levels, relevance_level, num_docs)
-    made.complete = complete
-    return made
+    ranked = _Ranked(judged_topics, topic_of_judgement, judged_levels, chosen, bogus_topics,
+                     topic_codes, levels, relevance_level, num_docs, complete)
+    return ranked if flat else ranked.lists(chosen)
+
+
+@dataclass
+class _Ranked:
+    """The ranked lists of the evaluated topics as flat columns (topic code and level of each
+    place, topic by topic in rank order), before they are made matrices."""
+
+    judged_topics: npt.NDArray[np.bytes_]
+    topic_of_judgement: Ints
+    judged_levels: Ints
+    chosen: Ints
+    bogus_topics: Ints
+    topic_codes: Ints
+    levels: Ints
+    relevance_level: int
+    num_docs: int
+    complete: bool
+
+    def lists(self, topics: Ints) -> Lists:
+        """The :class:`Lists` of some of the chosen topics (codes, in order)."""
+        keep = np.isin(self.topic_codes, topics) if len(topics) < len(self.chosen) else None
+        codes = self.topic_codes if keep is None else self.topic_codes[keep]
+        levels = self.levels if keep is None else self.levels[keep]
+        made = _matrices(self.judged_topics, self.topic_of_judgement, self.judged_levels, topics,
+                         self.bogus_topics, codes, levels, self.relevance_level, self.num_docs)
+        made.complete = self.complete
+        return made
+
+    def groups(self) -> list[Ints]:
+        """The chosen topics in groups whose lists differ little in length (each group's matrix
+        at most about twice its places, plus 2^16), so that one long list does not make every
+        topic's row as long; one group in the usual case."""
+        sizes = np.bincount(np.searchsorted(self.chosen, self.topic_codes),
+                            minlength=len(self.chosen))
+        if len(self.chosen) * max(int(sizes.max(initial=0)), 1) <= 2 * len(self.levels) + 65536:
+            return [self.chosen]
+        order = np.argsort(-sizes, kind="stable")
+        groups: list[Ints] = []
+        start = 0
+        for end in range(1, len(order) + 1):
+            widest = max(int(sizes[order[start]]), 1)
+            places = int(sizes[order[start:end]].sum())
+            if end - start > 1 and (end - start) * widest > 2 * places + 65536:
+                groups.append(np.sort(self.chosen[order[start:end - 1]]))
+                start = end - 1
+        groups.append(np.sort(self.chosen[order[start:]]))
+        return groups
 
 
 def _refuse_repeated(run: Any, rows: Ints, topics: Ints, codes: Ints, ranking: Ints) -> None:
@@ -1033,23 +1082,53 @@ def evaluate(qrels: Any, run: Any, measures: Iterable[str] = (), *, complete: bo
     :func:`~inexeval.formats.trec.read_trec_eval_qrels`) as trec_eval 10.0 does, with its
     ``-m`` arguments (``measures``) and options (see :func:`lists`)."""
     chosen = choose(measures)
-    ls = lists(qrels, run, complete=complete, relevance_level=relevance_level,
-               max_docs=max_docs, judged_only=judged_only, num_docs=num_docs,
-               keep_repeats=keep_repeats)
+    ranked: _Ranked = lists(qrels, run, complete=complete, relevance_level=relevance_level,
+                            max_docs=max_docs, judged_only=judged_only, num_docs=num_docs,
+                            keep_repeats=keep_repeats, flat=True)
+    groups = ranked.groups()
+    parts = [_values(ranked.lists(group), chosen) for group in groups]
+    # back to the topics' order
+    order = np.argsort(np.concatenate(groups), kind="stable")
+    ls = parts[0][0] if len(groups) == 1 else _joined([p[0] for p in parts], order)
     evaluated = []
+    for j, c in enumerate(chosen):
+        if c.definition.printed == "string":
+            strings = [text for p in parts for text in p[1][j][1] or []]
+            evaluated.append(Evaluated(c, np.zeros((len(ls.topics), 0)), [],
+                                       [strings[i] for i in order.tolist()]))
+            continue
+        values = np.concatenate([p[1][j][0] for p in parts])[order]
+        evaluated.append(Evaluated(c, values, _overall(ls, c.definition, values)))
+    return TrecEvalResults(ls.topics, run.run_id, evaluated)
+
+
+def _values(ls: Lists, chosen: list[Chosen]) -> tuple[Lists, list[tuple[Floats,
+                                                                       list[str] | None]]]:
+    """Each measure's values on the lists (relstring's strings), after trec_eval's reset of a
+    topic without results."""
+    out: list[tuple[Floats, list[str] | None]] = []
     for c in chosen:
-        d = c.definition
-        if d.printed == "string":
+        if c.definition.printed == "string":
             strings = _relstring(ls, c)
             if c.labels[0] == "relstring":
                 strings = ["" if bogus else text for bogus, text in zip(ls.bogus, strings)]
-            evaluated.append(Evaluated(c, np.zeros((len(ls.topics), 0)), [], strings))
+            out.append((np.zeros((len(ls.topics), 0)), strings))
             continue
-        values = KERNELS[d.name](ls, c)
+        values = KERNELS[c.definition.name](ls, c)
         cleared = np.array([label in _CLEARED or label.startswith("unj") for label in c.labels])
         values[np.ix_(ls.bogus, cleared)] = 0.0
-        evaluated.append(Evaluated(c, values, _overall(ls, d, values)))
-    return TrecEvalResults(ls.topics, run.run_id, evaluated)
+        out.append((values, None))
+    return ls, out
+
+
+def _joined(parts: list[Lists], order: Ints) -> Lists:
+    """What :func:`_overall` reads of the groups' lists, joined in the topics' order."""
+    first = parts[0]
+    topics = [t for p in parts for t in p.topics]
+    empty = np.zeros((len(topics), 1), dtype=np.int64)
+    return Lists([topics[i] for i in order.tolist()], empty, empty[:, 0], empty, empty,
+                 np.concatenate([p.bogus for p in parts])[order], first.relevance_level,
+                 first.num_docs, first.qrels_positive, first.complete)
 
 
 _CLEARED = ("num_ret", "utility", "rbp_resid")
