@@ -236,12 +236,30 @@ def parse_measures(texts: Iterable[str | Measure]) -> list[Measure]:
                                 f"{syntax(text.family, example=True)}")
             measures.append(text)
             continue
-        measure = _parse_one(text, problems)
-        if measure is not None:
-            measures.append(measure)
+        for one in _trec_eval_dotted(text):
+            measure = _parse_one(one, problems)
+            if measure is not None:
+                measures.append(measure)
     if problems:
         raise MeasureError("; ".join(problems))
     return measures
+
+
+_TREC_EVAL_DOTTED = re.compile(
+    r"^\s*(?P<name>[A-Za-z][\w\-]*)\.(?P<cutoffs>[0-9]+(?:,[0-9]+)*)\s*$")
+"""trec_eval's ``-m name.k1,k2`` (``P.5,10,20``, ``ndcg_cut.10``, ``recall.100``)."""
+
+
+def _trec_eval_dotted(text: str) -> list[str]:
+    """trec_eval's dotted ``-m`` syntax as trec_eval's names, one a cut-off (``P.5,10`` ->
+    ``P_5``, ``P_10``) when the name is a family with integer cut-offs; else ``[text]``."""
+    match = _TREC_EVAL_DOTTED.match(text)
+    if match is None:
+        return [text]
+    family = REGISTRY.get(match.group("name"))
+    if family is None or family.cutoff is not int:
+        return [text]
+    return [f"{match.group('name')}_{k}" for k in match.group("cutoffs").split(",")]
 
 
 def canonical_name(name: str) -> str:
