@@ -20,7 +20,8 @@ from pathlib import Path
 
 from bench_focused import QRELS, write_runs
 
-from inexeval.analysis.compare import compare_results, natural_order
+from inexeval.analysis.compare import compare_results
+from inexeval.scores import natural_order
 from inexeval.defaults import HEADLINE
 from inexeval.evaluation import RunEvaluator, evaluate_runs
 from inexeval.formats.fol import read_fol_qrels, read_fol_run

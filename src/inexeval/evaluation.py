@@ -18,6 +18,7 @@ from inexeval.model import Assessments, Run, TopicRun
 from inexeval.model.run import RunParts, distinct_names, make_topic_run
 from inexeval.quantise import get as quantisation
 from inexeval.results import Metric, Results, Row
+from inexeval.scores import topic_key
 
 
 def _group(measures: Sequence[Measure]) -> dict[tuple[Any, ...], list[Measure]]:
@@ -95,14 +96,18 @@ class Evaluator:
         self.limit = limit
         self.passage_limit = limit or 0
         self.options = dict(options or {})
+        unknown = sorted(set(self.options) - set(EVALUATOR_OPTIONS))
+        if unknown:
+            raise InexevalError(f"unknown option {', '.join(map(repr, unknown))} (known: "
+                                f"{', '.join(EVALUATOR_OPTIONS)})")
         self.shared: dict[Any, Any] = {}
 
     def _topics_for(self, run: Run, complete: bool | None = None) -> list[str]:
         assessed = [t for t in self.assessments if self.topics is None or t in self.topics]
         if self.complete if complete is None else complete:
-            return sorted(assessed, key=_topic_key)
+            return sorted(assessed, key=topic_key)
         present = set(run)
-        return sorted((t for t in assessed if t in present), key=_topic_key)
+        return sorted((t for t in assessed if t in present), key=topic_key)
 
     def _order(self, run: Run) -> str:
         if self.order is not None:
@@ -231,6 +236,11 @@ def _warn_unassessed(topics: list[str], source: str | None) -> None:
              source)
 
 
+EVALUATOR_OPTIONS = ("navigation", "ideal_run")
+"""The keys of an :class:`Evaluator`'s ``options``: a custom navigation model (``nav=custom``,
+:func:`inexeval.measures.navigation.read_navigation`) and the ideal run of ``ideal_list=given``
+(a :class:`~inexeval.model.Run`)."""
+
 ORDERS = ("rank", "score", "file", "trec_eval")
 """Result orders (:meth:`inexeval.model.TopicRun.ordered`)."""
 
@@ -302,10 +312,6 @@ def prepare(run: TopicRun, ids: npt.NDArray[np.int64], limit: int, source: str |
         warn(f"topic {run.topic}: {len(run)} results, cut to the first {limit}", source)
         run, ids = run.take(slice(0, limit)), ids[:limit]
     return run, ids
-
-
-def _topic_key(topic: str) -> tuple[int, int, str]:
-    return (0, int(topic), topic) if topic.isdigit() else (1, 0, topic)
 
 
 def _names_measures(value: Any) -> bool:

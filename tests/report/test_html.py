@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from inexeval import load_assessments, load_run
-from inexeval.analysis.compare import compare
+from inexeval.experiment import compare
 from inexeval.cli import main
 from inexeval.measures.focused import evaluate_task
 from inexeval.report import html, svg

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from inexeval.cli import positive, topic_ids
-from inexeval.commands.eval import add_run_options
+from inexeval.cli_args import add_run_options
 
 NAME = "pool"
 HELP = "pool runs to a depth or round-robin to N articles per topic (or --stats of a pool)"
