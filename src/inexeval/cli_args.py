@@ -197,6 +197,7 @@ def comparison(args: argparse.Namespace, command: str) -> int:
     if len(args.runs) < 2:
         raise InexevalError(f"comparing needs at least two runs, not {len(args.runs)}")
     study = experiment(args)
+    sys.stderr.write(study.note)
     evaluation = study.evaluate("all" if args.c else "any")
     study.warn_coverage(evaluation.answered())
     compared = study.compare(baseline=args.baseline, test=tests, correction=args.correction,

@@ -27,6 +27,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from inexeval.errors import InexevalError, MeasureError, warn
 from inexeval.results import Results
 from inexeval.scores import RULES, Scores, describe_rule, natural_order
@@ -286,22 +288,22 @@ class Experiment:
 
         scale = self.assessments.scale
         settings = [m.settings for m in parse_measures(self.measures)]
-        unused: list[tuple[str, str]] = []
+        unused_by: list[tuple[str, str]] = []
         if strict and scale != "inex2005":
-            unused.append(("--strict", f"{scale} assessments (it checks INEX 2005-2008 "
-                                       "highlighting)"))
+            why = f"{scale} assessments (it checks INEX 2005-2008 highlighting)"
+            unused_by.append(("--strict", why))
         if not implicit and scale not in ("inex2002", "inex2003", "inex2005"):
-            unused.append(("--implicit off", f"{scale} assessments, which have no implicit "
-                                             "assessments"))
+            why = f"{scale} assessments, which have no implicit assessments"
+            unused_by.append(("--implicit off", why))
         if "navigation" in self.options and not any(s.get("nav") == "custom" for s in settings):
-            unused.append(("--navigation", "the measures (no nav=custom)"))
+            unused_by.append(("--navigation", "the measures (no nav=custom)"))
         if "ideal_run" in self.options and not any(s.get("ideal_list") == "given"
                                                    for s in settings):
-            unused.append(("--ideal-run", "the measures (no ideal_list=given)"))
+            unused_by.append(("--ideal-run", "the measures (no ideal_list=given)"))
         if self.collection is not None and scale == "trec":
-            unused.append(("--collection", "the document measures of TREC qrels"))
-        if unused:
-            option, what = unused[0]
+            unused_by.append(("--collection", "the document measures of TREC qrels"))
+        if unused_by:
+            option, what = unused_by[0]
             raise InexevalError(f"{option} is not used by {what}: leave it out")
 
     # evaluation ------------------------------------------------------------------------------
@@ -419,8 +421,13 @@ class Experiment:
             raise InexevalError(f"comparing needs at least two runs, not {len(self.inputs)}")
         names = self.comparison_measures()
         evaluation = evaluation or self.evaluate(self.rule or COMPARISON_RULE)
-        return compare_scores(evaluation.scores, names,
-                              baseline=None if baseline is None else evaluation.run(baseline),
+        if baseline is not None:
+            try:
+                baseline = evaluation.run(baseline)
+            except KeyError:
+                raise InexevalError(f"unknown baseline {baseline!r} (the runs are "
+                                    f"{', '.join(evaluation.files)})", "--baseline") from None
+        return compare_scores(evaluation.scores, names, baseline=baseline,
                               tests=tests, correction=correction, all_pairs=all_pairs,
                               alpha=alpha, permutations=permutations, seed=seed)
 
@@ -663,8 +670,8 @@ class Evaluation:
 
     def answered(self) -> set[str]:
         """The assessed topics answered by at least one run."""
-        answered: list[bool] = self.scores.answered.any(axis=0).tolist()
-        return {t for t, yes in zip(self.scores.topics, answered) if yes}
+        answered = np.flatnonzero(self.scores.answered.any(axis=0)).tolist()
+        return {self.scores.topics[i] for i in answered}
 
     def describe(self) -> str:
         """The topic count and the rule, in one line."""

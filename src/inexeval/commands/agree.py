@@ -4,6 +4,7 @@ assessors judge."""
 from __future__ import annotations
 
 import argparse
+import sys
 
 from inexeval.errors import InexevalError
 
@@ -70,6 +71,7 @@ def _measures(args: argparse.Namespace) -> str:
     from inexeval.report.comparison import render_rows
 
     study = experiment(args)
+    sys.stderr.write(study.note)
     rule = "all" if args.c else "any"
     study.rule = rule
     evaluation = study.evaluate(rule)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +67,7 @@ def run(args: argparse.Namespace) -> int:
         raise InexevalError("a scatter plot is of two measures: give two -m, not "
                             f"{len(args.measure)}")
     study = experiment(args)
+    sys.stderr.write(study.note)
     fig = study.plot(args.kind, topic=args.topic, baseline=args.baseline, ranks=args.ranks,
                      rule="all" if args.c else "any")
     import matplotlib
