@@ -951,9 +951,9 @@ def _load_assessments(path: str, fmt: str | None, runs: Sequence[str]) -> Assess
         return load_assessments(path, fmt)
     except InexevalError as error:
         if fmt is None and runs and _looks_swapped(path, runs[0]):
-            raise InexevalError(f"{error.reason} (this looks like a run, and {runs[0]} like "
-                                "assessments: ASSESSMENTS come first, then the RUNs)",
-                                error.file, error.line) from None
+            raise InexevalError(f"{error.reason}; ASSESSMENTS and RUN seem swapped: this file "
+                                f"reads as a run and {runs[0]} as assessments (give the "
+                                "assessments first)", error.file, error.line) from None
         raise
 
 
