@@ -11,7 +11,6 @@ import re
 from pathlib import Path
 
 import pytest
-from tests.helpers import DATA
 
 import inexeval
 from inexeval.cli import main
@@ -19,6 +18,7 @@ from inexeval.demo import ASSESSMENTS_2004, COLLECTION, RUNS
 from inexeval.errors import InexevalError, MeasureError
 from inexeval.evaluation import Evaluator
 from inexeval.experiment import Experiment
+from tests.helpers import DATA
 
 IPCS = DATA / "ipcs"
 QRELS = IPCS / "INEX_Qrels.txt"
@@ -122,9 +122,9 @@ def test_one_warning_when_the_runs_answer_fewer_than_half_the_topics(
     assert code == 0
     code, _, err = cli(capsys, "eval", QRELS, few, "--task", "focused")
     warned = [line for line in err.splitlines() if "assessed topics" in line and "warning" in line]
-    assert warned == [f"inexeval: warning: {QRELS}: the runs answer 10 of the 120 assessed "
-                      "topics: means over every assessed topic (-c) count the others as 0; "
-                      "--topics restricts the topics evaluated"]
+    assert warned == [(f"inexeval: warning: {QRELS}: the runs answer 10 of the 120 assessed "
+                       "topics: means over every assessed topic (-c) count the others as 0; "
+                       "--topics restricts the topics evaluated")]
 
 
 # the API -------------------------------------------------------------------------------------
@@ -193,7 +193,7 @@ def test_jobs_give_the_same_scores() -> None:
 def test_readme_api_example_runs_as_written() -> None:
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
     section = readme[readme.index("## Python API"):readme.index("### API reference")]
-    blocks = re.findall(r"```python\n(.*?)```", section, flags=re.S)
+    blocks = re.findall(r"```python\n(.*?)```", section, flags=re.DOTALL)
     assert blocks
     for block in blocks:
         exec(compile(block, "README.md", "exec"), {})  # noqa: S102
