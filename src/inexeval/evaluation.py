@@ -217,7 +217,7 @@ class Evaluator:
             raise TypeError("evaluate takes a Run or a list of Runs (see load_run)")
         results = Results(aggregates={str(m): m.family.aggregate for m in self.measures})
         evaluated = []
-        for run in progress(runs, "runs", len(runs)):
+        for run in progress(runs, "runs", len(runs)) if len(runs) > 1 else runs:
             if isinstance(run, RunParts):
                 evaluated.append(self._parts_rows(run))
             else:

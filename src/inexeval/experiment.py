@@ -155,7 +155,8 @@ class Experiment:
             from inexeval.measures.registry import parse_measures
 
             parse_measures(self.measures)  # a misnamed measure before any file is read
-        check_given_once([r for r in self.sources if r in self.inputs])
+        check_given_once([source for source, item in zip(self.sources, self.inputs)
+                          if isinstance(item, str)])
         self.run_format = run_format
         self.keep_repeats = keep_repeats
         self.num_docs = num_docs
