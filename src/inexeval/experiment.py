@@ -504,16 +504,15 @@ class Experiment:
             from inexeval.measures.curves import series
 
             spec, results, runs = self.curves(ranks=ranks, topic=topic, rule=rule)
-            if topic is not None:
-                what = f"topic {topic}"
-            else:
-                count = len(results.topics_evaluated.get(runs[0].name, [])) if runs else 0
-                what = f"mean over {describe_rule(rule, count)}"
+            what = f"topic {topic}" if topic is not None else "mean over topics"
             fig, (ax,) = plots.figure()
             plots.curves(ax, spec.x, {run.name: series(results, spec, run.name, topic)
                                       for run in runs},
                          x_label=spec.x_label, y_label=spec.y_label,
                          title=f"{spec.measure}, {what}")
+            if topic is None:
+                count = len(results.topics_evaluated.get(runs[0].name, [])) if runs else 0
+                fig.suptitle(describe_rule(rule, count), fontsize="small")
             return fig
         if kind not in ("per-topic", "scatter", "box"):
             raise InexevalError(f"unknown kind of plot {kind!r} (curve, per-topic, scatter, box)")

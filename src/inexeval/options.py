@@ -124,7 +124,8 @@ def check_topic_file(topic_file: str | None, assessments: Any) -> None:
 def check_unused(args: argparse.Namespace, defaults: dict[str, Any], used: set[str],
                  what: str) -> None:
     """Refuse options given (different from ``defaults``) that ``what`` does not use."""
-    unused = [f"--{name.replace('_', '-')}" for name, default in defaults.items()
+    unused = [f"-{name}" if len(name) == 1 else f"--{name.replace('_', '-')}"
+              for name, default in defaults.items()
               if name not in used and getattr(args, name, default) != default]
     if unused:
         raise InexevalError(f"{', '.join(unused)} not used by {what}: leave "
