@@ -32,10 +32,10 @@ def test_fol_qrels_default_to_the_focused_task_headline(capsys: pytest.CaptureFi
     default = capsys.readouterr()
     assert _names(default.out) == ["num_q", "iP[0.00]", "iP[0.01]", "iP[0.05]", "iP[0.10]", "MAiP"]
     assert default.err.splitlines() == [
-        "inexeval: measures for FOL qrels: the focused task's iP[0.00], iP[0.01], iP[0.05], "
-        "iP[0.10], MAiP (choose with -m or --task)",
-        "inexeval: 60 topics; means each run over the assessed topics it answers (trec_eval's "
-        "default)"]
+        ("inexeval: measures for FOL qrels: the focused task's iP[0.00], iP[0.01], iP[0.05], "
+         "iP[0.10], MAiP (choose with -m or --task)"),
+        ("inexeval: 60 topics; means each run over the assessed topics it answers (trec_eval's "
+         "default)")]
     assert main(["eval", qrels, run, "--task", "focused"]) == 0
     official = dict(line.split("\t")[0::2] for line in capsys.readouterr().out.splitlines())
     assert all(official[name] == value for name, value in
