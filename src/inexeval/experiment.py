@@ -333,7 +333,7 @@ class Experiment:
         from inexeval.executor import blocks, make_executor
         from inexeval.progress import progress
 
-        job = _Job(self, self._evaluator(complete), complete, per_topic or not complete,
+        job = _Job(self, self._evaluator(complete), complete, per_topic,
                    official)
         indices = list(range(len(self.inputs)))
         if self.jobs == 1 and self.scheduler is None or "-" in self.sources:

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from inexeval.cli import digits, positive
-from inexeval.cli_args import add_input_arguments
+from inexeval.cli_args import add_complete_argument, add_input_arguments
 
 NAME = "eval"
 HELP = "evaluate runs against assessments (trec_eval-style output)"
@@ -20,8 +20,7 @@ FORMATS = ("trec", "csv", "json", "latex", "table", "official")
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_input_arguments(parser)
     parser.add_argument("-q", action="store_true", help="print per-topic values too")
-    parser.add_argument("-c", action="store_true",
-                        help="average over all assessed topics, a topic without results scoring 0")
+    add_complete_argument(parser, "answered")
     parser.add_argument("--digits", type=digits, default=4, metavar="N", help="decimals printed")
     parser.add_argument("--format", choices=FORMATS,
                         default="trec", help="output format (default trec; official: the "
