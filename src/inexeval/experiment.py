@@ -814,7 +814,10 @@ def _evaluate(job: _Job, index: int) -> RunOutcome:
         except InexevalError as error:
             if not in_file or (error.file is not None and Path(error.file) != Path(source)):
                 raise  # not about this run (the assessments, another file): stop the command
-            outcome.error = str(error) if error.file is not None else f"{source}: {error}"
+            # an error raised while scoring the run without a file (a result's line only) is
+            # about this run: said with its file
+            outcome.error = str(error if error.file is not None else
+                                InexevalError(error.reason, source, error.line))
     outcome.warnings = [w.message for w in caught]
     return outcome
 
