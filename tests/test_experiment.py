@@ -190,6 +190,15 @@ def test_jobs_give_the_same_scores() -> None:
     assert one.scores.runs == two.scores.runs
 
 
+def test_a_dask_cluster_gives_the_same_scores() -> None:
+    pytest.importorskip("distributed")
+    runs = [str(r) for r in RUNS]
+    here = Experiment(str(ASSESSMENTS_2004), runs, measures=["P@5"]).evaluate()
+    there = Experiment(str(ASSESSMENTS_2004), runs, measures=["P@5"],
+                       scheduler="local:1").evaluate()
+    assert here.to_dict() == there.to_dict()
+
+
 def test_readme_api_example_runs_as_written() -> None:
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
     section = readme[readme.index("## Python API"):readme.index("### API reference")]
