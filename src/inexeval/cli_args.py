@@ -199,7 +199,6 @@ def comparison(args: argparse.Namespace, command: str) -> int:
     study = experiment(args)
     sys.stderr.write(study.note)
     evaluation = study.evaluate("all" if args.c else "any")
-    study.warn_coverage(evaluation.answered())
     compared = study.compare(baseline=args.baseline, test=tests, correction=args.correction,
                              all_pairs=args.all_pairs, alpha=args.alpha,
                              permutations=args.permutations, seed=args.seed,

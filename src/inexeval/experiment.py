@@ -352,7 +352,8 @@ class Experiment:
 
     def evaluate(self, rule: str | None = None) -> Evaluation:
         """Every run's results and scores under ``rule`` (default the experiment's, else
-        ``answered``). A run that cannot be evaluated raises its error."""
+        ``answered``). A run that cannot be evaluated raises its error; one warning says when
+        the runs answer fewer than half the assessed topics."""
         rule = _rule(rule or self.rule, False, EVALUATION_RULE)
         collected: list[RunOutcome] = []
         for outcome in self.outcomes(complete=rule != "answered"):
@@ -361,6 +362,7 @@ class Experiment:
             if outcome.error is not None:
                 raise InexevalError(outcome.error)
             collected.append(outcome)
+        self.warn_coverage(t for outcome in collected for t in outcome.answered)
         return self.evaluation(collected, rule)
 
     def evaluation(self, outcomes: Sequence[RunOutcome], rule: str) -> Evaluation:

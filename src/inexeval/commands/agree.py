@@ -75,7 +75,6 @@ def _measures(args: argparse.Namespace) -> str:
     rule = "all" if args.c else "any"
     study.rule = rule
     evaluation = study.evaluate(rule)
-    study.warn_coverage(evaluation.answered())
     if args.assessments_b is None:
         rows = study.agree(evaluation=evaluation)
         title = (f"agreement of the measures' rankings of {len(args.runs)} runs "
