@@ -341,10 +341,12 @@ class Experiment:
             return
         executor = make_executor(self.jobs, self.scheduler)
         try:
-            # a few runs per worker at a time: results printed as they come, in order
-            size = 4 * max(self.jobs, 1)
-            for start, stop in progress(list(blocks(len(indices), size)), "runs"):
-                yield from executor.map(_evaluate, indices[start:stop], job)
+            # runs given out in blocks: results printed as each block comes, in order (a block
+            # is one pool of workers; small blocks would spend the time starting them)
+            size = max(32, 8 * self.jobs)
+            given_out = (outcome for start, stop in blocks(len(indices), size)
+                         for outcome in executor.map(_evaluate, indices[start:stop], job))
+            yield from progress(given_out, "runs", len(indices))
         finally:
             close = getattr(executor, "close", None)
             if close is not None:
