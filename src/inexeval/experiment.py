@@ -602,7 +602,7 @@ class Experiment:
             comparison, title=title or f"Evaluation report: {what}",
             subtitle=(f"{len(runs)} runs, {describe_rule(comparison.rule, len(comparison.topics))}"
                       f"; assessments {Path(str(source)).name}"),
-            command=command, version=_version(), curves=curves,
+            command=command, version=package_version(), curves=curves,
             inputs=[(run.name, path, sum(1 for t in run if len(run[t])))
                     for run, path in zip(runs, self.sources)], digits=digits)
         return html.render(page)
@@ -760,7 +760,8 @@ def task_curve_name(task: str, options: Mapping[str, Any]) -> str:
     return str(task_measure(task, **options))
 
 
-def _version() -> str:
+def package_version() -> str:
+    """The installed version of inexeval (``unknown`` when it is not installed)."""
     from importlib.metadata import PackageNotFoundError, version
 
     try:
