@@ -20,10 +20,10 @@ from pathlib import Path
 
 from bench_focused import QRELS, write_runs
 
-from inexeval.analysis.compare import compare_results, natural_order
+from inexeval.analysis.compare import compare_scores
 from inexeval.defaults import HEADLINE
-from inexeval.evaluation import RunEvaluator, evaluate_runs
-from inexeval.formats.fol import read_fol_qrels, read_fol_run
+from inexeval.experiment import Experiment
+from inexeval.formats.fol import read_fol_qrels
 
 TOPICS = QRELS.parent / "2010-topics.xml"
 
@@ -55,8 +55,9 @@ def main() -> None:
         paths = write_runs(qrels, Path(tmp), args.runs, args.passages, seed=1)
         topics = add_unassessed_topics(paths, set(qrels))
         start = time.perf_counter()
-        runs = [read_fol_run(p) for p in paths]
-        results = evaluate_runs(RunEvaluator(qrels, measures, task="focused"), runs, args.jobs)
+        study = Experiment(qrels, [str(p) for p in paths], task="focused", jobs=args.jobs,
+                           complete=True)
+        scores = study.evaluate().scores
         evaluated = time.perf_counter() - start
     start = time.perf_counter()
     import scipy.stats  # noqa: F401  (once per command; timed apart)
@@ -65,9 +66,8 @@ def main() -> None:
     timings = {}
     for test in ("randomised", "t"):
         start = time.perf_counter()
-        comparison = compare_results(results, measures, tests=[test],
-                                     permutations=args.permutations, seed=42,
-                                     topics=natural_order(list(qrels)))
+        comparison = compare_scores(scores, measures, tests=[test],
+                                    permutations=args.permutations, seed=42)
         timings[test] = time.perf_counter() - start
     print(f"{args.runs} runs x {topics} topics ({len(qrels)} assessed), {len(measures)} measures, "
           f"{len(comparison.rows)} comparisons per test")

@@ -13,7 +13,7 @@ from inexeval.results import Results
 
 FUNCTIONS = ("evaluate", "calc_aggregate", "iter_calc", "Evaluator", "load_assessments",
              "load_run", "as_assessments", "as_run", "with_implicit", "load_collection",
-             "compare")
+             "Experiment", "compare")
 RESULTS_METHODS = ("mean", "value", "means", "to_dataframe", "to_dict")
 
 

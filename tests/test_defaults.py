@@ -31,7 +31,11 @@ def test_fol_qrels_default_to_the_focused_task_headline(capsys: pytest.CaptureFi
     assert main(["eval", qrels, run]) == 0
     default = capsys.readouterr()
     assert _names(default.out) == ["num_q", "iP[0.00]", "iP[0.01]", "iP[0.05]", "iP[0.10]", "MAiP"]
-    assert default.err.count("\n") == 1 and "focused task" in default.err
+    assert default.err.splitlines() == [
+        ("inexeval: measures for FOL qrels: the focused task's iP[0.00], iP[0.01], iP[0.05], "
+         "iP[0.10], MAiP (choose with -m or --task)"),
+        ("inexeval: 60 topics; means each run over the assessed topics it answers (trec_eval's "
+         "default)")]
     assert main(["eval", qrels, run, "--task", "focused"]) == 0
     official = dict(line.split("\t")[0::2] for line in capsys.readouterr().out.splitlines())
     assert all(official[name] == value for name, value in
@@ -52,7 +56,9 @@ def test_element_assessments_default_to_inex_eval_and_precision(
 
 def test_named_measures_are_not_announced(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["eval", str(demo.ASSESSMENTS_2004), str(demo.RUNS[0]), "-m", "P@5"]) == 0
-    assert capsys.readouterr().err == ""
+    # only the averaging rule is said
+    assert capsys.readouterr().err == ("inexeval: 3 topics; means each run over the assessed "
+                                       "topics it answers (trec_eval's default)\n")
 
 
 @needs_ipcs

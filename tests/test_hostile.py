@@ -113,8 +113,9 @@ def test_non_finite_scores_are_a_warning_in_fol_runs(fol: tuple[Path, Path]) -> 
     run.write_text("\n".join(lines) + "\n")
     code, out, err = cli("eval", qrels, run, "--task", "focused")
     assert code == 0 and out == clean[1]
-    assert err.splitlines() == [(f"inexeval: warning: {run}:2: 2 score(s) are not finite "
-                                 "numbers, taken as missing (the run is ordered by rank)")]
+    assert err.splitlines()[:-1] == [(f"inexeval: warning: {run}:2: 2 score(s) are not finite "
+                                      "numbers, taken as missing (the run is ordered by rank)")]
+    assert "topics; means each run over the assessed topics" in err.splitlines()[-1]
 
 
 # --- FOL qrels ----------------------------------------------------------------------------------

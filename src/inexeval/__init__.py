@@ -3,8 +3,9 @@
 The API has the verbs of ir_measures: :func:`evaluate` (per-topic values and means),
 :func:`calc_aggregate` (the means of one run), :func:`iter_calc` (a stream of
 ``Metric(topic, measure, value)``) and :class:`Evaluator` (measures and assessments bound once
-for many runs); :func:`compare` tests whether runs differ significantly
-(:mod:`inexeval.analysis.compare`). Qrels and runs may be paths, pandas DataFrames or
+for many runs); :class:`Experiment` holds a whole study (assessments, runs, measures or task,
+topics, the averaging rule, jobs) and evaluates, compares, plots and reports it;
+:func:`compare` tests whether runs differ significantly (:mod:`inexeval.analysis.compare`). Qrels and runs may be paths, pandas DataFrames or
 pytrec_eval-style dicts (:mod:`inexeval.inputs`); measures names or objects of
 :mod:`inexeval.measures`. Readers are in :mod:`inexeval.formats`
 (:func:`load_assessments`, :func:`load_run`), the collection index in :mod:`inexeval.collection`.
@@ -33,11 +34,13 @@ _LAZY = {
     "parse_measure": "inexeval.measures.registry",
     "InexevalError": "inexeval.errors",
     "with_implicit": "inexeval.evaluation",
-    "compare": "inexeval.analysis.compare",
+    "compare": "inexeval.experiment",
+    "Experiment": "inexeval.experiment",
+    "Evaluation": "inexeval.experiment",
     "Comparison": "inexeval.analysis.compare",
 }
 
-__all__ = ["Comparison", "Evaluator", "InexevalError", "Metric", "Results", "Row",
+__all__ = ["Comparison", "Evaluation", "Evaluator", "Experiment", "InexevalError", "Metric", "Results", "Row",
            "as_assessments", "as_run", "build_index", "calc_aggregate", "compare", "evaluate",
            "iter_calc", "load_assessments", "load_collection", "load_run", "parse_measure",
            "with_implicit"]

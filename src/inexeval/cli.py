@@ -113,12 +113,9 @@ class _Version(argparse.Action):
 
 
 def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
+    from inexeval.experiment import package_version
 
-    try:
-        return version("inexeval")
-    except PackageNotFoundError:
-        return "unknown"
+    return package_version()
 
 
 def _show_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,

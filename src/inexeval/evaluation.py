@@ -18,6 +18,7 @@ from inexeval.model import Assessments, Run, TopicRun
 from inexeval.model.run import RunParts, distinct_names, make_topic_run
 from inexeval.quantise import get as quantisation
 from inexeval.results import Metric, Results, Row
+from inexeval.scores import topic_key
 
 
 def _group(measures: Sequence[Measure]) -> dict[tuple[Any, ...], list[Measure]]:
@@ -95,14 +96,18 @@ class Evaluator:
         self.limit = limit
         self.passage_limit = limit or 0
         self.options = dict(options or {})
+        unknown = sorted(set(self.options) - set(EVALUATOR_OPTIONS))
+        if unknown:
+            raise InexevalError(f"unknown option {', '.join(map(repr, unknown))} (known: "
+                                f"{', '.join(EVALUATOR_OPTIONS)})")
         self.shared: dict[Any, Any] = {}
 
     def _topics_for(self, run: Run, complete: bool | None = None) -> list[str]:
         assessed = [t for t in self.assessments if self.topics is None or t in self.topics]
         if self.complete if complete is None else complete:
-            return sorted(assessed, key=_topic_key)
+            return sorted(assessed, key=topic_key)
         present = set(run)
-        return sorted((t for t in assessed if t in present), key=_topic_key)
+        return sorted((t for t in assessed if t in present), key=topic_key)
 
     def _order(self, run: Run) -> str:
         if self.order is not None:
@@ -212,7 +217,7 @@ class Evaluator:
             raise TypeError("evaluate takes a Run or a list of Runs (see load_run)")
         results = Results(aggregates={str(m): m.family.aggregate for m in self.measures})
         evaluated = []
-        for run in progress(runs, "runs", len(runs)):
+        for run in progress(runs, "runs", len(runs)) if len(runs) > 1 else runs:
             if isinstance(run, RunParts):
                 evaluated.append(self._parts_rows(run))
             else:
@@ -230,6 +235,11 @@ def _warn_unassessed(topics: list[str], source: str | None) -> None:
         warn(f"{len(topics)} topic(s) in the run have no assessments and are ignored: {shown}",
              source)
 
+
+EVALUATOR_OPTIONS = ("navigation", "ideal_run")
+"""The keys of an :class:`Evaluator`'s ``options``: a custom navigation model (``nav=custom``,
+:func:`inexeval.measures.navigation.read_navigation`) and the ideal run of ``ideal_list=given``
+(a :class:`~inexeval.model.Run`)."""
 
 ORDERS = ("rank", "score", "file", "trec_eval")
 """Result orders (:meth:`inexeval.model.TopicRun.ordered`)."""
@@ -302,10 +312,6 @@ def prepare(run: TopicRun, ids: npt.NDArray[np.int64], limit: int, source: str |
         warn(f"topic {run.topic}: {len(run)} results, cut to the first {limit}", source)
         run, ids = run.take(slice(0, limit)), ids[:limit]
     return run, ids
-
-
-def _topic_key(topic: str) -> tuple[int, int, str]:
-    return (0, int(topic), topic) if topic.isdigit() else (1, 0, topic)
 
 
 def _names_measures(value: Any) -> bool:
@@ -394,21 +400,13 @@ def with_implicit(assessments: Assessments, *, skip: Iterable[str] = (),
     return replace(assessments, topics=topics)
 
 
-def load_for_evaluation(path: str, collection: Any = None) -> Assessments:
-    """Assessments read from a file or folder as ``inexeval eval`` reads them by default: INEX
-    2002-2008 element assessments completed with their implicit assessments (spec §1.6)."""
-    from inexeval.formats.detect import load_assessments
-
-    assessments = load_assessments(path)
-    if assessments.scale in ("inex2002", "inex2003", "inex2005"):
-        assessments = with_implicit(assessments, collection=collection)
-    return assessments
-
-
 class RunEvaluator:
     """One run's per-topic values over every assessed topic (``-c``): the measures through an
     :class:`Evaluator`, or an official task (``task``) through
-    :func:`inexeval.measures.focused.evaluate_task` with its keyword ``task_options``."""
+    :func:`inexeval.measures.focused.evaluate_task` with its keyword ``task_options``. A
+    picklable callable, for studies that score runs again and again on other assessments
+    (:mod:`inexeval.meta`); :meth:`inexeval.experiment.Experiment.run_evaluator` makes one with
+    an experiment's choices."""
 
     def __init__(self, assessments: Assessments, measures: Sequence[str], *,
                  task: str | None = None, collection: Any = None,
@@ -429,46 +427,11 @@ class RunEvaluator:
                              per_topic=True, collection=self.collection, **self.task_options)
 
 
-_POOL_WORK: tuple[Any, Sequence[Run]] | None = None
-
-
-def _evaluate_in_worker(index: int) -> tuple[Results, list[tuple[str, type[Warning]]]]:
-    import warnings
-
-    assert _POOL_WORK is not None
-    evaluate_one, runs = _POOL_WORK
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        results = evaluate_one(runs[index])
-    return results, [(str(w.message), w.category) for w in caught]
-
-
-def evaluate_runs(evaluate_one: Any, runs: Sequence[Run], jobs: int = 1) -> Results:
-    """The results of ``evaluate_one(run)`` for every run, merged in the order of ``runs``;
-    with ``jobs > 1`` the runs are evaluated in a pool of that many forked processes (the
-    numbers and the order are the same; warnings are repeated in the order of the runs)."""
-    global _POOL_WORK
-    if jobs > 1 and len(runs) > 1:
-        import multiprocessing
-        import warnings
-        from concurrent.futures import ProcessPoolExecutor
-
-        _POOL_WORK = (evaluate_one, runs)
-        try:
-            with ProcessPoolExecutor(min(jobs, len(runs)),
-                                     mp_context=multiprocessing.get_context("fork")) as pool:
-                done = list(pool.map(_evaluate_in_worker, range(len(runs))))
-        finally:
-            _POOL_WORK = None
-        parts = []
-        for results, caught in done:
-            for message, category in caught:
-                warnings.warn(message, category, stacklevel=2)
-            parts.append(results)
-    else:
-        parts = [evaluate_one(run) for run in runs]
+def evaluate_runs(evaluate_one: Any, runs: Sequence[Run]) -> Results:
+    """The results of ``evaluate_one(run)`` for every run, merged in the order of ``runs``."""
     merged = Results()
-    for part in parts:
+    for run in runs:
+        part = evaluate_one(run)
         merged.rows.extend(part.rows)
         merged.overall.extend(part.overall)
         merged.aggregates.update(part.aggregates)

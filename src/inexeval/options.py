@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from inexeval.errors import InexevalError
+from inexeval.scores import topic_key
 
 IMPLICIT_SCALES = ("inex2002", "inex2003", "inex2005")
 """The assessment scales that get implicit assessments (and so use a topic file)."""
@@ -44,14 +45,25 @@ def check_task_options(args: argparse.Namespace) -> None:
     """Refuse a task option (``--beta``, ``--bep-n``, ``--irr``, ``--exact-buckets``) given
     with another ``--task``, or with measures (``-m``) and no task. (Without either, the task
     follows the assessments: FOL qrels default to the focused task.)"""
-    task = getattr(args, "task", None)
-    if task is None and not getattr(args, "measure", None):
+    check_task_values(getattr(args, "task", None), bool(getattr(args, "measure", None)),
+                      {name: getattr(args, name, default)
+                       for name, (default, _) in TASK_OPTIONS.items()})
+
+
+def check_task_values(task: str | None, measures: bool, given: dict[str, Any]) -> None:
+    """:func:`check_task_options` on the values ``given`` (``measures``: whether measures are
+    named)."""
+    unknown = sorted(set(given) - set(TASK_OPTIONS))
+    if unknown:
+        raise InexevalError(f"unknown task option {', '.join(map(repr, unknown))} (known: "
+                            f"{', '.join(TASK_OPTIONS)})")
+    if task is None and not measures:
         return
     for name, (default, tasks) in TASK_OPTIONS.items():
-        if getattr(args, name, default) != default and task not in tasks:
-            given = f"--task {task}" if task else "-m and no --task"
+        if given.get(name, default) != default and task not in tasks:
+            where = f"--task {task}" if task else "-m and no --task"
             raise InexevalError(f"--{name.replace('_', '-')} is an option of --task "
-                                f"{' and '.join(tasks)}, not used with {given}: leave it out")
+                                f"{' and '.join(tasks)}, not used with {where}: leave it out")
 
 
 def check_given_once(runs: list[str]) -> None:
@@ -91,7 +103,7 @@ def check_topics(selected: set[str], assessments: Any) -> None:
     nothing), naming some topics without assessments a warning."""
     from inexeval.errors import warn
 
-    unknown = sorted(selected - set(assessments), key=_natural)
+    unknown = sorted(selected - set(assessments), key=topic_key)
     if len(unknown) == len(selected):
         raise InexevalError(f"--topics names no assessed topic; {_assessed(assessments)}",
                             assessments.source)
@@ -112,7 +124,8 @@ def check_topic_file(topic_file: str | None, assessments: Any) -> None:
 def check_unused(args: argparse.Namespace, defaults: dict[str, Any], used: set[str],
                  what: str) -> None:
     """Refuse options given (different from ``defaults``) that ``what`` does not use."""
-    unused = [f"--{name.replace('_', '-')}" for name, default in defaults.items()
+    unused = [f"-{name}" if len(name) == 1 else f"--{name.replace('_', '-')}"
+              for name, default in defaults.items()
               if name not in used and getattr(args, name, default) != default]
     if unused:
         raise InexevalError(f"{', '.join(unused)} not used by {what}: leave "
@@ -120,7 +133,7 @@ def check_unused(args: argparse.Namespace, defaults: dict[str, Any], used: set[s
 
 
 def _assessed(assessments: Any) -> str:
-    assessed = sorted(assessments, key=_natural)
+    assessed = sorted(assessments, key=topic_key)
     return (f"assessed topics are {assessed[0]}-{assessed[-1]}" if len(assessed) > 1 else
             f"the assessed topic is {assessed[0]}" if assessed else
             "no topic is assessed (or selected with --topics)")
@@ -138,7 +151,3 @@ def check_assessed_elements(assessments: Any, collection: Any) -> None:
         if absent:
             warn(f"topic {topic}: {len(absent)} judged element(s) are not in the collection "
                  f"(first: {absent[0][0]} {absent[0][1]})", judged.source or assessments.source)
-
-
-def _natural(topic: str) -> tuple[int, int, str]:
-    return (0, int(topic), topic) if topic.isdigit() else (1, 0, topic)

@@ -63,7 +63,7 @@ def test_compare_real_runs_equals_scipy_on_eval_per_topic_values(
     other = perturbed(BERT, tmp_path / "other.run", "other", seed=1)
     code, out, err = run_main(capsys, "compare", QRELS, BERT, other, "--task", "focused",
                               "-m", "MAiP", "--test", "t", "--test", "wilcoxon",
-                              "--test", "sign", "--format", "csv")
+                              "--test", "sign", "--format", "csv", "-c")
     assert code == 0, err
     rows = list(csv.DictReader(io.StringIO(out)))
     assert list(rows[0]) == list(COLUMNS)
@@ -78,7 +78,8 @@ def test_compare_real_runs_equals_scipy_on_eval_per_topic_values(
     # eval prints 4 decimals: the comparison's exact values agree to that precision
     assert float(t_row["mean"]) == pytest.approx(a.mean(), abs=1e-4)
     exact = {r.measure: r for r in inexeval.compare(str(QRELS), [str(BERT), str(other)],
-                                                     ["MAiP"], task="focused").rows}
+                                                     ["MAiP"], task="focused",
+                                                     complete=True).rows}
     assert float(t_row["p_value"]) == exact["MAiP"].p_value
     assert abs(float(t_row["p_value"]) - stats.ttest_rel(a, b).pvalue) < 1e-3
     d = a - b
@@ -90,10 +91,10 @@ def test_compare_real_runs_equals_scipy_on_eval_per_topic_values(
 def test_api_per_topic_values_are_evals_and_tests_are_scipys(tmp_path: Path) -> None:
     other = perturbed(BERT, tmp_path / "other.run", "other", seed=2)
     comparison = inexeval.compare(str(QRELS), [str(BERT), str(other)], ["iP[0.01]", "AiP"],
-                                  task="focused", test=["t", "wilcoxon", "sign"])
+                                  task="focused", test=["t", "wilcoxon", "sign"], complete=True)
     assert comparison.measures == ["iP[0.01]", "MAiP"]
     assert comparison.baseline == "TREC2INEX"
-    assert "paired over all 120 assessed topics, a run without results for a topic scoring 0" \
+    assert "paired over 120 topics; means over every assessed topic, a missing one scoring 0" \
         in comparison.header
     for row in comparison.rows:
         values = comparison.per_topic[row.measure]
@@ -237,7 +238,8 @@ def test_formats(capsys: pytest.CaptureFixture[str]) -> None:
     from inexeval.report.comparison import render_comparison
 
     table = render_comparison(comparison, "table", 3)
-    assert table.startswith("# t, sign tests against the baseline A; paired over all 4 assessed")
+    assert table.startswith("# t, sign tests against the baseline A; paired over 4 topics; means "
+                            "over every assessed topic")
     assert "A (baseline)" in table and "one mark per test, in the order t, sign" in table
     # B vs A at P@2: t p = 0.117, sign p = 0.25 (3 wins, 1 tie): both below alpha 0.5
     assert "0.688 ··" in table and "0.594 ▲▲" in table and "0.250 ▼·" in table
@@ -463,7 +465,7 @@ def test_in_context_means_are_eval_c(tmp_path: Path, capsys: pytest.CaptureFixtu
                                                           .splitlines(keepends=True))
                              if i % 4 != 3))
     code, out, err = run_main(capsys, "compare", QRELS, in_context, fewer, "--task",
-                              "relevant-in-context", "--format", "json")
+                              "relevant-in-context", "--format", "json", "-c")
     assert code == 0, err
     rows = json.loads(out)
     assert [r["measure"] for r in rows] == ["gP[5]", "gP[10]", "gP[25]", "gP[50]", "MAgP"]

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from inexeval import load_assessments, load_run
-from inexeval.analysis.compare import compare
+from inexeval.experiment import compare
 from inexeval.cli import main
 from inexeval.measures.focused import evaluate_task
 from inexeval.report import html, svg
@@ -49,7 +49,7 @@ def parse(text: str) -> _Elements:
 @pytest.fixture(scope="module")
 def report(tmp_path_factory: pytest.TempPathFactory) -> str:
     out = tmp_path_factory.mktemp("report") / "report.html"
-    assert main(["report", "--task", "focused", QRELS, *RUNS, "-o", str(out)]) == 0
+    assert main(["report", "--task", "focused", "-c", QRELS, *RUNS, "-o", str(out)]) == 0
     return out.read_text(encoding="utf-8")
 
 
@@ -79,7 +79,7 @@ def test_polyline_points_are_the_values_on_the_axes() -> None:
 
 
 def test_comparison_tables_and_differences_are_the_comparison(report: str) -> None:
-    comparison = compare(QRELS, RUNS, task="focused")
+    comparison = compare(QRELS, RUNS, task="focused", complete=True)
     page = parse(report)
     bars = [a for tag, a in page.tags if tag == "rect" and a.get("class") == "bar"]
     measure = "MAiP"
@@ -102,7 +102,7 @@ def test_comparison_tables_and_differences_are_the_comparison(report: str) -> No
 
 
 def test_markers_follow_significance(report: str) -> None:
-    comparison = compare(QRELS, RUNS, task="focused")
+    comparison = compare(QRELS, RUNS, task="focused", complete=True)
     means_table = report[report.index('<table class="means">'):]
     means_table = means_table[:means_table.index("</table>")]
     rows = re.findall(r"<tr[^>]*><td>(.*?)</td>(.*?)</tr>", means_table)

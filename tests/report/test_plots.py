@@ -76,7 +76,7 @@ def test_topic_curve_of_an_in_context_task(tmp_path: Path, captured: list[object
 def test_per_topic_bars_are_sorted_differences(tmp_path: Path, captured: list[object]) -> None:
     out = tmp_path / "differences.pdf"
     assert main(["plot", "--task", "focused", "--kind", "per-topic", "--baseline", "bert1ctx",
-                 QRELS, *RUNS, "-o", str(out)]) == 0
+                 "-c", QRELS, *RUNS, "-o", str(out)]) == 0
     assert out.read_bytes().startswith(b"%PDF")
     axes = captured[0].axes  # type: ignore[attr-defined]
     assert len(axes) == 2
@@ -95,10 +95,10 @@ def test_per_topic_bars_are_sorted_differences(tmp_path: Path, captured: list[ob
 
 
 def test_box_and_scatter(tmp_path: Path, captured: list[object]) -> None:
-    assert main(["plot", "--task", "focused", "--kind", "box", QRELS, *RUNS,
+    assert main(["plot", "--task", "focused", "--kind", "box", "-c", QRELS, *RUNS,
                  "-o", str(tmp_path / "box.png")]) == 0
     assert main(["plot", "--task", "focused", "--kind", "scatter", "-m", "MAiP", "-m",
-                 "iP[0.01]", QRELS, *RUNS, "-o", str(tmp_path / "scatter.png")]) == 0
+                 "iP[0.01]", "-c", QRELS, *RUNS, "-o", str(tmp_path / "scatter.png")]) == 0
     box, scatter = (fig.axes[0] for fig in captured)  # type: ignore[attr-defined]
     assert [t.get_text() for t in box.get_xticklabels()] == ["TREC2INEX", "bert1ctx",
                                                              "bert1bic"]

@@ -25,7 +25,7 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
     hostile.write_text("".join(line.replace("bert1bic", "<img/src=x/onerror=alert(1)>")
                                for line in lines))
     out = folder / "report.html"
-    assert main(["report", "--task", "focused", "--test", "t", "--test", "randomised",
+    assert main(["report", "--task", "focused", "-c", "--test", "t", "--test", "randomised",
                  "--correction", "holm", str(IPCS / "INEX_Qrels.txt"),
                  str(IPCS / "bert_inex_converted_1.run"), str(IPCS / "bert1_incontext.run"),
                  str(hostile), "-o", str(out)]) == 0

@@ -299,7 +299,7 @@ def judgement_agreement(a: Assessments, b: Assessments) -> list[TopicAgreement]:
     """Per topic assessed in both (natural order), then ``all`` (the confusion matrices and
     character counts summed over those topics, the kappas and ratios of the sums), the
     agreement of assessments ``b`` with assessments ``a``. Both must be on the same scale."""
-    from inexeval.analysis.compare import natural_order
+    from inexeval.scores import natural_order
 
     if a.scale != b.scale:
         raise InexevalError(f"the two assessments are on different scales ({a.scale} and "

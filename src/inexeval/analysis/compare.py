@@ -27,7 +27,6 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -36,6 +35,7 @@ from inexeval.analysis import choices, significance
 from inexeval.errors import InexevalError
 from inexeval.model import Assessments, Run
 from inexeval.results import Results
+from inexeval.scores import Scores, describe_rule
 
 
 class ComparisonRow(NamedTuple):
@@ -75,11 +75,11 @@ _PER_TOPIC_NAME = {"MAiP": "AiP", "MAgP": "AgP"}
 PerTopic = dict[str, dict[str, dict[str, float | None]]]
 
 
-def header(n_topics: int) -> str:
-    """The sentence saying how the comparison pairs topics."""
-    return (f"paired over all {n_topics} assessed topics, a run without results for a topic "
-            "scoring 0 on it; a topic where a measure is undefined is left out of that "
-            "measure's comparison")
+def header(n_topics: int, rule: str = "all") -> str:
+    """The sentence saying how the comparison pairs topics: their number and the averaging rule
+    (:func:`inexeval.scores.describe_rule`)."""
+    return (f"paired over {describe_rule(rule, n_topics)}; a topic where a measure is undefined "
+            "is left out of that measure's comparison")
 
 
 @dataclass
@@ -99,6 +99,7 @@ class Comparison:
     permutations: int
     seed: int
     header: str = ""
+    rule: str = "all"
 
     def significant(self, row: ComparisonRow) -> int:
         """+1 if ``row.run`` is significantly better than ``row.baseline`` at ``alpha`` (after
@@ -112,6 +113,7 @@ class Comparison:
         :data:`COLUMNS`, NaN as None)."""
         return {
             "header": self.header,
+            "rule": self.rule,
             "baseline": self.baseline,
             "tests": list(self.tests),
             "correction": self.correction,
@@ -213,14 +215,61 @@ def compare_results(
     runs = results.runs()
     check_request(tests, correction, all_pairs=all_pairs, permutations=permutations,
                   baseline=baseline, runs=runs)
-    if baseline is not None:
-        runs = [baseline, *(r for r in runs if r != baseline)]
     if topics is None:
         topics = list(dict.fromkeys(t for run in runs
                                     for t in results.topics_evaluated.get(run, [])))
     if not topics:
         raise InexevalError("no assessed topic to compare the runs on")
     per_topic = per_topic_values(results, measures, runs, topics)
+    return _compare(per_topic, runs, list(topics), measures, baseline=baseline, tests=tests,
+                    correction=correction, all_pairs=all_pairs, alpha=alpha,
+                    permutations=permutations, seed=seed, rule="all")
+
+
+def compare_scores(
+    scores: Scores,
+    measures: Sequence[str] | None = None,
+    *,
+    baseline: str | None = None,
+    tests: Sequence[str] = ("t",),
+    correction: str = "none",
+    all_pairs: bool = False,
+    alpha: float = 0.05,
+    permutations: int = 10_000,
+    seed: int = 42,
+) -> Comparison:
+    """Compare the runs of ``scores`` (:class:`inexeval.scores.Scores`) under ``measures``
+    (default all of them), over the topics of their averaging rule (under ``answered``, each
+    pair over the topics both runs answer); the other arguments as for
+    :func:`compare_results`."""
+    tests = list(dict.fromkeys(tests))
+    measures = list(dict.fromkeys(measures if measures is not None else scores.measures))
+    runs = list(scores.runs)
+    check_request(tests, correction, all_pairs=all_pairs, permutations=permutations,
+                  baseline=baseline, runs=runs)
+    if not scores.topics:
+        raise InexevalError("no assessed topic to compare the runs on")
+    included = scores.included()
+    per_topic: PerTopic = {}
+    for m in measures:
+        _, _, matrix = scores.matrix(m)
+        per_topic[m] = {
+            run: {t: (None if not included[i, j] or math.isnan(matrix[i, j])
+                      else float(matrix[i, j])) for j, t in enumerate(scores.topics)}
+            for i, run in enumerate(runs)}
+        if not any(v is not None for values in per_topic[m].values() for v in values.values()):
+            raise InexevalError(f"measure {m} has no per-topic values")
+    return _compare(per_topic, runs, list(scores.topics), measures, baseline=baseline,
+                    tests=tests, correction=correction, all_pairs=all_pairs, alpha=alpha,
+                    permutations=permutations, seed=seed, rule=scores.rule)
+
+
+def _compare(per_topic: PerTopic, runs: list[str], topics: list[str], measures: list[str], *,
+             baseline: str | None, tests: list[str], correction: str, all_pairs: bool,
+             alpha: float, permutations: int, seed: int, rule: str) -> Comparison:
+    if baseline is not None:
+        runs = [baseline, *(r for r in runs if r != baseline)]
+        per_topic = {m: {r: values[r] for r in runs} for m, values in per_topic.items()}
     rows: list[ComparisonRow] = []
     for measure in measures:
         values = per_topic[measure]
@@ -235,7 +284,7 @@ def compare_results(
                       runs=runs, measures=list(measures),
                       baseline=None if all_pairs else runs[0], tests=tests,
                       correction=correction, alpha=alpha, permutations=permutations, seed=seed,
-                      header=header(len(topics)))
+                      header=header(len(topics), rule), rule=rule)
 
 
 def check_request(tests: Sequence[str], correction: str, *, all_pairs: bool, permutations: int,
@@ -355,64 +404,6 @@ def _all_pairs(values: dict[str, dict[str, float | None]], runs: Sequence[str],
     return rows
 
 
-def compare(
-    assessments: Assessments | str | Path | Any,
-    runs: Sequence[Run | str | Path | Any],
-    measures: str | Sequence[str] | None = None,
-    *,
-    baseline: str | None = None,
-    test: str | Sequence[str] = "t",
-    correction: str = "none",
-    all_pairs: bool = False,
-    alpha: float = 0.05,
-    permutations: int = 10_000,
-    seed: int = 42,
-    task: str | None = None,
-    collection: Any = None,
-    jobs: int = 1,
-    **options: Any,
-) -> Comparison:
-    """Evaluate ``runs`` against ``assessments`` and compare them; see :func:`compare_results`
-    for the comparison's arguments (``test`` is one test name or several).
-
-    ``assessments``: a file or folder name, read as ``inexeval eval`` reads it (with the
-    implicit assessments of INEX 2002-2008), or anything :func:`inexeval.as_assessments` takes
-    (used as given); ``runs``: file names or anything :func:`inexeval.as_run` takes (a run built
-    from a DataFrame or dict is named ``run1``, ``run2``, ... by position).
-
-    ``measures`` are measure names (``inexeval measures``), or with ``task`` (an official INEX
-    2007-2010 task, FOL qrels and runs) names of that task's measures (default
-    :data:`inexeval.defaults.HEADLINE`). ``collection``, ``options`` (``limit``, ``order``, ...): as for
-    :class:`inexeval.evaluation.Evaluator`. ``jobs``: runs evaluated in that many processes
-    (the numbers do not change).
-    """
-    from inexeval.evaluation import RunEvaluator, evaluate_runs, load_for_evaluation
-    from inexeval.inputs import as_assessments, as_run
-
-    if isinstance(runs, (str, Path)) or not isinstance(runs, Sequence):
-        raise TypeError("runs are a list of runs (file names, Runs, DataFrames or dicts), not "
-                        f"one {type(runs).__name__}: comparing needs at least two")
-    measures = [measures] if isinstance(measures, str) else measures
-    tests = [test] if isinstance(test, str) else list(test)
-    check_request(tests, correction, all_pairs=all_pairs, permutations=permutations,
-                  baseline=baseline)
-    if isinstance(collection, (str, Path)):  # a folder or an index file, loaded once
-        from inexeval.collection.build import load_collection
-
-        collection = load_collection(collection)
-    assessments = (load_for_evaluation(str(assessments), collection)
-                   if isinstance(assessments, (str, Path)) else as_assessments(assessments))
-    loaded = [as_run(r, name=f"run{i + 1}") for i, r in enumerate(runs)]
-    check_runs(assessments, loaded)
-    names = comparable_measures(measures, task)
-    evaluate_one = RunEvaluator(assessments, names, task=task, collection=collection, **options)
-    results = evaluate_runs(evaluate_one, loaded, jobs)
-    return compare_results(results, names, baseline=baseline,
-                           tests=tests, correction=correction, all_pairs=all_pairs, alpha=alpha,
-                           permutations=permutations, seed=seed,
-                           topics=natural_order(list(assessments)))
-
-
 def check_runs(assessments: Assessments, runs: Sequence[Run]) -> None:
     """Refuse runs that cannot be compared: none with results for an assessed topic, or two
     with the same name."""
@@ -453,10 +444,3 @@ def comparable_measures(measures: Sequence[str] | None, task: str | None) -> lis
         raise MeasureError(f"not a per-topic measure of task {task}: {', '.join(missing)} (it "
                            f"has {', '.join(offered)})")
     return list(dict.fromkeys(names))
-
-
-def natural_order(topics: list[str]) -> list[str]:
-    """Topic ids in natural order (numbers by value first, then the rest), as ``eval``."""
-    from inexeval.evaluation import _topic_key
-
-    return sorted(topics, key=_topic_key)

@@ -4,6 +4,7 @@ assessors judge."""
 from __future__ import annotations
 
 import argparse
+import sys
 
 from inexeval.errors import InexevalError
 
@@ -18,10 +19,10 @@ JUDGEMENT_OPTIONS = {"judgements", "assessments_format", "collection", "format",
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from inexeval.commands.compare import add_output_arguments
-    from inexeval.commands.eval import add_input_arguments
+    from inexeval.cli_args import add_complete_argument, add_input_arguments, add_output_arguments
 
     add_input_arguments(parser, required=False)
+    add_complete_argument(parser, "any")
     parser.add_argument("--assessments-b", metavar="FILE",
                         help="a second set of assessments of the same topics: agreement of each "
                         "measure's ranking of the runs under ASSESSMENTS and under FILE")
@@ -36,7 +37,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from inexeval.commands.compare import write
+    from inexeval.cli_args import write
 
     if args.judgements:
         if args.assessments is not None or args.runs:
@@ -64,36 +65,27 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _means(args: argparse.Namespace) -> tuple[dict[str, dict[str, float | None]], list[str]]:
-    from inexeval.analysis.compare import mean_scores, per_topic_values
-    from inexeval.commands.compare import evaluate_for_comparison
-
-    results, measures, topics, runs = evaluate_for_comparison(args, args.measure)
-    names = [str(r.name) for r in runs]
-    return mean_scores(per_topic_values(results, measures, names, topics)), measures
-
-
 def _measures(args: argparse.Namespace) -> str:
-    from inexeval.analysis.agreement import AGREEMENT_COLUMNS, measure_agreement
+    from inexeval.analysis.agreement import AGREEMENT_COLUMNS
+    from inexeval.cli_args import experiment
     from inexeval.report.comparison import render_rows
 
-    means, measures = _means(args)
+    study = experiment(args)
+    sys.stderr.write(study.note)
+    rule = "all" if args.c else "any"
+    study.rule = rule
+    evaluation = study.evaluate(rule)
     if args.assessments_b is None:
-        if len(measures) < 2:
-            raise InexevalError("measure agreement needs at least two measures (-m M1 -m M2), "
-                                "or --assessments-b")
-        rows = measure_agreement(means, measures)
-        title = (f"agreement of the measures' rankings of {len(args.runs)} runs (mean over "
-                 "all assessed topics); tau_AP with measure_a's ranking as the truth")
+        rows = study.agree(evaluation=evaluation)
+        title = (f"agreement of the measures' rankings of {len(args.runs)} runs "
+                 f"({evaluation.describe()}); tau_AP with measure_a's ranking as the truth")
     else:
-        second = argparse.Namespace(**{**vars(args), "assessments": args.assessments_b})
-        means_b, _ = _means(second)
-        rows = []
-        for m in measures:
-            pair = {f"{m} [A]": means[m], f"{m} [B]": means_b[m]}
-            rows.extend(measure_agreement(pair))
+        other = experiment(args, assessments=args.assessments_b)
+        other.rule = rule
+        rows = study.agree(other, evaluation=evaluation)
         title = (f"agreement of the rankings of {len(args.runs)} runs under assessments A "
-                 f"({args.assessments}) and B ({args.assessments_b}); tau_AP with A as the truth")
+                 f"({args.assessments}) and B ({args.assessments_b}); "
+                 f"{evaluation.describe()}; tau_AP with A as the truth")
     return render_rows(AGREEMENT_COLUMNS, rows, args.format, args.digits, title)
 
 

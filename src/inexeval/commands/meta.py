@@ -64,7 +64,7 @@ def add_study_inputs(parser: argparse.ArgumentParser, *, runs: bool = True) -> N
     """The inputs of ``compare`` (assessments, runs, -m/--task and every input option) or
     ``--scores FILE``, and the output options."""
     from inexeval.cli import non_negative
-    from inexeval.commands.eval import add_input_arguments
+    from inexeval.cli_args import add_input_arguments
 
     add_input_arguments(parser, required=False)
     if runs:
@@ -94,7 +94,6 @@ def scores_from_inputs(args: argparse.Namespace) -> Any:
     """The study's :class:`~inexeval.scores.Scores`: read from ``--scores`` (cut to ``-m``), or
     every run evaluated on every assessed topic, a missing one scoring 0 (``eval -c``; rule
     ``all``). The one place a meta study evaluates runs."""
-    from inexeval.scores import Scores
 
     if args.scores is not None:
         if args.assessments is not None or args.runs:
@@ -113,36 +112,20 @@ def scores_from_inputs(args: argparse.Namespace) -> Any:
         return scores
     if args.assessments is None or len(args.runs) < 2:
         raise InexevalError("give ASSESSMENTS and at least two RUNs, or --scores FILE")
-    results, topics, _ = evaluate_inputs(args)
-    return Scores.from_results(results, rule="all", topics=topics)
+    return evaluate_inputs(args)
 
 
-def evaluate_inputs(args: argparse.Namespace) -> tuple[Any, list[str], list[Any]]:
-    """Every run of ``args.runs`` evaluated on every assessed topic (``eval -c``): the results,
-    the assessed topics (natural order) and the runs."""
-    from inexeval.analysis.compare import check_runs, comparable_measures
-    from inexeval.commands.eval import evaluator_options, load_inputs, task_options
-    from inexeval.evaluation import RunEvaluator, evaluate_runs
-    from inexeval.scores import natural_order
+def evaluate_inputs(args: argparse.Namespace) -> Any:
+    """Every run of ``args.runs`` evaluated on every assessed topic (``eval -c``, rule ``all``)
+    by the experiment of the command line (:func:`inexeval.cli_args.experiment`): its
+    :class:`~inexeval.scores.Scores`, cut to the measures a comparison reads."""
+    from inexeval.cli_args import experiment
 
-    if args.measure or args.task:
-        comparable_measures(args.measure, args.task)
-    assessments, runs, collection = load_inputs(args)
-    measures = args.measure
-    if not measures and not args.task:
-        from inexeval.defaults import default_measures
-
-        args.task, measures = default_measures(
-            assessments.scale, passage_runs=all(r.kind != "document" for r in runs),
-            collection=collection is not None)
-    names = comparable_measures(measures, args.task)
-    if args.task:
-        evaluate_one = RunEvaluator(assessments, names, task=args.task, collection=collection,
-                                    task_options=task_options(args))
-    else:
-        evaluate_one = RunEvaluator(assessments, names, **evaluator_options(args, collection))
-    check_runs(assessments, runs)
-    return evaluate_runs(evaluate_one, runs, 1), natural_order(list(assessments)), runs
+    args.c = True
+    study = experiment(args)
+    scores = study.evaluate("all").scores
+    return scores.select(measures=[m for m in study.comparison_measures()
+                                   if m in scores.measures])
 
 
 def executor_of(args: argparse.Namespace) -> Any:
@@ -244,7 +227,7 @@ def header(what: str, scores: Any) -> str:
 
 
 def probability(text: str) -> float:
-    from inexeval.commands.compare import probability as checked
+    from inexeval.cli_args import probability as checked
 
     return checked(text)
 
@@ -503,7 +486,6 @@ def _repro_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _repro(args: argparse.Namespace) -> int:
     from inexeval.meta.repro import repro_study
-    from inexeval.scores import Scores
 
     if len(args.original) != len(args.reproduced):
         raise InexevalError(f"{len(args.original)} original runs and {len(args.reproduced)} "
@@ -515,8 +497,14 @@ def _repro(args: argparse.Namespace) -> int:
                             f"{args.runs[0]}")
     check_output(args)
     args.runs = [*args.original, *args.reproduced]
-    results, topics, runs = evaluate_inputs(args)
-    scores = Scores.from_results(results, rule="all", topics=topics)
+    from inexeval.cli_args import experiment
+
+    args.c = True
+    study = experiment(args)
+    scores = study.evaluate("all").scores
+    scores = scores.select(measures=[m for m in study.comparison_measures()
+                                     if m in scores.measures])
+    runs = study.runs()
     half = len(args.original)
     tables = repro_study(scores, runs[:half], runs[half:], order=args.order or "rank",
                          persistence=args.rbo_p, depth=args.depth)

@@ -18,7 +18,7 @@ DEFAULT_BUDGETS = "10,20,30,50,75,100,150,200,300,500"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from inexeval.commands.eval import add_run_options
+    from inexeval.cli_args import add_run_options
 
     parser.add_argument("qrels", metavar="QRELS", help="the finished qrels (TREC or FOL)")
     parser.add_argument("runs", metavar="RUN", nargs="+", help="the runs pooled and ranked")

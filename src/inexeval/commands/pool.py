@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from inexeval.cli import positive, topic_ids
-from inexeval.commands.eval import add_run_options
+from inexeval.cli_args import add_run_options
 
 # the choices of inexeval.analysis.strategies, here so that the parser imports no numpy
 STRATEGIES = ("depth", "round-robin", "take", "mtf", "bandit", "hedge")

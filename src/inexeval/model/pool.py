@@ -83,7 +83,9 @@ class Pool(Mapping[str, TopicPool]):
 
 def topic_order(topic: str) -> tuple[int, int, str]:
     """Sort key of topic ids: numbers in numeric order first, then the others by string."""
-    return (0, int(topic), "") if topic.isdigit() else (1, 0, topic)
+    from inexeval.scores import topic_key
+
+    return topic_key(topic)
 
 
 def make_topic_pool(topic: str, units: list[tuple[str, str, int, int]],

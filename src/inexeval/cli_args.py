@@ -1,0 +1,215 @@
+"""The arguments several commands share, and the :class:`~inexeval.experiment.Experiment` they
+describe. Not a command: commands import this module, never each other."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from inexeval.cli import digits, non_negative, positive, topic_ids
+from inexeval.experiment import TASKS
+
+
+def add_input_arguments(parser: argparse.ArgumentParser, required: bool = True) -> None:
+    """The inputs of an evaluation, shared by ``eval``, ``compare``, ``agree``, ``plot`` and
+    ``report`` (``agree --judgements`` needs no runs: ``required`` False)."""
+    parser.add_argument("assessments", metavar="ASSESSMENTS", nargs=None if required else "?",
+                        help="assessment file or folder of per-topic files (INEX XML, FOL or "
+                        "TREC qrels)")
+    parser.add_argument("runs", metavar="RUN", nargs="+" if required else "*", help="run files")
+    parser.add_argument("-m", "--measure", action="append", default=[], metavar="MEASURE",
+                        help="a measure, e.g. 'P(quant=strict)@10', overlap@10, "
+                        "'inex_eval(quant=generalised)' (repeatable; see `inexeval measures`)")
+    parser.add_argument("--task", choices=TASKS,
+                        help="the official INEX 2007-2010 measure set and run rules of a task")
+    parser.add_argument("--collection", metavar="DIR|INDEX",
+                        help="the XML documents, or an index saved by `inexeval index`")
+    parser.add_argument("--num-docs", type=positive, metavar="N",
+                        help="documents in the collection (inex_eval's virtual final rank)")
+    parser.add_argument("--topics", type=topic_ids, metavar="IDS",
+                        help="comma-separated topic ids to evaluate")
+    parser.add_argument("--topic-file", metavar="FILE",
+                        help="topic file of INEX 2002-2005 XML assessments: CAS topics with "
+                        "target elements get no implicit assessments")
+    parser.add_argument("--implicit", choices=("on", "off"), default="on",
+                        help="implicit assessments of ancestors (default on)")
+    parser.add_argument("--strict", action="store_true",
+                        help="inconsistent highlighting assessments (overlapping passages, rsize "
+                        "or sizes that disagree) are an error instead of a warning")
+    parser.add_argument("--assessments-format", metavar="FORMAT",
+                        help="override format detection: inex, fol, trec, sampled (NIST: "
+                        "topic iter docno stratum rel), genomics (TREC Genomics 2007 gold "
+                        "standard)")
+    add_run_options(parser, default_order=None)
+    parser.add_argument("--limit", type=non_negative, metavar="N",
+                        help="results kept per topic (default 1500 for element and document "
+                        "runs, 100 for INEX 2002, none for passage runs and TREC qrels; 0: all)")
+    parser.add_argument("--navigation", metavar="FILE",
+                        help="custom navigation model for nav=custom (rows FROM_FILE FROM_PATH "
+                        "TO_FILE TO_PATH PROBABILITY)")
+    parser.add_argument("--ideal-run", metavar="RUN",
+                        help="the ideal list for ideal_list=given (EPRUM, PRUM, T2I)")
+    passage = parser.add_argument_group("passage tasks (--task)")
+    passage.add_argument("--beta", type=float, default=0.25,
+                         help="relevant-in-context: weight of recall in the F-score (0.25)")
+    passage.add_argument("--bep-n", type=positive, default=500,
+                         help="best-in-context: BEP distance limit in characters (500)")
+    passage.add_argument("--irr", type=non_negative, default=300,
+                         help="t2i: tolerance to irrelevance in characters (300)")
+    passage.add_argument("--exact-buckets", action="store_true",
+                         help="focused/thorough: recall buckets in exact arithmetic instead of "
+                         "the official tool's floor(100*R) in doubles")
+
+
+def add_run_options(parser: argparse.ArgumentParser, default_order: str | None = "rank") -> None:
+    """The options that say how runs are read and ordered (``eval``, ``pool``). ``eval`` has no
+    fixed default order (None): document runs on TREC qrels are ordered as trec_eval orders them."""
+    parser.add_argument("--run-format", metavar="FORMAT",
+                        help="override format detection: xml (INEX submission), trec, fol")
+    by_qrels = "; document runs on TREC qrels: trec_eval" if default_order is None else ""
+    parser.add_argument("--order", choices=("rank", "score", "file", "trec_eval"),
+                        default=default_order,
+                        help="result order: rank if every result has one, else score, else file "
+                        f"order (the default{by_qrels}); or by score, file order only, or "
+                        "trec_eval's (score descending, ties by document id descending)")
+    parser.add_argument("--keep-repeats", action="store_true",
+                        help="keep a result repeated in a topic (the randomised runs of "
+                        "Piwowarski and Dupret 2006); by default only its first occurrence "
+                        "counts, as in INEX 2002")
+
+
+def add_complete_argument(parser: argparse.ArgumentParser, default_rule: str) -> None:
+    """``-c``: the averaging rule ``all`` instead of the command's ``default_rule``."""
+    from inexeval.scores import RULES
+
+    parser.add_argument("-c", action="store_true",
+                        help=f"average over every assessed topic, a topic without results "
+                        f"scoring 0 (default: {RULES[default_rule]})")
+
+
+def probability(text: str) -> float:
+    """argparse type: a number strictly between 0 and 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not between 0 and 1")
+    return value
+
+
+def add_output_arguments(parser: argparse.ArgumentParser, formats: tuple[str, ...]) -> None:
+    """``--format``, ``-o``, ``--digits`` and ``--jobs``, shared by ``compare`` and ``agree``."""
+    parser.add_argument("--format", choices=formats, default="table",
+                        help="output format (default table; csv and json at full precision)")
+    parser.add_argument("-o", "--output", metavar="FILE",
+                        help="write to FILE (atomically) instead of the standard output")
+    parser.add_argument("--digits", type=digits, default=4, metavar="N",
+                        help="decimals printed (table, markdown, latex; default 4)")
+    parser.add_argument("--jobs", type=positive, default=1, metavar="N",
+                        help="evaluate the runs in N processes (same numbers; default 1)")
+
+
+def add_comparison_arguments(parser: argparse.ArgumentParser, formats: tuple[str, ...]) -> None:
+    """The arguments of ``compare`` and ``report``: inputs, ``-c``, the baseline, the tests and
+    the output."""
+    from inexeval.analysis.choices import CORRECTIONS, TESTS
+
+    add_input_arguments(parser)
+    add_complete_argument(parser, "any")
+    parser.add_argument("--baseline", metavar="RUN",
+                        help="the run the others are compared with: its name or file (default: "
+                        "the first run)")
+    parser.add_argument("--all-pairs", action="store_true",
+                        help="compare every pair of runs instead of each run with the baseline")
+    parser.add_argument("--test", action="append", metavar="TEST",
+                        help=f"significance test, repeatable: {', '.join(TESTS)} (the last two "
+                        "with --all-pairs; default t)")
+    parser.add_argument("--correction", default="none", metavar="METHOD",
+                        help="multiple-testing correction per measure: "
+                        f"{', '.join(CORRECTIONS)} (default none)")
+    parser.add_argument("--alpha", type=probability, default=0.05,
+                        help="significance level of the marks (default 0.05)")
+    parser.add_argument("--permutations", type=int, default=10_000, metavar="B",
+                        help="permutations of the randomised tests, resamples of the bootstrap "
+                        "(default 10000)")
+    parser.add_argument("--seed", type=int, default=42,
+                        help="random seed of the randomised and bootstrap tests (default 42)")
+    add_output_arguments(parser, formats)
+
+
+def experiment(args: argparse.Namespace, *, assessments: str | None = None) -> Any:
+    """The :class:`~inexeval.experiment.Experiment` of :func:`add_input_arguments` (other
+    ``assessments`` for ``agree --assessments-b``)."""
+    from inexeval.experiment import Experiment
+
+    options = {"navigation": args.navigation, "ideal_run": args.ideal_run}
+    return Experiment(
+        assessments or args.assessments, list(args.runs), collection=args.collection,
+        measures=args.measure or None, task=args.task,
+        topics=None if args.topics is None else args.topics.split(","),
+        complete=bool(getattr(args, "c", False)), order=args.order, limit=args.limit,
+        keep_repeats=args.keep_repeats, num_docs=args.num_docs,
+        jobs=getattr(args, "jobs", 1), run_format=args.run_format,
+        assessments_format=args.assessments_format, implicit=args.implicit == "on",
+        topic_file=args.topic_file, strict=args.strict,
+        options={k: v for k, v in options.items() if v is not None},
+        task_options={"beta": args.beta, "bep_n": args.bep_n, "irr": args.irr,
+                      "exact_buckets": args.exact_buckets})
+
+
+def note(text: str) -> None:
+    """One line on stderr, as the command line's notes are (``inexeval: ...``)."""
+    print(f"inexeval: {text}", file=sys.stderr)
+
+
+def write(args: argparse.Namespace, text: str | bytes, *inputs: str | None) -> None:
+    """Print ``text``, or write it to ``-o FILE`` atomically (never over an input) and say so
+    in one line on stderr."""
+    if args.output is None:
+        sys.stdout.write(text if isinstance(text, str) else text.decode())
+        return
+    from inexeval.outputs import atomic_output, check_output
+
+    target = check_output(args.output, *inputs)
+    binary = isinstance(text, bytes)
+    with atomic_output(target, "wb" if binary else "w") as handle:
+        handle.write(text)
+    size = len(text if isinstance(text, bytes) else text.encode())
+    note(f"wrote {target} ({size:,} bytes)")
+
+
+def comparison(args: argparse.Namespace, command: str) -> int:
+    """``compare`` and ``report``: the runs evaluated under the rule (``any``, ``-c``: ``all``),
+    compared, and the comparison written in the format asked for (``html``: the report)."""
+    from inexeval.analysis.compare import check_request
+    from inexeval.errors import InexevalError
+    from inexeval.report.comparison import render_comparison
+
+    inputs = (args.assessments, *args.runs, args.collection)
+    if args.output is not None:
+        from inexeval.outputs import check_output
+
+        check_output(args.output, *inputs)
+    tests = args.test or ["t"]
+    check_request(tests, args.correction, all_pairs=args.all_pairs,
+                  permutations=args.permutations, baseline=args.baseline)
+    if len(args.runs) < 2:
+        raise InexevalError(f"comparing needs at least two runs, not {len(args.runs)}")
+    study = experiment(args)
+    sys.stderr.write(study.note)
+    evaluation = study.evaluate("all" if args.c else "any")
+    compared = study.compare(baseline=args.baseline, test=tests, correction=args.correction,
+                             all_pairs=args.all_pairs, alpha=args.alpha,
+                             permutations=args.permutations, seed=args.seed,
+                             evaluation=evaluation)
+    if args.format == "html":
+        import shlex
+
+        text = study.report(compared, ranks=getattr(args, "ranks", 50), digits=args.digits,
+                            command=shlex.join(getattr(args, "argv", ["inexeval", command])))
+    else:
+        text = render_comparison(compared, args.format, args.digits)
+    write(args, text, *inputs)
+    return 0
