@@ -136,7 +136,8 @@ def test_simulated_grade_runs_on_demo_ea_beats_ba(tmp_path: Path,
 
 
 @pytest.mark.parametrize("option", [["--num-docs", "0"], ["--limit", "-1"], ["--digits", "-3"],
-                                    ["--num-docs", "x"]])
+                                    ["--num-docs", "x"], ["--num-docs", str(10**30)],
+                                    ["--limit", str(2**53 + 1)]])
 def test_bad_numeric_options_one_line_exit_2(option: list[str]) -> None:
     done = run_cli("eval", str(demo.ASSESSMENTS_2004), str(demo.RUNS[0]), *option)
     assert done.returncode == 2

@@ -13,7 +13,7 @@ import pytest
 from inexeval import demo
 from tests.helpers import PEAK_OF_MAIN
 
-QRELS = "".join(f"{2009000 + t} Q0 {1500000 + d} 20 100000 0 {d * 10}:50\n"
+QRELS = "".join(f"{2009000 + t} Q0 {1500000 + d} 50 100000 0 {d * 10}:50\n"
                 for t in range(0, 400, 7) for d in range(20))
 
 

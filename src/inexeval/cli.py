@@ -30,14 +30,21 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"inexeval: error: {self.prog}: {message}\n")
 
 
+MAX_WHOLE = 2**53
+"""The largest whole number an option takes: beyond it a double (every count ends up in one,
+e.g. ``--num-docs`` in the estimated number of components) no longer holds each whole number."""
+
+
 def non_negative(text: str) -> int:
-    """argparse type: a whole number >= 0."""
+    """argparse type: a whole number from 0 to :data:`MAX_WHOLE`."""
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
     if value < 0:
         raise argparse.ArgumentTypeError(f"{text!r} is negative")
+    if value > MAX_WHOLE:
+        raise argparse.ArgumentTypeError(f"{text!r} is too large (at most 2**53)")
     return value
 
 

@@ -30,12 +30,14 @@ result = st.tuples(st.sampled_from(["1", "2", "3", "4"]),
 
 def _write_qrels(path: Path, judged: list[tuple[str, str, list[tuple[int, int]]]]
                  ) -> dict[tuple[str, str], list[tuple[int, int]]]:
-    """FOL qrels of the drawn judgements (a passage given twice for an article kept once); the
-    passages of each (topic, article)."""
+    """FOL qrels of the drawn judgements (a passage overlapping one kept before for its
+    article dropped: a line's passages are disjoint); the passages of each (topic, article)."""
     given_spans: dict[tuple[str, str], list[tuple[int, int]]] = {}
     for topic, name, passages in judged:
         spans = given_spans.setdefault((topic, name), [])
-        spans.extend(p for p in dict.fromkeys(passages) if p not in spans)
+        for start, size in passages:
+            if all(start + size <= s or s + n <= start for s, n in spans):
+                spans.append((start, size))
     path.write_text("".join(
         f"{t} Q0 {n} {sum(size for _, size in spans)} 200"
         + (" 0 " + " ".join(f"{s}:{size}" for s, size in spans) if spans else "") + "\n"

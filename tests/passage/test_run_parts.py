@@ -27,7 +27,7 @@ from inexeval.model.run import Run, RunParts
 from tests.helpers import DATA
 
 TOPICS = ["2010001", "2010002", "2010003", "2010004", "2010005"]
-QRELS = "".join(f"{topic} Q0 {article} 40 400 {10 + t} {10 + t}:30 {200 + article % 50}:40\n"
+QRELS = "".join(f"{topic} Q0 {article} 70 400 {10 + t} {10 + t}:30 {200 + article % 50}:40\n"
                 for t, topic in enumerate(TOPICS[:4]) for article in (11, 12, 13, 14))
 
 
