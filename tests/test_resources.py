@@ -68,8 +68,7 @@ def _big_document_run(path: Path, topics: int) -> None:
     """A TREC document run of 1,000 results for each of ``topics`` topics (1000, 1001, ...)."""
     ranked = "".join(f"TTTT Q0 doc{r} {r + 1} {1000 - r * 0.5} big\n" for r in range(1000))
     with open(path, "w") as out:
-        for t in range(topics):
-            out.write(ranked.replace("TTTT", str(1000 + t)))
+        out.writelines(ranked.replace("TTTT", str(1000 + t)) for t in range(topics))
 
 
 @pytest.mark.slow

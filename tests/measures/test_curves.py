@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 import pytest
+from tests.helpers import DATA
 
 from inexeval import Evaluator, load_assessments, load_collection, load_run
 from inexeval.demo import ASSESSMENTS_2004, ASSESSMENTS_2005, COLLECTION, RUNS
@@ -14,7 +15,6 @@ from inexeval.errors import MeasureError
 from inexeval.evaluation import with_implicit
 from inexeval.measures.curves import evaluate_curve, natural_curve, series, task_measure
 from inexeval.measures.focused import evaluate_task
-from tests.helpers import DATA
 
 IPCS = DATA / "ipcs"
 QRELS = IPCS / "INEX_Qrels.txt"

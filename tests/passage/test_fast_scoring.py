@@ -102,7 +102,7 @@ def test_a_run_read_whole_scores_as_its_topics_joined(
     """The reader's joined columns (topics in file order, unjudged topics and split topics
     included) give the values and warnings of the topics' own arrays joined in official order."""
     folder = tmp_path_factory.mktemp("w")
-    given_spans = _write_qrels(folder / "q.txt", judged)
+    _write_qrels(folder / "q.txt", judged)
     _write_run(folder / "r.run", returned)
     qrels = read_fol_qrels(folder / "q.txt")
     with warnings.catch_warnings(record=True):

@@ -11,13 +11,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from tests.helpers import DATA
 
 from inexeval import load_assessments, load_run
 from inexeval.analysis.compare import compare
 from inexeval.cli import main
 from inexeval.measures.focused import evaluate_task
 from inexeval.report import html, svg
-from tests.helpers import DATA
 
 IPCS = DATA / "ipcs"
 QRELS = str(IPCS / "INEX_Qrels.txt")
@@ -108,7 +108,7 @@ def test_markers_follow_significance(report: str) -> None:
     rows = re.findall(r"<tr[^>]*><td>(.*?)</td>(.*?)</tr>", means_table)
     by_run = {re.sub(r"<.*", "", name).strip(): re.findall(r"<td[^>]*>(.*?)</td>", cells)
               for name, cells in rows}
-    assert list(by_run)[0] == "TREC2INEX"
+    assert next(iter(by_run)) == "TREC2INEX"
     for row in comparison.rows:
         cell = by_run[row.run][comparison.measures.index(row.measure)]
         sign = comparison.significant(row)
@@ -152,7 +152,7 @@ def test_compare_html_is_the_report(tmp_path: Path) -> None:
     assert main(["compare", "--format", "html", *common, "-o", str(tmp_path / "compare.html")]) == 0
 
     def without_command(path: Path) -> str:
-        return re.sub(r"<pre><code>.*?</code></pre>", "", path.read_text(), flags=re.S)
+        return re.sub(r"<pre><code>.*?</code></pre>", "", path.read_text(), flags=re.DOTALL)
 
     report_text = without_command(tmp_path / "report.html")
     assert report_text == without_command(tmp_path / "compare.html")
@@ -187,7 +187,8 @@ def test_report_never_overwrites_an_input(tmp_path: Path,
 
 
 def test_element_measures_report_has_their_curves(tmp_path: Path) -> None:
-    from inexeval.demo import ASSESSMENTS_2004, COLLECTION, RUNS as DEMO_RUNS
+    from inexeval.demo import ASSESSMENTS_2004, COLLECTION
+    from inexeval.demo import RUNS as DEMO_RUNS
 
     out = tmp_path / "r.html"
     assert main(["report", str(ASSESSMENTS_2004), *map(str, DEMO_RUNS), "--collection",

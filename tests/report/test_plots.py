@@ -9,12 +9,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from tests.helpers import DATA
 
 from inexeval import load_assessments, load_run
 from inexeval.cli import main
 from inexeval.measures.curves import evaluate_curve, natural_curve, series, task_measure
 from inexeval.measures.focused import evaluate_task
-from tests.helpers import DATA
 
 pytest.importorskip("matplotlib")
 
@@ -119,7 +119,8 @@ def test_box_and_scatter(tmp_path: Path, captured: list[object]) -> None:
 
 def test_curve_of_a_measure_follows_eval_options(tmp_path: Path, captured: list[object]) -> None:
     """Without --task the curve is the -m measure's, evaluated as eval evaluates it."""
-    from inexeval.demo import ASSESSMENTS_2005, COLLECTION, RUNS as DEMO_RUNS
+    from inexeval.demo import ASSESSMENTS_2005, COLLECTION
+    from inexeval.demo import RUNS as DEMO_RUNS
 
     assert main(["plot", "-m", "MAnxCG(quant=gen2005)", "--ranks", "10", str(ASSESSMENTS_2005),
                  str(DEMO_RUNS[1]), "--collection", str(COLLECTION),
@@ -132,7 +133,8 @@ def test_curve_of_a_measure_follows_eval_options(tmp_path: Path, captured: list[
 
 def evaluate_curve_for_demo() -> np.ndarray:
     from inexeval import load_collection
-    from inexeval.demo import ASSESSMENTS_2005, COLLECTION, RUNS as DEMO_RUNS
+    from inexeval.demo import ASSESSMENTS_2005, COLLECTION
+    from inexeval.demo import RUNS as DEMO_RUNS
     from inexeval.evaluation import Evaluator, with_implicit
 
     collection = load_collection(str(COLLECTION))

@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.helpers import DATA
 
 from inexeval.cli import main
-from tests.helpers import DATA
 
 IPCS = DATA / "ipcs"
 SCREENS = Path("/tmp/inexeval-screens")
