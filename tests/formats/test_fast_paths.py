@@ -27,7 +27,7 @@ from inexeval.formats.lines import (
     short_decimals,
     word_view,
 )
-from inexeval.measures.focused import _packed_names
+from inexeval.measures.focused_qrels import pack_names
 
 # --- fields ----------------------------------------------------------------------------------
 
@@ -247,7 +247,7 @@ def test_document_codes_follow_names_across_blocks(
     # the names of the codes, packed as the focused measures pack them (carried, not redone)
     whole = run.joined()
     assert whole is not None
-    packed, fits = _packed_names(names)
+    packed, fits = pack_names(names)
     if fits.all():
         assert whole.packed_names is not None
         assert whole.packed_names[codes].tolist() == packed.tolist()

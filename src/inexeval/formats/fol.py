@@ -38,9 +38,6 @@ from inexeval.model.assessments import build_topic
 from inexeval.model.run import RunColumns
 from inexeval.outputs import atomic_output
 
-NONEXISTENT_OFFSETS = ("X", "-1")
-"""Run offsets meaning "no passage" (spec §1.7.2): kept with ``missing`` set and offset -1."""
-
 _INTEGER = re.compile(r"[+-]?[0-9]+")
 
 
