@@ -23,7 +23,7 @@ for _threads in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 import inexeval.commands
 
 
-class _Parser(argparse.ArgumentParser):
+class Parser(argparse.ArgumentParser):
     """argparse with its errors as one line on stderr and exit code 2."""
 
     def error(self, message: str) -> NoReturn:
@@ -89,7 +89,7 @@ def _chosen(argv: Sequence[str], names: list[str]) -> str | None:
 def parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The whole command line, or, given the ``argv`` of one command, that command's (the
     others are listed by name, so that a wrong name is still told the choices)."""
-    top = _Parser(
+    top = Parser(
         prog="inexeval",
         description="Evaluate XML element and passage retrieval as the INEX campaigns did.",
     )
@@ -115,11 +115,12 @@ class _Version(argparse.Action):
 
     def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
                  values: object, option_string: str | None = None) -> None:
-        print(f"inexeval {_version()}")
+        print(f"inexeval {installed_version()}")
         parser.exit()
 
 
-def _version() -> str:
+def installed_version() -> str:
+    """The installed inexeval's version ("unknown" when run from a source tree not installed)."""
     from importlib.metadata import PackageNotFoundError, version
 
     try:

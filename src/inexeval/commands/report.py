@@ -100,6 +100,6 @@ def command_line(args: argparse.Namespace) -> str:
 
 
 def version() -> str:
-    from inexeval.cli import _version
+    from inexeval.cli import installed_version
 
-    return _version()
+    return installed_version()
