@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from tests.helpers import DATA, element_run
+from tests.helpers import DATA, element_run, needs_shared
 
 from inexeval.analysis.pooling import pool_runs, pool_statistics, select_runs
 from inexeval.errors import InexevalError
@@ -146,6 +146,7 @@ def _reference_round_robin(runs: list[Run], topic: str, target: int) -> dict[str
     return out
 
 
+@needs_shared
 def test_real_run_agrees_with_a_result_by_result_reference() -> None:
     from inexeval import load_run
 

@@ -9,13 +9,14 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests.helpers import DATA
+from tests.helpers import DATA, needs_shared
 
 from inexeval.cli import main
 from inexeval.errors import FormatError, InexevalWarning, RunError
 from inexeval.formats.fol import read_fol_qrels, read_fol_run, write_fol_qrels, write_fol_run
 
 
+@needs_shared
 def test_inex2010_qrels_read_as_the_official_tool() -> None:
     qrels = read_fol_qrels(DATA / "inex2010" / "inex2010.qrels")
     assert qrels.scale == "fol" and len(qrels) == 52
@@ -27,6 +28,7 @@ def test_inex2010_qrels_read_as_the_official_tool() -> None:
     assert topic.best_entry_points["19243417"] == 3901
 
 
+@needs_shared
 def test_ipcs_runs_read(tmp_path: Path) -> None:
     for name in ("bert_inex_converted_1", "bert1_incontext", "bert1_bestincontext"):
         run = read_fol_run(DATA / "ipcs" / f"{name}.run")
@@ -122,6 +124,7 @@ def test_run_round_trip(tmp_path_factory: pytest.TempPathFactory,
             assert getattr(a, column).tolist() == getattr(b, column).tolist()
 
 
+@needs_shared
 def test_qrels_round_trip(tmp_path: Path) -> None:
     first = read_fol_qrels(DATA / "ipcs" / "INEX_Qrels.txt")
     write_fol_qrels(first, tmp_path / "q.txt")

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tests.helpers import DATA
+from tests.helpers import DATA, needs_shared
 
 from inexeval.cli import main
 from inexeval.evaluation import Evaluator
@@ -176,6 +176,7 @@ def _cli(*argv: str) -> tuple[int, str, str]:
     return code, out.getvalue(), err.getvalue()
 
 
+@needs_shared
 @pytest.mark.parametrize(("name", "options"), [
     ("bert_inex_converted_1", ["--task", "focused", "-q", "--format", "official"]),
     ("bert1_incontext", ["--task", "relevant-in-context", "-q", "-c"]),

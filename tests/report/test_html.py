@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from tests.helpers import DATA
+from tests.helpers import DATA, needs_shared
 
 from inexeval import load_assessments, load_run
 from inexeval.analysis.compare import compare
@@ -53,6 +53,7 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> str:
     return out.read_text(encoding="utf-8")
 
 
+@needs_shared
 def test_curves_drawn_are_the_official_curves_over_every_topic(report: str) -> None:
     official = evaluate_task(load_assessments(QRELS), [load_run(r) for r in RUNS], "focused",
                              complete=True, per_topic=False)
@@ -78,6 +79,7 @@ def test_polyline_points_are_the_values_on_the_axes() -> None:
     assert attrs["data-y"] == "0.4 nan 0.1"
 
 
+@needs_shared
 def test_comparison_tables_and_differences_are_the_comparison(report: str) -> None:
     comparison = compare(QRELS, RUNS, task="focused")
     page = parse(report)
@@ -101,6 +103,7 @@ def test_comparison_tables_and_differences_are_the_comparison(report: str) -> No
     assert len(cells) > 120 * 3
 
 
+@needs_shared
 def test_markers_follow_significance(report: str) -> None:
     comparison = compare(QRELS, RUNS, task="focused")
     means_table = report[report.index('<table class="means">'):]
@@ -135,6 +138,7 @@ def test_every_input_string_is_escaped(tmp_path: Path) -> None:
     assert "img" not in tags
 
 
+@needs_shared
 def test_nothing_outside_the_file_is_referenced(report: str) -> None:
     for tag, attrs in parse(report).tags:
         for name, value in attrs.items():
@@ -146,6 +150,7 @@ def test_nothing_outside_the_file_is_referenced(report: str) -> None:
     assert "default-src 'none'" in report
 
 
+@needs_shared
 def test_compare_html_is_the_report(tmp_path: Path) -> None:
     common = ["--task", "focused", "--test", "sign", QRELS, *RUNS[:2]]
     assert main(["report", *common, "-o", str(tmp_path / "report.html")]) == 0
@@ -161,6 +166,7 @@ def test_compare_html_is_the_report(tmp_path: Path) -> None:
         tmp_path / "compare.html").read_text()
 
 
+@needs_shared
 @pytest.mark.parametrize("argv, message", [
     ([], "a report is a file: give -o FILE"),
     (["-o", "r.html", "--format", "csv"], "a report is HTML"),
@@ -177,6 +183,7 @@ def test_bad_requests_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture
     assert list(tmp_path.iterdir()) == []
 
 
+@needs_shared
 def test_report_never_overwrites_an_input(tmp_path: Path,
                                           capsys: pytest.CaptureFixture[str]) -> None:
     run = tmp_path / "run.txt"
@@ -207,6 +214,7 @@ def test_nice_ticks_cover_the_range() -> None:
     assert svg.nice_ticks(1.0, 101.0) == [0.0, 20.0, 40.0, 60.0, 80.0, 100.0, 120.0]
 
 
+@needs_shared
 def test_warnings_about_the_inputs_are_shown_once(tmp_path: Path,
                                                   capsys: pytest.CaptureFixture[str]) -> None:
     run = tmp_path / "extra.run"
@@ -218,6 +226,7 @@ def test_warnings_about_the_inputs_are_shown_once(tmp_path: Path,
     assert len(warned) == 1 and "not in the qrels" in warned[0]
 
 
+@needs_shared
 def test_all_pairs_report_has_no_baseline_markers(tmp_path: Path) -> None:
     out = tmp_path / "pairs.html"
     assert main(["report", "--all-pairs", "--test", "tukey", "--task", "focused", QRELS, *RUNS,
