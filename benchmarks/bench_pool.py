@@ -14,6 +14,7 @@ They are written to ``--folder`` (default /tmp/inexeval-bench-pool) once and reu
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import resource
 import subprocess
@@ -23,7 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
-SHARED = Path("/work/shared/data")
+SHARED = Path(os.environ.get("INEXEVAL_SHARED",
+                           Path(__file__).resolve().parents[2] / "shared")) / "data"
 REAL_RUN = SHARED / "ipcs" / "bert_inex_converted_1.run"
 QRELS = SHARED / "inex2010" / "inex2010.qrels"
 TOPICS = SHARED / "inex2010" / "2010-topics.xml"

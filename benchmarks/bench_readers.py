@@ -36,7 +36,7 @@ def document(rng: np.random.Generator) -> str:
 def fol_run() -> None:
     from inexeval.formats.fol import read_fol_run
 
-    shared = Path(os.environ.get("INEXEVAL_SHARED", "/work/shared"))
+    shared = Path(os.environ.get("INEXEVAL_SHARED", Path(__file__).resolve().parents[2] / "shared"))
     path = shared / "data" / "ipcs" / "bert_inex_converted_1.run"
     if not path.is_file():
         print(f"FOL run: {path} not found, skipped")

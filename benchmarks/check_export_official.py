@@ -9,7 +9,7 @@ are exported with :func:`inexeval.assess.export.write_export`, five FOL runs are
 (judged and unjudged articles, passages near and off the highlighted text), and both tools
 evaluate them with per-topic values (``-q``). Every line of the official output is compared.
 
-    python benchmarks/check_export_official.py [--jar /work/shared/tools/inex_eval.jar]
+    python benchmarks/check_export_official.py [--jar ../shared/tools/inex_eval.jar]
 
 For checking by hand, never a test dependency (it needs Java).
 """
@@ -17,6 +17,7 @@ For checking by hand, never a test dependency (it needs Java).
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import subprocess
 import sys
@@ -104,7 +105,8 @@ def write_runs(folder: Path, given: list[Judgement], collection: CollectionIndex
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--jar", default="/work/shared/tools/inex_eval.jar")
+    shared = Path(os.environ.get("INEXEVAL_SHARED", Path(__file__).resolve().parents[2] / "shared"))
+    parser.add_argument("--jar", default=str(shared / "tools" / "inex_eval.jar"))
     parser.add_argument("--topics", type=int, default=30)
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()

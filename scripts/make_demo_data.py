@@ -15,9 +15,7 @@ from pathlib import Path
 from xml.sax.saxutils import escape
 
 OUT = Path(__file__).resolve().parent.parent / "src" / "inexeval" / "demo" / "data"
-WORDS = ("retrieval element structure query index ranking document xml passage relevance "
-         "assessor topic evaluation precision recall overlap markup section paragraph "
-         "collection journal article search engine user model score vector").split()
+WORDS = ["retrieval", "element", "structure", "query", "index", "ranking", "document", "xml", "passage", "relevance", "assessor", "topic", "evaluation", "precision", "recall", "overlap", "markup", "section", "paragraph", "collection", "journal", "article", "search", "engine", "user", "model", "score", "vector"]
 TOPICS = ("91", "92", "93")
 JOURNALS = ("co", "tc")
 
@@ -151,10 +149,10 @@ def element_sizes(doc: Doc) -> dict[str, int]:
     sizes: dict[str, int] = {"/article[1]": doc.text_length}
     bdy = doc.xml[doc.xml.index("<bdy>"):doc.xml.index("</bdy>")]
     sizes["/article[1]/bdy[1]"] = len(_text(bdy))
-    for s, sec in enumerate(re.findall(r"<sec>.*?</sec>", bdy, flags=re.S), start=1):
+    for s, sec in enumerate(re.findall(r"<sec>.*?</sec>", bdy, flags=re.DOTALL), start=1):
         base = f"/article[1]/bdy[1]/sec[{s}]"
         sizes[base] = len(_text(sec))
-        ss1 = re.search(r"<ss1>.*?</ss1>", sec, flags=re.S)
+        ss1 = re.search(r"<ss1>.*?</ss1>", sec, flags=re.DOTALL)
         if ss1:
             sizes[base + "/ss1[1]"] = len(_text(ss1.group(0)))
     for path, text in doc.paragraphs:
@@ -179,8 +177,8 @@ def write_runs(docs: list[Doc], judged: dict[str, dict[str, dict[str, tuple[int,
         "articles": "whole articles only",
     }
     for run_id, description in behaviours.items():
-        lines = [f'<inex-submission participant-id="0" run-id="{run_id}" task="CO.Thorough" '
-                 'query="automatic" topic-part="T">',
+        lines = [(f'<inex-submission participant-id="0" run-id="{run_id}" task="CO.Thorough" '
+                  'query="automatic" topic-part="T">'),
                  f"  <description>{description}</description>"]
         for topic in TOPICS:
             lines.append(f'  <topic topic-id="{topic}">')

@@ -1,8 +1,11 @@
 """Suite-wide fixtures: real components (PostgreSQL, Chromium) that some tests need.
 
 A test that needs one asks for the fixture; where the component is absent the test is skipped
-with a visible reason that starts with ``needs ``. Under ``CI=true`` such a skip fails the run
-(the CI machine installs everything), so a green CI never hides an untested browser or database.
+with a visible reason that starts with ``needs ``. So are the tests of the real INEX files
+(``tests.helpers.needs_shared``), and a test whose optional module is missing
+(``pytest.importorskip``: "could not import ..."). Under ``CI=true`` any such skip fails the run
+(the CI machine installs everything and has ``../shared``), so a green CI never hides an untested
+browser, database, module or real file.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ import os
 import shutil
 import socket
 from collections.abc import Iterator
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -19,6 +23,8 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync"]
 POSTGRES_URL = os.environ.get("INEXEVAL_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test")
 REQUIRED_PREFIX = "needs "
+MISSING_MODULE = "could not import "
+"""The reason ``pytest.importorskip`` gives when it has none of its own."""
 
 
 def _port_open(host: str, port: int) -> bool:
@@ -31,9 +37,13 @@ def _port_open(host: str, port: int) -> bool:
 
 @pytest.fixture(scope="session")
 def postgres_url() -> str:
-    """The URL of a PostgreSQL server that answers, or a skip naming what is missing."""
-    if not _port_open("127.0.0.1", 5432):
-        pytest.skip(f"{REQUIRED_PREFIX}PostgreSQL on 127.0.0.1:5432 (no server answers)")
+    """The URL of a PostgreSQL server that answers (``$INEXEVAL_POSTGRES``, its host and port
+    probed), or a skip naming what is missing."""
+    address = urlsplit(POSTGRES_URL)
+    host, port = address.hostname or "127.0.0.1", address.port or 5432
+    if not _port_open(host, port):
+        pytest.skip(f"{REQUIRED_PREFIX}PostgreSQL on {host}:{port} (no server answers; "
+                    "$INEXEVAL_POSTGRES names another)")
     try:
         import psycopg  # noqa: F401
     except ImportError:
@@ -59,13 +69,15 @@ def browser() -> Iterator[object]:
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatus: int) -> None:
-    """Under CI=true a test skipped for a missing server or browser fails the run."""
+    """Under CI=true a test skipped for a missing server, browser, module or real file fails
+    the run."""
     if os.environ.get("CI", "").lower() != "true":
         return
     missing = [report for report in terminalreporter.stats.get("skipped", [])
-               if REQUIRED_PREFIX in str(report.longrepr)]
+               if REQUIRED_PREFIX in str(report.longrepr)
+               or MISSING_MODULE in str(report.longrepr)]
     if missing:
         terminalreporter.write_line(
-            f"CI: {len(missing)} test(s) skipped for a missing server or browser; failing the run",
-            red=True)
+            f"CI: {len(missing)} test(s) skipped for a missing server, browser, module or real "
+            "file; failing the run", red=True)
         terminalreporter._session.exitstatus = 1  # type: ignore[attr-defined]

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from inexeval.model import Assessments, Run
 from inexeval.model.assessments import build_topic
 from inexeval.model.run import make_topic_run
@@ -24,19 +26,22 @@ def element_run(name: str, topics: dict[str, list[tuple[str, str]]], kind: str =
 
 
 def _shared() -> Path:
-    """The team's shared folder (real INEX data): ``$INEXEVAL_SHARED``, else ``../shared`` beside
-    the repository (as on CI), else /work/shared."""
+    """The shared folder beside the project (real INEX data, never edited): ``$INEXEVAL_SHARED``,
+    else ``../shared`` beside the repository (as on CI). It may not exist (a new user's clone):
+    the tests that need it are marked :data:`needs_shared`."""
     import os
 
-    for candidate in (os.environ.get("INEXEVAL_SHARED"),
-                      Path(__file__).resolve().parents[2] / "shared", "/work/shared"):
-        if candidate and Path(candidate).is_dir():
-            return Path(candidate)
-    return Path("/work/shared")
+    given = os.environ.get("INEXEVAL_SHARED")
+    return Path(given) if given else Path(__file__).resolve().parents[2] / "shared"
 
 
 SHARED = _shared()
 DATA = SHARED / "data"
+needs_shared = pytest.mark.skipif(
+    not DATA.is_dir(), reason=f"needs the real INEX files in {DATA} (../shared/data beside the "
+    "repository, or $INEXEVAL_SHARED/data)")
+"""Marks a test (or, as ``pytestmark``, a module) that reads the real INEX files: skipped with
+a visible reason where they are absent, which fails the run under ``CI=true``."""
 
 
 PEAK_OF_MAIN = """

@@ -16,6 +16,7 @@ import inexeval
 from inexeval import measures
 from inexeval.errors import InexevalError, MeasureError
 from inexeval.progress import progress, progress_callback
+from tests.helpers import needs_shared
 
 
 def _random(seed: int) -> tuple[dict[str, dict[str, int]], dict[str, dict[str, float]]]:
@@ -119,6 +120,7 @@ def test_progress_bars_only_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> No
     assert "evaluating" in terminal.getvalue() and "indexing" in terminal.getvalue()
 
 
+@needs_shared
 def test_runs_sharing_a_run_id_are_named_by_file_in_the_api(tmp_path) -> None:  # type: ignore[no-untyped-def]
     from inexeval.formats.detect import load_assessments, load_run
     from inexeval.measures.focused import evaluate_task

@@ -10,7 +10,7 @@ import pytest
 
 from inexeval import demo
 from inexeval.cli import main
-from tests.helpers import DATA
+from tests.helpers import DATA, needs_shared
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -138,13 +138,15 @@ def test_simulated_grade_runs_on_demo_ea_beats_ba(tmp_path: Path,
 
 
 @pytest.mark.parametrize("option", [["--num-docs", "0"], ["--limit", "-1"], ["--digits", "-3"],
-                                    ["--num-docs", "x"]])
+                                    ["--num-docs", "x"], ["--num-docs", str(10**30)],
+                                    ["--limit", str(2**53 + 1)]])
 def test_bad_numeric_options_one_line_exit_2(option: list[str]) -> None:
     done = run_cli("eval", str(demo.ASSESSMENTS_2004), str(demo.RUNS[0]), *option)
     assert done.returncode == 2
     assert len(done.stderr.strip().splitlines()) == 1 and option[0] in done.stderr
 
 
+@needs_shared
 def test_task_rejects_measures_outside_its_set(capsys: pytest.CaptureFixture[str]) -> None:
     qrels, run = DATA / "ipcs" / "INEX_Qrels.txt", DATA / "ipcs" / "bert_inex_converted_1.run"
     assert main(["eval", str(qrels), str(run), "--task", "focused", "-m", "iP[0.5]"]) == 2
@@ -202,6 +204,7 @@ def test_keep_repeats(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert value == {"P(quant=liberal)@2\tall\t0.5000", "P(quant=liberal)@2\tall\t1.0000"}
 
 
+@needs_shared
 def test_task_measure_filter_keeps_per_topic_lines(capsys: pytest.CaptureFixture[str]) -> None:
     qrels, run = DATA / "ipcs" / "INEX_Qrels.txt", DATA / "ipcs" / "bert_inex_converted_1.run"
     assert main(["eval", str(qrels), str(run), "--task", "focused", "-m", "MAiP", "-q"]) == 0
@@ -257,6 +260,7 @@ def test_simulate_random_respects_limit(tmp_path: Path) -> None:
     assert set(per_topic.values()) == {2}
 
 
+@needs_shared
 def test_passage_limit_and_task_option_refused() -> None:
     qrels, run = DATA / "ipcs" / "INEX_Qrels.txt", DATA / "ipcs" / "bert_inex_converted_1.run"
     full = run_cli("eval", str(qrels), str(run), "-m", "char_prec")

@@ -15,17 +15,16 @@ from inexeval import demo
 from inexeval.cli import main
 from inexeval.errors import MeasureError
 from inexeval.measures.registry import parse_measure, parse_measures
-from tests.helpers import DATA
+from tests.helpers import DATA, needs_shared
 
 IPCS = DATA / "ipcs"
-needs_ipcs = pytest.mark.skipif(not IPCS.is_dir(), reason=f"needs {IPCS}")
 
 
 def _names(out: str) -> list[str]:
     return [line.split("\t")[0] for line in out.splitlines()]
 
 
-@needs_ipcs
+@needs_shared
 def test_fol_qrels_default_to_the_focused_task_headline(capsys: pytest.CaptureFixture[str]) -> None:
     qrels, run = str(IPCS / "INEX_Qrels.txt"), str(IPCS / "bert_inex_converted_1.run")
     assert main(["eval", qrels, run]) == 0
@@ -61,7 +60,7 @@ def test_named_measures_are_not_announced(capsys: pytest.CaptureFixture[str]) ->
                                        "topics it answers (trec_eval's default)\n")
 
 
-@needs_ipcs
+@needs_shared
 def test_task_table_shows_the_headline_in_100_columns(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     runs = [str(IPCS / name) for name in ("bert_inex_converted_1.run", "bert1_incontext.run",

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from inexeval.cli import main
 
-QRELS = "".join(f"{t} Q0 A{d} 20 100 0 {5 * d}:10\n" for t in (1, 2) for d in range(3))
+QRELS = "".join(f"{t} Q0 A{d} 10 100 0 {5 * d}:10\n" for t in (1, 2) for d in range(3))
 RUN_LINES = [f"{t} Q0 A{d} {d + 1} {1 - d / 10} r {5 * d} 10" for t in (1, 2) for d in range(3)]
 DOC_QRELS = "1 0 d1 1\n1 0 d2 0\n2 0 d1 2\n"
 DOC_RUN_LINES = [f"{t} Q0 d{d} {d} {1 / d} r" for t in (1, 2) for d in (1, 2)]
@@ -114,18 +114,33 @@ def test_non_finite_scores_are_a_warning_in_fol_runs(fol: tuple[Path, Path]) -> 
     code, out, err = cli("eval", qrels, run, "--task", "focused")
     assert code == 0 and out == clean[1]
     assert err.splitlines()[:-1] == [(f"inexeval: warning: {run}:2: 2 score(s) are not finite "
-                                      "numbers, taken as missing (the run is ordered by rank)")]
+                                      "(nan or inf), taken as missing (the run is ordered by "
+                                      "rank)")]
     assert "topics; means each run over the assessed topics" in err.splitlines()[-1]
+
+
+def test_a_score_that_is_no_number_is_refused_in_fol_runs(fol: tuple[Path, Path]) -> None:
+    qrels, run = fol
+    lines = run.read_text().splitlines()
+    lines[4] = lines[4].replace(" 0.9 ", " abc ")
+    run.write_text("\n".join(lines) + "\n")
+    code, out, err = cli("eval", qrels, run, "--task", "focused")
+    assert code == 2 and out == ""
+    assert err == (f"inexeval: error: {run}:5: 'abc' is not a number (a score; only nan and inf "
+                   "are taken as missing)\n")
 
 
 # --- FOL qrels ----------------------------------------------------------------------------------
 
 BAD_QRELS = [
-    ("1 Q0 A0 20 -100 0 5:10", "negative"),
-    ("1 Q0 A0 20 100 0 95:10", "past the article's end"),
-    ("1 Q0 A0 20 100 0 5:10 5:10", "twice"),
-    ("1 Q0 A0 21 100 0 50:10", "again with other values"),
-    ("1 Q0 A0 20 1000000000000000000000000000000 0 5:10", "too large"),
+    ("1 Q0 A0 10 -100 0 5:10", "negative"),
+    ("1 Q0 A0 10 100 0 95:10", "past the article's end"),
+    ("1 Q0 A0 10 100 0 5:10 5:10", "twice"),
+    ("1 Q0 A0 21 100 0 50:10 70:11", "again with other values"),
+    ("1 Q0 A0 10 1000000000000000000000000000000 0 5:10", "too large"),
+    ("1 Q0 A0 10 100 0 50:6 52:4", "overlap"),
+    ("1 Q0 A0 10 100 0 50:6", "is not the sum of the line's passage lengths (6)"),
+    ("1 Q0 A0 10 100 0 50:10:1", "is not offset:length"),
     ("1 Q0 A0 \uff12 100", "not an integer"),
     (" 1 Q0 A0 20 100", "blank space"),
 ]

@@ -8,7 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.helpers import DATA
+from tests.helpers import DATA, needs_shared
+
+pytestmark = needs_shared
 
 QRELS = DATA / "ipcs" / "INEX_Qrels.txt"
 BERT = DATA / "ipcs" / "bert_inex_converted_1.run"

@@ -7,7 +7,7 @@ import pytest
 
 from inexeval.cli import main
 from inexeval.report.official import java_double
-from tests.helpers import DATA
+from tests.helpers import DATA, needs_shared
 
 IPCS = DATA / "ipcs"
 CASES = [
@@ -21,6 +21,7 @@ CASES = [
 ]
 
 
+@needs_shared
 @pytest.mark.parametrize(("run", "letter", "task", "flags"), CASES)
 def test_official_layout_identical(run: str, letter: str, task: str, flags: list[str],
                                    capsys: pytest.CaptureFixture[str]) -> None:

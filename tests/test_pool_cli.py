@@ -9,7 +9,7 @@ from lxml import etree
 
 from inexeval.cli import main
 from inexeval.formats.pool import read_pool
-from tests.helpers import DATA
+from tests.helpers import DATA, needs_shared
 
 
 def _run(folder: Path, name: str, results: dict[str, list[str]]) -> Path:
@@ -93,6 +93,7 @@ def test_stats_with_and_without_runs(runs: list[Path], tmp_path: Path,
     assert "unique.grpA-1" not in capsys.readouterr().out
 
 
+@needs_shared
 def test_real_run_article_pool(tmp_path: Path) -> None:
     run = DATA / "ipcs" / "bert_inex_converted_1.run"
     out = tmp_path / "pool.tsv"
@@ -105,6 +106,7 @@ def test_real_run_article_pool(tmp_path: Path) -> None:
     assert list(pool) == sorted(pool, key=int)
 
 
+@needs_shared
 @pytest.mark.parametrize(("extra", "message"), [
     ([], "give --depth K, --articles N or --strategy NAME"),
     (["--depth", "1", "--group", "x"], "--runs-per-group and --group go together"),

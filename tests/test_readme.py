@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import SHARED
+from tests.helpers import SHARED, needs_shared
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -45,7 +45,7 @@ def test_quick_start_keeps_its_two_commands() -> None:
     assert "pip install . && inexeval demo\npip install '.[test]' && python -m pytest\n" in README
 
 
-@pytest.mark.skipif(not (SHARED / "data" / "ipcs").is_dir(), reason=f"needs {SHARED}/data/ipcs")
+@needs_shared
 @pytest.mark.parametrize("command, shown", _sessions(), ids=lambda v: v if isinstance(v, str) else "")
 def test_walk_through_prints_what_the_readme_shows(command: str, shown: list[str]) -> None:
     words = shlex.split(command.replace("../shared", str(SHARED)))

@@ -13,7 +13,7 @@ import pytest
 from inexeval import demo
 from tests.helpers import PEAK_OF_MAIN
 
-QRELS = "".join(f"{2009000 + t} Q0 {1500000 + d} 20 100000 0 {d * 10}:50\n"
+QRELS = "".join(f"{2009000 + t} Q0 {1500000 + d} 50 100000 0 {d * 10}:50\n"
                 for t in range(0, 400, 7) for d in range(20))
 
 
@@ -68,8 +68,7 @@ def _big_document_run(path: Path, topics: int) -> None:
     """A TREC document run of 1,000 results for each of ``topics`` topics (1000, 1001, ...)."""
     ranked = "".join(f"TTTT Q0 doc{r} {r + 1} {1000 - r * 0.5} big\n" for r in range(1000))
     with open(path, "w") as out:
-        for t in range(topics):
-            out.write(ranked.replace("TTTT", str(1000 + t)))
+        out.writelines(ranked.replace("TTTT", str(1000 + t)) for t in range(topics))
 
 
 @pytest.mark.slow

@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import DATA, PEAK_OF_MAIN
+from tests.helpers import DATA, PEAK_OF_MAIN, needs_shared
+
+pytestmark = needs_shared
 
 QRELS = DATA / "ipcs" / "INEX_Qrels.txt"
 BERT = DATA / "ipcs" / "bert_inex_converted_1.run"

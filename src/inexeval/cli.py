@@ -23,21 +23,28 @@ for _threads in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 import inexeval.commands
 
 
-class _Parser(argparse.ArgumentParser):
+class Parser(argparse.ArgumentParser):
     """argparse with its errors as one line on stderr and exit code 2."""
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"inexeval: error: {self.prog}: {message}\n")
 
 
+MAX_WHOLE = 2**53
+"""The largest whole number an option takes: beyond it a double (every count ends up in one,
+e.g. ``--num-docs`` in the estimated number of components) no longer holds each whole number."""
+
+
 def non_negative(text: str) -> int:
-    """argparse type: a whole number >= 0."""
+    """argparse type: a whole number from 0 to :data:`MAX_WHOLE`."""
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
     if value < 0:
         raise argparse.ArgumentTypeError(f"{text!r} is negative")
+    if value > MAX_WHOLE:
+        raise argparse.ArgumentTypeError(f"{text!r} is too large (at most 2**53)")
     return value
 
 
@@ -82,7 +89,7 @@ def _chosen(argv: Sequence[str], names: list[str]) -> str | None:
 def parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The whole command line, or, given the ``argv`` of one command, that command's (the
     others are listed by name, so that a wrong name is still told the choices)."""
-    top = _Parser(
+    top = Parser(
         prog="inexeval",
         description="Evaluate XML element and passage retrieval as the INEX campaigns did.",
     )
@@ -108,11 +115,12 @@ class _Version(argparse.Action):
 
     def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
                  values: object, option_string: str | None = None) -> None:
-        print(f"inexeval {_version()}")
+        print(f"inexeval {installed_version()}")
         parser.exit()
 
 
-def _version() -> str:
+def installed_version() -> str:
+    """The installed inexeval's version ("unknown" when run from a source tree not installed)."""
     from inexeval.experiment import package_version
 
     return package_version()

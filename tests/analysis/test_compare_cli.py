@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from scipy import stats
-from tests.helpers import DATA, assessments, element_run
+from tests.helpers import DATA, assessments, element_run, needs_shared
 
 import inexeval
 from inexeval.analysis.agreement import AGREEMENT_COLUMNS, ranking_agreement
@@ -28,7 +28,6 @@ QRELS = IPCS / "INEX_Qrels.txt"
 BERT = IPCS / "bert_inex_converted_1.run"
 QRELS_2010 = DATA / "inex2010" / "inex2010.qrels"
 
-pytestmark = pytest.mark.skipif(not QRELS.exists(), reason="needs the shared INEX data")
 
 
 def perturbed(source: Path, target: Path, tag: str, seed: int, keep: float = 0.7) -> Path:
@@ -58,6 +57,7 @@ def per_topic_aip(capsys: pytest.CaptureFixture[str], run: Path) -> dict[str, fl
     return values
 
 
+@needs_shared
 def test_compare_real_runs_equals_scipy_on_eval_per_topic_values(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     other = perturbed(BERT, tmp_path / "other.run", "other", seed=1)
@@ -88,6 +88,7 @@ def test_compare_real_runs_equals_scipy_on_eval_per_topic_values(
     assert w_row["test"] == "wilcoxon" and s_row["test"] == "sign"
 
 
+@needs_shared
 def test_api_per_topic_values_are_evals_and_tests_are_scipys(tmp_path: Path) -> None:
     other = perturbed(BERT, tmp_path / "other.run", "other", seed=2)
     comparison = inexeval.compare(str(QRELS), [str(BERT), str(other)], ["iP[0.01]", "AiP"],
@@ -151,6 +152,7 @@ def _generated_2010_runs(folder: Path, count: int) -> list[Path]:
     return paths
 
 
+@needs_shared
 def test_inex2010_all_pairs_jobs_and_output_file(tmp_path: Path,
                                                  capsys: pytest.CaptureFixture[str]) -> None:
     runs = _generated_2010_runs(tmp_path, 3)
@@ -177,6 +179,7 @@ def test_inex2010_all_pairs_jobs_and_output_file(tmp_path: Path,
         assert [r["p_adjusted"] for r in t_rows] == pytest.approx(expected.tolist(), abs=1e-12)
 
 
+@needs_shared
 def test_a_run_compared_with_itself(tmp_path: Path) -> None:
     twin = tmp_path / "twin.run"
     twin.write_text(BERT.read_text().replace("TREC2INEX", "twin"))
@@ -258,6 +261,7 @@ def test_formats(capsys: pytest.CaptureFixture[str]) -> None:
                for m, r in zip(marks, comparison.rows))
 
 
+@needs_shared
 @pytest.mark.parametrize("extra, message", [
     (["--baseline", "nope"], "unknown baseline 'nope'"),
     (["--test", "z"], "unknown test z"),
@@ -276,6 +280,7 @@ def test_bad_input_is_one_line_and_exit_2(extra: list[str], message: str, tmp_pa
     assert len(errors) == 1 and errors[0].startswith("inexeval: error: ") and message in errors[0]
 
 
+@needs_shared
 def test_bad_inputs_of_run_sets(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run_main(capsys, "compare", QRELS, BERT, "--task", "focused")
     assert code == 2 and "at least two runs, not 1" in err
@@ -294,6 +299,7 @@ def test_bad_inputs_of_run_sets(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert code == 2 and "would overwrite" in err
 
 
+@needs_shared
 def test_randomised_compare_is_reproducible_and_vectorised_over_runs(tmp_path: Path) -> None:
     runs = _generated_2010_runs(tmp_path, 4)
     qrels = inexeval.load_assessments(QRELS_2010)
@@ -315,6 +321,7 @@ def test_randomised_compare_is_reproducible_and_vectorised_over_runs(tmp_path: P
                                                           alone.ci_high)
 
 
+@needs_shared
 def test_agree_measures_on_real_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     runs = _generated_2010_runs(tmp_path, 4)
     code, out, err = run_main(capsys, "agree", QRELS_2010, *runs, "--task", "focused",
@@ -335,6 +342,7 @@ def test_agree_measures_on_real_runs(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert int(rows[0]["n_runs"]) == 4
 
 
+@needs_shared
 def test_agree_assessments_b_and_judgements(tmp_path: Path,
                                             capsys: pytest.CaptureFixture[str]) -> None:
     runs = _generated_2010_runs(tmp_path, 3)
@@ -395,6 +403,7 @@ def test_compare_results_and_means_take_any_spelling_of_a_measure() -> None:
             is not None)
 
 
+@needs_shared
 @pytest.mark.parametrize("fmt", ["table", "markdown", "latex", "csv"])
 def test_agree_judgements_with_itself_prints_no_nan(capsys: pytest.CaptureFixture[str],
                                                     fmt: str) -> None:
@@ -458,6 +467,7 @@ def test_agree_on_highlighted_passages_with_the_collection(tmp_path: Path,
     assert overall["exhaustivity_kappa"] == 1.0 and overall["exhaustivity_elements"] == 3
 
 
+@needs_shared
 def test_in_context_means_are_eval_c(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     in_context = IPCS / "bert1_incontext.run"
     fewer = tmp_path / "fewer.run"  # every fourth line dropped (whole articles stay grouped)
@@ -483,6 +493,7 @@ def test_in_context_means_are_eval_c(tmp_path: Path, capsys: pytest.CaptureFixtu
                                                      abs=5e-5)
 
 
+@needs_shared
 def test_without_measures_compare_takes_evals_defaults(tmp_path: Path,
                                                        capsys: pytest.CaptureFixture[str]) -> None:
     from inexeval.defaults import HEADLINE

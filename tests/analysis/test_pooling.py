@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from tests.helpers import DATA, element_run, needs_shared
 
 from inexeval.analysis.pooling import pool_runs, pool_statistics, select_runs
 from inexeval.errors import InexevalError
 from inexeval.model.pool import Pool
 from inexeval.model.run import Run
-from tests.helpers import DATA, element_run
 
 
 def _units(pool: Pool, topic: str = "1") -> list[tuple[str, str, int, int]]:
@@ -64,7 +64,7 @@ def test_round_robin_continues_to_the_next_round() -> None:
 def test_round_robin_takes_everything_when_runs_hold_fewer_articles() -> None:
     pool = pool_runs(ROUND_ROBIN, articles=100)
     assert [u.file for u in pool["1"]] == list("stuvwxyz")
-    assert dict((u.file, u.runs) for u in pool["1"])["x"] == 3
+    assert {u.file: u.runs for u in pool["1"]}["x"] == 3
 
 
 def test_round_robin_order_is_the_command_line_order() -> None:
@@ -146,6 +146,7 @@ def _reference_round_robin(runs: list[Run], topic: str, target: int) -> dict[str
     return out
 
 
+@needs_shared
 def test_real_run_agrees_with_a_result_by_result_reference() -> None:
     from inexeval import load_run
 

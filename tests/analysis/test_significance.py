@@ -37,38 +37,87 @@ def test_t_equals_scipy_ttest_rel(n: int) -> None:
     assert (ours.ci_low, ours.ci_high) == pytest.approx((low, high), abs=1e-9)
 
 
-@pytest.mark.parametrize("n, rounding", [(10, None), (50, None), (51, None), (30, 1), (107, 2),
-                                         (12, 1)])
-def test_wilcoxon_equals_scipy_auto(n: int, rounding: int | None) -> None:
+def _exact_wilcoxon(d: np.ndarray) -> tuple[float, float]:
+    """The two-sided exact p-value by enumeration of the 2^n sign patterns of the ranks 1..n
+    (no zeros, no ties): twice the share of patterns whose positive rank sum is at most the
+    smaller observed rank sum (at most 1)."""
+    ranks = np.argsort(np.argsort(np.abs(d))) + 1
+    plus = float(ranks[d > 0].sum())
+    smaller = min(plus, len(d) * (len(d) + 1) / 2 - plus)
+    at_most = sum(sum(r for r, s in zip(ranks.tolist(), signs) if s) <= smaller
+                  for signs in itertools.product((0, 1), repeat=len(d)))
+    return smaller, min(1.0, 2 * at_most / 2 ** len(d))
+
+
+def _normal_wilcoxon(d: np.ndarray) -> tuple[float, float]:
+    """The normal approximation worked from its formula: zeros dropped, mid-ranks for tied
+    |d|, mean n(n+1)/4, variance n(n+1)(2n+1)/24 - sum(t^3 - t)/48, no continuity correction."""
+    d = d[d != 0]
+    n = len(d)
+    magnitudes = np.abs(d)
+    ranks = np.array([np.mean(np.flatnonzero(np.sort(magnitudes) == m)) + 1 for m in magnitudes])
+    plus = float(ranks[d > 0].sum())
+    smaller = min(plus, n * (n + 1) / 2 - plus)
+    ties = np.unique(magnitudes, return_counts=True)[1]
+    variance = n * (n + 1) * (2 * n + 1) / 24 - float(np.sum(ties ** 3 - ties)) / 48
+    z = (smaller - n * (n + 1) / 4) / math.sqrt(variance)
+    return smaller, math.erfc(abs(z) / math.sqrt(2))
+
+
+def test_wilcoxon_hand_worked() -> None:
+    # ranks 1..5 positive, 6 negative: T = 6; 14 of the 64 patterns have a sum <= 6 (0, 1, 2,
+    # 3 twice, 4 twice, 5 three times, 6 four times): p = 28/64
+    result = sig.wilcoxon([0.01, 0.02, 0.03, 0.04, 0.05, -0.06])
+    assert (result.statistic, result.p_value) == (6.0, 28 / 64)
+    # a zero and two tied |d| (mid-rank 1.5): n = 5, T = 4, mean 7.5, variance 13.75 - 6/48,
+    # so the normal approximation, p = erfc(3.5 / sqrt(13.625) / sqrt(2)) = 0.343028 (an exact
+    # enumeration would give 0.375, scipy's "auto" from 1.15 a permutation p)
+    result = sig.wilcoxon([0.01, 0.01, 0.02, -0.03, 0.04, 0.0])
+    assert result.statistic == 4.0
+    assert result.p_value == pytest.approx(math.erfc(3.5 / math.sqrt(13.625) / math.sqrt(2)),
+                                           abs=1e-15)
+    assert result.p_value == pytest.approx(0.34302782731118187, abs=1e-15)
+
+
+@pytest.mark.parametrize("n", [1, 2, 9, 14])
+def test_wilcoxon_exact_equals_enumeration(n: int) -> None:
+    a, b = _pair(n)
+    d = a - b
+    assert len(np.unique(np.abs(d))) == n and (d != 0).all()
+    assert sig.wilcoxon(d)[:2] == pytest.approx(_exact_wilcoxon(d), abs=1e-12)
+
+
+@pytest.mark.parametrize("n, rounding", [(51, None), (107, None), (30, 1), (12, 1), (8, 2)])
+def test_wilcoxon_normal_equals_its_formula(n: int, rounding: int | None) -> None:
+    """More than 50 differences, or tied |d| or zeros at any n (also n <= 13, where scipy's
+    "auto" from 1.15 enumerates): the normal approximation."""
     a, b = _pair(n, rounding=rounding)
-    ours = sig.wilcoxon(a - b)
-    ref = stats.wilcoxon(a, b, method="auto")
-    assert ours.statistic == pytest.approx(ref.statistic, abs=1e-9)
-    assert ours.p_value == pytest.approx(ref.pvalue, abs=1e-9)
+    d = np.round(a - b, 6)
+    assert n > 50 or len(np.unique(np.abs(d))) < n or (d == 0).any()
+    assert sig.wilcoxon(d)[:2] == pytest.approx(_normal_wilcoxon(d), abs=1e-12)
 
 
-def test_wilcoxon_exact_without_ties_normal_with_zeros() -> None:
+def test_wilcoxon_drops_zeros_and_then_uses_the_normal_approximation() -> None:
+    """As R's ``wilcox.test``: zeros are dropped from the ranks, and a sample that had any is
+    not given the exact p-value of the smaller sample."""
     d = np.array([0.3, -0.1, 0.25, 0.05, 0.4, -0.2, 0.15, 0.35, 0.45, 0.55, -0.02, 0.6, 0.7, 0.8])
-    assert sig.wilcoxon(d).p_value == pytest.approx(stats.wilcoxon(d, method="exact").pvalue,
-                                                    abs=1e-12)
-    with_zeros = np.concatenate([d, [0.0, 0.0]])
-    # zero differences are dropped from the ranks; with them the normal approximation is used
-    expected = stats.wilcoxon(d, method="asymptotic")
-    result = sig.wilcoxon(with_zeros)
-    assert result.p_value == pytest.approx(expected.pvalue, abs=1e-12)
-    assert result.statistic == expected.statistic
+    assert sig.wilcoxon(d)[:2] == pytest.approx(_exact_wilcoxon(d), abs=1e-12)
+    with_zeros = sig.wilcoxon(np.concatenate([d, [0.0, 0.0]]))
+    assert with_zeros[:2] == pytest.approx(_normal_wilcoxon(np.concatenate([d, [0.0, 0.0]])),
+                                           abs=1e-12)
     # a difference below 1e-12 is a zero, as for wins/ties/losses
-    assert sig.wilcoxon(np.concatenate([d, [1e-15, 0.0]]))[:2] == result[:2]
+    assert sig.wilcoxon(np.concatenate([d, [1e-15, 0.0]]))[:2] == with_zeros[:2]
 
 
 @pytest.mark.parametrize("n", [1, 7, 40])
-def test_sign_equals_binomtest(n: int) -> None:
+def test_sign_equals_the_binomial_sum(n: int) -> None:
     a, b = _pair(n, rounding=1)
     d = a - b
     wins, losses = int(np.sum(d > 1e-12)), int(np.sum(d < -1e-12))
     ours = sig.sign(d)
-    if wins + losses:
-        assert ours.p_value == pytest.approx(stats.binomtest(wins, wins + losses).pvalue, abs=1e-9)
+    tail = sum(math.comb(wins + losses, k) for k in range(min(wins, losses) + 1))
+    expected = min(1.0, 2 * tail / 2 ** (wins + losses)) if wins + losses else 1.0
+    assert ours.p_value == pytest.approx(expected, abs=1e-12)
     assert ours.statistic == wins
 
 

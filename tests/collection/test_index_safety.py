@@ -9,7 +9,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 import zipfile
 from pathlib import Path
 
@@ -171,39 +170,86 @@ def _big_collection(folder: Path, documents: int) -> Path:
     return folder
 
 
-def test_a_killed_index_leaves_no_output_or_a_complete_one(tmp_path: Path) -> None:
-    collection = _big_collection(tmp_path / "c", 300)
-    complete = build_index(collection)
+STOPPED = """
+import io, sys, time
+import numpy as np
+from inexeval.collection import build
+from inexeval.cli import main
+
+where, limit = sys.argv[1], int(sys.argv[2])
+parse, savez, parsed = build._document, np.savez, [0]
+
+def stop(what):
+    print(what, file=sys.stderr, flush=True)
+    time.sleep(300)
+
+def document(file):
+    parsed[0] += 1
+    if where == "indexing" and parsed[0] == limit:
+        stop(f"indexing {parsed[0]}")
+    return parse(file)
+
+def half_written(handle, **arrays):
+    whole = io.BytesIO()
+    savez(whole, **arrays)
+    handle.write(whole.getvalue()[:len(whole.getvalue()) // 2])
+    handle.flush()
+    stop(f"writing {parsed[0]}")
+
+build._document, np.savez = document, half_written if where == "writing" else savez
+sys.exit(main(sys.argv[3:]))
+"""
+"""``python -c STOPPED WHERE N index ...``: ``inexeval index`` that stops (and says so on stderr)
+while parsing its N-th document (``indexing``) or halfway through writing the index
+(``writing``), for the test to kill it there and nowhere else."""
+
+
+@pytest.mark.parametrize("where", ["indexing", "writing"])
+@pytest.mark.parametrize("previous", [False, True])
+def test_a_killed_index_leaves_no_output_or_the_previous_one(tmp_path: Path, where: str,
+                                                             previous: bool) -> None:
+    """Killed while parsing the documents or halfway through writing the index (the test
+    waits for the process to say it is there, so the kill lands during that work), ``index``
+    leaves no output, or the previous index byte for byte, and no partial file under the
+    output's name."""
+    collection = _big_collection(tmp_path / "c", 60)
     out = tmp_path / "index.npz"
-    delays = (0.0, 0.3, 0.6, 0.9, 1.2, 1.6, 2.0, 2.5, 3.5, 5.0)
-    seen = set()
-    for delay in delays:
-        if out.exists():
-            out.unlink()
-        process = subprocess.Popen([sys.executable, "-m", "inexeval.cli", "index",
-                                    str(collection), "-o", str(out), "--quiet"],
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(delay)
-        process.send_signal(signal.SIGKILL)
-        process.wait()
-        if out.exists():
-            loaded = load_index(out)
-            assert sorted(loaded) == sorted(complete)
-            assert sum(len(loaded[n]) for n in loaded) == sum(len(complete[n]) for n in complete)
-            seen.add("complete")
-        else:
-            seen.add("none")
-    assert "none" in seen  # the early kills at least
-    # a previous index stays whole when a new run is killed
-    save_index(complete, out)
-    before = out.read_bytes()
-    process = subprocess.Popen([sys.executable, "-m", "inexeval.cli", "index", str(collection),
-                                "-o", str(out), "--quiet"], stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL)
-    time.sleep(0.5)
+    if previous:
+        save_index(build_index(COLLECTION), out)
+    before = out.read_bytes() if previous else None
+    process = subprocess.Popen([sys.executable, "-c", STOPPED, where, "30", "index",
+                                str(collection), "-o", str(out), "--quiet"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    assert process.stderr is not None
+    said = process.stderr.readline()
     process.send_signal(signal.SIGKILL)
-    process.wait()
-    assert out.read_bytes() == before or sorted(load_index(out)) == sorted(complete)
+    process.wait(timeout=60)
+    assert said == (f"{where} 30\n" if where == "indexing" else "writing 60\n")
+    assert process.returncode == -signal.SIGKILL
+    if previous:
+        assert out.read_bytes() == before
+    else:
+        assert not out.exists()
+    parts = [p.name for p in tmp_path.iterdir() if p.name.startswith(".index.npz.")]
+    assert len(parts) == (1 if where == "writing" else 0)  # the temporary file, never the index
+
+
+def test_index_onto_a_hard_link_of_a_document_is_refused(tmp_path: Path) -> None:
+    """``-o`` naming one of the collection's documents under another name (a hard link
+    outside the collection) is an error before any work; the document is untouched."""
+    collection = _big_collection(tmp_path / "c", 3)
+    document = collection / "d1" / "doc1.xml"
+    text = document.read_bytes()
+    link = tmp_path / "index.npz"
+    os.link(document, link)
+    done = _cli("index", collection, "-o", link, "--quiet")
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == (f"inexeval: error: {link}: the output is a hard link of the "
+                           f"collection's document {document} (choose another name)\n")
+    assert document.read_bytes() == text and link.read_bytes() == text
+    link.unlink()
+    assert _cli("index", collection, "-o", link, "--quiet").returncode == 0
+    assert sorted(load_index(link)) == sorted(build_index(collection))
 
 
 def test_hostile_collection_documents_are_refused_or_never_expanded(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ from fractions import Fraction
 import ir_measures
 import numpy as np
 import pytest
-from tests.helpers import DATA
+from tests.helpers import DATA, needs_shared
 
 from inexeval.errors import InexevalWarning
 from inexeval.evaluation import Evaluator
@@ -17,6 +17,8 @@ from inexeval.measures import eprum  # noqa: F401  (registers the families)
 from inexeval.model import Assessments, Run
 from inexeval.model.assessments import build_topic
 from inexeval.model.run import make_topic_run
+
+pytestmark = needs_shared
 
 QRELS = DATA / "inex2010" / "inex2010.qrels"
 TOPICS = ("2010003", "2010004", "2010010", "2010014", "2010023")

@@ -18,8 +18,10 @@ from inexeval.formats.detect import (
 
 DATA = Path(__file__).parents[1] / "data" / "formats"
 from tests.helpers import DATA as SHARED
+from tests.helpers import needs_shared
 
 
+@needs_shared
 def test_real_fol_files_are_detected() -> None:
     assert detect_assessments_format(SHARED / "inex2010" / "inex2010.qrels") == "fol"
     assert detect_assessments_format(SHARED / "ipcs" / "INEX_Qrels.txt") == "fol"
@@ -97,6 +99,7 @@ def test_a_run_name_read_ahead_is_the_name_the_reader_gives(tmp_path: Path, text
         assert peek_run_name(packed) == load_run(packed).name
 
 
+@needs_shared
 def test_a_run_name_that_cannot_be_read_ahead_is_none(tmp_path: Path) -> None:
     assert peek_run_name("-") is None
     assert peek_run_name(tmp_path / "missing.run") is None

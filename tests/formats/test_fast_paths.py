@@ -27,7 +27,7 @@ from inexeval.formats.lines import (
     short_decimals,
     word_view,
 )
-from inexeval.measures.focused import _packed_names
+from inexeval.measures.focused_qrels import pack_names
 
 # --- fields ----------------------------------------------------------------------------------
 
@@ -162,13 +162,19 @@ def test_printed_scores_take_the_short_path() -> None:
 def test_printed_scores_read_later_are_the_floats_read_now(fields: list[str], indent: int
                                                            ) -> None:
     """Scores kept as printed and read on first use (also cut and joined as a reader does) are
-    the floats read at once, NaN where not finite; a field surely finite is finite."""
+    the floats read at once, NaN where not finite; a field surely finite is finite; a field
+    that is no number at all is an error naming its line."""
     text = "".join(f"{'x' * indent} {f}\n" for f in fields).encode()
     table = Table(text, 1, "f", 2, "two")
     floats, not_numbers = table.floats(1)
-    expected = np.where(not_numbers | ~np.isfinite(floats), math.nan, floats)
+    if not_numbers.any():
+        with pytest.raises(FormatError, match="is not a number") as error:
+            table.printed_scores(1)
+        assert error.value.line == int(np.argmax(not_numbers)) + 1
+        return
+    expected = np.where(~np.isfinite(floats), math.nan, floats)
     printed, unread = table.printed_scores(1)
-    assert unread.tolist() == (not_numbers | ~np.isfinite(floats)).tolist()
+    assert unread.tolist() == (~np.isfinite(floats)).tolist()
     assert printed().tobytes() == expected.tobytes()
     half = len(fields) // 2
     rejoined = lines.PrintedScores.joined([printed[half:], printed[:half]])
@@ -241,7 +247,7 @@ def test_document_codes_follow_names_across_blocks(
     # the names of the codes, packed as the focused measures pack them (carried, not redone)
     whole = run.joined()
     assert whole is not None
-    packed, fits = _packed_names(names)
+    packed, fits = pack_names(names)
     if fits.all():
         assert whole.packed_names is not None
         assert whole.packed_names[codes].tolist() == packed.tolist()

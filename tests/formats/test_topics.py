@@ -12,8 +12,10 @@ from inexeval.formats.topics import nexi_target, read_topics
 
 DATA = Path(__file__).parents[1] / "data" / "formats" / "topics"
 from tests.helpers import DATA as SHARED
+from tests.helpers import needs_shared
 
 
+@needs_shared
 def test_inex2009_topics() -> None:
     topics = read_topics(SHARED / "inex2009" / "INEX-2009-topics.xml")
     assert len(topics) == 115
@@ -26,6 +28,7 @@ def test_inex2009_topics() -> None:
     assert all(t.topic_id.startswith("2009") for t in topics.values())
 
 
+@needs_shared
 def test_inex2010_topics_with_inline_dtd() -> None:
     topics = read_topics(SHARED / "inex2010" / "2010-topics.xml")
     assert len(topics) == 107
@@ -51,6 +54,7 @@ def test_inex2002_co_topic_figure_4_has_no_target() -> None:
     assert topic.title == "augmented reality and medicine"
 
 
+@needs_shared
 def test_inex_topic_files_follow_the_real_dtd() -> None:
     dtd = etree.DTD(str(SHARED / "inex-ieee" / "topic.dtd"))
     assert dtd.validate(etree.parse(str(DATA / "topic-2004-cas.xml")))

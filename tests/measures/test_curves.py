@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 import pytest
+from tests.helpers import DATA, needs_shared
 
 from inexeval import Evaluator, load_assessments, load_collection, load_run
 from inexeval.demo import ASSESSMENTS_2004, ASSESSMENTS_2005, COLLECTION, RUNS
@@ -14,7 +15,6 @@ from inexeval.errors import MeasureError
 from inexeval.evaluation import with_implicit
 from inexeval.measures.curves import evaluate_curve, natural_curve, series, task_measure
 from inexeval.measures.focused import evaluate_task
-from tests.helpers import DATA
 
 IPCS = DATA / "ipcs"
 QRELS = IPCS / "INEX_Qrels.txt"
@@ -26,6 +26,7 @@ def fol() -> tuple[object, list[object]]:
                                           ("bert_inex_converted_1.run", "bert1_incontext.run")]
 
 
+@needs_shared
 def test_focused_curve_is_the_official_ircl_prn(fol: tuple[object, list[object]]) -> None:
     """The 101 points averaged over topics equal the official evaluator's ircl_prn.x (inex_eval
     3.1 layout), for the mean and with -c; per topic they are the iP[x] of the registry."""
@@ -42,6 +43,7 @@ def test_focused_curve_is_the_official_ircl_prn(fol: tuple[object, list[object]]
                                        atol=1e-12)
 
 
+@needs_shared
 def test_official_curve_reads_runs_in_file_order(fol: tuple[object, list[object]]) -> None:
     """The official tool ignores the rank column; so does the task's curve."""
     from dataclasses import replace
@@ -58,6 +60,7 @@ def test_official_curve_reads_runs_in_file_order(fol: tuple[object, list[object]
                                   series(other, spec, run.name, topic))
 
 
+@needs_shared
 def test_per_topic_curve_averages_to_aip(fol: tuple[object, list[object]]) -> None:
     assessments, runs = fol
     spec = natural_curve("MAiP")
@@ -70,6 +73,7 @@ def test_per_topic_curve_averages_to_aip(fol: tuple[object, list[object]]) -> No
                                              abs=1e-12)
 
 
+@needs_shared
 def test_in_context_curve_is_gp_at_every_rank(fol: tuple[object, list[object]]) -> None:
     assessments, runs = fol
     spec = natural_curve(task_measure("relevant-in-context"), ranks=60)
@@ -157,6 +161,7 @@ def test_a_curve_over_no_rank_is_refused() -> None:
         natural_curve("nxCG@10", ranks=0)
 
 
+@needs_shared
 def test_a_topic_without_values_is_an_error(fol: tuple[object, list[object]]) -> None:
     assessments, runs = fol
     spec = natural_curve("MAiP")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from tests.helpers import DATA
+from tests.helpers import DATA, needs_shared
 
 from inexeval.errors import FormatError, MeasureError
 from inexeval.evaluation import evaluate
@@ -20,7 +20,6 @@ from inexeval.model.assessments import build_topic
 from inexeval.model.run import make_topic_run
 
 GOLD = DATA / "trec-genomics-2007" / "trecgen2007.gold.standard.tsv.txt"
-needs_gold = pytest.mark.skipif(not GOLD.is_file(), reason=f"needs {GOLD}")
 
 Gold = dict[str, dict[str, list[tuple[int, int, list[str]]]]]
 
@@ -99,7 +98,7 @@ def _as_run(passages: dict[str, list[tuple[str, int, int]]]) -> Run:
         for t, items in passages.items()})
 
 
-@needs_gold
+@needs_shared
 def test_reader_and_detection() -> None:
     assert detect_assessments_format(GOLD) == "genomics"
     qrels = load_assessments(GOLD)
@@ -113,7 +112,7 @@ def test_reader_and_detection() -> None:
         assert topic.aspects[pmid] == tuple((o, o + n, tuple(a)) for o, n, a in spans)
 
 
-@needs_gold
+@needs_shared
 @pytest.mark.parametrize("seed", [1, 2])
 def test_passage2_and_aspect_ap_equal_the_track_rules(seed: int) -> None:
     gold = _gold_lines(GOLD)
@@ -128,7 +127,7 @@ def test_passage2_and_aspect_ap_equal_the_track_rules(seed: int) -> None:
             _aspects(gold, run_passages[topic]), rel=1e-12)
 
 
-@needs_gold
+@needs_shared
 def test_gold_run_is_perfect_and_focused_measures_run() -> None:
     gold = _gold_lines(GOLD)
     ideal = {t: [(p, o, n) for p, spans in docs.items() for o, n, _ in spans]

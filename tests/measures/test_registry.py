@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from tests.helpers import assessments
 
+from inexeval.cli import main
 from inexeval.errors import MeasureError
 from inexeval.evaluation import Evaluator
 from inexeval.measures.registry import parse_measure, parse_measures
@@ -52,3 +55,21 @@ def test_printed_names_parse_back() -> None:
 def test_beta_must_be_positive_and_finite() -> None:
     with pytest.raises(MeasureError, match="beta"):
         parse_measures(["gP(beta=nan)[5]", "gP(beta=-1)[5]"])
+
+
+@pytest.mark.parametrize("name", ["P(quant=strict,quant=generalised)@10",
+                                  "P(quant=strict,quant=strict)@10",
+                                  "gP(beta=1,task=focused,beta=2)[5]"])
+def test_a_parameter_given_twice_is_refused(name: str) -> None:
+    with pytest.raises(MeasureError, match="gives (quant|beta) twice"):
+        parse_measure(name)
+
+
+def test_a_parameter_given_twice_exits_2_on_one_line(tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    qrels, run = tmp_path / "q.txt", tmp_path / "r.run"
+    qrels.write_text("1 Q0 A 5 100 0 0:5\n")
+    run.write_text("1 Q0 A 1 1 r 0 5\n")
+    code = main(["eval", "-m", "P(quant=strict,quant=generalised)@10", str(qrels), str(run)])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "gives quant twice" in err

@@ -10,18 +10,18 @@ import math
 from pathlib import Path
 
 import pytest
-from tests.helpers import DATA
+from tests.helpers import DATA, needs_shared
 
 from inexeval.cli import main
 from inexeval.evaluation import evaluate
 from inexeval.formats.detect import load_assessments, load_run
 
+pytestmark = needs_shared
+
 pytrec_eval = pytest.importorskip("pytrec_eval")
 
 QRELS = DATA / "inex2010" / "inex2010.qrels"
 RUN = DATA / "ipcs" / "bert_inex_converted_1.run"
-pytestmark = pytest.mark.skipif(not (QRELS.is_file() and RUN.is_file()),
-                                reason=f"needs {QRELS} and {RUN}")
 
 OURS_TO_TREC = {"AP": "map", "R-Prec": "Rprec", "bpref": "bpref", "RR": "recip_rank",
                 "num_ret": "num_ret", "num_rel": "num_rel", "num_rel_ret": "num_rel_ret",

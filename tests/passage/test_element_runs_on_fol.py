@@ -14,11 +14,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from tests.helpers import DATA
+from tests.helpers import DATA, needs_shared
 
 from inexeval.cli import main
 from inexeval.evaluation import evaluate
 from inexeval.formats.detect import load_assessments, load_run
+
+pytestmark = needs_shared
 
 QRELS = DATA / "inex2010" / "inex2010.qrels"
 TOPIC = "2010017"

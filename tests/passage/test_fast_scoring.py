@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from inexeval.errors import RunError
 from inexeval.formats.fol import read_fol_qrels, read_fol_run
-from inexeval.measures import focused
+from inexeval.measures import focused, focused_lines, focused_qrels
 from inexeval.model import Run
 from inexeval.model.run import topic_sizes
 
@@ -30,12 +30,14 @@ result = st.tuples(st.sampled_from(["1", "2", "3", "4"]),
 
 def _write_qrels(path: Path, judged: list[tuple[str, str, list[tuple[int, int]]]]
                  ) -> dict[tuple[str, str], list[tuple[int, int]]]:
-    """FOL qrels of the drawn judgements (a passage given twice for an article kept once); the
-    passages of each (topic, article)."""
+    """FOL qrels of the drawn judgements (a passage overlapping one kept before for its
+    article dropped: a line's passages are disjoint); the passages of each (topic, article)."""
     given_spans: dict[tuple[str, str], list[tuple[int, int]]] = {}
     for topic, name, passages in judged:
         spans = given_spans.setdefault((topic, name), [])
-        spans.extend(p for p in dict.fromkeys(passages) if p not in spans)
+        for start, size in passages:
+            if all(start + size <= s or s + n <= start for s, n in spans):
+                spans.append((start, size))
     path.write_text("".join(
         f"{t} Q0 {n} {sum(size for _, size in spans)} 200"
         + (" 0 " + " ".join(f"{s}:{size}" for s, size in spans) if spans else "") + "\n"
@@ -60,8 +62,8 @@ def test_lines_find_their_rows_and_relevant_characters(
     ordered = sorted(returned, key=lambda r: r[0])
     _write_run(folder / "r.run", ordered)
     qrels, run = read_fol_qrels(folder / "q.txt"), read_fol_run(folder / "r.run")
-    judged_rows = focused._judged(qrels)
-    lines = focused._map_lines(judged_rows, [(t, run.topics[topic]) for t, topic
+    judged_rows = focused_qrels.judged_articles(qrels)
+    lines = focused_lines.map_lines(judged_rows, [(t, run.topics[topic]) for t, topic
                                              in enumerate(judged_rows.topics)
                                              if topic in run.topics])
     names = list(judged_rows.names)
@@ -71,7 +73,7 @@ def test_lines_find_their_rows_and_relevant_characters(
     kept = [r for r in ordered if r[0] in judged_rows.topics]
     assert lines.article.tolist() == [row_of.get((t, n), -1) for t, n, *_ in kept]
     selected = lines.relevant & ~lines.missing
-    relevant = focused._relevant_chars(judged_rows, lines, selected)
+    relevant = focused_lines.relevant_chars(judged_rows, lines, selected)
     for i, (t, n, s, size, _) in enumerate(kept):
         spans = [(a, a + b) for a, b in given_spans.get((t, n), [])]
         want = sum(max(0, min(s + size, e) - max(s, a)) for a, e in spans) if selected[i] else 0
@@ -83,11 +85,11 @@ def test_an_article_with_many_passages_is_searched(tmp_path: Path) -> None:
     (tmp_path / "q.txt").write_text(f"1 Q0 a 100 300 0 {spans}\n")
     (tmp_path / "r.run").write_text("1 Q0 a 1 1.0 r 3 40\n1 Q0 a 2 1.0 r 52 100\n")
     qrels, run = read_fol_qrels(tmp_path / "q.txt"), read_fol_run(tmp_path / "r.run")
-    judged = focused._judged(qrels)
-    lines = focused._map_lines(judged, [(0, run.topics["1"])])
+    judged = focused_qrels.judged_articles(qrels)
+    lines = focused_lines.map_lines(judged, [(0, run.topics["1"])])
     want = [sum(max(0, min(e, 10 * k + 5) - max(s, 10 * k)) for k in range(20))
             for s, e in ((3, 43), (52, 152))]
-    assert focused._relevant_chars(judged, lines, lines.relevant).tolist() == want
+    assert focused_lines.relevant_chars(judged, lines, lines.relevant).tolist() == want
 
 
 @settings(max_examples=150, deadline=None)
@@ -100,7 +102,7 @@ def test_a_run_read_whole_scores_as_its_topics_joined(
     """The reader's joined columns (topics in file order, unjudged topics and split topics
     included) give the values and warnings of the topics' own arrays joined in official order."""
     folder = tmp_path_factory.mktemp("w")
-    given_spans = _write_qrels(folder / "q.txt", judged)
+    _write_qrels(folder / "q.txt", judged)
     _write_run(folder / "r.run", returned)
     qrels = read_fol_qrels(folder / "q.txt")
     with warnings.catch_warnings(record=True):

@@ -9,12 +9,14 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests.helpers import DATA
+from tests.helpers import DATA, needs_shared
 
+from inexeval.cli import main
 from inexeval.errors import FormatError, InexevalWarning, RunError
 from inexeval.formats.fol import read_fol_qrels, read_fol_run, write_fol_qrels, write_fol_run
 
 
+@needs_shared
 def test_inex2010_qrels_read_as_the_official_tool() -> None:
     qrels = read_fol_qrels(DATA / "inex2010" / "inex2010.qrels")
     assert qrels.scale == "fol" and len(qrels) == 52
@@ -26,6 +28,7 @@ def test_inex2010_qrels_read_as_the_official_tool() -> None:
     assert topic.best_entry_points["19243417"] == 3901
 
 
+@needs_shared
 def test_ipcs_runs_read(tmp_path: Path) -> None:
     for name in ("bert_inex_converted_1", "bert1_incontext", "bert1_bestincontext"):
         run = read_fol_run(DATA / "ipcs" / f"{name}.run")
@@ -34,10 +37,11 @@ def test_ipcs_runs_read(tmp_path: Path) -> None:
 
 def test_qrels_crlf_six_fields_and_repeats(tmp_path: Path) -> None:
     path = tmp_path / "q.txt"
-    path.write_bytes(b"1 Q0 A 10 100 5 20:5 0:5\r\n1 Q0 A 10 100 7 0:6\r\n1 Q0 B 3 50 9\r\n")
+    path.write_bytes(b"1 Q0 A 10 100 5 20:5 0:5\r\n1 Q0 A 10 100 7 0:6 30:4\r\n"
+                     b"1 Q0 B 3 50 9\r\n")
     topic = read_fol_qrels(path)["1"]
     assert topic.dim("rsize").tolist() == [10, 10, 3] and topic.dim("bep").tolist() == [5, 7, 9]
-    assert topic.highlights["A"].tolist() == [[0, 5], [0, 6], [20, 25]]
+    assert topic.highlights["A"].tolist() == [[0, 5], [0, 6], [20, 25], [30, 34]]
     assert topic.best_entry_points == {"A": 7}
 
 
@@ -48,6 +52,11 @@ def test_qrels_crlf_six_fields_and_repeats(tmp_path: Path) -> None:
     ("1 Q0 Z 2 10\n", "again with other values"), ("1 Q0 A 10 100 0 95:6\n", "past"),
     ("1 Q0 A 10 100 0 5:2 5:2\n", "twice"), (" 1 Q0 A 10 100\n", "blank space"),
     ("1 Q0 A 10 1000000000000000000000\n", "too large"),
+    ("1 Q0 A 10 100 0 0:5:3 20:5\n", "is not offset:length"),
+    ("1 Q0 A 10 100 0 0:6 5:4\n", "passages '0:6' and '5:4' overlap"),
+    ("1 Q0 A 10 100 0 20:5 0:30\n", "passages '0:30' and '20:5' overlap"),
+    ("1 Q0 A 9 100 0 0:5 20:5\n", r"rsize 9 is not the sum of the line's passage lengths \(10\)"),
+    ("1 Q0 A 0 100 0 0:5\n", r"rsize 0 is not the sum .* \(5\)"),
 ])
 def test_bad_qrels(tmp_path: Path, text: str, match: str) -> None:
     path = tmp_path / "q.txt"
@@ -68,6 +77,9 @@ def test_bad_qrels(tmp_path: Path, text: str, match: str) -> None:
     ("1 Q0 A abc 1 r 3 5\n", FormatError, "not an integer"),
     ("1 Q0 A 1 1 r -5 5\n", FormatError, "negative offset"),
     ("1 Q0 A 1 1 r 3 99999999999999999999\n", FormatError, "too large"),
+    ("1 Q0 A 1 abc r 3 5\n", FormatError, "'abc' is not a number .*only nan and inf"),
+    ("1 Q0 A 1 1.5e r 3 5\n", FormatError, "'1.5e' is not a number"),
+    ("1 Q0 A 1 0x1p3 r 3 5\n", FormatError, "'0x1p3' is not a number"),
 ])
 def test_bad_runs(tmp_path: Path, text: str, error: type[Exception], match: str) -> None:
     path = tmp_path / "r.run"
@@ -79,8 +91,9 @@ def test_bad_runs(tmp_path: Path, text: str, error: type[Exception], match: str)
 
 def test_nonexistent_passages_and_run_ids(tmp_path: Path) -> None:
     path = tmp_path / "r.run"
-    path.write_bytes(b"2 Q0 A 1 1 a X 0\r2 Q0 B 2 s b -1 zz\r\n1 Q0 C 1 1 c 5 7")
-    with pytest.warns(InexevalWarning, match=r"r.run:2: 1 score\(s\) are not finite"):
+    path.write_bytes(b"2 Q0 A 1 1 a X 0\r2 Q0 B 2 nan b -1 zz\r\n1 Q0 C 1 -inf c 5 7")
+    with pytest.warns(InexevalWarning,
+                      match=r"r.run:2: 2 score\(s\) are not finite \(nan or inf\)"):
         run = read_fol_run(path)
     assert list(run) == ["2", "1"] and run.name == "c"
     assert run["2"].missing.tolist() == [True, True] and run["2"].offsets.tolist() == [-1, -1]
@@ -111,6 +124,7 @@ def test_run_round_trip(tmp_path_factory: pytest.TempPathFactory,
             assert getattr(a, column).tolist() == getattr(b, column).tolist()
 
 
+@needs_shared
 def test_qrels_round_trip(tmp_path: Path) -> None:
     first = read_fol_qrels(DATA / "ipcs" / "INEX_Qrels.txt")
     write_fol_qrels(first, tmp_path / "q.txt")
@@ -131,10 +145,25 @@ def test_a_unicode_space_in_fol_qrels_is_part_of_its_field(tmp_path: Path, line:
     no-break space (found by the hostile-input tests now and then) was a field separator or
     dropped as a trailing blank in the line-by-line reading, and the line was read as valid."""
     path = tmp_path / "q.txt"
-    path.write_text(f"2009001 Q0 12 10 100 5 3:4\n{line}\n", encoding="utf-8")
+    path.write_text(f"2009001 Q0 12 4 100 5 3:4\n{line}\n", encoding="utf-8")
     if "\u2003" in line:  # the article id keeps its space: an id, not a number, so accepted
         assert "13\u2003" in read_fol_qrels(path)["2009001"].files.tolist()
         return
     with pytest.raises(FormatError, match="is not an integer") as error:
         read_fol_qrels(path)
     assert error.value.line == 2
+
+
+@pytest.mark.parametrize(("qrels", "run", "message"), [
+    ("1 Q0 A 5 100 0 0:5\n1 Q0 B 4 100 0 0:3 2:1\n", "1 Q0 A 1 1 r 0 5\n", "q.txt:2: passages"),
+    ("1 Q0 A 5 100 0 0:5\n1 Q0 B 4 100 0 0:3\n", "1 Q0 A 1 1 r 0 5\n", "q.txt:2: rsize 4"),
+    ("1 Q0 A 5 100 0 0:5\n1 Q0 B 3 100 0 0:3:1\n", "1 Q0 A 1 1 r 0 5\n", "q.txt:2: passage"),
+    ("1 Q0 A 5 100 0 0:5\n", "1 Q0 A 1 1 r 0 5\n1 Q0 B 2 abc r 0 5\n", "r.run:2: 'abc'"),
+])
+def test_refused_fol_inputs_exit_2_on_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                               qrels: str, run: str, message: str) -> None:
+    (tmp_path / "q.txt").write_text(qrels)
+    (tmp_path / "r.run").write_text(run)
+    assert main(["eval", str(tmp_path / "q.txt"), str(tmp_path / "r.run")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err

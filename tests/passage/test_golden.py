@@ -5,13 +5,15 @@ from __future__ import annotations
 import math
 
 import pytest
-from tests.helpers import DATA
+from tests.helpers import DATA, needs_shared
 
 from inexeval.formats.fol import read_fol_qrels, read_fol_run
 from inexeval.measures.focused import evaluate_task
 from inexeval.model import Assessments
 
 from .conftest import same
+
+pytestmark = needs_shared
 
 IPCS = DATA / "ipcs"
 TASKS = {"f": "focused", "t": "thorough", "r": "relevant-in-context", "i": "t2i",

@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
+import numpy as np
 import pytest
 
-from inexeval.errors import InexevalWarning, RunError
+from inexeval.errors import FormatError, InexevalWarning, RunError
+from inexeval.formats.fol import read_fol_qrels, read_fol_run
+from inexeval.measures.focused import evaluate_task
+from inexeval.model import Assessments
+from inexeval.model.assessments import build_topic
 
 from .conftest import Evaluate, same, values
 
@@ -236,10 +242,20 @@ def test_e15_6_topic_without_relevant_articles(evaluate: Evaluate) -> None:
     assert same(ric_total["gP[1]"], 0.3333333333333333) and same(ric_total["gR[1]"], math.nan)
 
 
-def test_e15_6_impossible_recall_point(evaluate: Evaluate) -> None:
+def test_e15_6_impossible_recall_point(tmp_path: Path) -> None:
+    """A file declaring fewer relevant characters (rsize 10) than it highlights (50) is refused
+    now; the same judgement built in memory still scores as the official evaluator scores it."""
+    (tmp_path / "q.txt").write_text("6 Q0 F 10 1000 0 0:50\n")
+    with pytest.raises(FormatError, match=r"rsize 10 is not the sum .* \(50\)"):
+        read_fol_qrels(tmp_path / "q.txt")
+    qrels = Assessments({"6": build_topic(
+        "6", "fol", [("F", "", {"rsize": 10, "length": 1000, "bep": 0})],
+        dim_types={"rsize": int, "length": int, "bep": int},
+        highlights={"F": np.array([[0, 50]], dtype=np.int64)}, best_entry_points={"F": 0})},
+        "fol")
+    (tmp_path / "r.run").write_text("6 Q0 F 1 1 imp 0 50\n")
     with pytest.warns(UserWarning, match="impossible recall point 500"):
-        topic = values(evaluate("6 Q0 F 10 1000 0 0:50\n", "6 Q0 F 1 1 imp 0 50\n", "focused"),
-                       "6")
+        topic = values(evaluate_task(qrels, [read_fol_run(tmp_path / "r.run")], "focused"), "6")
     assert same(topic["char_prec"], 1.0) and same(topic["char_rec"], 5.0)
     assert same(topic["char_f1"], 1.6666666666666667) and same(topic["AiP"], 0.0)
 

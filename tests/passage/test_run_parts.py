@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tests.helpers import DATA, needs_shared
 
 from inexeval.cli import main
 from inexeval.evaluation import Evaluator
@@ -24,10 +25,9 @@ from inexeval.formats.fol import read_fol_qrels, read_fol_run, read_fol_run_part
 from inexeval.formats.source import TopicResumed
 from inexeval.measures.focused import evaluate_task
 from inexeval.model.run import Run, RunParts
-from tests.helpers import DATA
 
 TOPICS = ["2010001", "2010002", "2010003", "2010004", "2010005"]
-QRELS = "".join(f"{topic} Q0 {article} 40 400 {10 + t} {10 + t}:30 {200 + article % 50}:40\n"
+QRELS = "".join(f"{topic} Q0 {article} 70 400 {10 + t} {10 + t}:30 {200 + article % 50}:40\n"
                 for t, topic in enumerate(TOPICS[:4]) for article in (11, 12, 13, 14))
 
 
@@ -176,6 +176,7 @@ def _cli(*argv: str) -> tuple[int, str, str]:
     return code, out.getvalue(), err.getvalue()
 
 
+@needs_shared
 @pytest.mark.parametrize(("name", "options"), [
     ("bert_inex_converted_1", ["--task", "focused", "-q", "--format", "official"]),
     ("bert1_incontext", ["--task", "relevant-in-context", "-q", "-c"]),

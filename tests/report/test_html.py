@@ -11,13 +11,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from tests.helpers import DATA, needs_shared
 
 from inexeval import load_assessments, load_run
 from inexeval.experiment import compare
 from inexeval.cli import main
 from inexeval.measures.focused import evaluate_task
 from inexeval.report import html, svg
-from tests.helpers import DATA
 
 IPCS = DATA / "ipcs"
 QRELS = str(IPCS / "INEX_Qrels.txt")
@@ -53,6 +53,7 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> str:
     return out.read_text(encoding="utf-8")
 
 
+@needs_shared
 def test_curves_drawn_are_the_official_curves_over_every_topic(report: str) -> None:
     official = evaluate_task(load_assessments(QRELS), [load_run(r) for r in RUNS], "focused",
                              complete=True, per_topic=False)
@@ -78,6 +79,7 @@ def test_polyline_points_are_the_values_on_the_axes() -> None:
     assert attrs["data-y"] == "0.4 nan 0.1"
 
 
+@needs_shared
 def test_comparison_tables_and_differences_are_the_comparison(report: str) -> None:
     comparison = compare(QRELS, RUNS, task="focused", complete=True)
     page = parse(report)
@@ -101,6 +103,7 @@ def test_comparison_tables_and_differences_are_the_comparison(report: str) -> No
     assert len(cells) > 120 * 3
 
 
+@needs_shared
 def test_markers_follow_significance(report: str) -> None:
     comparison = compare(QRELS, RUNS, task="focused", complete=True)
     means_table = report[report.index('<table class="means">'):]
@@ -108,7 +111,7 @@ def test_markers_follow_significance(report: str) -> None:
     rows = re.findall(r"<tr[^>]*><td>(.*?)</td>(.*?)</tr>", means_table)
     by_run = {re.sub(r"<.*", "", name).strip(): re.findall(r"<td[^>]*>(.*?)</td>", cells)
               for name, cells in rows}
-    assert list(by_run)[0] == "TREC2INEX"
+    assert next(iter(by_run)) == "TREC2INEX"
     for row in comparison.rows:
         cell = by_run[row.run][comparison.measures.index(row.measure)]
         sign = comparison.significant(row)
@@ -135,6 +138,7 @@ def test_every_input_string_is_escaped(tmp_path: Path) -> None:
     assert "img" not in tags
 
 
+@needs_shared
 def test_nothing_outside_the_file_is_referenced(report: str) -> None:
     for tag, attrs in parse(report).tags:
         for name, value in attrs.items():
@@ -146,6 +150,7 @@ def test_nothing_outside_the_file_is_referenced(report: str) -> None:
     assert "default-src 'none'" in report
 
 
+@needs_shared
 def test_compare_html_is_the_report(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1764201600")  # the same date, whatever the clock
     common = ["--task", "focused", "--test", "sign", QRELS, *RUNS[:2]]
@@ -153,7 +158,7 @@ def test_compare_html_is_the_report(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert main(["compare", "--format", "html", *common, "-o", str(tmp_path / "compare.html")]) == 0
 
     def without_command(path: Path) -> str:
-        return re.sub(r"<pre><code>.*?</code></pre>", "", path.read_text(), flags=re.S)
+        return re.sub(r"<pre><code>.*?</code></pre>", "", path.read_text(), flags=re.DOTALL)
 
     report_text = without_command(tmp_path / "report.html")
     assert report_text == without_command(tmp_path / "compare.html")
@@ -162,6 +167,7 @@ def test_compare_html_is_the_report(tmp_path: Path, monkeypatch: pytest.MonkeyPa
         tmp_path / "compare.html").read_text()
 
 
+@needs_shared
 @pytest.mark.parametrize("argv, message", [
     ([], "a report is a file: give -o FILE"),
     (["-o", "r.html", "--format", "csv"], "a report is HTML"),
@@ -178,6 +184,7 @@ def test_bad_requests_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture
     assert list(tmp_path.iterdir()) == []
 
 
+@needs_shared
 def test_report_never_overwrites_an_input(tmp_path: Path,
                                           capsys: pytest.CaptureFixture[str]) -> None:
     run = tmp_path / "run.txt"
@@ -188,7 +195,8 @@ def test_report_never_overwrites_an_input(tmp_path: Path,
 
 
 def test_element_measures_report_has_their_curves(tmp_path: Path) -> None:
-    from inexeval.demo import ASSESSMENTS_2004, COLLECTION, RUNS as DEMO_RUNS
+    from inexeval.demo import ASSESSMENTS_2004, COLLECTION
+    from inexeval.demo import RUNS as DEMO_RUNS
 
     out = tmp_path / "r.html"
     assert main(["report", str(ASSESSMENTS_2004), *map(str, DEMO_RUNS), "--collection",
@@ -207,6 +215,7 @@ def test_nice_ticks_cover_the_range() -> None:
     assert svg.nice_ticks(1.0, 101.0) == [0.0, 20.0, 40.0, 60.0, 80.0, 100.0, 120.0]
 
 
+@needs_shared
 def test_warnings_about_the_inputs_are_shown_once(tmp_path: Path,
                                                   capsys: pytest.CaptureFixture[str]) -> None:
     run = tmp_path / "extra.run"
@@ -218,6 +227,7 @@ def test_warnings_about_the_inputs_are_shown_once(tmp_path: Path,
     assert len(warned) == 1 and "not in the qrels" in warned[0]
 
 
+@needs_shared
 def test_all_pairs_report_has_no_baseline_markers(tmp_path: Path) -> None:
     out = tmp_path / "pairs.html"
     assert main(["report", "--all-pairs", "--test", "tukey", "--task", "focused", QRELS, *RUNS,

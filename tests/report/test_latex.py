@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
-from tests.helpers import DATA
+from tests.helpers import DATA, needs_shared
 
 from inexeval.cli import main
 from inexeval.report.text import BOOKTABS, latex_escape
@@ -77,6 +77,7 @@ def test_latex_escape_writes_every_special_character_as_text() -> None:
     assert latex_escape("[x]") == "{}[x]"
 
 
+@needs_shared
 def test_compare_caption_has_the_condition_as_a_formula(
         runs: list[Path], capsys: pytest.CaptureFixture[str]) -> None:
     out = _latex(capsys, "compare", QRELS, *runs, "--task", "focused", "-m", "iP[0.01]", "-m",
@@ -88,6 +89,7 @@ def test_compare_caption_has_the_condition_as_a_formula(
         assert latex_escape(name) in out
 
 
+@needs_shared
 @pytest.mark.parametrize("command", [["compare", "--all-pairs", "--format", "latex"],
                                      ["eval", "--format", "latex"]])
 def test_other_latex_outputs_escape_run_names(
@@ -98,12 +100,14 @@ def test_other_latex_outputs_escape_run_names(
         assert latex_escape(name) in out
 
 
+@needs_shared
 def test_measure_agreement_latex(runs: list[Path], capsys: pytest.CaptureFixture[str]) -> None:
     out = _latex(capsys, "agree", QRELS, *runs, "-m", "P@10", "-m", "MAiP", "--format",
                  "latex")
     assert r"tau\_AP" in out and r"measure\_a" in out
 
 
+@needs_shared
 def test_judgement_agreement_latex_escapes_file_names(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     copy = tmp_path / "qrels_100%&#1.txt"

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from tests.helpers import DATA, needs_shared
 
 from inexeval import load_assessments, load_run
 from inexeval.cli import main
 from inexeval.measures.curves import evaluate_curve, natural_curve, series, task_measure
 from inexeval.measures.focused import evaluate_task
-from tests.helpers import DATA
 
 pytest.importorskip("matplotlib")
 
@@ -41,6 +41,7 @@ def captured(monkeypatch: pytest.MonkeyPatch) -> list[object]:
     return figures
 
 
+@needs_shared
 def test_curve_lines_are_the_official_ircl_prn(tmp_path: Path, captured: list[object]) -> None:
     out = tmp_path / "curve.png"
     assert main(["plot", "--task", "focused", QRELS, *RUNS[:2], "-o", str(out)]) == 0
@@ -58,6 +59,7 @@ def test_curve_lines_are_the_official_ircl_prn(tmp_path: Path, captured: list[ob
     assert ax.get_xlabel() == "recall"
 
 
+@needs_shared
 def test_topic_curve_of_an_in_context_task(tmp_path: Path, captured: list[object]) -> None:
     out = tmp_path / "gp.svg"
     assert main(["plot", "--task", "relevant-in-context", "--topic", "2009001", "--ranks", "25",
@@ -73,6 +75,7 @@ def test_topic_curve_of_an_in_context_task(tmp_path: Path, captured: list[object
                                          abs=1e-15)
 
 
+@needs_shared
 def test_per_topic_bars_are_sorted_differences(tmp_path: Path, captured: list[object]) -> None:
     out = tmp_path / "differences.pdf"
     assert main(["plot", "--task", "focused", "--kind", "per-topic", "--baseline", "bert1ctx",
@@ -94,6 +97,7 @@ def test_per_topic_bars_are_sorted_differences(tmp_path: Path, captured: list[ob
         assert ax.get_ylabel() == f"MAiP: {run} − bert1ctx"
 
 
+@needs_shared
 def test_box_and_scatter(tmp_path: Path, captured: list[object]) -> None:
     assert main(["plot", "--task", "focused", "--kind", "box", "-c", QRELS, *RUNS,
                  "-o", str(tmp_path / "box.png")]) == 0
@@ -120,7 +124,8 @@ def test_box_and_scatter(tmp_path: Path, captured: list[object]) -> None:
 
 def test_curve_of_a_measure_follows_eval_options(tmp_path: Path, captured: list[object]) -> None:
     """Without --task the curve is the -m measure's, evaluated as eval evaluates it."""
-    from inexeval.demo import ASSESSMENTS_2005, COLLECTION, RUNS as DEMO_RUNS
+    from inexeval.demo import ASSESSMENTS_2005, COLLECTION
+    from inexeval.demo import RUNS as DEMO_RUNS
 
     assert main(["plot", "-m", "MAnxCG(quant=gen2005)", "--ranks", "10", str(ASSESSMENTS_2005),
                  str(DEMO_RUNS[1]), "--collection", str(COLLECTION),
@@ -133,7 +138,8 @@ def test_curve_of_a_measure_follows_eval_options(tmp_path: Path, captured: list[
 
 def evaluate_curve_for_demo() -> np.ndarray:
     from inexeval import load_collection
-    from inexeval.demo import ASSESSMENTS_2005, COLLECTION, RUNS as DEMO_RUNS
+    from inexeval.demo import ASSESSMENTS_2005, COLLECTION
+    from inexeval.demo import RUNS as DEMO_RUNS
     from inexeval.evaluation import Evaluator, with_implicit
 
     collection = load_collection(str(COLLECTION))
@@ -144,6 +150,7 @@ def evaluate_curve_for_demo() -> np.ndarray:
     return np.array([results.mean(n, run.name) for n in names])
 
 
+@needs_shared
 def test_series_helper_matches_what_is_drawn() -> None:
     spec = natural_curve(task_measure("thorough"))
     assessments = load_assessments(QRELS)
@@ -155,6 +162,7 @@ def test_series_helper_matches_what_is_drawn() -> None:
                                rtol=0, atol=1e-12)
 
 
+@needs_shared
 @pytest.mark.parametrize("argv, message", [
     (["-o", "x.jpg"], "cannot tell the figure format from the suffix 'jpg'"),
     (["--kind", "box", "--topic", "2009001", "-o", "x.png"], "--topic goes with --kind curve"),
@@ -173,12 +181,14 @@ def test_bad_requests_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture
     assert list(tmp_path.iterdir()) == []
 
 
+@needs_shared
 def test_a_curve_of_a_measure_without_one(tmp_path: Path,
                                           capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["plot", "-m", "art_prec", QRELS, RUNS[0], "-o", str(tmp_path / "x.png")]) == 2
     assert "art_prec has no curve" in capsys.readouterr().err
 
 
+@needs_shared
 def test_without_matplotlib_plot_says_what_to_install(
         tmp_path: Path, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:
@@ -189,6 +199,7 @@ def test_without_matplotlib_plot_says_what_to_install(
     assert list(tmp_path.iterdir()) == []
 
 
+@needs_shared
 def test_svg_and_pdf_outputs_are_reproducible(tmp_path: Path) -> None:
     for suffix in ("svg", "pdf"):
         first, second = tmp_path / f"a.{suffix}", tmp_path / f"b.{suffix}"

@@ -8,9 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.helpers import DATA, needs_shared
 
 from inexeval.cli import main
-from tests.helpers import DATA
+
+pytestmark = needs_shared
 
 IPCS = DATA / "ipcs"
 SCREENS = Path("/tmp/inexeval-screens")

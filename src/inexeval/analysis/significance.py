@@ -105,28 +105,41 @@ def paired_t(differences: Sequence[float] | Array) -> TestResult:
     return TestResult(float(result.statistic), float(result.pvalue), low, high)
 
 
+EXACT_WILCOXON = 50
+"""At most this many differences, none zero and none tied in absolute value: the exact p."""
+
+
 def wilcoxon(differences: Sequence[float] | Array) -> TestResult:
-    """Wilcoxon's signed-rank test as scipy's ``wilcoxon(d, zero_method="wilcox",
-    method="auto")`` computes it: zero differences (here |d| < 1e-12, the ties of
-    wins/ties/losses) are dropped from the ranking (Wilcoxon's own rule); the p-value comes
-    from the exact null distribution when there are at most 50 differences and no zeros or tied
-    absolute values, else from the normal approximation with the tie correction of the variance
-    (scipy 1.12+ enumerates the 2^n sign patterns instead when n <= 13). The statistic is the
-    smaller of the two rank sums. No non-zero difference: statistic 0, p 1."""
+    """Wilcoxon's signed-rank test (Wilcoxon 1945, "Individual comparisons by ranking methods",
+    Biometrics Bulletin 1(6); Smucker et al. 2007, §3.2). Zero differences (|d| < 1e-12, the
+    ties of wins/ties/losses) are dropped before ranking (Wilcoxon's own rule); the p-value is
+    the exact one (the null distribution of the rank sum over the 2^n sign patterns) when there
+    are at most :data:`EXACT_WILCOXON` differences, none zero and no two with the same absolute
+    value, else the normal approximation with the tie correction of the variance and no
+    continuity correction, as R's ``wilcox.test`` chooses (and scipy's ``"auto"`` did before
+    1.15). The method is chosen here and passed to scipy's ``wilcoxon`` by name
+    (``"exact"`` or ``"asymptotic"``, both in every scipy from 1.15): scipy's ``"auto"``
+    changed in 1.15 (a permutation p-value for n <= 13 with ties or zeros). The statistic is
+    the smaller of the two rank sums. No non-zero difference: statistic 0, p 1."""
     from scipy import stats
 
     d = _differences(differences)
     low, high = t_interval(d)
-    if _all_zero(d):
+    kept = d[np.abs(d) >= TIE]
+    if len(kept) == 0:
         return TestResult(0.0, 1.0, low, high)
-    result = stats.wilcoxon(np.where(np.abs(d) < TIE, 0.0, d), zero_method="wilcox",
-                            method="auto")
+    exact = (len(kept) == len(d) <= EXACT_WILCOXON
+             and len(np.unique(np.abs(kept))) == len(kept))
+    method = "exact" if exact else "asymptotic"
+    result = stats.wilcoxon(kept, zero_method="wilcox", correction=False, method=method)
     return TestResult(float(result.statistic), float(result.pvalue), low, high)
 
 
 def sign(differences: Sequence[float] | Array) -> TestResult:
-    """The sign test: an exact two-sided binomial test (p = 1/2) of the wins among the topics
-    that are not ties (scipy's ``binomtest``). The statistic is the number of wins."""
+    """The sign test (Smucker et al. 2007, §3.3): an exact two-sided binomial test (p = 1/2) of
+    the wins among the topics that are not ties (|d| >= 1e-12), scipy's ``binomtest`` (in every
+    scipy the project allows): ``min(1, 2 P(X <= min(wins, losses)))``, X ~ B(wins + losses,
+    1/2). The statistic is the number of wins."""
     from scipy import stats
 
     d = _differences(differences)

@@ -342,6 +342,26 @@ def _xml_files(folder: Path) -> list[str]:
     return sorted(files, key=lambda file: file.split(os.sep))
 
 
+def check_index_output(output: str | Path, folder: str | Path) -> None:
+    """Refuse an index output that is one of the collection's documents under another name (a
+    hard link outside ``folder``: :func:`inexeval.outputs.check_output` finds the folder and the
+    files inside it). Only an output with several links is compared with the documents."""
+    try:
+        target = os.stat(output)
+    except OSError:
+        return
+    if target.st_nlink < 2 or not Path(folder).is_dir():
+        return
+    for file in _xml_files(Path(folder)):
+        try:
+            document = os.stat(file)
+        except OSError:
+            continue
+        if (document.st_dev, document.st_ino) == (target.st_dev, target.st_ino):
+            raise InexevalError(f"the output is a hard link of the collection's document {file} "
+                                "(choose another name)", output)
+
+
 def build_index(
     folder: str | Path, progress: Callable[[int, int], None] | None = None, jobs: int = 1
 ) -> CollectionIndex:

@@ -23,9 +23,9 @@ MODES = ("highlight", "2002", "2003")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from inexeval.cli import _Parser
+    from inexeval.cli import Parser
 
-    sub = parser.add_subparsers(dest="assess_command", metavar="ACTION", parser_class=_Parser)
+    sub = parser.add_subparsers(dest="assess_command", metavar="ACTION", parser_class=Parser)
     sub.required = True
 
     def action(name: str, help: str) -> argparse.ArgumentParser:

@@ -30,10 +30,16 @@ def _progress(done: int, total: int) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from inexeval.collection.build import build_index, element_count, save_index
+    from inexeval.collection.build import (
+        build_index,
+        check_index_output,
+        element_count,
+        save_index,
+    )
     from inexeval.outputs import check_output
 
     check_output(args.output, args.folder)
+    check_index_output(args.output, args.folder)
     from inexeval.progress import progress_callback
 
     report = None if args.quiet else progress_callback("indexing") or _progress

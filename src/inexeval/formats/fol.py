@@ -9,10 +9,12 @@ whitespace characters. Ids are exact strings (``"012" != "12"``). Files come thr
 Where the official tool crashes or silently accepts nonsense, these readers raise
 :class:`~inexeval.errors.FormatError` / :class:`~inexeval.errors.RunError` naming file and line:
 a line starting with blank space (the official tool reads an empty topic), short qrels lines,
-non-integer or huge numbers, qrels passages without or with a negative length, past the article's
-end or given twice, an article judged twice with different values, run lines without exactly 8
-fields, non-integer or negative run offsets and ranks (also in topics absent from the qrels, which
-the official tool skips unread) and run lengths below 1 (§15.12).
+non-integer or huge numbers, qrels passages not ``offset:length``, with a negative length, past
+the article's end, given twice or overlapping another of their line, an ``rsize`` that is not the
+sum of its line's passage lengths, an article judged twice with different values, run scores
+that are not numbers (``nan`` and ``inf`` are taken as missing, with a warning), run lines
+without exactly 8 fields, non-integer or negative run offsets and ranks (also in topics absent
+from the qrels, which the official tool skips unread) and run lengths below 1 (§15.12).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from __future__ import annotations
 import re
 import warnings
 from collections.abc import Iterable, Iterator
-from itertools import count
+from itertools import count, pairwise
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -36,9 +38,6 @@ from inexeval.model.assessments import build_topic
 from inexeval.model.run import RunColumns
 from inexeval.outputs import atomic_output
 
-NONEXISTENT_OFFSETS = ("X", "-1")
-"""Run offsets meaning "no passage" (spec §1.7.2): kept with ``missing`` set and offset -1."""
-
 _INTEGER = re.compile(r"[+-]?[0-9]+")
 
 
@@ -48,12 +47,14 @@ def read_fol_qrels(path: str | Path | Source) -> Assessments:
     One record per line, in file order, with dims ``rsize``, ``length`` and ``bep`` (field 6 as
     written, -1 when the line has fewer than 6 fields). ``highlights[file]`` holds the article's
     judged passages ``[o, o+l)`` of all its lines, sorted by start (stable: a later passage with
-    the same start goes after), neither merged nor checked against ``rsize`` (spec §15.2).
+    the same start goes after), not merged (spec §15.2).
     ``best_entry_points[file]`` is the BEP the official tool uses: field 6 of the article's last
     line with at least 7 fields (a 6-field line sets none; -1 means none).
 
     An article may be judged on several lines only with the same ``rsize`` and length; a
-    negative length, a passage past the article's end and a passage given twice are errors.
+    negative length, a passage past the article's end, a passage given twice, two passages of
+    one line that overlap and a line whose passage lengths do not sum to its ``rsize`` are
+    errors (a line without passages keeps its ``rsize``: a relevant article judged as a whole).
     """
     with opened(path) as source:
         name = source.name
@@ -126,6 +127,15 @@ def _columns(name: str, data: bytes) -> Assessments | None:
     owner = np.repeat(np.arange(len(count)), count)
     span_key = keys[owner]
     if (ends > length[owner]).any():
+        return None
+    with_passages = count > 0
+    total = np.concatenate(([0], np.cumsum(pairs[:, 1])))
+    line_end = np.cumsum(count)
+    if (rsize[with_passages] != (total[line_end] - total[line_end - count])[with_passages]).any():
+        return None
+    in_line = np.lexsort((starts, owner))
+    if ((owner[in_line][1:] == owner[in_line][:-1])
+            & (starts[in_line][1:] < ends[in_line][:-1])).any():
         return None
     order = np.lexsort((starts, span_key))  # stable: equal starts keep the file order
     key_sorted, start_sorted, end_sorted = span_key[order], starts[order], ends[order]
@@ -208,10 +218,13 @@ def _checked(name: str, lines: list[tuple[int, str]]) -> Assessments:
         entry_points.setdefault(topic, {})[article] = bep
         spans = passages.setdefault(topic, {}).setdefault(article, [])
         given = set(spans)
+        line_spans = []
         for passage in fields[6:]:
             span = _passage(passage, length, given, name, number)
-            spans.append(span)
+            line_spans.append(span)
             given.add(span)
+        _check_line(line_spans, rsize, fields[6:], name, number)
+        spans.extend(line_spans)
     built = {}
     for topic, records in topics.items():
         highlights = {
@@ -235,7 +248,7 @@ def _passage(text: str, length: int, spans: set[tuple[int, int]], path: str,
              line: int) -> tuple[int, int]:
     """A judged passage ``offset:length`` as ``(start, end)``, checked against the article."""
     parts = text.split(":")
-    if len(parts) < 2:
+    if len(parts) != 2:
         raise FormatError(f"passage {shown(text)} is not offset:length", path, line)
     start = _integer(parts[0], "passage offset", path, line)
     size = _integer(parts[1], "passage length", path, line)
@@ -248,6 +261,21 @@ def _passage(text: str, length: int, spans: set[tuple[int, int]], path: str,
     if (start, start + size) in spans:
         raise FormatError(f"passage {shown(text)} is given twice for this article", path, line)
     return start, start + size
+
+
+def _check_line(spans: list[tuple[int, int]], rsize: int, fields: list[str], path: str,
+                line: int) -> None:
+    """A line's passages: disjoint, their lengths summing to the line's ``rsize`` (the
+    highlighted characters, spec §15.2)."""
+    order = sorted(range(len(spans)), key=lambda k: spans[k])
+    for before, after in pairwise(order):
+        if spans[after][0] < spans[before][1]:
+            raise FormatError(f"passages {shown(fields[before])} and {shown(fields[after])} "
+                              "overlap", path, line)
+    highlighted = sum(end - start for start, end in spans)
+    if highlighted != rsize:
+        raise FormatError(f"rsize {rsize} is not the sum of the line's passage lengths "
+                          f"({highlighted})", path, line)
 
 
 def _sorted_spans(spans: list[tuple[int, int]]) -> npt.NDArray[np.int64]:
@@ -332,7 +360,7 @@ class _RunColumns:
     def warn_unscored(self, name: str) -> None:
         count, first = self.unscored
         if count:
-            warn(f"{count} score(s) are not finite numbers, taken as missing (the run is "
+            warn(f"{count} score(s) are not finite (nan or inf), taken as missing (the run is "
                  "ordered by rank)", name, first)
 
     def resumed(self) -> bool:

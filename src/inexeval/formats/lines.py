@@ -159,8 +159,9 @@ class Table:
 
     def printed_scores(self, column: int) -> tuple[PrintedScores, npt.NDArray[np.bool_]]:
         """The column as :class:`PrintedScores` (read on first use), and which rows are not
-        finite numbers: a field of a common printed form is finite for sure
-        (:func:`surely_finite`), any other is read now."""
+        finite (``nan``, ``inf``): a field of a common printed form is finite for sure
+        (:func:`surely_finite`), any other is read now, and one that is no number at all
+        (``abc``) is an error naming file and line."""
         starts, ends = self.starts[:, column], self.ends[:, column]
         words = self._word_view()
         records = np.empty((len(self), 2), dtype=np.uint64)
@@ -174,7 +175,10 @@ class Table:
         if len(unsure) == 0:
             return PrintedScores(records, widths.astype(np.uint8)), unread
         values, not_numbers = decimal_values(self.raw, words, starts[unsure], ends[unsure])
-        unread[unsure] = not_numbers | ~np.isfinite(values)
+        if not_numbers.any():
+            raise self.fail(int(unsure[np.argmax(not_numbers)]), column,
+                            "is not a number (a score; only nan and inf are taken as missing)")
+        unread[unsure] = ~np.isfinite(values)
         long = unsure[widths[unsure] > PrintedScores.WIDEST]
         if len(long):  # the value itself is kept, in place of the printed bytes
             values[unread[unsure]] = math.nan

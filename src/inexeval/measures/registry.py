@@ -344,8 +344,13 @@ def _parse_one(text: str, problems: list[str], partial: bool = False) -> Measure
         assert isinstance(call, ast.Call)
         if call.args:
             problems.append(f"{text!r}: parameters must be given as name=value")
+        seen: set[str] = set()
         for keyword in call.keywords:
             name = keyword.arg or ""
+            if name in seen:
+                problems.append(f"{text!r} gives {name} twice")
+                continue
+            seen.add(name)
             param = family.param(name)
             if param is None:
                 problems.append(

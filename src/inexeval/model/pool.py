@@ -20,8 +20,6 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-POOL_UNITS = ("article", "element")
-
 
 class PoolUnit(NamedTuple):
     """One pooled unit: its document, element path (empty for an article), best rank and the

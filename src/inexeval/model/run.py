@@ -17,8 +17,6 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-RESULT_KINDS = ("element", "passage", "document")
-
 Scores = Callable[[], npt.NDArray[np.float64]]
 """Scores read on first use: a reader may give ``TopicRun.rsv`` so (the official tasks never
 use scores, and reading them costs as much as reading the rest of a line)."""

@@ -1,0 +1,264 @@
+"""The assessment service under concurrent assessors, for the server's tests and for
+``benchmarks/bench_assess.py``: a campaign in a fresh store, ``inexeval assess serve`` started on a
+loopback port, assessors saving at the same time over HTTP (one thread and connection each),
+optionally a SIGKILL of the server during that load and a restart, and the check that every
+acknowledged save is in the store."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+PASSWORD = "bench password"
+DOCUMENTS_PER_TOPIC = 5
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def start_server(store: str, port: int, timeout: float = 60.0) -> subprocess.Popen[bytes]:
+    """``inexeval assess serve STORE`` on 127.0.0.1:PORT, returned once it answers."""
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(Path(__file__).resolve().parents[1] / "src"), os.environ.get("PYTHONPATH", "")])}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "inexeval.cli", "assess", "serve", store, "--host", "127.0.0.1",
+         "--port", str(port)], env=environment, stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise RuntimeError(f"the server stopped: {server.stderr.read().decode()[-2000:]}"
+                               if server.stderr else "the server stopped")
+        try:
+            httpx.get(f"http://127.0.0.1:{port}/api/openapi.json", timeout=1.0)
+            return server
+        except httpx.TransportError:
+            time.sleep(0.1)
+    server.kill()
+    raise RuntimeError("the server did not answer in time")
+
+
+def make_campaign(folder: Path, store: str, assessors: int) -> list[str]:
+    """A store with one topic per assessor, each pooling DOCUMENTS_PER_TOPIC articles of about
+    2,000 characters; returns the assessor names."""
+    from argon2 import PasswordHasher
+
+    from inexeval.assess.store import Store
+    from inexeval.cli import main
+
+    collection = folder / "collection"
+    collection.mkdir()
+    paragraph = "XML retrieval evaluation with highlighted passages. " * 8
+    documents = assessors * DOCUMENTS_PER_TOPIC
+    for d in range(documents):
+        body = "".join(f"<sec><p>{paragraph}</p><p>{paragraph}</p></sec>" for _ in range(2))
+        (collection / f"d{d}.xml").write_text(
+            f"<article><fm><ti>Document {d}</ti></fm><bdy>{body}</bdy></article>")
+    topics = "".join(f'<inex_topic topic_id="{t + 1}" query_type="CO"><title>topic {t + 1}'
+                     f"</title></inex_topic>" for t in range(assessors))
+    (folder / "topics.xml").write_text(f"<topics>{topics}</topics>")
+    (folder / "pool.tsv").write_text("".join(
+        f"{t + 1}\td{t * DOCUMENTS_PER_TOPIC + k}\t\t{k + 1}\t1\n"
+        for t in range(assessors) for k in range(DOCUMENTS_PER_TOPIC)))
+    code = main(["assess", "init", store, "--collection", str(collection), "--topics",
+                 str(folder / "topics.xml"), "--pool", str(folder / "pool.tsv")])
+    if code != 0:
+        raise RuntimeError("assess init failed")
+    names = [f"assessor{a + 1:02d}" for a in range(assessors)]
+    hashed = PasswordHasher().hash(PASSWORD)
+    opened = Store.open(store)
+    try:
+        for a, name in enumerate(names):
+            opened.add_user(name, hashed, False, "bench")
+            opened.assign(name, [str(a + 1)], "bench")
+    finally:
+        opened.close()
+    return names
+
+
+@dataclass
+class Assessor:
+    """One assessor's session: what the server acknowledged, and the save latencies."""
+
+    name: str
+    topic: str
+    files: list[str]
+    acknowledged: list[tuple[str, int, tuple[tuple[int, int], ...]]] = field(
+        default_factory=list)
+    latencies: list[float] = field(default_factory=list)
+    server_times: list[float] = field(default_factory=list)
+    versions: dict[str, int] = field(default_factory=dict)
+    failures: int = 0
+
+
+def login(base: str, name: str) -> httpx.Client:
+    client = httpx.Client(base_url=base, timeout=30.0)
+    # argon2 verifications queue up when all assessors log in at once
+    response = client.post("/login", data={"username": name, "password": PASSWORD},
+                           timeout=300.0)
+    response.raise_for_status()
+    client.headers["X-CSRF-Token"] = response.json()["csrf_token"]
+    return client
+
+
+def work(assessor: Assessor, client: httpx.Client, base: str, saves: int, pause: float,
+         down: threading.Event, up: threading.Event) -> None:
+    """Save ``saves`` changes, cycling over the topic's documents, pausing a random time of
+    mean ``pause`` seconds before each (an assessor reading); a save lost to a dead server is
+    not acknowledged, and is retried (re-reading the version) once the server is back."""
+    rng = random.Random(assessor.name)
+    done = 0
+    while done < saves:
+        time.sleep(rng.uniform(0, 2 * pause))
+        file = assessor.files[done % len(assessor.files)]
+        url = f"/api/topics/{assessor.topic}/docs/{file}"
+        passage = (done, done + 10 + done % 7)
+        try:
+            if file not in assessor.versions:
+                assessor.versions[file] = client.get(url).raise_for_status().json()["version"]
+            began = time.perf_counter()
+            response = client.put(url, json={"version": assessor.versions[file],
+                                             "status": "in-progress", "passages": [passage],
+                                             "seconds": float(done)})
+            elapsed = time.perf_counter() - began
+        except httpx.TransportError:
+            assessor.failures += 1
+            assessor.versions.pop(file, None)
+            down.wait()
+            up.wait()
+            client.close()
+            client = login(base, assessor.name)
+            continue
+        if response.status_code != 200:
+            raise RuntimeError(f"{assessor.name}: {response.status_code} {response.text}")
+        version = response.json()["version"]
+        assessor.versions[file] = version
+        assessor.latencies.append(elapsed)
+        timing = response.headers.get("server-timing", "app;dur=nan")
+        assessor.server_times.append(float(timing.split("dur=")[1]) / 1000)
+        assessor.acknowledged.append((file, version, (passage,)))
+        done += 1
+    client.close()
+
+
+def verify(store_url: str, assessors: list[Assessor]) -> dict[str, Any]:
+    """Every acknowledged save is in the store and versions strictly increase."""
+    import json
+
+    from inexeval.assess.store import Store
+
+    store = Store.open(store_url)
+    try:
+        logged = {(a["actor"], a["file"], json.loads(a["after"])["version"]):
+                  json.loads(a["after"]) for a in store.actions() if a["action"] == "save"}
+        checked = 0
+        for assessor in assessors:
+            last: dict[str, int] = {}
+            for file, version, passages in assessor.acknowledged:
+                if version <= last.get(file, 0):
+                    raise AssertionError(f"{assessor.name} {file}: version {version} after "
+                                         f"{last[file]}")
+                last[file] = version
+                state = logged.get((assessor.name, file, version))
+                if state is None or state["passages"] != [list(p) for p in passages]:
+                    raise AssertionError(f"acknowledged save missing: {assessor.name} {file} "
+                                         f"version {version}")
+                checked += 1
+            for file, version in last.items():
+                stored = store.judgement(assessor.topic, file, assessor.name)
+                if stored.version != version:
+                    raise AssertionError(f"{assessor.name} {file}: stored version "
+                                         f"{stored.version}, last acknowledged {version}")
+        integrity = None
+        if not store_url.startswith("postgresql"):
+            with store.engine.connect() as connection:
+                integrity = connection.exec_driver_sql("PRAGMA integrity_check").scalar()
+            if integrity != "ok":
+                raise AssertionError(f"integrity_check: {integrity}")
+    finally:
+        store.close()
+    return {"acknowledged_saves_checked": checked, "integrity_check": integrity}
+
+
+def run_load(store_url: str, names: list[str], saves: int, pause: float, kill: bool,
+             port: int) -> dict[str, Any]:
+    """The load (with a kill -9 and restart when ``kill``), then :func:`verify`."""
+    base = f"http://127.0.0.1:{port}"
+    server = start_server(store_url, port)
+    assessors = [Assessor(name, str(a + 1), [f"d{a * DOCUMENTS_PER_TOPIC + k}"
+                                              for k in range(DOCUMENTS_PER_TOPIC)])
+                 for a, name in enumerate(names)]
+    down, up = threading.Event(), threading.Event()
+    if not kill:
+        down.set()
+        up.set()
+    errors: list[BaseException] = []
+
+    clients = {a.name: login(base, a.name) for a in assessors}
+
+    def guarded(assessor: Assessor) -> None:
+        try:
+            work(assessor, clients[assessor.name], base, saves, pause, down, up)
+        except BaseException as failure:  # noqa: BLE001 - reported after the threads end
+            errors.append(failure)
+
+    threads = [threading.Thread(target=guarded, args=(a,)) for a in assessors]
+    began = time.perf_counter()
+    for thread in threads:
+        thread.start()
+    killed_after = working = None
+    try:
+        if kill:
+            target = len(names) * saves // 3
+            while sum(len(a.acknowledged) for a in assessors) < target and any(
+                    t.is_alive() for t in threads):
+                time.sleep(0.005)
+            working = sum(thread.is_alive() for thread in threads)
+            os.kill(server.pid, signal.SIGKILL)
+            server.wait()
+            killed_after = sum(len(a.acknowledged) for a in assessors)
+            down.set()
+            server = start_server(store_url, port)
+            up.set()
+        for thread in threads:
+            thread.join()
+    finally:
+        server.send_signal(signal.SIGTERM)
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+    wall = time.perf_counter() - began
+    if errors:
+        raise errors[0]
+    latencies = sorted(t for a in assessors for t in a.latencies)
+    server = sorted(t for a in assessors for t in a.server_times)
+    result = {
+        "assessors": len(names), "mean_pause_seconds": pause, "saves_acknowledged": len(latencies),
+        "wall_seconds": round(wall, 2), "saves_per_second": round(len(latencies) / wall, 1),
+        "latency_ms_median": round(1000 * statistics.median(latencies), 1),
+        "latency_ms_p95": round(1000 * latencies[int(0.95 * (len(latencies) - 1))], 1),
+        "latency_ms_max": round(1000 * latencies[-1], 1),
+        "server_ms_median": round(1000 * statistics.median(server), 1),
+        "server_ms_p95": round(1000 * server[int(0.95 * (len(server) - 1))], 1),
+        "killed_after_acknowledged": killed_after,
+        "assessors_saving_at_the_kill": working,
+        "saves_lost_to_the_kill_and_retried": sum(a.failures for a in assessors),
+    }
+    result.update(verify(store_url, assessors))
+    return result
