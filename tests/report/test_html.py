@@ -14,8 +14,8 @@ import pytest
 from tests.helpers import DATA, needs_shared
 
 from inexeval import load_assessments, load_run
-from inexeval.experiment import compare
 from inexeval.cli import main
+from inexeval.experiment import compare
 from inexeval.measures.focused import evaluate_task
 from inexeval.report import html, svg
 
