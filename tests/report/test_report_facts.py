@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from tests.helpers import DATA
 
-from inexeval.cli import _version, main
+from inexeval.cli import installed_version, main
 from inexeval.outputs import fingerprint
 from inexeval.report import html
 from inexeval.scores import describe_rule
@@ -41,11 +41,11 @@ def test_the_report_says_when_by_what_over_which_topics(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     text = _text(_report(tmp_path, monkeypatch))
     assert "made 2025-11-27 00:00 UTC" in text
-    assert f"by inexeval {_version()}" in text
+    assert f"by inexeval {installed_version()}" in text
     assert f"topics {describe_rule('all', 120)}" in text
     assert "test t: paired, two-sided, significant at p < 0.05" in text
     assert "correction none (each p-value as the test gives it)" in text
-    assert f"2025-11-27 00:00 UTC, inexeval {_version()}" in text  # under the command
+    assert f"2025-11-27 00:00 UTC, inexeval {installed_version()}" in text  # under the command
     corrected = _text(_report(tmp_path, monkeypatch, "--test", "t", "--test", "sign",
                               "--correction", "holm"))
     assert "tests t, sign: paired, two-sided" in corrected
