@@ -23,9 +23,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-c", action="store_true",
                         help="average over all assessed topics, a topic without results scoring 0")
     parser.add_argument("--digits", type=digits, default=4, metavar="N", help="decimals printed")
-    parser.add_argument("--format", choices=("trec", "csv", "json", "latex", "table", "official"),
+    parser.add_argument("--format", choices=("trec", "csv", "json", "latex", "table", "official",
+                                             "scores"),
                         default="trec", help="output format (default trec; official: the "
-                        "official INEX evaluator's layout, with --task)")
+                        "official INEX evaluator's layout, with --task; scores: every "
+                        "per-topic value at full precision, for inexeval meta --scores)")
+    parser.add_argument("-o", "--output", metavar="FILE",
+                        help="with --format scores: write to FILE (atomically)")
     parser.add_argument("--table", action="store_true",
                         help="print runs x measures of the means (same as --format table); with "
                         "--task the task's headline measures (iP[0.00], iP[0.01], iP[0.05], "
@@ -250,6 +254,8 @@ def run(args: argparse.Namespace) -> int:
         args.default_task = args.task is not None
     if fmt == "official" and not args.task:
         raise InexevalError("--format official goes with --task")
+    if args.output is not None and fmt != "scores":
+        raise InexevalError("-o goes with --format scores")
     if args.task and fmt == "table":
         from inexeval.defaults import table_measures
 
@@ -461,6 +467,10 @@ def _report(args: argparse.Namespace, fmt: str, outcomes: Iterator[_Outcome]) ->
             sys.stdout.write(render_trec(together, args.digits, args.q, run_column=several))
         elif fmt == "csv":
             sys.stdout.write(render_csv(together, args.digits, args.q))
+        elif fmt == "scores":
+            from inexeval.formats.scores import write_results
+
+            write_results(together, args.c, args.output, args.assessments, *args.runs)
         else:
             sys.stdout.write(render(together, fmt, digits=args.digits, per_topic=args.q))
     if failed:
