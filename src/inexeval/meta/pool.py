@@ -310,9 +310,10 @@ def rmse(truth: Floats, estimate: Floats) -> float:
 
 @dataclass(frozen=True)
 class Power:
-    """The discriminative power computed at every level (:mod:`inexeval.meta.power`): the paired
-    bootstrap or randomised Tukey HSD (``method``), ``replicates`` replicates, significance
-    level ``alpha``; ``seed`` the replicates' (the same at every level)."""
+    """The discriminative power computed at every level
+    (:func:`inexeval.meta.power.discriminative_power`): the paired bootstrap or the randomised
+    Tukey HSD (``method``), ``replicates`` replicates, significance level ``alpha``, ``seed``
+    the replicates' (the same at every level)."""
 
     method: str = "bootstrap"
     replicates: int = 1000
@@ -320,12 +321,20 @@ class Power:
     seed: int = 42
 
     def of(self, scores: Scores, measure: str) -> float:
+        """The share of run pairs whose ASL is below alpha, over the topics where the measure
+        is defined for every run (a sampled qrels may leave a topic nothing relevant); NaN with
+        fewer than two such topics."""
         from inexeval.meta.power import discriminative_power
 
-        result = discriminative_power(scores, measure, method=self.method,
-                                      replicates=self.replicates, alpha=self.alpha,
-                                      seed=self.seed, executor=Serial())
-        return float(getattr(result, "discriminative_power", result))
+        _, topics, values = scores.matrix(measure)
+        defined = [topics[j] for j in np.flatnonzero(~np.isnan(values).any(axis=0))]
+        if len(defined) < 2 or len(scores.runs) < 2:
+            return math.nan
+        if len(defined) < len(topics):
+            scores = scores.select(topics=defined)
+        return discriminative_power(scores, measure, method=self.method,
+                                    replicates=self.replicates, alpha=self.alpha,
+                                    seed=self.seed, executor=Serial()).discriminative_power
 
 
 @dataclass(frozen=True)
