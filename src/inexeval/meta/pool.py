@@ -286,11 +286,11 @@ def tau_ap(truth: Floats, estimate: Floats) -> float:
     estimated order (score descending, ties in the given order), ``C(i)`` the runs above rank
     ``i`` that the truth ranks above it; a pair tied in the truth counts as correctly ordered
     (either order is right). Runs undefined in either are left out; NaN for fewer than two
-    runs or a truth that ranks nothing (every score equal)."""
+    runs or when either ranks nothing (every score equal), as Kendall's tau-b."""
     both = ~(np.isnan(truth) | np.isnan(estimate))
     truth, estimate = truth[both], estimate[both]
     n = len(truth)
-    if n < 2 or np.all(truth == truth[0]):
+    if n < 2 or np.all(truth == truth[0]) or np.all(estimate == estimate[0]):
         return math.nan
     ranked = truth[np.argsort(-estimate, kind="stable")]
     correct = np.triu(ranked[:, None] >= ranked[None, :], k=1).sum(axis=0)[1:]
