@@ -1,0 +1,534 @@
+"""``inexeval meta``: evaluating the measures themselves (discriminative power, swap rates,
+topic-set size, reproducibility, agreement), from assessments and runs or saved scores.
+
+Each study is one entry of :data:`STUDIES` (name → help, arguments, run), added with
+:func:`register` at the end of this module: a new study is one more line there (its functions
+may live in a module of their own).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from inexeval.cli import digits, positive
+from inexeval.errors import InexevalError
+
+NAME = "meta"
+HELP = ("evaluate the measures: discriminative power, swap rates, topic-set size, "
+        "reproducibility, agreement")
+
+FORMATS = ("table", "markdown", "latex", "csv", "json")
+FIGURES = ("png", "svg", "pdf")
+_NO_DATE: dict[str, Any] = {"png": None, "svg": {"Date": None}, "pdf": {"CreationDate": None}}
+
+
+class Study(NamedTuple):
+    """One ``inexeval meta`` sub-command: its help line, ``add_arguments(parser)`` and
+    ``run(args) -> int``."""
+
+    help: str
+    add_arguments: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace], int]
+
+
+STUDIES: dict[str, Study] = {}
+
+
+def register(name: str, study: Study) -> None:
+    """Add a study (``inexeval meta NAME``)."""
+    STUDIES[name] = study
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="study", metavar="STUDY")
+    for name, study in STUDIES.items():
+        # conflict_handler: a study may give an input option another meaning (topics --topics N)
+        command = sub.add_parser(name, help=study.help, description=study.help,
+                                 conflict_handler="resolve")
+        study.add_arguments(command)
+
+
+def run(args: argparse.Namespace) -> int:
+    if not getattr(args, "study", None):
+        raise InexevalError(f"give a study: inexeval meta {{{','.join(STUDIES)}}} ...")
+    return STUDIES[args.study].run(args)
+
+
+# inputs --------------------------------------------------------------------------------------
+def add_study_inputs(parser: argparse.ArgumentParser, *, runs: bool = True) -> None:
+    """The inputs of ``compare`` (assessments, runs, -m/--task and every input option) or
+    ``--scores FILE``, and the output options."""
+    from inexeval.cli import non_negative
+    from inexeval.commands.eval import add_input_arguments
+
+    add_input_arguments(parser, required=False)
+    if runs:
+        parser.add_argument("--scores", metavar="FILE",
+                            help="per-topic scores saved by `inexeval eval -q` (--format scores, "
+                            "trec, csv or json) instead of ASSESSMENTS and RUNs")
+    parser.add_argument("--seed", type=non_negative, default=42,
+                        help="random seed (default 42)")
+    parser.add_argument("--block", type=positive, metavar="N",
+                        help="replicates per block: bounds the memory, changes no number "
+                        "(default: about 4 million numbers a block)")
+    parser.add_argument("--jobs", type=positive, default=1, metavar="N",
+                        help="spread the blocks and measures over N processes (same numbers)")
+    parser.add_argument("--scheduler", metavar="ADDRESS",
+                        help="run the blocks on a Dask cluster (tcp://HOST:8786, or local:N); "
+                        "needs the dask extra")
+    parser.add_argument("--format", choices=FORMATS, default="table",
+                        help="output format (default table; csv and json at full precision)")
+    parser.add_argument("-o", "--output", metavar="FILE",
+                        help="write to FILE (atomically); a .png, .svg or .pdf FILE gets the "
+                        "study's figure (plot extra)")
+    parser.add_argument("--digits", type=digits, default=4, metavar="N",
+                        help="decimals printed (table, markdown, latex; default 4)")
+
+
+def scores_from_inputs(args: argparse.Namespace) -> Any:
+    """The study's :class:`~inexeval.scores.Scores`: read from ``--scores`` (cut to ``-m``), or
+    every run evaluated on every assessed topic, a missing one scoring 0 (``eval -c``; rule
+    ``all``). The one place a meta study evaluates runs."""
+    from inexeval.scores import Scores
+
+    if args.scores is not None:
+        if args.assessments is not None or args.runs:
+            raise InexevalError("give --scores FILE or ASSESSMENTS and RUNs, not both")
+        if args.task:
+            raise InexevalError("--task goes with ASSESSMENTS and RUNs, not --scores")
+        from inexeval.formats.scores import read_scores
+
+        scores = read_scores(args.scores)
+        if args.measure:
+            missing = [m for m in args.measure if m not in scores.measures]
+            if missing:
+                raise InexevalError(f"no measure {missing[0]} in the scores (they have "
+                                    f"{', '.join(scores.measures)})", args.scores)
+            scores = scores.select(measures=args.measure)
+        return scores
+    if args.assessments is None or len(args.runs) < 2:
+        raise InexevalError("give ASSESSMENTS and at least two RUNs, or --scores FILE")
+    results, topics, _ = evaluate_inputs(args)
+    return Scores.from_results(results, rule="all", topics=topics)
+
+
+def evaluate_inputs(args: argparse.Namespace) -> tuple[Any, list[str], list[Any]]:
+    """Every run of ``args.runs`` evaluated on every assessed topic (``eval -c``): the results,
+    the assessed topics (natural order) and the runs."""
+    from inexeval.analysis.compare import check_runs, comparable_measures
+    from inexeval.commands.eval import evaluator_options, load_inputs, task_options
+    from inexeval.evaluation import RunEvaluator, evaluate_runs
+    from inexeval.scores import natural_order
+
+    if args.measure or args.task:
+        comparable_measures(args.measure, args.task)
+    assessments, runs, collection = load_inputs(args)
+    measures = args.measure
+    if not measures and not args.task:
+        from inexeval.defaults import default_measures
+
+        args.task, measures = default_measures(
+            assessments.scale, passage_runs=all(r.kind != "document" for r in runs),
+            collection=collection is not None)
+    names = comparable_measures(measures, args.task)
+    if args.task:
+        evaluate_one = RunEvaluator(assessments, names, task=args.task, collection=collection,
+                                    task_options=task_options(args))
+    else:
+        evaluate_one = RunEvaluator(assessments, names, **evaluator_options(args, collection))
+    check_runs(assessments, runs)
+    return evaluate_runs(evaluate_one, runs, 1), natural_order(list(assessments)), runs
+
+
+def executor_of(args: argparse.Namespace) -> Any:
+    from inexeval.executor import make_executor
+
+    return make_executor(args.jobs, args.scheduler)
+
+
+def _inputs(args: argparse.Namespace) -> list[str | None]:
+    return [getattr(args, "scores", None), args.assessments, *args.runs, args.collection,
+            *(getattr(args, "original", None) or ()), *(getattr(args, "reproduced", None) or ())]
+
+
+# output --------------------------------------------------------------------------------------
+def _figure_format(args: argparse.Namespace) -> str | None:
+    if args.output is None:
+        return None
+    suffix = Path(args.output).suffix.lower().lstrip(".")
+    return suffix if suffix in FIGURES else None
+
+
+def check_output(args: argparse.Namespace) -> None:
+    """The output checked before any work: a writable file that is no input; a figure needs
+    matplotlib."""
+    if args.output is None:
+        return
+    from inexeval.outputs import check_output as checked
+
+    checked(args.output, *_inputs(args))
+    if _figure_format(args) is not None:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            raise InexevalError("a figure needs matplotlib: pip install 'inexeval[plot]'",
+                                args.output) from None
+
+
+def emit(args: argparse.Namespace, title: str, tables: dict[str, list[dict[str, Any]]],
+         columns: dict[str, tuple[str, ...]], draw: Callable[[], Any] | None = None) -> None:
+    """Print or write the study: its tables in ``--format`` (JSON: ``{name: rows}`` at full
+    precision, NaN as null; CSV: the first table), or its figure when ``-o`` names one."""
+    figure = _figure_format(args)
+    if figure is not None:
+        if draw is None:
+            raise InexevalError("this study has no figure: write a table (-o FILE.txt, "
+                                "--format ...)", args.output)
+        _save(args.output, figure, draw())
+        return
+    if args.format == "json":
+        text = json.dumps({name: [{k: _json(row.get(k)) for k in _keys(columns[name], row)}
+                                  for row in rows] for name, rows in tables.items()},
+                          indent=1) + "\n"
+    elif args.format == "csv":
+        from inexeval.report.comparison import render_csv
+
+        name = next(iter(tables))
+        text = render_csv(columns[name], [[row.get(k) for k in columns[name]]
+                                          for row in tables[name]])
+    else:
+        from inexeval.report.comparison import render_rows
+
+        parts = [render_rows(columns[name], [[row.get(k) for k in columns[name]]
+                                             for row in rows], args.format, args.digits,
+                             f"{title}: {name}")
+                 for name, rows in tables.items()]
+        text = "\n".join(parts)
+    if args.output is None:
+        import sys
+
+        sys.stdout.write(text)
+        return
+    from inexeval.outputs import atomic_output
+
+    with atomic_output(args.output) as handle:
+        handle.write(text)
+
+
+def _keys(columns: tuple[str, ...], row: dict[str, Any]) -> list[str]:
+    return [*columns, *(k for k in row if k not in columns)]
+
+
+def _json(value: Any) -> Any:
+    return None if isinstance(value, float) and math.isnan(value) else value
+
+
+def _save(path: str, suffix: str, fig: Any) -> None:
+    import matplotlib
+
+    from inexeval.outputs import atomic_output
+
+    with atomic_output(path, "wb") as handle, matplotlib.rc_context(
+            {"svg.hashsalt": "inexeval"}):
+        fig.savefig(handle, format=suffix, metadata=_NO_DATE[suffix], dpi=150)
+
+
+def header(what: str, scores: Any) -> str:
+    """The title line: the study, the runs, the topics and the averaging rule."""
+    return f"{what}; {len(scores.runs)} runs, {scores.describe()}"
+
+
+def probability(text: str) -> float:
+    from inexeval.commands.compare import probability as checked
+
+    return checked(text)
+
+
+def positive_number(text: str) -> float:
+    """argparse type: a finite number > 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not (value > 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number")
+    return value
+
+
+# power ---------------------------------------------------------------------------------------
+POWER_PAIRS = ("measure", "run_a", "run_b", "n_topics", "mean_a", "mean_b", "delta", "asl")
+POWER_SUMMARY = ("measure", "method", "replicates", "alpha", "pairs", "significant",
+                 "discriminative_power", "difference_required")
+
+
+def _power_arguments(parser: argparse.ArgumentParser) -> None:
+    from inexeval.meta.power import METHODS
+
+    add_study_inputs(parser)
+    parser.add_argument("--method", choices=METHODS, default="bootstrap",
+                        help="paired bootstrap test, shift method (Sakai 2006), or randomised "
+                        "Tukey HSD (Sakai 2012); default bootstrap")
+    parser.add_argument("--replicates", type=positive, default=1000, metavar="B",
+                        help="bootstrap replicates or permutations (default 1000)")
+    parser.add_argument("--alpha", type=probability, default=0.05,
+                        help="significance level (default 0.05)")
+    parser.add_argument("--replicate-matrix", metavar="FILE",
+                        help="the bootstrap's topic indices: B lines of n 0-based indices "
+                        "(default: rows of numpy.random.default_rng(seed).integers(0, n, "
+                        "size=(B, n)))")
+
+
+def _power(args: argparse.Namespace) -> int:
+    from inexeval.meta.power import power_study, read_replicate_matrix
+
+    check_output(args)
+    scores = scores_from_inputs(args)
+    given = (read_replicate_matrix(args.replicate_matrix, len(scores.topics))
+             if args.replicate_matrix else None)
+    executor = executor_of(args)
+    try:
+        results = power_study(scores, method=args.method, replicates=args.replicates,
+                              alpha=args.alpha, seed=args.seed, executor=executor,
+                              block=args.block, replicates_given=given)
+    finally:
+        getattr(executor, "close", lambda: None)()
+    replicates = results[0].replicates if results else args.replicates
+    source = (f"replicate matrix {args.replicate_matrix}" if given is not None
+              else f"seed {args.seed}")
+    title = header(f"discriminative power ({args.method}, B = {replicates}, {source}, "
+                   f"alpha = {args.alpha:g})", scores)
+
+    def draw() -> Any:
+        from inexeval.meta.plots import asl_curves
+        from inexeval.report.plots import figure
+
+        fig, [ax] = figure()
+        asl_curves(ax, results)
+        return fig
+
+    emit(args, title, {"pairs": [row for r in results for row in r.pair_rows()],
+                       "summary": [r.summary() for r in results]},
+         {"pairs": POWER_PAIRS, "summary": POWER_SUMMARY}, draw)
+    return 0
+
+
+# swap ----------------------------------------------------------------------------------------
+SWAP_RATES = ("measure", "topics", "bin_low", "bin_high", "comparisons", "swaps", "swap_rate")
+SWAP_SUMMARY = ("measure", "topics", "min_difference")
+
+
+def _swap_arguments(parser: argparse.ArgumentParser) -> None:
+    from inexeval.meta.swap import METHODS
+
+    add_study_inputs(parser)
+    parser.add_argument("--method", choices=METHODS, default="sampling",
+                        help="disjoint topic sets drawn without replacement (Voorhees and "
+                        "Buckley 2002; default) or with replacement (Sakai 2007: bootstrap)")
+    parser.add_argument("--subsets", type=positive, default=1000, metavar="N",
+                        help="pairs of topic sets per size (default 1000)")
+    parser.add_argument("--bin", type=positive_number, default=0.01, metavar="W",
+                        help="width of the difference bins (default 0.01)")
+
+
+def _swap(args: argparse.Namespace) -> int:
+    from inexeval.meta.swap import swap_study
+
+    check_output(args)
+    scores = scores_from_inputs(args)
+    executor = executor_of(args)
+    try:
+        results = swap_study(scores, method=args.method, subsets=args.subsets,
+                             bin_width=args.bin, seed=args.seed, executor=executor,
+                             block=args.block)
+    finally:
+        getattr(executor, "close", lambda: None)()
+    title = header(f"swap rates ({args.method}, {args.subsets} pairs of topic sets per size, "
+                   f"bins of {args.bin:g}, seed {args.seed}; min_difference: swap rate below "
+                   "5% by the exponential fit)", scores)
+
+    def draw() -> Any:
+        from inexeval.meta.plots import swap_curves
+        from inexeval.report.plots import figure
+
+        fig, axes = figure(len(results))
+        for ax, result in zip(axes, results):
+            swap_curves(ax, result)
+        return fig
+
+    emit(args, title, {"rates": [row for r in results for row in r.rate_rows()],
+                       "summary": [row for r in results for row in r.summary_rows()]},
+         {"rates": SWAP_RATES, "summary": SWAP_SUMMARY}, draw)
+    return 0
+
+
+# topics --------------------------------------------------------------------------------------
+TOPICS_DESIGN = ("measure", "test", "alpha", "power", "min_diff", "systems", "ci_width",
+                 "variance", "topics")
+TOPICS_POWER = ("measure", "test", "topics", "min_diff", "power")
+
+
+def _topics_arguments(parser: argparse.ArgumentParser) -> None:
+    add_study_inputs(parser)
+    parser.add_argument("--alpha", type=probability, default=0.05,
+                        help="significance level, two-sided (default 0.05)")
+    parser.add_argument("--power", type=probability, default=0.8,
+                        help="target power 1 - beta (default 0.8)")
+    parser.add_argument("--min-diff", type=positive_number, metavar="D",
+                        help="paired t test: the smallest difference to detect")
+    parser.add_argument("--systems", type=positive, metavar="M",
+                        help="one-way ANOVA over M systems (with --min-range, or --min-diff)")
+    parser.add_argument("--min-range", type=positive_number, metavar="D",
+                        help="one-way ANOVA: the smallest range of the system means to detect")
+    parser.add_argument("--ci-width", type=positive_number, metavar="W",
+                        help="the expected width of the 100(1 - alpha)%% interval of a "
+                        "difference")
+    parser.add_argument("--topics", type=positive, metavar="N",
+                        help="the power of the t and ANOVA designs at N topics (here --topics "
+                        "is a number of topics, not a selection: select topics in a --scores "
+                        "file)")
+
+
+def _topics(args: argparse.Namespace) -> int:
+    from inexeval.meta import topics_by_runs
+    from inexeval.meta.topics import anova_power, design, power_at, t_power
+
+    if args.min_diff is None and args.systems is None and args.ci_width is None:
+        raise InexevalError("give a design: --min-diff D (t test), --systems M with "
+                            "--min-range D (ANOVA), or --ci-width W")
+    check_output(args)
+    selection, args.topics = args.topics, None  # not the input's topic selection
+    scores = scores_from_inputs(args)
+    rows, powers = [], []
+    matrices = {m: topics_by_runs(scores, m) for m in scores.measures}
+    for measure, x in matrices.items():
+        rows += [d.row() for d in design(measure, x, alpha=args.alpha, power=args.power,
+                                         min_diff=args.min_diff, systems=args.systems,
+                                         min_range=args.min_range, width=args.ci_width)]
+        if selection is not None:
+            powers += power_at(measure, x, selection, alpha=args.alpha,
+                               min_diff=args.min_diff, systems=args.systems,
+                               min_range=args.min_range)
+    title = header(f"topic-set size (Sakai 2016; alpha = {args.alpha:g} two-sided, power "
+                   f"{args.power:g}; variance: residual mean square of the two-way ANOVA)",
+                   scores)
+    tables: dict[str, list[dict[str, Any]]] = {"design": rows}
+    columns = {"design": TOPICS_DESIGN, "power": TOPICS_POWER}
+    if selection is not None:
+        tables = {"power": powers, "design": rows}
+
+    def draw() -> Any:
+        from inexeval.meta.plots import power_curves
+        from inexeval.meta.topics import residual_variance
+        from inexeval.report.plots import figure
+
+        largest = max([selection or 0, *(r["topics"] or 0 for r in rows), 10])
+        counts = list(range(2, 2 * largest + 1))
+        curves: dict[str, Any] = {}
+        for measure, x in matrices.items():
+            variance = residual_variance(x)
+            if args.min_diff is not None:
+                curves[f"{measure} t"] = t_power(counts, args.min_diff, variance, args.alpha)
+            d = args.min_range if args.min_range is not None else args.min_diff
+            if args.systems is not None and d is not None:
+                curves[f"{measure} ANOVA"] = anova_power(counts, args.systems, d, variance,
+                                                         args.alpha)
+        fig, [ax] = figure()
+        power_curves(ax, counts, curves, args.power)
+        return fig
+
+    emit(args, title, tables, columns, draw)
+    return 0
+
+
+# agree ---------------------------------------------------------------------------------------
+def _agree_arguments(parser: argparse.ArgumentParser) -> None:
+    add_study_inputs(parser)
+    parser.add_argument("--resamples", type=positive, default=1000, metavar="B",
+                        help="bootstrap resamples of the topics for the intervals (default 1000)")
+    parser.add_argument("--rbo-p", type=probability, default=0.9, metavar="P",
+                        help="persistence of the rank-biased overlap (default 0.9)")
+
+
+def _agree(args: argparse.Namespace) -> int:
+    from inexeval.meta.agree import COLUMNS, agreement_study
+
+    check_output(args)
+    scores = scores_from_inputs(args)
+    executor = executor_of(args)
+    try:
+        rows = agreement_study(scores, resamples=args.resamples, seed=args.seed,
+                               persistence=args.rbo_p, executor=executor, block=args.block)
+    finally:
+        getattr(executor, "close", lambda: None)()
+    title = header(f"agreement of the measures' rankings of the runs (tau_AP with measure_a "
+                   f"as the truth; RBO p = {args.rbo_p:g}; 95% percentile bootstrap intervals, "
+                   f"{args.resamples} resamples of the topics, seed {args.seed})", scores)
+    emit(args, title, {"agreement": rows}, {"agreement": COLUMNS})
+    return 0
+
+
+# repro ---------------------------------------------------------------------------------------
+REPRO_TOPICS = ("original", "reproduced", "topic", "ktu", "rbo")  # JSON: and measure, null
+REPRO_RUNS = ("measure", "original", "reproduced", "rmse", "nrmse", "p_paired", "p_unpaired")
+REPRO_EFFECTS = ("measure", "er", "delta_ri")
+
+
+def _repro_arguments(parser: argparse.ArgumentParser) -> None:
+    add_study_inputs(parser, runs=False)
+    parser.add_argument("--original", nargs="+", metavar="RUN", required=True,
+                        help="the original runs (the first the baseline, the second the "
+                        "advanced run of the effects)")
+    parser.add_argument("--reproduced", nargs="+", metavar="RUN", required=True,
+                        help="their reproductions, paired by position")
+    parser.add_argument("--rbo-p", type=probability, default=0.95, metavar="P",
+                        help="persistence of the rank-biased overlap (default 0.95, "
+                        "repro_eval's)")
+    parser.add_argument("--depth", type=positive, default=1000, metavar="N",
+                        help="results compared per topic by KTU and RBO (default 1000, "
+                        "repro_eval's)")
+
+
+def _repro(args: argparse.Namespace) -> int:
+    from inexeval.meta.repro import repro_study
+    from inexeval.scores import Scores
+
+    if len(args.original) != len(args.reproduced):
+        raise InexevalError(f"{len(args.original)} original runs and {len(args.reproduced)} "
+                            "reproduced ones: give one reproduction per original run")
+    if args.assessments is None:
+        raise InexevalError("give ASSESSMENTS (the runs are --original and --reproduced)")
+    if args.runs:
+        raise InexevalError(f"give the runs with --original and --reproduced, not as "
+                            f"{args.runs[0]}")
+    check_output(args)
+    args.runs = [*args.original, *args.reproduced]
+    results, topics, runs = evaluate_inputs(args)
+    scores = Scores.from_results(results, rule="all", topics=topics)
+    half = len(args.original)
+    tables = repro_study(scores, runs[:half], runs[half:], order=args.order or "rank",
+                         persistence=args.rbo_p, depth=args.depth)
+    title = header(f"reproducibility (Breuer et al. 2020, as repro_eval; KTU and RBO p = "
+                   f"{args.rbo_p:g} over the first {args.depth} results)", scores)
+    emit(args, title, tables, {"per_topic": REPRO_TOPICS, "runs": REPRO_RUNS,
+                               "effects": REPRO_EFFECTS})
+    return 0
+
+
+register("power", Study("discriminative power: ASL of every pair of runs by the paired "
+                        "bootstrap or the randomised Tukey HSD (Sakai 2006, 2012)",
+                        _power_arguments, _power))
+register("swap", Study("swap rates by topic-set size and difference, extrapolated "
+                       "(Voorhees and Buckley 2002; Sakai 2007)", _swap_arguments, _swap))
+register("topics", Study("topic-set-size design: topics needed for a t test, an ANOVA or a CI "
+                         "width, with exact power (Sakai 2016)", _topics_arguments, _topics))
+register("repro", Study("reproducibility of runs: KTU, RBO, RMSE, nRMSE, p-values, ER, "
+                        "delta RI (Breuer et al. 2020, as repro_eval)", _repro_arguments,
+                        _repro))
+register("agree", Study("agreement of the measures' rankings: agree's columns, tau_a, "
+                        "tau_AP_a/b (Urbano and Marrero 2017), RBO, bootstrap intervals",
+                        _agree_arguments, _agree))
