@@ -283,18 +283,19 @@ def kendall_tau(truth: Floats, estimate: Floats) -> float:
 def tau_ap(truth: Floats, estimate: Floats) -> float:
     """tau_AP (Yilmaz, Aslam and Robertson 2008, eq. 3) of the ranking by ``estimate`` against
     the ranking by ``truth``: ``2 / (N - 1) · Σ_{i=2..N} C(i) / (i - 1) - 1``, runs in the
-    estimated order (score descending, ties in the given order), ``C(i)`` the runs above rank
-    ``i`` that the truth ranks above it; a pair tied in the truth counts as correctly ordered
-    (either order is right). Runs undefined in either are left out; NaN for fewer than two
-    runs or when either ranks nothing (every score equal), as Kendall's tau-b."""
+    estimated order, ``C(i)`` the runs above rank ``i`` that the truth ranks above it; a pair
+    tied in the truth counts as correctly ordered (either order is right, as ``agree``'s
+    tau_AP), and ties in the estimate are averaged over their orders (Urbano and Marrero 2017's
+    tau_AP_a, :func:`inexeval.meta.agree.tau_ap_a`). Runs undefined in either are left out;
+    NaN for fewer than two runs or when either ranks nothing (every score equal), as Kendall's
+    tau-b."""
+    from inexeval.meta.agree import tau_ap_a
+
     both = ~(np.isnan(truth) | np.isnan(estimate))
     truth, estimate = truth[both], estimate[both]
-    n = len(truth)
-    if n < 2 or np.all(truth == truth[0]) or np.all(estimate == estimate[0]):
+    if len(truth) < 2 or np.all(truth == truth[0]) or np.all(estimate == estimate[0]):
         return math.nan
-    ranked = truth[np.argsort(-estimate, kind="stable")]
-    correct = np.triu(ranked[:, None] >= ranked[None, :], k=1).sum(axis=0)[1:]
-    return float(2.0 / (n - 1) * np.sum(correct / np.arange(1, n)) - 1.0)
+    return float(tau_ap_a(truth, estimate, truth_ties_correct=True))
 
 
 def rmse(truth: Floats, estimate: Floats) -> float:
