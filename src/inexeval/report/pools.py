@@ -29,8 +29,16 @@ def levels_figure(rows: Sequence[Any]) -> Figure:
             series[measure] = [_mean([getattr(r, key) for r in rows
                                       if r.measure == measure and r.level == level])
                                for level in levels]
+        if len(series) > 10:
+            from matplotlib import colormaps
+
+            tab20 = colormaps["tab20"]
+            ax.set_prop_cycle(color=[tab20(i) for i in range(20)])
         curves(ax, levels, series, x_label=LEVEL_NAMES.get(strategy, strategy), y_label=label,
                title=f"{label} against the full qrels")
+        lowest = min((v for values in series.values() for v in values if not math.isnan(v)),
+                     default=0.0)
+        ax.set_ylim(min(lowest, 0.0) - 0.05, 1.05)  # a correlation may be negative
     return fig
 
 
