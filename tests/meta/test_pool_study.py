@@ -273,6 +273,17 @@ def test_meta_reuse_json_keys(inputs: tuple[Path, list[Path]],
     assert list(data["summary"][0]) == ["measure", "mean_drop", "max_drop", "kendall_tau"]
 
 
+def test_measures_given_with_m(inputs: tuple[Path, list[Path]],
+                               capsys: pytest.CaptureFixture[str]) -> None:
+    qrels, runs = inputs
+    assert main(["meta", "reuse", str(qrels), *map(str, runs), "-m", "iP@0.01", "-m",
+                 "P(quant=strict)@2", "--depth", "4", "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [s["measure"] for s in data["summary"]] == ["iP[0.01]", "P@2"]
+    solo = [r for r in data["runs"] if r["run"] == "grpB-solo" and r["measure"] == "P@2"]
+    assert solo[0]["score_full"] == 0.75 and solo[0]["score_without"] == 0.5  # e at rank 1
+
+
 @pytest.mark.parametrize("argv, message", [
     (["pool", "--depths", "1,2"], "--depths re-pools qrels pooled by depth"),
     (["pool", "--depth", "4"], "give the levels"),

@@ -153,8 +153,9 @@ class _Study:
             self.scoring = Scoring(tuple(measures or ()), task=task, collection=collection,
                                    task_options=task_options(args))
         else:
-            self.scoring = Scoring(tuple(measures), collection=collection,
-                                   options=evaluator_options(args, collection))
+            options = evaluator_options(args, collection)
+            self.scoring = Scoring(tuple(measures), collection=options.pop("collection"),
+                                   options=options)
         self.pooling = None
         if args.depth is not None or args.articles is not None:
             unit = pool_unit(self.assessments, self.runs, args.depth)
