@@ -303,3 +303,28 @@ def test_bad_requests_are_one_line_and_exit_2(inputs: tuple[Path, list[Path]], a
     err = capsys.readouterr().err.strip()
     assert code == 2
     assert message in err and len(err.splitlines()) == 1 and "Traceback" not in err
+
+
+def test_element_qrels_judge_elements() -> None:
+    from inexeval.meta.pool import pool_unit
+    from tests.helpers import assessments, element_run
+
+    def judged(e: int, s: int) -> dict[str, int]:
+        return {"exhaustivity": e, "specificity": s}
+
+    qrels = assessments("inex2003", {"1": [
+        ("a", "/article[1]", judged(1, 1)), ("a", "/article[1]/sec[1]", judged(3, 3)),
+        ("a", "/article[1]/sec[2]", judged(0, 0)), ("b", "/article[1]/sec[1]", judged(2, 3))]})
+    runs = [element_run("one", {"1": [("a", "/article[1]/sec[1]"), ("a", "/article[1]")]}),
+            element_run("two", {"1": [("a", "/article[1]"), ("a", "/article[1]/sec[2]")]}),
+            element_run("solo", {"1": [("b", "/article[1]/sec[1]"), ("a", "/article[1]")]})]
+    assert pool_unit(qrels, runs, 2) == "element"
+    scoring = Scoring(("P(quant=strict)@2",))
+    reuse = reuse_study(qrels, runs, scoring, Pooling(depth=2, unit="element"))
+    rows = {r.run: r for r in reuse.runs}
+    # solo alone found b's sec[1] (relevant, not strictly: P stays 0.5 → 0); a/article[1] is
+    # everybody's; one alone found a's sec[1] (3,3: strictly relevant)
+    assert rows["one"].unique_relevant == 1 and rows["solo"].unique_relevant == 1
+    assert rows["two"].unique_relevant == 0
+    assert (rows["one"].score_full, rows["one"].score_without) == (0.5, 0.0)
+    assert rows["two"].score_without == rows["two"].score_full
