@@ -15,6 +15,7 @@ from inexeval.executor import Processes
 from inexeval.formats.detect import load_assessments, load_run
 from inexeval.formats.pool import read_pool
 from inexeval.meta.pool import (
+    CodedRuns,
     Pooling,
     Power,
     Scoring,
@@ -30,6 +31,7 @@ from inexeval.meta.pool import (
     without_units,
 )
 from inexeval.meta.reuse import reuse_study, run_groups
+from tests.helpers import DATA
 
 # Two topics of FOL qrels: relevant articles (rsize > 0, highlighted passages) and judged
 # non-relevant ones (rsize 0). Article "e" of topic 1 is relevant and only run "solo" returns it.
@@ -139,12 +141,30 @@ def test_depth_pools_are_those_of_the_pool_command(inputs: tuple[Path, list[Path
         out = tmp_path / f"pool{depth}.tsv"
         assert main(["pool", *map(str, paths), "--depth", str(depth), "-o", str(out)]) == 0
         pooled[depth] = {t: sorted(set(tp.files.tolist())) for t, tp in read_pool(out).items()}
-    study = pooled_units(Pooling(depth=4).pool(runs, 2), "article")
+    study = CodedRuns.of(runs, ["1", "2"], Pooling(depth=4)).pooled(level=2)
     assert {t: keys.tolist() for t, keys in study.items()} == pooled[2]
     # the qrels of level 2: the full qrels without the units of pool 4 that pool 2 lacks
     removed = left_out_units(pooled_units(Pooling(depth=4).pool(runs), "article"), study)
     expected = {t: sorted(set(pooled[4][t]) - set(pooled[2].get(t, []))) for t in pooled[4]}
     assert {t: k.tolist() for t, k in removed.items()} == expected
+
+
+@pytest.mark.parametrize("pooling, levels", [(Pooling(articles=200), (20, 60, 200)),
+                                            (Pooling(depth=20), (1, 5, 20))])
+def test_coded_pools_are_pool_runs_pools(pooling: Pooling, levels: tuple[int, ...]) -> None:
+    qrels = load_assessments(str(DATA / "inex2010" / "inex2010.qrels"))
+    runs = [load_run(str(DATA / "ipcs" / name)) for name in
+            ("bert_inex_converted_1.run", "bert1_incontext.run", "bert1_bestincontext.run")]
+    topics = [t for t in qrels if any(t in run for run in runs)][:12]
+    assert len(topics) == 12
+    coded = CodedRuns.of(runs, topics, pooling)
+    for kept in ([0, 1, 2], [0, 2], [1]):
+        for level in levels:
+            by_strings = pooled_units(pooling.pool([runs[i] for i in kept], level, topics),
+                                      "article")
+            by_codes = coded.pooled(kept, level)
+            assert {t: k.tolist() for t, k in by_codes.items() if len(k)} == {
+                t: k.tolist() for t, k in by_strings.items()}
 
 
 def test_condensed_runs_drop_the_unjudged(inputs: tuple[Path, list[Path]],

@@ -37,6 +37,7 @@ import math
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -131,6 +132,69 @@ class Pooling:
         if self.depth is not None:
             return pool_runs(runs, depth=level, unit=self.unit, topics=topics, order=self.order)
         return pool_runs(runs, articles=level, unit=self.unit, topics=topics, order=self.order)
+
+
+@dataclass(frozen=True)
+class CodedRuns:
+    """Every run's results of each topic as integer codes, coded once, so that a task pools any
+    subset of the runs at any level without the strings (and ships integers, not the runs):
+    ``keys[topic]`` the distinct units sorted (as :func:`unit_keys` makes them), ``units`` and
+    ``articles[topic][r]`` run ``r``'s codes of the unit and of its article in rank order (the
+    coding of :func:`inexeval.analysis.pooling.pool_runs`, over whole lists)."""
+
+    pooling: Pooling
+    keys: Mapping[str, Keys]
+    units: Mapping[str, list[npt.NDArray[np.int64]]]
+    articles: Mapping[str, list[npt.NDArray[np.int64]]]
+
+    @classmethod
+    def of(cls, runs: Sequence[Run], topics: Sequence[str], pooling: Pooling) -> CodedRuns:
+        keys, units, articles = {}, {}, {}
+        for topic in natural_order(topics):
+            ordered = [run.topics[topic].ordered(pooling.order) for run in runs
+                       if topic in run.topics]
+            present = [topic in run.topics for run in runs]
+            sizes = np.cumsum([0, *(len(tr) for tr in ordered)])
+            files = (np.concatenate([tr.files for tr in ordered]) if ordered
+                     else np.zeros(0, dtype=object))
+            paths = (np.concatenate([tr.paths for tr in ordered]) if ordered
+                     else np.zeros(0, dtype=object))
+            _, article_codes = np.unique(files.astype(str), return_inverse=True)
+            keys[topic], unit_codes = np.unique(unit_keys(files, paths, pooling.unit),
+                                                return_inverse=True)
+            spans = iter(pairwise(sizes))
+            nothing = np.zeros(0, dtype=np.int64)
+            bounds = [next(spans) if here else (0, 0) for here in present]
+            units[topic] = [unit_codes.ravel()[a:b].astype(np.int64) if b > a else nothing
+                            for a, b in bounds]
+            articles[topic] = [article_codes.ravel()[a:b].astype(np.int64) if b > a
+                               else nothing for a, b in bounds]
+        return cls(pooling, keys, units, articles)
+
+    def pooled(self, runs: Sequence[int] | None = None, level: int | None = None
+               ) -> dict[str, Keys]:
+        """Per topic, the sorted keys of the units the pool of ``runs`` (positions; default
+        all) holds at ``level`` (default the full depth or article count), as
+        :func:`~inexeval.analysis.pooling.pool_runs` pools them."""
+        from inexeval.analysis.pooling import pool_topic
+
+        level = self.pooling.full_level if level is None else level
+        depth = level if self.pooling.depth is not None else None
+        target = level if self.pooling.articles is not None else None
+        pooled = {}
+        for topic, keys in self.keys.items():
+            chosen = range(len(self.units[topic])) if runs is None else runs
+            codes, _, _ = pool_topic([self.units[topic][r] for r in chosen],
+                                     [self.articles[topic][r] for r in chosen], depth=depth,
+                                     target_articles=target)
+            pooled[topic] = keys[codes]
+        return pooled
+
+
+def assessed_only(runs: Sequence[Run], assessments: Assessments) -> list[Run]:
+    """The runs without their topics that have no qrels (never scored: less to ship)."""
+    return [replace(run, topics={t: tr for t, tr in run.topics.items() if t in assessments},
+                    columns=None) for run in runs]
 
 
 def pool_unit(assessments: Assessments, runs: Sequence[Run], depth: int | None) -> str:
@@ -364,7 +428,7 @@ class _PoolWork:
     assessments: Assessments
     runs: tuple[Run, ...]
     scoring: Scoring
-    pooling: Pooling | None
+    coded: CodedRuns | None
     unit: str
     full_units: Mapping[str, Keys]
     judged: Mapping[str, Judged]
@@ -380,10 +444,8 @@ def _level_task(work: _PoolWork, task: tuple[str, float, int, np.random.SeedSequ
     them, and the agreement of each measure with the full qrels."""
     strategy, level, iteration, seed = task
     if strategy in ("depth", "articles"):
-        assert work.pooling is not None
-        smaller = pooled_units(work.pooling.pool(work.runs, int(level),
-                                                 topics=list(work.assessments)), work.unit)
-        removed = left_out_units(work.full_units, smaller)
+        assert work.coded is not None
+        removed = left_out_units(work.full_units, work.coded.pooled(level=int(level)))
     else:
         rng = np.random.default_rng(seed)
         removed = {topic: sampled_units(work.judged[topic], level, strategy, rng)
@@ -428,16 +490,17 @@ def pool_study(assessments: Assessments, runs: Sequence[Run], scoring: Scoring, 
     unit = pooling.unit if pooling is not None else pool_unit(assessments, runs, None)
     full = scoring.scores(assessments, runs)
     measures = full.measures
-    full_units = (pooled_units(pooling.pool(runs, topics=list(assessments)), unit)
-                  if pooling is not None and sample is None else {})
+    coded = (CodedRuns.of(runs, list(assessments), pooling)
+             if pooling is not None and sample is None else None)
+    full_units = coded.pooled() if coded is not None else {}
     judged = judged_units(assessments, unit)
     tasks: list[tuple[str, float, int]] = (
         [(sample, float(rate), i) for rate in rates for i in range(1, iterations + 1)]
         if sample is not None else
         [(pooling.strategy, level, 1) for level in levels] if pooling is not None else [])
     seeded = [(*task, child) for task, child in zip(tasks, task_seeds(seed, len(tasks)))]
-    work = _PoolWork(assessments, tuple(runs), scoring, pooling, unit, full_units, judged,
-                     full.means(), measures, condensed, power)
+    work = _PoolWork(assessments, tuple(assessed_only(runs, assessments)), scoring, coded, unit,
+                     full_units, judged, full.means(), measures, condensed, power)
     done = (executor or Serial()).map(_level_task, seeded, work, description="levels")
     rows = [row for of_task in done for row in of_task]
     order = {m: i for i, m in enumerate(measures)}

@@ -40,14 +40,15 @@ import numpy as np
 from inexeval.errors import InexevalError
 from inexeval.executor import Executor, Serial
 from inexeval.meta.pool import (
+    CodedRuns,
     Floats,
     Judged,
     Keys,
     Pooling,
     Scoring,
+    assessed_only,
     kendall_tau,
     left_out_units,
-    pooled_units,
     without_units,
 )
 from inexeval.model import Assessments, Run
@@ -116,29 +117,30 @@ class _ReuseWork:
     """What every task of a reuse study needs (scattered once)."""
 
     assessments: Assessments
-    runs: tuple[Run, ...]
     scoring: Scoring
-    pooling: Pooling
+    coded: CodedRuns
     full_units: Mapping[str, Keys]
     judged: Mapping[str, Judged]
     measures: tuple[str, ...]
 
 
-def _left_out_task(work: _ReuseWork, left_out: tuple[int, ...]) -> tuple[Floats, int]:
-    """The means of the left-out runs (runs × measures) on the qrels of the pool without them,
-    and the relevant units only they contributed."""
-    others = [run for i, run in enumerate(work.runs) if i not in set(left_out)]
-    smaller = pooled_units(work.pooling.pool(others, topics=list(work.assessments)),
-                           work.pooling.unit)
-    removed = left_out_units(work.full_units, smaller)
+def _left_out_task(work: _ReuseWork, task: tuple[tuple[int, ...], tuple[Run, ...]]
+                   ) -> tuple[Floats, int]:
+    """The means of the left-out runs (their positions and the runs themselves, the only task
+    that needs them) on the qrels of the pool without them (runs × measures), and the relevant
+    units only they contributed."""
+    left_out, left_out_runs = task
+    others = [i for i in range(len(next(iter(work.coded.units.values()), ())))
+              if i not in set(left_out)]
+    removed = left_out_units(work.full_units, work.coded.pooled(others))
     unique = 0
     for topic, keys in removed.items():
         judged = work.judged.get(topic)
         if judged is not None and len(keys) and len(judged.keys):
             at = np.minimum(np.searchsorted(judged.keys, keys), len(judged.keys) - 1)
             unique += int(np.count_nonzero((judged.keys[at] == keys) & judged.relevant[at]))
-    reduced = without_units(work.assessments, removed, work.pooling.unit)
-    scores = work.scoring.quiet_scores(reduced, [work.runs[i] for i in left_out])
+    reduced = without_units(work.assessments, removed, work.coded.pooling.unit)
+    scores = work.scoring.quiet_scores(reduced, list(left_out_runs))
     means = scores.means()
     return means[:, [scores.measures.index(m) for m in work.measures]], unique
 
@@ -180,12 +182,15 @@ def reuse_study(assessments: Assessments, runs: Sequence[Run], scoring: Scoring,
     full = scoring.scores(assessments, runs)
     measures = full.measures
     full_means = full.means()
-    work = _ReuseWork(assessments, tuple(runs), scoring, pooling,
-                      pooled_units(pooling.pool(runs, topics=list(assessments)), pooling.unit),
+    coded = CodedRuns.of(runs, list(assessments), pooling)
+    work = _ReuseWork(assessments, scoring, coded, coded.pooled(),
                       judged_units(assessments, pooling.unit), measures)
+    shipped = assessed_only(runs, assessments)
     tasks = [tuple(members) for members in sets.values()]
     members: tuple[int, ...]
-    done = (executor or Serial()).map(_left_out_task, tasks, work, description="left out")
+    done = (executor or Serial()).map(
+        _left_out_task, [(members, tuple(shipped[i] for i in members)) for members in tasks],
+        work, description="left out")
     without = np.full_like(full_means, np.nan)
     unique = np.zeros(len(runs), dtype=np.int64)
     for members, (means, count) in zip(tasks, done):
