@@ -16,6 +16,7 @@ from inexeval.formats.detect import load_assessments, load_run
 from inexeval.formats.pool import read_pool
 from inexeval.meta.pool import (
     CodedRuns,
+    Keys,
     Pooling,
     Power,
     Scoring,
@@ -24,13 +25,14 @@ from inexeval.meta.pool import (
     kendall_tau,
     left_out_units,
     pool_study,
-    pooled_units,
     rmse,
     sampled_units,
     tau_ap,
+    unit_keys,
     without_units,
 )
 from inexeval.meta.reuse import reuse_study, run_groups
+from inexeval.model.pool import Pool
 from tests.helpers import DATA
 
 # Two topics of FOL qrels: relevant articles (rsize > 0, highlighted passages) and judged
@@ -83,6 +85,11 @@ def _load(inputs: tuple[Path, list[Path]]) -> tuple[object, list[object]]:
 
 
 FOCUSED = Scoring(task="focused")
+
+
+def pooled_units(pool: Pool, unit: str) -> dict[str, Keys]:
+    """Per topic, the sorted keys of the units of a pool made by pool_runs."""
+    return {topic: np.unique(unit_keys(tp.files, tp.paths, unit)) for topic, tp in pool.items()}
 
 
 # ------------------------------------------------------------------ agreement measures

@@ -5,9 +5,10 @@ qrels, the runs and how they were pooled (:class:`Pooling`: ``--depth K`` or ``-
 as ``inexeval pool`` takes them) and asks how the ranking of the runs changes with fewer
 judgements (Zobel 1998; Buckley and Voorhees 2004; Yilmaz and Aslam 2006):
 
-* **depth** / **articles**: the runs re-pooled at each level with exactly
-  :func:`inexeval.analysis.pooling.pool_runs` (``pool --depth d`` or ``--articles n``); a judged
-  unit of the full pool that the smaller pool does not hold becomes unjudged. Units judged
+* **depth** / **articles**: the runs re-pooled at each level as
+  :func:`inexeval.analysis.pooling.pool_runs` pools them (``pool --depth d`` or ``--articles n``;
+  :class:`CodedRuns` codes the runs once and gives the same pools); a judged unit of the full
+  pool that the smaller pool does not hold becomes unjudged. Units judged
   without being in the full pool (judged from runs not given) stay judged, so a level at or
   beyond the full pool's gives back exactly the full qrels;
 * **random**: per topic, a uniform sample without replacement of ``round(rate × judged)`` of the
@@ -247,11 +248,6 @@ def judged_units(assessments: Assessments, unit: str) -> dict[str, Judged]:
         np.logical_or.at(relevant, inverse.ravel(), relevant_records(assessed))
         judged[topic] = Judged(keys, relevant)
     return judged
-
-
-def pooled_units(pool: Pool, unit: str) -> dict[str, Keys]:
-    """Per topic, the sorted keys of the pooled units."""
-    return {topic: np.unique(unit_keys(tp.files, tp.paths, unit)) for topic, tp in pool.items()}
 
 
 def left_out_units(full: Mapping[str, Keys], smaller: Mapping[str, Keys]) -> dict[str, Keys]:
