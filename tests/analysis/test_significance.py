@@ -273,3 +273,23 @@ def test_bad_requests() -> None:
         sig.bootstrap([0.1, 0.2], 0)
     with pytest.raises(InexevalError, match="at least one topic"):
         sig.paired_t([])
+
+
+@pytest.mark.parametrize("n", [7, 13, 31])
+def test_randomised_and_bootstrap_blocks_change_no_number(monkeypatch, n: int) -> None:
+    rng = np.random.default_rng(n)
+    d = np.round(rng.random(n) - 0.45, 2)
+    whole = (sig.randomised(d, 3000, seed=2), sig.bootstrap(d, 3000, seed=2))
+    many = np.column_stack([d, -d[::-1], np.round(rng.random(n) - 0.5, 1)])
+    together = sig.randomised_many(many, 3000, 2)
+    for cells in (1, 40, 1000):  # blocks of 4 rows and more (and the enumeration for n = 7)
+        monkeypatch.setattr(sig, "BLOCK_CELLS", cells)
+        assert (sig.randomised(d, 3000, seed=2), sig.bootstrap(d, 3000, seed=2)) == whole
+        assert sig.randomised_many(many, 3000, 2, block=cells) == together
+    signs, exact = sig.sign_matrix(n, 3000, 2)
+    if n == 7:  # 128 sign patterns: all of them
+        assert exact and len(signs) == 128 and len({tuple(r) for r in signs.tolist()}) == 128
+        return
+    assert not exact and len(signs) == 3000
+    assert (signs == 1 - 2 * np.random.default_rng(2).integers(0, 2, size=(3000, n),
+                                                               dtype=np.int8)).all()

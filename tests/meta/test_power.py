@@ -137,6 +137,18 @@ def test_blocks_and_processes_change_no_number(method: str) -> None:
             assert a.difference_required == b.difference_required
 
 
+def test_pair_chunks_change_no_number(monkeypatch) -> None:
+    from inexeval.meta import power
+
+    scores = make_scores(runs=7, topics=12, measures=2, grid=0.05)
+    whole = power_study(scores, replicates=300, seed=8)
+    monkeypatch.setattr(power, "KEPT", 15 * 4)  # ⌈αB⌉ = 15: chunks of 4 pairs
+    assert power.pair_chunks(21, 15) == [(0, 4), (4, 8), (8, 12), (12, 16), (16, 20), (20, 21)]
+    for a, b in zip(whole, power_study(scores, replicates=300, seed=8, block=64)):
+        assert a.asl.tolist() == b.asl.tolist()
+        assert a.difference_required == b.difference_required
+
+
 def test_undefined_scores_are_refused() -> None:
     values = np.full((2, 3, 1), 0.5)
     values[1, 2, 0] = math.nan

@@ -24,6 +24,9 @@ def test_lossless_round_trip(tmp_path) -> None:
     with open(path, "w") as handle:
         write_scores(scores, handle)
     back = read_scores(path)
+    scores.write(tmp_path / "again.scores")
+    assert (tmp_path / "again.scores").read_text() == path.read_text()
+    assert Scores.read(path).runs == scores.runs
     assert (back.runs, back.topics, back.measures, back.rule) == (
         scores.runs, scores.topics, scores.measures, "all")
     assert np.array_equal(back.values, values, equal_nan=True)

@@ -311,16 +311,16 @@ def _against_baseline(values: dict[str, dict[str, float | None]], runs: Sequence
 
 def _randomised(pairs: list[tuple[str, Any, Any]], permutations: int,
                 seed: int) -> list[significance.TestResult]:
-    """The randomised test of many comparisons: one sign matrix per number of topics, one
-    matrix product for all comparisons with that many topics."""
+    """The randomised test of many comparisons: the same sign flips per number of topics, one
+    matrix product per block of flips for all comparisons with that many topics."""
     out: dict[int, significance.TestResult] = {}
     by_size: dict[int, list[int]] = {}
     for i, (_, a, _) in enumerate(pairs):
         by_size.setdefault(len(a), []).append(i)
-    for n, members in by_size.items():
-        signs, exact = significance.sign_matrix(n, permutations, seed)
+    for members in by_size.values():
         differences = np.column_stack([pairs[i][1] - pairs[i][2] for i in members])
-        for i, result in zip(members, significance.randomised_many(differences, signs, exact)):
+        for i, result in zip(members, significance.randomised_many(differences, permutations,
+                                                                   seed)):
             out[i] = result
     return [out[i] for i in range(len(pairs))]
 

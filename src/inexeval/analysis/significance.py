@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -139,18 +139,48 @@ def sign(differences: Sequence[float] | Array) -> TestResult:
     return TestResult(float(wins), float(p), low, high)
 
 
-def sign_matrix(n: int, permutations: int, seed: int) -> tuple[Array, bool]:
-    """The sign flips of Fisher's randomisation test for ``n`` topics: all ``2**n`` of them when
-    that is at most ``permutations`` (exact enumeration; returns True), else ``permutations``
-    rows of independent fair signs drawn with ``numpy.random.default_rng(seed)``."""
+BLOCK_CELLS = 4_000_000
+"""Numbers in one block of sign flips or bootstrap resamples: the randomised and bootstrap
+tests run in blocks of replicates, so their memory does not grow with B (and the blocks are
+drawn from one generator in order, so the numbers are those of one whole matrix)."""
+
+
+def _block_rows(n: int) -> int:
+    """Replicates per block: at most :data:`BLOCK_CELLS` numbers, a multiple of 4 (numpy draws
+    int8 signs four to a 32-bit word, so blocks of 4k rows continue the same stream)."""
+    return max(4, BLOCK_CELLS // max(n, 1) // 4 * 4)
+
+
+def sign_blocks(n: int, permutations: int, seed: int,
+                block: int | None = None) -> tuple[Iterator[Array], int, bool]:
+    """The sign flips of Fisher's randomisation test for ``n`` topics, in blocks of rows: all
+    ``2**n`` of them when that is at most ``permutations`` (exact enumeration; the flag True),
+    else ``permutations`` rows of independent fair signs drawn with
+    ``numpy.random.default_rng(seed)`` (the same rows whatever the block). Returns the blocks,
+    the number of rows and the flag."""
     if permutations < 1:
         raise InexevalError(f"the number of permutations must be at least 1, not {permutations}")
+    size = _block_rows(n) if block is None else max(4, block // 4 * 4)
     if n < 63 and 2 ** n <= permutations:
-        codes = np.arange(2 ** n, dtype=np.int64)[:, None] >> np.arange(n, dtype=np.int64)
-        return (1 - 2 * (codes & 1)).astype(np.float64), True
-    rng = np.random.default_rng(seed)
-    flips = rng.integers(0, 2, size=(permutations, n), dtype=np.int8)
-    return (1 - 2 * flips).astype(np.float64), False
+        def enumerated() -> Iterator[Array]:
+            for start in range(0, 2 ** n, size):
+                codes = (np.arange(start, min(start + size, 2 ** n), dtype=np.int64)[:, None]
+                         >> np.arange(n, dtype=np.int64))
+                yield (1 - 2 * (codes & 1)).astype(np.float64)
+        return enumerated(), 2 ** n, True
+
+    def drawn() -> Iterator[Array]:
+        rng = np.random.default_rng(seed)
+        for start in range(0, permutations, size):
+            flips = rng.integers(0, 2, size=(min(size, permutations - start), n), dtype=np.int8)
+            yield (1 - 2 * flips).astype(np.float64)
+    return drawn(), permutations, False
+
+
+def sign_matrix(n: int, permutations: int, seed: int) -> tuple[Array, bool]:
+    """The rows of :func:`sign_blocks` as one matrix (for small B; the tests use blocks)."""
+    parts, _, exact = sign_blocks(n, permutations, seed)
+    return np.vstack(list(parts)), exact
 
 
 def randomised(differences: Sequence[float] | Array, permutations: int = 10_000,
@@ -162,25 +192,29 @@ def randomised(differences: Sequence[float] | Array, permutations: int = 10_000,
     over all of them when ``2**n <= B``. The statistic is the mean difference; the interval is
     the t interval."""
     d = _differences(differences)
-    signs, exact = sign_matrix(len(d), permutations, seed)
-    return randomised_many(d[:, None], signs, exact)[0]
+    return randomised_many(d[:, None], permutations, seed)[0]
 
 
-def randomised_many(differences: Array, signs: Array, exact: bool) -> list[TestResult]:
+def randomised_many(differences: Array, permutations: int, seed: int,
+                    block: int | None = None) -> list[TestResult]:
     """:func:`randomised` for the columns of a topics x comparisons matrix of differences at
-    once, with the sign matrix of :func:`sign_matrix` (one matrix product for all)."""
+    once, the same sign flips (:func:`sign_blocks`) for every column: one matrix product per
+    block of flips, so the memory is that of a block whatever the number of permutations."""
     observed = np.abs(differences.sum(axis=0))
-    permuted = np.abs(signs @ differences)
-    extreme = (permuted >= observed - _ROUNDING * np.maximum(1.0, observed)).sum(axis=0)
+    reach = observed - _ROUNDING * np.maximum(1.0, observed)
+    parts, total, exact = sign_blocks(len(differences), permutations, seed, block)
+    extreme = np.zeros(differences.shape[1], dtype=np.int64)
+    for signs in parts:
+        extreme += (np.abs(signs @ differences) >= reach).sum(axis=0)
     out = []
     for column, count in enumerate(extreme.tolist()):
         d = differences[:, column]
         if _all_zero(d):
             p = 1.0
         elif exact:
-            p = count / len(signs)
+            p = count / total
         else:
-            p = (count + 1) / (len(signs) + 1)
+            p = (count + 1) / (total + 1)
         low, high = t_interval(d)
         out.append(TestResult(float(np.mean(d)), p, low, high))
     return out
@@ -201,8 +235,11 @@ def bootstrap(differences: Sequence[float] | Array, resamples: int = 10_000,
     n = len(d)
     mean = float(np.mean(d))
     rng = np.random.default_rng(seed)
-    indices = rng.integers(0, n, size=(resamples, n))
-    means = d[indices].mean(axis=1)
+    means = np.empty(resamples)
+    size = _block_rows(n)
+    for start in range(0, resamples, size):  # one stream drawn in blocks: memory of a block
+        stop = min(start + size, resamples)
+        means[start:stop] = d[rng.integers(0, n, size=(stop - start, n))].mean(axis=1)
     shifted = np.abs(means - mean)
     tail = (1 - CONFIDENCE) / 2
     low, high = np.percentile(means, [100 * tail, 100 * (1 - tail)])

@@ -272,7 +272,9 @@ def _power_arguments(parser: argparse.ArgumentParser) -> None:
     add_study_inputs(parser)
     parser.add_argument("--method", choices=METHODS, default="bootstrap",
                         help="paired bootstrap test, shift method (Sakai 2006), or randomised "
-                        "Tukey HSD (Sakai 2012); default bootstrap")
+                        "Tukey HSD (Sakai 2012); default bootstrap. The latter's difference "
+                        "required, the ceil(alpha B)-th largest range of the run means, is our "
+                        "choice")
     parser.add_argument("--replicates", type=positive, default=1000, metavar="B",
                         help="bootstrap replicates or permutations (default 1000)")
     parser.add_argument("--alpha", type=probability, default=0.05,
@@ -332,7 +334,9 @@ def _swap_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--subsets", type=positive, default=1000, metavar="N",
                         help="pairs of topic sets per size (default 1000)")
     parser.add_argument("--bin", type=positive_number, default=0.01, metavar="W",
-                        help="width of the difference bins (default 0.01)")
+                        help="width of the difference bins (default 0.01). Our choice where the "
+                        "papers leave it open: per bin, log(swap rate) fitted against the "
+                        "topic-set size by unweighted least squares over the sizes with swaps")
 
 
 def _swap(args: argparse.Namespace) -> int:
@@ -451,7 +455,10 @@ def _agree_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--resamples", type=positive, default=1000, metavar="B",
                         help="bootstrap resamples of the topics for the intervals (default 1000)")
     parser.add_argument("--rbo-p", type=probability, default=0.9, metavar="P",
-                        help="persistence of the rank-biased overlap (default 0.9)")
+                        help="persistence of the rank-biased overlap (default 0.9). Our choice: "
+                        "run means rounded to 12 decimals before ranking (equal but for "
+                        "rounding: tied); tau_AP_a counts a pair tied in the truth as not "
+                        "concordant (ircor refuses such a truth)")
 
 
 def _agree(args: argparse.Namespace) -> int:
@@ -490,7 +497,8 @@ def _repro_arguments(parser: argparse.ArgumentParser) -> None:
                         "repro_eval's)")
     parser.add_argument("--depth", type=positive, default=1000, metavar="N",
                         help="results compared per topic by KTU and RBO (default 1000, "
-                        "repro_eval's)")
+                        "repro_eval's); our choice: KTU of lists of different lengths on the "
+                        "shorter length (repro_eval stops)")
 
 
 def _repro(args: argparse.Namespace) -> int:

@@ -40,7 +40,7 @@ def swap_curves(ax: Axes, result: SwapResult, shown: int = 4) -> None:
     for i in picks:
         ax.plot(lows, rates[i], label=f"{result.sizes[i]} topics", linewidth=1.2)
     ax.plot(lows, result.fitted(result.n_topics), label=f"fitted, {result.n_topics} topics",
-            linestyle="--", color="black", linewidth=1.2)
+            linestyle="none", marker=".", color="black")
     ax.axhline(0.05, color="#9e9e9e", linewidth=1, linestyle=":")
     ax.set_xlabel("difference of the means")
     ax.set_ylabel("swap rate")

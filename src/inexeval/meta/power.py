@@ -37,8 +37,10 @@ pair at once: mean* = C@W / n, sd*² = (C@W² − n·mean*²) / (n − 1). Block
 replicate index (:func:`inexeval.executor.blocks`), and the products are made :data:`UNIT`
 replicates at a time, each aligned on a multiple of UNIT and of the same shape (so BLAS adds every
 replicate's numbers in the same order): ``block`` (rounded up to a multiple of UNIT for the
-bootstrap) and the executor never change a number; the memory is a few b × pairs arrays (and ⌈αB⌉ values per pair for the difference
-required), never B × pairs.
+bootstrap) and the executor never change a number. Memory: a few b × pairs arrays, and for the
+difference required ⌈αB⌉ replicates per pair, the pairs taken in chunks
+(:func:`pair_chunks`) so that these stay within :data:`KEPT` numbers: B = 1,000,000 runs in
+the memory of B = 1,000 (each chunk draws the replicate rows again).
 """
 
 from __future__ import annotations
@@ -53,7 +55,7 @@ import numpy as np
 import numpy.typing as npt
 
 from inexeval.errors import InexevalError
-from inexeval.executor import Executor, Serial, blocks
+from inexeval.executor import DaskExecutor, Executor, Serial, blocks
 from inexeval.meta import topics_by_runs
 from inexeval.scores import Matrix, Scores
 
@@ -63,17 +65,22 @@ ROUNDING = 1e-9
 """A replicate statistic reaches the observed one when it is at least the observed one minus
 this, times max(1, observed)."""
 
-CELLS = 4_000_000
-"""Numbers of one block's main array when ``block`` is not given (≈32 MB of doubles)."""
+CELLS = 1_000_000
+"""Numbers of one block's main array when ``block`` is not given (8 MB of doubles; a block
+makes about fifteen such arrays)."""
+
+KEPT = 1_000_000
+"""Numbers kept at most for the difference required (⌈αB⌉ per pair of a chunk of pairs)."""
 
 UNIT = 64
 """Bootstrap replicates per matrix product: every product has the same shape and starts at a
 multiple of UNIT, so BLAS sums every replicate in the same order whatever the block (blocks are
 rounded up to a multiple of UNIT)."""
 
-WAVE = 16
-"""Blocks handed to the executor at once (the bootstrap's replicate rows are drawn in this
-process, in order, a wave at a time)."""
+WAVE = 8
+"""Blocks handed at once to an executor that does not say its number of processes (Dask); a
+process pool gets one block per process, and this process one at a time: every block's result
+holds up to :data:`KEPT` numbers, so the blocks in flight bound the memory."""
 
 IntMatrix = npt.NDArray[np.int64]
 
@@ -210,21 +217,23 @@ class _Study:
     keep: int                  # ⌈αB⌉
 
 
-def _bootstrap_block(study: _Study, rows: IntMatrix) -> tuple[npt.NDArray[np.int64], Matrix,
-                                                              Matrix]:
-    """One block of bootstrap replicates: per pair, the count of |t*| reaching the observed
-    one, and the block's ``keep`` largest |t*| (ties in replicate order) with their |mean*|."""
-    n = study.shifted.shape[0]
+def _bootstrap_block(study: _Study, rows: IntMatrix, first: int, last: int
+                     ) -> tuple[npt.NDArray[np.int64], Matrix, Matrix]:
+    """One block of bootstrap replicates for pairs ``first`` to ``last`` − 1: per pair, the
+    count of |t*| reaching the observed one, and the block's ``keep`` largest |t*| (ties in
+    replicate order) with their |mean*|."""
+    shifted = study.shifted[:, first:last]
+    n = shifted.shape[0]
     b = len(rows)
     padded = -(-b // UNIT) * UNIT
     flat = (np.arange(b)[:, None] * n + rows).ravel()
     counts = np.bincount(flat, minlength=padded * n).astype(np.float64)
     counts = counts.reshape(padded // UNIT, UNIT, n)
-    sums = (counts @ study.shifted).reshape(padded, -1)[:b]
-    squares = (counts @ (study.shifted * study.shifted)).reshape(padded, -1)[:b]
+    sums = (counts @ shifted).reshape(padded, -1)[:b]
+    squares = (counts @ (shifted * shifted)).reshape(padded, -1)[:b]
     t, mean = t_statistics(sums, squares, n)
     size = np.abs(t)
-    reached = (size >= study.reach).sum(axis=0)
+    reached = (size >= study.reach[first:last]).sum(axis=0)
     keep = min(study.keep, len(rows))
     order = np.argsort(-size, axis=0, kind="stable")[:keep]
     return (reached.astype(np.int64), np.take_along_axis(size, order, axis=0),
@@ -245,20 +254,32 @@ def tukey_ranges(x: Matrix, seed: int, start: int, stop: int) -> Matrix:
     return ranges
 
 
-def _task(shared: dict[str, Any], task: tuple[str, int, int, int, Any]) -> Any:
-    method, index, start, stop, rows = task
+Task = tuple[str, int, int, int, int, int, Any]
+
+
+def _task(shared: dict[str, Any], task: Task) -> Any:
+    method, index, first, last, start, stop, rows = task
     study: _Study = shared["studies"][index]
     if method == "bootstrap":
-        return _bootstrap_block(study, rows)
+        return _bootstrap_block(study, rows, first, last)
     return tukey_ranges(study.x, shared["seed"], start, stop)
 
 
-def default_block(method: str, n_topics: int, n_runs: int) -> int:
+def default_block(method: str, n_topics: int, n_runs: int, pairs: int | None = None) -> int:
     """Replicates per block when none is given: about :data:`CELLS` numbers in the largest
-    array of a block (b × pairs for the bootstrap, b × n × m for the randomised Tukey)."""
-    pairs = max(1, n_runs * (n_runs - 1) // 2)
-    per = pairs if method == "bootstrap" else n_topics * n_runs
+    array of a block (b × pairs for the bootstrap, ``pairs`` those of a chunk; b × n × m for
+    the randomised Tukey)."""
+    if pairs is None:
+        pairs = n_runs * (n_runs - 1) // 2
+    per = max(1, pairs) if method == "bootstrap" else n_topics * n_runs
     return max(1, CELLS // max(per, n_topics))
+
+
+def pair_chunks(pairs: int, keep: int) -> list[tuple[int, int]]:
+    """The bootstrap's pairs in chunks of at most :data:`KEPT` // ⌈αB⌉ pairs: the difference
+    required keeps ⌈αB⌉ replicates per pair, so a chunk's memory is bounded whatever B (every
+    chunk reads the replicate rows again, drawn anew from the seed)."""
+    return list(blocks(max(pairs, 1), max(1, KEPT // keep)))
 
 
 def power_study(scores: Scores, measures: Sequence[str] | None = None, *,
@@ -287,13 +308,14 @@ def power_study(scores: Scores, measures: Sequence[str] | None = None, *,
         replicates = len(replicates_given)
     if replicates < 1:
         raise InexevalError(f"the number of replicates must be at least 1, not {replicates}")
-    size = block or default_block(method, n, m)
-    if method == "bootstrap":
-        size = -(-size // UNIT) * UNIT
     pairs = _pairs(m)
     a_index = np.array([a for a, _ in pairs])
     b_index = np.array([b for _, b in pairs])
     keep = _rank_of(alpha, replicates)
+    chunks = pair_chunks(len(pairs), keep) if method == "bootstrap" else [(0, len(pairs))]
+    size = block or default_block(method, n, m, chunks[0][1] - chunks[0][0])
+    if method == "bootstrap":
+        size = -(-size // UNIT) * UNIT
     studies = []
     for x in xs:
         z = x[:, a_index] - x[:, b_index]
@@ -305,22 +327,25 @@ def power_study(scores: Scores, measures: Sequence[str] | None = None, *,
                                   _reach(np.abs(means[a_index] - means[b_index])), keep))
     shared = {"studies": studies, "seed": seed}
     spans = list(blocks(replicates, size))
-    found: list[list[Any]] = [[] for _ in names]
-    for wave in _waves(method, spans, len(names), seed, n, replicates_given):
+    found: dict[tuple[int, int], list[Any]] = {}
+    wave_size = WAVE if isinstance(executor, DaskExecutor) else getattr(executor, "jobs", 1)
+    for wave in _waves(method, chunks, spans, len(names), seed, n, replicates_given,
+                       wave_size):
         out = executor.map(_task, wave, shared, description=f"meta power ({method})")
-        for (_, index, _, _, _), result in zip(wave, out):
-            found[index].append(result)
+        for (_, index, first, _, _, _, _), result in zip(wave, out):
+            parts = found.setdefault((index, first), [])
+            parts.append(result)
             if method == "bootstrap":
-                found[index] = [_merge(found[index], keep)]
+                found[(index, first)] = [_merge(parts, keep)]
     results = []
-    for name, x, study, parts in zip(names, xs, studies, found):
+    for i, (name, x, study) in enumerate(zip(names, xs, studies)):
         means = x.mean(axis=0)
         if method == "bootstrap":
-            reached, _, mean_sizes = parts[0]
-            asl = reached / replicates
-            required = float(mean_sizes[keep - 1].max()) if pairs else math.nan
+            merged = [found[(i, first)][0] for first, _ in chunks]
+            asl = np.concatenate([part[0] for part in merged]) / replicates
+            required = max(float(part[2][keep - 1].max()) for part in merged)
         else:
-            ranges = np.concatenate(parts)
+            ranges = np.concatenate(found[(i, 0)])
             asl = (ranges[:, None] >= study.reach).sum(axis=0) / replicates
             required = float(np.sort(ranges)[::-1][keep - 1])
         results.append(PowerResult(
@@ -329,19 +354,23 @@ def power_study(scores: Scores, measures: Sequence[str] | None = None, *,
     return results
 
 
-def _waves(method: str, spans: list[tuple[int, int]], n_measures: int, seed: int, n: int,
-           given: IntMatrix | None) -> Iterator[list[tuple[str, int, int, int, Any]]]:
-    """The tasks, :data:`WAVE` blocks at a time; the bootstrap's rows drawn in order here."""
-    rng = np.random.default_rng(seed)
-    for first in range(0, len(spans), WAVE):
-        wave: list[tuple[str, int, int, int, Any]] = []
-        for start, stop in spans[first:first + WAVE]:
-            rows: Any = None
-            if method == "bootstrap":
-                rows = (given[start:stop] if given is not None
-                        else rng.integers(0, n, size=(stop - start, n)))
-            wave.extend((method, index, start, stop, rows) for index in range(n_measures))
-        yield wave
+def _waves(method: str, chunks: list[tuple[int, int]], spans: list[tuple[int, int]],
+           n_measures: int, seed: int, n: int, given: IntMatrix | None,
+           size: int) -> Iterator[list[Task]]:
+    """The tasks, ``size`` blocks at a time; the bootstrap's rows drawn in order here, from the
+    start for every chunk of pairs."""
+    for first, last in chunks:
+        rng = np.random.default_rng(seed)
+        for wave_start in range(0, len(spans), size):
+            wave: list[Task] = []
+            for start, stop in spans[wave_start:wave_start + size]:
+                rows: Any = None
+                if method == "bootstrap":
+                    rows = (given[start:stop] if given is not None
+                            else rng.integers(0, n, size=(stop - start, n)))
+                wave.extend((method, index, first, last, start, stop, rows)
+                            for index in range(n_measures))
+            yield wave
 
 
 def _merge(parts: list[tuple[Any, Matrix, Matrix]], keep: int) -> tuple[Any, Matrix, Matrix]:

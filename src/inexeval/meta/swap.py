@@ -78,10 +78,12 @@ class SwapResult:
         return rates
 
     def fitted(self, topics: int) -> Matrix:
-        """Per bin, the fitted swap rate at ``topics`` topics (0 for a bin that never swaps,
-        NaN for a bin without a fit)."""
+        """Per bin, the fitted swap rate at ``topics`` topics, at most 1 (0 for a bin that
+        never swaps, NaN for a bin without a fit)."""
         never = (self.swaps.sum(axis=0) == 0) & (self.comparisons.sum(axis=0) > 0)
-        fitted: Matrix = np.where(never, 0.0, np.exp(self.alpha + self.beta * topics))
+        with np.errstate(over="ignore"):
+            fitted: Matrix = np.where(never, 0.0,
+                                      np.minimum(np.exp(self.alpha + self.beta * topics), 1.0))
         return fitted
 
     def min_difference(self, topics: int) -> float | None:
