@@ -355,3 +355,16 @@ def test_element_qrels_judge_elements() -> None:
     assert rows["two"].unique_relevant == 0
     assert (rows["one"].score_full, rows["one"].score_without) == (0.5, 0.0)
     assert rows["two"].score_without == rows["two"].score_full
+
+
+def test_sampled_element_qrels_lose_elements() -> None:
+    from tests.helpers import assessments, element_run
+
+    qrels = assessments("inex2003", {"1": [
+        ("a", f"/article[1]/sec[{i}]", {"exhaustivity": i % 2 * 2, "specificity": i % 2 * 3})
+        for i in range(1, 11)]})
+    runs = [element_run(name, {"1": [("a", f"/article[1]/sec[{i}]") for i in order]})
+            for name, order in (("up", range(1, 11)), ("down", range(10, 0, -1)))]
+    [row] = pool_study(qrels, runs, Scoring(("P(quant=strict)@5",)), sample="stratified",
+                       rates=[0.4], power=None)
+    assert row.judged == 4  # 2 of the 5 relevant sections, 2 of the 5 others: elements

@@ -19,8 +19,8 @@ judgements (Zobel 1998; Buckley and Voorhees 2004; Yilmaz and Aslam 2006):
 An unjudged unit scores as non-relevant (it is simply not in the qrels); with ``condensed`` it
 is removed from the runs first (Sakai 2007's condensed lists). The unit is the article for FOL
 and TREC qrels (an FOL qrels file lists the judged non-relevant articles too, so "judged" is
-known), and for INEX 2002-2005 element qrels pooled by depth from element runs the element (as
-evaluated, implicit assessments included).
+known), and for INEX 2002-2005 element qrels pooled by depth from element runs, or sampled,
+the element (as evaluated, implicit assessments included).
 
 For every measure and level the run means on the reduced qrels are compared with those on the
 full qrels: Kendall's tau (tau-b, scipy), tau_AP (Yilmaz, Aslam and Robertson 2008, the full
@@ -483,7 +483,8 @@ def pool_study(assessments: Assessments, runs: Sequence[Run], scoring: Scoring, 
             raise InexevalError("--iterations must be at least 1")
     if pooling is not None and any(level < 1 for level in levels):
         raise InexevalError("a pool depth or article count is at least 1")
-    unit = pooling.unit if pooling is not None else pool_unit(assessments, runs, None)
+    unit = (pooling.unit if pooling is not None and sample is None else
+            "element" if assessments.scale in ELEMENT_SCALES else "article")
     full = scoring.scores(assessments, runs)
     measures = full.measures
     coded = (CodedRuns.of(runs, list(assessments), pooling)
