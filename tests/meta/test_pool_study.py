@@ -321,6 +321,7 @@ def test_measures_given_with_m(inputs: tuple[Path, list[Path]],
     (["reuse", "--depth", "4", "--group", "("], "not a regular expression"),
     (["reuse", "--depth", "4", "--group", "^x"], "does not match --group"),
     (["reuse", "--depth", "4", "--scheduler", "local:x"], "local:N"),
+    (["reuse", "--depth", "4", "--plot", "figure.jpg"], "figure format"),
 ])
 def test_bad_requests_are_one_line_and_exit_2(inputs: tuple[Path, list[Path]], argv: list[str],
                                               message: str,

@@ -130,6 +130,17 @@ class _Study:
         from inexeval.commands.eval import evaluator_options, load_inputs, task_options
         from inexeval.meta.pool import Pooling, Scoring, pool_unit
 
+        if args.plot is not None:
+            try:
+                import matplotlib  # noqa: F401
+            except ImportError:
+                raise InexevalError("--plot needs matplotlib: pip install 'inexeval[plot]'"
+                                    ) from None
+            from pathlib import Path
+
+            if Path(args.plot).suffix.lower() not in (".png", ".svg", ".pdf"):
+                raise InexevalError("cannot tell the figure format from the suffix (.png, "
+                                    ".svg or .pdf)", args.plot)
         if args.output is not None or args.plot is not None:
             from inexeval.outputs import check_output
 
