@@ -77,7 +77,10 @@ def topic_ids(text: str) -> str:
 
 
 def _command_names() -> list[str]:
-    return sorted(m.name for m in pkgutil.iter_modules(inexeval.commands.__path__))
+    """The commands: the modules of :mod:`inexeval.commands`, but those with an underscore,
+    which hold the subcommands of another (``meta_pool``: ``meta pool``, ``meta reuse``)."""
+    return sorted(m.name for m in pkgutil.iter_modules(inexeval.commands.__path__)
+                  if "_" not in m.name)
 
 
 def _chosen(argv: Sequence[str], names: list[str]) -> str | None:

@@ -156,9 +156,16 @@ class DaskExecutor:
         if not tasks:
             return []
         advance = _advance(description, len(tasks))
+        import dask
+
         [shared_future] = self.client.scatter([shared], broadcast=True, hash=False)
-        futures = self.client.map(_dask_call, [fn] * len(tasks), [shared_future] * len(tasks),
-                                  list(tasks), pure=False, retries=self.retries)
+        # A task's own inputs (the runs a reuse task scores) travel in the graph, each once, so
+        # the scheduler can rerun the task elsewhere when its worker dies (data scattered to a
+        # worker dies with it): a large graph is expected, not worth Dask's warning.
+        with dask.config.set({"distributed.admin.large-graph-warning-threshold": "64GiB"}):
+            futures = self.client.map(_dask_call, [fn] * len(tasks),
+                                      [shared_future] * len(tasks), list(tasks), pure=False,
+                                      retries=self.retries)
         index = {future.key: i for i, future in enumerate(futures)}
         out: list[Any] = [None] * len(tasks)
         try:

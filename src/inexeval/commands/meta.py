@@ -528,3 +528,8 @@ register("repro", Study("reproducibility of runs: KTU, RBO, RMSE, nRMSE, p-value
 register("agree", Study("agreement of the measures' rankings: agree's columns, tau_a, "
                         "tau_AP_a/b (Urbano and Marrero 2017), RBO, bootstrap intervals",
                         _agree_arguments, _agree))
+
+from inexeval.commands.meta_pool import SUBCOMMANDS as _POOL_STUDIES
+
+for _name, (_help, _arguments, _run) in _POOL_STUDIES.items():
+    register(_name, Study(_help, _arguments, _run))

@@ -1,0 +1,314 @@
+"""``inexeval meta pool`` and ``inexeval meta reuse``: how far to trust a pool (subcommands of
+``meta``, listed in :data:`SUBCOMMANDS`: ``name -> (help, add_arguments, run)``)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from inexeval.cli import digits, positive
+from inexeval.errors import InexevalError
+
+FORMATS = ("table", "markdown", "latex", "csv", "json")
+
+POOL_HELP = ("re-pool at smaller depths or article counts, or sample the judgements: Kendall's "
+             "tau, tau_AP, RMSE and discriminative power against the full qrels")
+REUSE_HELP = ("leave each run or group out of the pool: its scores without its own "
+              "contribution, rank changes, unique relevant units, mean and max drop")
+
+
+def _numbers(kind: Callable[[str], Any], what: str) -> Callable[[str], list[Any]]:
+    def parse(text: str) -> list[Any]:
+        try:
+            values = [kind(part) for part in text.split(",") if part.strip()]
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a comma-separated list of "
+                                             f"{what}") from None
+        if not values:
+            raise argparse.ArgumentTypeError(f"{text!r} names no {what}")
+        return values
+    return parse
+
+
+def _whole(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise ValueError(text)
+    return value
+
+
+def _rate(text: str) -> float:
+    value = float(text)
+    if not 0 < value <= 1:
+        raise ValueError(text)
+    return value
+
+
+def _alpha(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not between 0 and 1")
+    return value
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    """Inputs, how the qrels were pooled, output and executor: both subcommands."""
+    from inexeval.commands.eval import add_input_arguments
+
+    add_input_arguments(parser)
+    how = parser.add_mutually_exclusive_group()
+    how.add_argument("--depth", type=positive, metavar="K",
+                     help="the qrels judge the union of each run's top K results (as pool "
+                     "--depth K)")
+    how.add_argument("--articles", type=positive, metavar="N",
+                     help="the qrels judge round-robin pools of N articles per topic (as pool "
+                     "--articles N)")
+    parser.add_argument("--format", choices=FORMATS, default="table",
+                        help="output format (default table; csv and json at full precision)")
+    parser.add_argument("-o", "--output", metavar="FILE",
+                        help="write to FILE (atomically) instead of the standard output")
+    parser.add_argument("--digits", type=digits, default=4, metavar="N",
+                        help="decimals printed (table, markdown, latex; default 4)")
+    parser.add_argument("--plot", metavar="FILE",
+                        help="also draw the study's figure to FILE (.png, .svg or .pdf; needs "
+                        "the plot extra)")
+    parser.add_argument("--jobs", type=positive, default=1, metavar="N",
+                        help="run the study's tasks in N local processes (same output)")
+    parser.add_argument("--scheduler", metavar="ADDRESS",
+                        help="run the tasks on a Dask cluster: tcp://HOST:8786 of a running "
+                        "`dask scheduler`, or local:N for N worker processes here (needs the "
+                        "dask extra; same output)")
+
+
+def add_pool_arguments(parser: argparse.ArgumentParser) -> None:
+    _common(parser)
+    levels = parser.add_mutually_exclusive_group()
+    levels.add_argument("--depths", type=_numbers(_whole, "depths"), metavar="D,...",
+                        help="re-pool at these depths (with --depth), e.g. 1,2,5,10,20,50,100")
+    levels.add_argument("--article-counts", type=_numbers(_whole, "article counts"),
+                        metavar="N,...",
+                        help="re-pool round-robin to these article counts (with --articles)")
+    levels.add_argument("--sample", choices=("random", "stratified"),
+                        help="sample the judged units instead: uniformly, or relevant and "
+                        "non-relevant separately (Buckley and Voorhees 2004)")
+    parser.add_argument("--rates", type=_numbers(_rate, "rates in (0, 1]"), metavar="R,...",
+                        help="sampling rates of --sample, e.g. 0.1,0.2,0.5")
+    parser.add_argument("--iterations", type=positive, default=1, metavar="I",
+                        help="samples drawn per rate (default 1)")
+    parser.add_argument("--condensed", action="store_true",
+                        help="remove the unjudged units from the runs (Sakai 2007) instead of "
+                        "scoring them non-relevant")
+    parser.add_argument("--seed", type=int, default=42,
+                        help="seed of the samples and of the power's replicates (default 42)")
+    parser.add_argument("--power", choices=("bootstrap", "randomised-tukey", "none"),
+                        default="bootstrap",
+                        help="discriminative power at each level by the paired bootstrap "
+                        "(default), the randomised Tukey HSD, or none (faster)")
+    parser.add_argument("--replicates", type=positive, default=1000, metavar="B",
+                        help="replicates of the power's test (default 1000)")
+    parser.add_argument("--alpha", type=_alpha, default=0.05,
+                        help="significance level of the discriminative power (default 0.05)")
+
+
+def add_reuse_arguments(parser: argparse.ArgumentParser) -> None:
+    _common(parser)
+    parser.add_argument("--group", metavar="REGEX",
+                        help="leave out whole groups (a run's group: the first match group of "
+                        "REGEX in its run name) instead of one run at a time")
+
+
+class _Study:
+    """The inputs of a pool study read as ``eval`` reads them, the scoring and the pooling."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        from inexeval.commands.eval import evaluator_options, load_inputs, task_options
+        from inexeval.meta.pool import Pooling, Scoring, pool_unit
+
+        if args.plot is not None:
+            try:
+                import matplotlib  # noqa: F401
+            except ImportError:
+                raise InexevalError("--plot needs matplotlib: pip install 'inexeval[plot]'"
+                                    ) from None
+            from pathlib import Path
+
+            if Path(args.plot).suffix.lower() not in (".png", ".svg", ".pdf"):
+                raise InexevalError("cannot tell the figure format from the suffix (.png, "
+                                    ".svg or .pdf)", args.plot)
+        if args.output is not None or args.plot is not None:
+            from inexeval.outputs import check_output
+
+            for target in (args.output, args.plot):
+                if target is not None:
+                    check_output(target, args.assessments, *args.runs, args.collection)
+        if args.measure or args.task:
+            from inexeval.analysis.compare import comparable_measures
+
+            comparable_measures(args.measure, args.task)
+        self.assessments, self.runs, collection = load_inputs(args)
+        measures, task = args.measure, args.task
+        if not measures and not task:
+            from inexeval.defaults import default_measures
+
+            task, measures = default_measures(
+                self.assessments.scale, passage_runs=all(r.kind != "document" for r in self.runs),
+                collection=collection is not None)
+            args.task = task
+        if task:
+            self.scoring = Scoring(tuple(measures or ()), task=task, collection=collection,
+                                   task_options=task_options(args))
+        else:
+            options = evaluator_options(args, collection)
+            self.scoring = Scoring(tuple(measures), collection=options.pop("collection"),
+                                   options=options)
+        self.pooling = None
+        if args.depth is not None or args.articles is not None:
+            unit = pool_unit(self.assessments, self.runs, args.depth)
+            self.pooling = Pooling(args.depth, args.articles, unit, args.order or "rank")
+
+
+def _executor(args: argparse.Namespace) -> Any:
+    from inexeval.executor import make_executor
+
+    return make_executor(args.jobs, args.scheduler)
+
+
+def run_pool(args: argparse.Namespace) -> int:
+    from inexeval.meta.pool import LEVEL_COLUMNS, Power, pool_study, row_values
+
+    levels = args.depths or args.article_counts
+    if args.depths is not None and args.depth is None:
+        raise InexevalError("--depths re-pools qrels pooled by depth: say how deep with --depth K")
+    if args.article_counts is not None and args.articles is None:
+        raise InexevalError("--article-counts re-pools qrels pooled by articles: say how many "
+                            "with --articles N")
+    if args.sample is None and levels is None:
+        raise InexevalError("give the levels (--depths or --article-counts) or --sample "
+                            "random|stratified with --rates")
+    if (args.sample is None) != (args.rates is None):
+        raise InexevalError("--sample and --rates go together")
+    if args.sample is None and args.iterations != 1:
+        raise InexevalError("--iterations goes with --sample (a re-pooled level is the same "
+                            "every time)")
+    study = _Study(args)
+    power = (None if args.power == "none" else
+             Power(args.power, args.replicates, args.alpha, args.seed))
+    executor = _executor(args)
+    try:
+        rows = pool_study(study.assessments, study.runs, study.scoring, pooling=study.pooling,
+                          levels=levels or (), sample=args.sample, rates=args.rates or (),
+                          iterations=args.iterations, condensed=args.condensed,
+                          seed=args.seed, power=power, executor=executor)
+    finally:
+        if hasattr(executor, "close"):
+            executor.close()
+    table = [row_values(row, LEVEL_COLUMNS) for row in rows]
+    if args.format == "json":
+        text = _json({"levels": [dict(zip(LEVEL_COLUMNS, row)) for row in table]})
+    else:
+        from inexeval.report.comparison import render_rows
+
+        text = render_rows(LEVEL_COLUMNS, table, args.format, args.digits,
+                           title=_title(study, args, "smaller pools"))
+    _write(args, text)
+    if args.plot is not None:
+        from inexeval.report.pools import levels_figure, save_figure
+
+        save_figure(levels_figure(rows), args.plot)
+    return 0
+
+
+def run_reuse(args: argparse.Namespace) -> int:
+    from inexeval.meta.pool import row_values
+    from inexeval.meta.reuse import RUN_COLUMNS, SUMMARY_COLUMNS, reuse_study, run_groups
+
+    if args.depth is None and args.articles is None:
+        raise InexevalError("say how the qrels were pooled: --depth K or --articles N")
+    study = _Study(args)
+    assert study.pooling is not None
+    groups = (run_groups([r.name for r in study.runs], args.group)
+              if args.group is not None else None)
+    executor = _executor(args)
+    try:
+        reuse = reuse_study(study.assessments, study.runs, study.scoring, study.pooling,
+                            groups=groups, executor=executor)
+    finally:
+        if hasattr(executor, "close"):
+            executor.close()
+    runs = [row_values(row, RUN_COLUMNS) for row in reuse.runs]
+    summary = [row_values(row, SUMMARY_COLUMNS) for row in reuse.summary]
+    if args.format == "json":
+        text = _json({"runs": [dict(zip(RUN_COLUMNS, row)) for row in runs],
+                      "summary": [dict(zip(SUMMARY_COLUMNS, row)) for row in summary]})
+    elif args.format == "csv":
+        from inexeval.report.comparison import render_csv
+
+        text = render_csv(RUN_COLUMNS, runs) + "\n" + render_csv(SUMMARY_COLUMNS, summary)
+    else:
+        from inexeval.report.comparison import render_rows
+
+        title = _title(study, args, "leave-" + ("one-group" if groups else "one-run") + "-out")
+        text = (render_rows(RUN_COLUMNS, runs, args.format, args.digits, title=title) + "\n"
+                + render_rows(SUMMARY_COLUMNS, summary, args.format, args.digits,
+                              title="over all runs: drop = score_full - score_without"))
+    _write(args, text)
+    if args.plot is not None:
+        from inexeval.report.pools import reuse_figure, save_figure
+
+        measure = reuse.summary[0].measure if args.task is None else _main(reuse.summary)
+        chosen = [row for row in reuse.runs if row.measure == measure]
+        tau = next(s.kendall_tau for s in reuse.summary if s.measure == measure)
+        save_figure(reuse_figure(measure, [r.score_full for r in chosen],
+                                 [r.score_without for r in chosen], [r.run for r in chosen],
+                                 tau), args.plot)
+    return 0
+
+
+def _main(summary: Sequence[Any]) -> str:
+    """The measure a task's figure shows: its official one (iP[0.01] for focused), else the
+    first."""
+    names = [s.measure for s in summary]
+    return "iP[0.01]" if "iP[0.01]" in names else names[0]
+
+
+def _title(study: _Study, args: argparse.Namespace, what: str) -> str:
+    pooled = (f"pooled to depth {args.depth}" if args.depth is not None else
+              f"pooled to {args.articles} articles" if args.articles is not None else "")
+    unit = study.pooling.unit if study.pooling is not None else ""
+    return (f"{what}: {len(study.runs)} runs, {len(study.assessments)} assessed topics"
+            + (f", {pooled} ({unit}s)" if pooled else "")
+            + "; means over every assessed topic (-c)")
+
+
+def _json(data: dict[str, Any]) -> str:
+    def clean(value: Any) -> Any:
+        return None if isinstance(value, float) and math.isnan(value) else value
+    cleaned = {key: [{k: clean(v) for k, v in row.items()} for row in rows]
+               for key, rows in data.items()}
+    return json.dumps(cleaned, indent=1) + "\n"
+
+
+def _write(args: argparse.Namespace, text: str) -> None:
+    import sys
+
+    if args.output is None:
+        sys.stdout.write(text)
+        return
+    from inexeval.outputs import atomic_output
+
+    with atomic_output(args.output) as handle:
+        handle.write(text)
+
+
+SUBCOMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None],
+                             Callable[[argparse.Namespace], int]]] = {
+    "pool": (POOL_HELP, add_pool_arguments, run_pool),
+    "reuse": (REUSE_HELP, add_reuse_arguments, run_reuse),
+}
+"""The subcommands of ``inexeval meta`` this module gives: name -> (help, add_arguments, run)."""

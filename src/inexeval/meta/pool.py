@@ -1,0 +1,510 @@
+"""How far to trust a pool: smaller pools and sampled judgements (``inexeval meta pool``).
+
+A campaign's qrels judge the units pooled from the submitted runs. This study takes the full
+qrels, the runs and how they were pooled (:class:`Pooling`: ``--depth K`` or ``--articles N``,
+as ``inexeval pool`` takes them) and asks how the ranking of the runs changes with fewer
+judgements (Zobel 1998; Buckley and Voorhees 2004; Yilmaz and Aslam 2006):
+
+* **depth** / **articles**: the runs re-pooled at each level as
+  :func:`inexeval.analysis.pooling.pool_runs` pools them (``pool --depth d`` or ``--articles n``;
+  :class:`CodedRuns` codes the runs once and gives the same pools); a judged unit of the full
+  pool that the smaller pool does not hold becomes unjudged. Units judged
+  without being in the full pool (judged from runs not given) stay judged, so a level at or
+  beyond the full pool's gives back exactly the full qrels;
+* **random**: per topic, a uniform sample without replacement of ``round(rate × judged)`` of the
+  judged units (at least one) stays judged (Yilmaz and Aslam 2006);
+* **stratified**: per topic, the relevant and the non-relevant judged units sampled separately
+  at the rate, at least one relevant unit kept (Buckley and Voorhees 2004's reduced qrels).
+
+An unjudged unit scores as non-relevant (it is simply not in the qrels); with ``condensed`` it
+is removed from the runs first (Sakai 2007's condensed lists). The unit is the article for FOL
+and TREC qrels (an FOL qrels file lists the judged non-relevant articles too, so "judged" is
+known), and for INEX 2002-2005 element qrels pooled by depth from element runs, or sampled,
+the element (as evaluated, implicit assessments included).
+
+For every measure and level the run means on the reduced qrels are compared with those on the
+full qrels: Kendall's tau (tau-b, scipy), tau_AP (Yilmaz, Aslam and Robertson 2008, the full
+qrels as truth) and the RMSE; and the discriminative power of the measure at that level
+(:mod:`inexeval.meta.power`). Scores are averaged over every assessed topic (``eval -c``).
+
+Every level (and every iteration of a sampling rate) is an independent task run by an
+:mod:`inexeval.executor`; a task's randomness is the ``i``-th child of ``SeedSequence(seed)``,
+so the output is the same bytes on one process, ``--jobs N`` or a Dask cluster.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from itertools import pairwise
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from inexeval.errors import InexevalError, InexevalWarning
+from inexeval.executor import Executor, Serial, task_seeds
+from inexeval.model import Assessments, Run
+from inexeval.model.assessments import TopicAssessments
+from inexeval.model.pool import Pool
+from inexeval.scores import Scores, natural_order
+
+Keys = npt.NDArray[np.str_]
+Floats = npt.NDArray[np.float64]
+
+STRATEGIES = ("depth", "articles", "random", "stratified")
+"""How a level reduces the qrels: re-pooled to a depth or an article count, or sampled."""
+
+ELEMENT_SCALES = ("inex2002", "inex2003", "inex2005")
+
+_SEPARATOR = "\t"
+
+
+# ---------------------------------------------------------------------------------- inputs
+
+
+@dataclass(frozen=True)
+class Scoring:
+    """How runs are scored: ``measures`` through :class:`inexeval.evaluation.Evaluator` (with
+    its keyword ``options``), or an official ``task`` (with ``task_options``), over every
+    assessed topic (``eval -c``)."""
+
+    measures: tuple[str, ...] = ()
+    task: str | None = None
+    collection: Any = None
+    task_options: Mapping[str, Any] = field(default_factory=dict)
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+    def scores(self, assessments: Assessments, runs: Sequence[Run]) -> Scores:
+        """The runs × every assessed topic × measures, averaging rule ``all``; counts (a
+        measure summed over topics, such as ``num_rel``, and the official tasks' counts) are
+        left out: they rank no runs."""
+        from inexeval.evaluation import RunEvaluator, evaluate_runs
+        from inexeval.measures.focused import COUNTS
+
+        evaluate_one = RunEvaluator(assessments, list(self.measures), task=self.task,
+                                    collection=self.collection,
+                                    task_options=self.task_options, **self.options)
+        results = evaluate_runs(evaluate_one, runs)
+        scores = Scores.from_results(results, rule="all", topics=natural_order(assessments))
+        counts = set(COUNTS) if self.task else set()
+        return scores.select(measures=[m for m in scores.measures if m not in counts
+                                       and results.aggregates.get(m) != "sum"])
+
+    def quiet_scores(self, assessments: Assessments, runs: Sequence[Run]) -> Scores:
+        """:meth:`scores` without the warnings about the runs (given once, when the runs were
+        scored on the full qrels, not again for every level)."""
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", InexevalWarning)
+            return self.scores(assessments, runs)
+
+
+@dataclass(frozen=True)
+class Pooling:
+    """How the full pool was built, as ``inexeval pool`` takes it: ``depth`` results per run or
+    round-robin to ``articles`` articles per topic (exactly one), of ``unit`` (``article`` or
+    ``element``), results in ``order``."""
+
+    depth: int | None = None
+    articles: int | None = None
+    unit: str = "article"
+    order: str = "rank"
+
+    def __post_init__(self) -> None:
+        if (self.depth is None) == (self.articles is None):
+            raise InexevalError("say how the qrels were pooled: --depth K or --articles N")
+
+    @property
+    def strategy(self) -> str:
+        return "depth" if self.depth is not None else "articles"
+
+    @property
+    def full_level(self) -> int:
+        return int(self.depth if self.depth is not None else self.articles or 0)
+
+    def pool(self, runs: Sequence[Run], level: int | None = None,
+             topics: Sequence[str] | None = None) -> Pool:
+        """The pool of ``runs`` at ``level`` (default: the full depth or article count)."""
+        from inexeval.analysis.pooling import pool_runs
+
+        level = self.full_level if level is None else level
+        if self.depth is not None:
+            return pool_runs(runs, depth=level, unit=self.unit, topics=topics, order=self.order)
+        return pool_runs(runs, articles=level, unit=self.unit, topics=topics, order=self.order)
+
+
+@dataclass(frozen=True)
+class CodedRuns:
+    """Every run's results of each topic as integer codes, coded once, so that a task pools any
+    subset of the runs at any level without the strings (and ships integers, not the runs):
+    ``keys[topic]`` the distinct units sorted (as :func:`unit_keys` makes them), ``units`` and
+    ``articles[topic][r]`` run ``r``'s codes of the unit and of its article in rank order (the
+    coding of :func:`inexeval.analysis.pooling.pool_runs`, over whole lists)."""
+
+    pooling: Pooling
+    keys: Mapping[str, Keys]
+    units: Mapping[str, list[npt.NDArray[np.int64]]]
+    articles: Mapping[str, list[npt.NDArray[np.int64]]]
+
+    @classmethod
+    def of(cls, runs: Sequence[Run], topics: Sequence[str], pooling: Pooling) -> CodedRuns:
+        keys, units, articles = {}, {}, {}
+        for topic in natural_order(topics):
+            ordered = [run.topics[topic].ordered(pooling.order) for run in runs
+                       if topic in run.topics]
+            present = [topic in run.topics for run in runs]
+            sizes = np.cumsum([0, *(len(tr) for tr in ordered)])
+            files = (np.concatenate([tr.files for tr in ordered]) if ordered
+                     else np.zeros(0, dtype=object))
+            paths = (np.concatenate([tr.paths for tr in ordered]) if ordered
+                     else np.zeros(0, dtype=object))
+            _, article_codes = np.unique(files.astype(str), return_inverse=True)
+            keys[topic], unit_codes = np.unique(unit_keys(files, paths, pooling.unit),
+                                                return_inverse=True)
+            spans = iter(pairwise(sizes))
+            nothing = np.zeros(0, dtype=np.int64)
+            bounds = [next(spans) if here else (0, 0) for here in present]
+            units[topic] = [unit_codes.ravel()[a:b].astype(np.int64) if b > a else nothing
+                            for a, b in bounds]
+            articles[topic] = [article_codes.ravel()[a:b].astype(np.int64) if b > a
+                               else nothing for a, b in bounds]
+        return cls(pooling, keys, units, articles)
+
+    def pooled(self, runs: Sequence[int] | None = None, level: int | None = None
+               ) -> dict[str, Keys]:
+        """Per topic, the sorted keys of the units the pool of ``runs`` (positions; default
+        all) holds at ``level`` (default the full depth or article count), as
+        :func:`~inexeval.analysis.pooling.pool_runs` pools them."""
+        from inexeval.analysis.pooling import pool_topic
+
+        level = self.pooling.full_level if level is None else level
+        depth = level if self.pooling.depth is not None else None
+        target = level if self.pooling.articles is not None else None
+        pooled = {}
+        for topic, keys in self.keys.items():
+            chosen = range(len(self.units[topic])) if runs is None else runs
+            codes, _, _ = pool_topic([self.units[topic][r] for r in chosen],
+                                     [self.articles[topic][r] for r in chosen], depth=depth,
+                                     target_articles=target)
+            pooled[topic] = keys[codes]
+        return pooled
+
+
+def assessed_only(runs: Sequence[Run], assessments: Assessments) -> list[Run]:
+    """The runs without their topics that have no qrels (never scored: less to ship)."""
+    return [replace(run, topics={t: tr for t, tr in run.topics.items() if t in assessments},
+                    columns=None) for run in runs]
+
+
+def pool_unit(assessments: Assessments, runs: Sequence[Run], depth: int | None) -> str:
+    """The unit a study pools and judges: the element for INEX 2002-2005 element qrels pooled
+    by depth from element runs only, else the article (the document of TREC qrels)."""
+    if (assessments.scale in ELEMENT_SCALES and depth is not None
+            and all(r.kind == "element" for r in runs)):
+        return "element"
+    return "article"
+
+
+# ------------------------------------------------------------------------- judged units
+
+
+def unit_keys(files: Any, paths: Any, unit: str) -> Keys:
+    """The key of each unit: its file for an article, ``file TAB path`` for an element."""
+    names = np.asarray(files, dtype=object).astype(str)
+    if unit == "article":
+        return names
+    return np.char.add(np.char.add(names, _SEPARATOR),
+                       np.asarray(paths, dtype=object).astype(str))
+
+
+def relevant_records(assessed: TopicAssessments) -> npt.NDArray[np.bool_]:
+    """Which judgement records say relevant: FOL ``rsize > 0``; TREC and INEX 2002 relevance
+    above 0; INEX 2003/2004 exhaustivity above 0; INEX 2005 exhaustivity not 0 (``?``, too
+    small, is highlighted text)."""
+    dimension = {"fol": "rsize", "trec": "relevance", "inex2002": "relevance",
+                 "inex2003": "exhaustivity", "inex2005": "exhaustivity"}[assessed.scale]
+    values = np.asarray(assessed.dim(dimension)).astype(np.int64)
+    return values != 0 if assessed.scale == "inex2005" else values > 0
+
+
+@dataclass(frozen=True)
+class Judged:
+    """One topic's judged units (sorted keys) and whether each is relevant (any of its
+    records)."""
+
+    keys: Keys
+    relevant: npt.NDArray[np.bool_]
+
+
+def judged_units(assessments: Assessments, unit: str) -> dict[str, Judged]:
+    """Per topic, the judged units of ``unit`` and their relevance."""
+    judged = {}
+    for topic, assessed in assessments.items():
+        keys, inverse = np.unique(unit_keys(assessed.files, assessed.paths, unit),
+                                  return_inverse=True)
+        relevant = np.zeros(len(keys), dtype=bool)
+        np.logical_or.at(relevant, inverse.ravel(), relevant_records(assessed))
+        judged[topic] = Judged(keys, relevant)
+    return judged
+
+
+def left_out_units(full: Mapping[str, Keys], smaller: Mapping[str, Keys]) -> dict[str, Keys]:
+    """Per topic, the units of the full pool that the smaller pool does not hold."""
+    empty = np.zeros(0, dtype=str)
+    return {topic: np.setdiff1d(keys, smaller.get(topic, empty), assume_unique=True)
+            for topic, keys in full.items()}
+
+
+def without_units(assessments: Assessments, removed: Mapping[str, Keys], unit: str
+                  ) -> Assessments:
+    """The qrels with the ``removed`` units unjudged (their records dropped; a topic keeps its
+    place even when nothing of it stays judged)."""
+    topics = {}
+    for topic, assessed in assessments.items():
+        gone = removed.get(topic)
+        if gone is None or not len(gone):
+            topics[topic] = assessed
+            continue
+        keep = ~np.isin(unit_keys(assessed.files, assessed.paths, unit), gone)
+        topics[topic] = _restricted(assessed, keep)
+    return replace(assessments, topics=topics)
+
+
+def _restricted(assessed: TopicAssessments, keep: npt.NDArray[np.bool_]) -> TopicAssessments:
+    """The records where ``keep``, and the per-document data of the documents still judged."""
+    kept = assessed.with_units(keep)
+    documents = kept.documents
+    return replace(kept,
+                   highlights={d: v for d, v in assessed.highlights.items() if d in documents},
+                   best_entry_points={d: v for d, v in assessed.best_entry_points.items()
+                                      if d in documents},
+                   passages={d: v for d, v in assessed.passages.items() if d in documents},
+                   aspects={d: v for d, v in assessed.aspects.items() if d in documents})
+
+
+def condensed_runs(runs: Sequence[Run], assessments: Assessments, unit: str) -> list[Run]:
+    """The runs without their unjudged results (Sakai 2007's condensed lists); a topic without
+    qrels is left as it is (it is not evaluated)."""
+    judged = {topic: np.unique(unit_keys(a.files, a.paths, unit))
+              for topic, a in assessments.items()}
+    condensed = []
+    for run in runs:
+        topics = {}
+        for topic, topic_run in run.topics.items():
+            keys = judged.get(topic)
+            if keys is None:
+                topics[topic] = topic_run
+                continue
+            keep = np.isin(unit_keys(topic_run.files, topic_run.paths, unit), keys)
+            topics[topic] = topic_run if keep.all() else topic_run.take(np.flatnonzero(keep))
+        condensed.append(replace(run, topics=topics, columns=None))
+    return condensed
+
+
+def sampled_units(judged: Judged, rate: float, strategy: str, rng: np.random.Generator
+                  ) -> Keys:
+    """The units a sample at ``rate`` leaves unjudged (``random`` or ``stratified``; see the
+    module docstring). Sizes round half up."""
+    def draw(where: npt.NDArray[np.int64], least: int) -> npt.NDArray[np.int64]:
+        count = min(len(where), max(least, math.floor(rate * len(where) + 0.5)))
+        return rng.choice(where, size=count, replace=False) if count else where[:0]
+
+    every = np.arange(len(judged.keys), dtype=np.int64)
+    if strategy == "random":
+        kept = draw(every, 1)
+    elif strategy == "stratified":
+        kept = np.concatenate([draw(every[judged.relevant], 1),
+                               draw(every[~judged.relevant], 0)])
+    else:
+        raise InexevalError(f"unknown sampling {strategy!r} (random or stratified)")
+    keep = np.zeros(len(every), dtype=bool)
+    keep[kept] = True
+    return judged.keys[~keep]
+
+
+# ------------------------------------------------------------------------- agreement
+
+
+def kendall_tau(truth: Floats, estimate: Floats) -> float:
+    """Kendall's tau-b of two score vectors (scipy), over the runs defined in both; NaN when
+    fewer than two or when one is constant."""
+    from scipy.stats import kendalltau
+
+    both = ~(np.isnan(truth) | np.isnan(estimate))
+    if both.sum() < 2:
+        return math.nan
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return float(kendalltau(truth[both], estimate[both]).statistic)
+
+
+def tau_ap(truth: Floats, estimate: Floats) -> float:
+    """tau_AP (Yilmaz, Aslam and Robertson 2008, eq. 3) of the ranking by ``estimate`` against
+    the ranking by ``truth``: ``2 / (N - 1) · Σ_{i=2..N} C(i) / (i - 1) - 1``, runs in the
+    estimated order, ``C(i)`` the runs above rank ``i`` that the truth ranks above it; a pair
+    tied in the truth counts as correctly ordered (either order is right, as ``agree``'s
+    tau_AP), and ties in the estimate are averaged over their orders (Urbano and Marrero 2017's
+    tau_AP_a, :func:`inexeval.meta.agree.tau_ap_a`). Runs undefined in either are left out;
+    NaN for fewer than two runs or when either ranks nothing (every score equal), as Kendall's
+    tau-b."""
+    from inexeval.meta.agree import tau_ap_a
+
+    both = ~(np.isnan(truth) | np.isnan(estimate))
+    truth, estimate = truth[both], estimate[both]
+    if len(truth) < 2 or np.all(truth == truth[0]) or np.all(estimate == estimate[0]):
+        return math.nan
+    return float(tau_ap_a(truth, estimate, truth_ties_correct=True))
+
+
+def rmse(truth: Floats, estimate: Floats) -> float:
+    """Root mean square error of the estimate, over the runs defined in both."""
+    both = ~(np.isnan(truth) | np.isnan(estimate))
+    if not both.any():
+        return math.nan
+    return float(np.sqrt(np.mean((estimate[both] - truth[both]) ** 2)))
+
+
+# ------------------------------------------------------------------------- the study
+
+
+@dataclass(frozen=True)
+class Power:
+    """The discriminative power computed at every level
+    (:func:`inexeval.meta.power.discriminative_power`): the paired bootstrap or the randomised
+    Tukey HSD (``method``), ``replicates`` replicates, significance level ``alpha``, ``seed``
+    the replicates' (the same at every level)."""
+
+    method: str = "bootstrap"
+    replicates: int = 1000
+    alpha: float = 0.05
+    seed: int = 42
+
+    def of(self, scores: Scores, measure: str) -> float:
+        """The share of run pairs whose ASL is below alpha, over the topics where the measure
+        is defined for every run (a sampled qrels may leave a topic nothing relevant); NaN with
+        fewer than two such topics."""
+        from inexeval.meta.power import discriminative_power
+
+        _, topics, values = scores.matrix(measure)
+        defined = [topics[j] for j in np.flatnonzero(~np.isnan(values).any(axis=0))]
+        if len(defined) < 2 or len(scores.runs) < 2:
+            return math.nan
+        if len(defined) < len(topics):
+            scores = scores.select(topics=defined)
+        return discriminative_power(scores, measure, method=self.method,
+                                    replicates=self.replicates, alpha=self.alpha,
+                                    seed=self.seed, executor=Serial()).discriminative_power
+
+
+@dataclass(frozen=True)
+class LevelRow:
+    """One measure at one level of one iteration (the keys of ``meta pool --format json``)."""
+
+    measure: str
+    strategy: str
+    level: float
+    iteration: int
+    judged: int
+    kendall_tau: float
+    tau_ap: float
+    rmse: float
+    discriminative_power: float | None
+
+
+LEVEL_COLUMNS = ("measure", "strategy", "level", "iteration", "judged", "kendall_tau", "tau_ap",
+                 "rmse", "discriminative_power")
+
+
+@dataclass(frozen=True)
+class _PoolWork:
+    """What every task of a pool study needs (scattered once)."""
+
+    assessments: Assessments
+    runs: tuple[Run, ...]
+    scoring: Scoring
+    coded: CodedRuns | None
+    unit: str
+    full_units: Mapping[str, Keys]
+    judged: Mapping[str, Judged]
+    full_means: Floats
+    measures: tuple[str, ...]
+    condensed: bool
+    power: Power | None
+
+
+def _level_task(work: _PoolWork, task: tuple[str, float, int, np.random.SeedSequence]
+                ) -> list[LevelRow]:
+    """One level (or one iteration of a sampling rate): the reduced qrels, the runs scored on
+    them, and the agreement of each measure with the full qrels."""
+    strategy, level, iteration, seed = task
+    if strategy in ("depth", "articles"):
+        assert work.coded is not None
+        removed = left_out_units(work.full_units, work.coded.pooled(level=int(level)))
+    else:
+        rng = np.random.default_rng(seed)
+        removed = {topic: sampled_units(work.judged[topic], level, strategy, rng)
+                   for topic in natural_order(work.judged)}
+    reduced = without_units(work.assessments, removed, work.unit)
+    runs = condensed_runs(work.runs, reduced, work.unit) if work.condensed else list(work.runs)
+    scores = work.scoring.quiet_scores(reduced, runs)
+    means = scores.means()
+    judged = sum(len(j.keys) - len(removed.get(t, ())) for t, j in work.judged.items())
+    rows = []
+    for m, measure in enumerate(work.measures):
+        truth, estimate = work.full_means[:, m], means[:, scores.measures.index(measure)]
+        power = work.power.of(scores, measure) if work.power is not None else None
+        rows.append(LevelRow(measure, strategy, level, iteration, judged,
+                             kendall_tau(truth, estimate), tau_ap(truth, estimate),
+                             rmse(truth, estimate), power))
+    return rows
+
+
+def pool_study(assessments: Assessments, runs: Sequence[Run], scoring: Scoring, *,
+               pooling: Pooling | None = None, levels: Sequence[int] = (),
+               sample: str | None = None, rates: Sequence[float] = (), iterations: int = 1,
+               condensed: bool = False, seed: int = 42, power: Power | None = None,
+               executor: Executor | None = None) -> list[LevelRow]:
+    """The agreement of smaller pools (``pooling`` and its ``levels``: depths or article
+    counts) or sampled judgements (``sample`` ``random``/``stratified`` at ``rates``,
+    ``iterations`` each) with the full qrels; rows by measure, then level, then iteration."""
+    if not runs:
+        raise InexevalError("a pool study needs runs")
+    if sample is None and (pooling is None or not levels):
+        raise InexevalError("give the levels (--depths or --article-counts, with how the qrels "
+                            "were pooled) or a sample (--sample random|stratified --rates)")
+    if sample is not None:
+        if sample not in ("random", "stratified"):
+            raise InexevalError(f"unknown --sample {sample!r} (random or stratified)")
+        if not rates or not all(0 < r <= 1 for r in rates):
+            raise InexevalError("--rates are sampling rates in (0, 1]")
+        if iterations < 1:
+            raise InexevalError("--iterations must be at least 1")
+    if pooling is not None and any(level < 1 for level in levels):
+        raise InexevalError("a pool depth or article count is at least 1")
+    unit = (pooling.unit if pooling is not None and sample is None else
+            "element" if assessments.scale in ELEMENT_SCALES else "article")
+    full = scoring.scores(assessments, runs)
+    measures = full.measures
+    coded = (CodedRuns.of(runs, list(assessments), pooling)
+             if pooling is not None and sample is None else None)
+    full_units = coded.pooled() if coded is not None else {}
+    judged = judged_units(assessments, unit)
+    tasks: list[tuple[str, float, int]] = (
+        [(sample, float(rate), i) for rate in rates for i in range(1, iterations + 1)]
+        if sample is not None else
+        [(pooling.strategy, level, 1) for level in levels] if pooling is not None else [])
+    seeded = [(*task, child) for task, child in zip(tasks, task_seeds(seed, len(tasks)))]
+    work = _PoolWork(assessments, tuple(assessed_only(runs, assessments)), scoring, coded, unit,
+                     full_units, judged, full.means(), measures, condensed, power)
+    done = (executor or Serial()).map(_level_task, seeded, work, description="levels")
+    rows = [row for of_task in done for row in of_task]
+    order = {m: i for i, m in enumerate(measures)}
+    return sorted(rows, key=lambda r: order[r.measure])
+
+
+def row_values(row: Any, columns: Sequence[str]) -> list[Any]:
+    """A row's values in ``columns`` order (None for an undefined number)."""
+    values = [getattr(row, c) for c in columns]
+    return [None if isinstance(v, float) and math.isnan(v) else v for v in values]

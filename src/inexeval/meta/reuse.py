@@ -1,0 +1,214 @@
+"""Is a run that did not contribute to the pool scored fairly? (``inexeval meta reuse``)
+
+Leave-one-run-out and leave-one-group-out (Zobel 1998; Buckley et al. 2007; Voorhees 2018's
+"leave out uniques" test). For each run, or each group of runs (``--group REGEX`` as ``pool``
+has it: a run's group is the first match group of REGEX in its name), the pool is rebuilt from
+the other runs exactly as the full pool was (:class:`inexeval.meta.pool.Pooling`, with
+:func:`inexeval.analysis.pooling.pool_runs`); the units judged only because of the left-out runs
+(in the full pool, not in the rebuilt one) become unjudged, and the left-out runs are scored on
+those qrels. The unit is the article for FOL and TREC qrels, the element for INEX 2002-2005
+element qrels pooled by depth (:func:`inexeval.meta.pool.pool_unit`).
+
+Per left-out run and measure (scores are means over every assessed topic, ``eval -c``):
+
+* ``score_full``, ``score_without`` (on the qrels without its group's contribution) and
+  ``difference = score_full - score_without`` (Voorhees 2018: the drop; negative when the run
+  gains);
+* ``rank_full``: its rank among all runs on the full qrels; ``rank_without``: the rank its
+  ``score_without`` would take among the other runs' full scores (what a new system compared
+  with the published results would see). Ranks are 1 for the best, ties share the best rank;
+* ``unique_relevant``: the relevant units only the left-out runs (the run, or its whole group)
+  contributed to the pool.
+
+Per measure over all runs: ``mean_drop`` and ``max_drop`` of ``difference``, and
+``kendall_tau``, Kendall's tau-b of the ranking by ``score_full`` against the ranking by
+``score_without`` (each run scored without its own group's contribution).
+
+Every left-out run or group is one task of an :mod:`inexeval.executor`; the output is the same
+bytes whoever runs the tasks.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from inexeval.errors import InexevalError
+from inexeval.executor import Executor, Serial
+from inexeval.meta.pool import (
+    CodedRuns,
+    Floats,
+    Judged,
+    Keys,
+    Pooling,
+    Scoring,
+    assessed_only,
+    kendall_tau,
+    left_out_units,
+    without_units,
+)
+from inexeval.model import Assessments, Run
+
+
+def run_groups(names: Sequence[str], group: str) -> list[str]:
+    """Each run's group: the first match group of the regular expression ``group`` searched in
+    its name (the whole match when it has no group), as ``pool --group`` takes it; a name
+    without a match is an error."""
+    try:
+        pattern = re.compile(group)
+    except re.error as error:
+        raise InexevalError(f"--group {group!r} is not a regular expression: {error}") from None
+    groups = []
+    for name in names:
+        match = pattern.search(name)
+        if match is None:
+            raise InexevalError(f"run name {name!r} does not match --group {group!r}")
+        groups.append(str(match.group(1) if pattern.groups else match.group(0)))
+    return groups
+
+
+@dataclass(frozen=True)
+class ReuseRow:
+    """One left-out run under one measure (the keys of ``meta reuse --format json``)."""
+
+    measure: str
+    left_out: str
+    run: str
+    score_full: float
+    score_without: float
+    difference: float
+    rank_full: int | None
+    rank_without: int | None
+    unique_relevant: int
+
+
+RUN_COLUMNS = ("measure", "left_out", "run", "score_full", "score_without", "difference",
+               "rank_full", "rank_without", "unique_relevant")
+
+
+@dataclass(frozen=True)
+class ReuseSummary:
+    """One measure over all runs."""
+
+    measure: str
+    mean_drop: float
+    max_drop: float
+    kendall_tau: float
+
+
+SUMMARY_COLUMNS = ("measure", "mean_drop", "max_drop", "kendall_tau")
+
+
+@dataclass(frozen=True)
+class Reuse:
+    """The result of :func:`reuse_study`: ``runs`` by measure, then left-out run or group, then
+    run; ``summary`` by measure."""
+
+    runs: list[ReuseRow]
+    summary: list[ReuseSummary]
+
+
+@dataclass(frozen=True)
+class _ReuseWork:
+    """What every task of a reuse study needs (scattered once)."""
+
+    assessments: Assessments
+    scoring: Scoring
+    coded: CodedRuns
+    full_units: Mapping[str, Keys]
+    judged: Mapping[str, Judged]
+    measures: tuple[str, ...]
+
+
+def _left_out_task(work: _ReuseWork, task: tuple[tuple[int, ...], tuple[Run, ...]]
+                   ) -> tuple[Floats, int]:
+    """The means of the left-out runs (their positions and the runs themselves, the only task
+    that needs them) on the qrels of the pool without them (runs × measures), and the relevant
+    units only they contributed."""
+    left_out, left_out_runs = task
+    others = [i for i in range(len(next(iter(work.coded.units.values()), ())))
+              if i not in set(left_out)]
+    removed = left_out_units(work.full_units, work.coded.pooled(others))
+    unique = 0
+    for topic, keys in removed.items():
+        judged = work.judged.get(topic)
+        if judged is not None and len(keys) and len(judged.keys):
+            at = np.minimum(np.searchsorted(judged.keys, keys), len(judged.keys) - 1)
+            unique += int(np.count_nonzero((judged.keys[at] == keys) & judged.relevant[at]))
+    reduced = without_units(work.assessments, removed, work.coded.pooling.unit)
+    scores = work.scoring.quiet_scores(reduced, list(left_out_runs))
+    means = scores.means()
+    return means[:, [scores.measures.index(m) for m in work.measures]], unique
+
+
+def _ranks(scores: Floats, candidates: Floats | None = None) -> list[int | None]:
+    """Competition ranks (1 best, ties the best rank) of ``candidates`` (default: ``scores``
+    themselves) among ``scores``, run ``i``'s candidate compared with the others' scores."""
+    candidates = scores if candidates is None else candidates
+    ranks: list[int | None] = []
+    for i, value in enumerate(candidates):
+        if math.isnan(value):
+            ranks.append(None)
+            continue
+        others = np.delete(scores, i)
+        ranks.append(1 + int(np.count_nonzero(others[~np.isnan(others)] > value)))
+    return ranks
+
+
+def reuse_study(assessments: Assessments, runs: Sequence[Run], scoring: Scoring,
+                pooling: Pooling, *, groups: Sequence[str] | None = None,
+                executor: Executor | None = None) -> Reuse:
+    """Leave each run (``groups`` None) or each group out of the pool (``groups[i]``: run
+    ``i``'s group; groups in order of first appearance) and score its runs without their
+    contribution; see the module docstring."""
+    from inexeval.meta.pool import judged_units
+
+    if len(runs) < 2:
+        raise InexevalError("a reuse study needs at least two runs (one left out, one pooled)")
+    names = [run.name for run in runs]
+    labels = list(groups) if groups is not None else names
+    if len(labels) != len(runs):
+        raise ValueError("one group per run")
+    sets: dict[str, list[int]] = {}
+    for i, label in enumerate(labels):
+        sets.setdefault(label, []).append(i)
+    if len(sets) < 2:
+        raise InexevalError(f"every run is in group {labels[0]!r}: leaving it out leaves no "
+                            "pool (give a --group that tells the groups apart)")
+    full = scoring.scores(assessments, runs)
+    measures = full.measures
+    full_means = full.means()
+    coded = CodedRuns.of(runs, list(assessments), pooling)
+    work = _ReuseWork(assessments, scoring, coded, coded.pooled(),
+                      judged_units(assessments, pooling.unit), measures)
+    shipped = assessed_only(runs, assessments)
+    tasks = [tuple(members) for members in sets.values()]
+    members: tuple[int, ...]
+    done = (executor or Serial()).map(
+        _left_out_task, [(members, tuple(shipped[i] for i in members)) for members in tasks],
+        work, description="left out")
+    without = np.full_like(full_means, np.nan)
+    unique = np.zeros(len(runs), dtype=np.int64)
+    for members, (means, count) in zip(tasks, done):
+        without[list(members)] = means
+        unique[list(members)] = count
+    rows: list[ReuseRow] = []
+    summary: list[ReuseSummary] = []
+    for m, measure in enumerate(measures):
+        score_full, score_without = full_means[:, m], without[:, m]
+        difference = score_full - score_without
+        rank_full, rank_without = _ranks(score_full), _ranks(score_full, score_without)
+        for label, indices in sets.items():
+            rows.extend(ReuseRow(measure, label, names[i], float(score_full[i]),
+                                 float(score_without[i]), float(difference[i]), rank_full[i],
+                                 rank_without[i], int(unique[i])) for i in indices)
+        defined = difference[~np.isnan(difference)]
+        summary.append(ReuseSummary(
+            measure, float(np.mean(defined)) if len(defined) else math.nan,
+            float(np.max(defined)) if len(defined) else math.nan,
+            kendall_tau(score_full, score_without)))
+    return Reuse(rows, summary)

@@ -1,0 +1,195 @@
+"""meta pool and meta reuse on a real Dask cluster: a scheduler and two workers started as
+subprocesses on loopback give the same bytes as --jobs 1 and --jobs 2, also when a worker is
+killed in the middle of a study (issue 21)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from inexeval.cli import main
+
+pytest.importorskip("distributed", reason="needs distributed (pip install 'inexeval[dask]')")
+
+DASK = Path(sys.executable).parent / "dask"
+LIMIT = 240.0  # seconds any one step may take on a loaded machine
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(10)
+
+
+class Cluster:
+    """A ``dask scheduler`` and two ``dask worker`` processes (no nanny: a worker's PID is the
+    worker) on 127.0.0.1, free ports."""
+
+    def __init__(self, folder: Path) -> None:
+        self.port = _free_port()
+        self.address = f"tcp://127.0.0.1:{self.port}"
+        self.log = folder
+        self.processes: list[subprocess.Popen[bytes]] = []
+        self.workers: dict[str, subprocess.Popen[bytes]] = {}
+        self._start("scheduler", [str(DASK), "scheduler", "--host", "127.0.0.1", "--port",
+                                  str(self.port), "--no-dashboard"])
+        for n in range(2):
+            port = _free_port()
+            self.workers[f"tcp://127.0.0.1:{port}"] = self._start(
+                f"worker{n}", [str(DASK), "worker", self.address, "--host", "127.0.0.1",
+                               "--worker-port", str(port), "--nthreads", "1", "--no-nanny",
+                               "--no-dashboard"])
+        from distributed import Client
+
+        with Client(self.address, timeout=f"{int(LIMIT)}s") as client:
+            client.wait_for_workers(2, timeout=LIMIT)
+
+    def _start(self, name: str, command: list[str]) -> subprocess.Popen[bytes]:
+        with (self.log / f"{name}.log").open("wb") as log:
+            process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT,
+                                       env=dict(os.environ))
+        self.processes.append(process)
+        return process
+
+    def stop(self) -> None:
+        for process in reversed(self.processes):
+            _stop(process)
+
+
+@pytest.fixture
+def cluster(tmp_path: Path) -> Iterator[Cluster]:
+    (tmp_path / "logs").mkdir()
+    started = Cluster(tmp_path / "logs")
+    try:
+        yield started
+    finally:
+        started.stop()
+
+
+def _inputs(folder: Path, topics: int = 24, runs: int = 12) -> tuple[Path, list[Path]]:
+    """FOL qrels of ``topics`` topics (60 judged articles each, a third relevant) and ``runs``
+    runs in four groups, each ranking 40 articles per topic, a few of them unjudged."""
+    rng = np.random.default_rng(21)
+    qrels = []
+    for t in range(1, topics + 1):
+        for a in range(60):
+            rsize = int(rng.integers(10, 90)) if a % 3 == 0 else 0
+            qrels.append(f"{t} Q0 d{t}-{a} {rsize} 100" + (f" -1 0:{rsize}" if rsize else ""))
+    (folder / "qrels.fol").write_text("\n".join(qrels) + "\n")
+    paths = []
+    for r in range(runs):
+        name = f"g{r % 4}r{r}"
+        lines = []
+        for t in range(1, topics + 1):
+            articles = [f"d{t}-{a}" for a in rng.permutation(60)[:36]]
+            articles += [f"x{t}-{r}-{k}" for k in range(4)]
+            for rank, a in enumerate(rng.permutation(articles), 1):
+                lines.append(f"{t} Q0 {a} {rank} {1 / rank:.5f} {name} 0 {int(rng.integers(20, 100))}")
+        path = folder / f"{name}.fol"
+        path.write_text("\n".join(lines) + "\n")
+        paths.append(path)
+    return folder / "qrels.fol", paths
+
+
+def _command(study: str, qrels: Path, runs: list[Path]) -> list[str]:
+    common = [str(qrels), *map(str, runs), "--task", "focused", "--format", "json"]
+    if study == "reuse":
+        return ["meta", "reuse", *common, "--depth", "20", "--group", r"^(g\d)"]
+    return ["meta", "pool", *common, "--sample", "random", "--rates", "0.2,0.5,0.8",
+            "--iterations", "6", "--replicates", "400", "--seed", "7"]
+
+
+def _output(tmp_path: Path, argv: list[str], label: str) -> bytes:
+    out = tmp_path / f"{label}.json"
+    assert main([*argv, "-o", str(out)]) == 0
+    return out.read_bytes()
+
+
+@pytest.mark.slow
+def test_a_cluster_gives_the_bytes_of_one_process(cluster: Cluster, tmp_path: Path) -> None:
+    qrels, runs = _inputs(tmp_path)
+    for study in ("reuse", "pool"):
+        argv = _command(study, qrels, runs)
+        one = _output(tmp_path, [*argv, "--jobs", "1"], f"{study}-1")
+        assert b'"kendall_tau"' in one
+        assert _output(tmp_path, [*argv, "--jobs", "2"], f"{study}-2") == one
+        assert _output(tmp_path, [*argv, "--scheduler", cluster.address],
+                       f"{study}-dask") == one
+
+
+@pytest.mark.slow
+def test_a_worker_killed_during_a_study_changes_nothing(cluster: Cluster,
+                                                        tmp_path: Path) -> None:
+    from distributed import Client
+
+    qrels, runs = _inputs(tmp_path)
+    argv = _command("pool", qrels, runs)
+    expected = _output(tmp_path, [*argv, "--jobs", "1"], "reference")
+    out = tmp_path / "killed.json"
+    study = subprocess.Popen([sys.executable, "-m", "inexeval.cli", *argv, "--scheduler",
+                              cluster.address, "-o", str(out)], stderr=subprocess.PIPE)
+    try:
+        victim = None
+        with Client(cluster.address, timeout=f"{int(LIMIT)}s") as client:
+            deadline = time.monotonic() + LIMIT
+            while victim is None and time.monotonic() < deadline and study.poll() is None:
+                busy = [w for w, keys in client.processing().items()
+                        if keys and any(str(k).startswith("_dask_call") for k in keys)]
+                victim = next((w for w in busy if w in cluster.workers), None)
+                time.sleep(0.05)
+        assert victim is not None, "the study never ran a task on a worker"
+        cluster.workers[victim].send_signal(signal.SIGKILL)
+        cluster.workers[victim].wait(LIMIT)
+        _, err = study.communicate(timeout=LIMIT)
+    finally:
+        _stop(study)
+    assert study.returncode == 0, err.decode()
+    assert out.read_bytes() == expected
+
+
+@pytest.mark.slow
+def test_ctrl_c_leaves_no_worker_busy(cluster: Cluster, tmp_path: Path) -> None:
+    from distributed import Client
+
+    qrels, runs = _inputs(tmp_path)
+    study = subprocess.Popen([sys.executable, "-m", "inexeval.cli",
+                              *_command("pool", qrels, runs), "--iterations", "40",
+                              "--scheduler", cluster.address], stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE)
+    try:
+        with Client(cluster.address, timeout=f"{int(LIMIT)}s") as client:
+            deadline = time.monotonic() + LIMIT
+            while (time.monotonic() < deadline and study.poll() is None
+                   and not any(client.processing().values())):
+                time.sleep(0.05)
+            assert study.poll() is None, "the study ended before it could be interrupted"
+            study.send_signal(signal.SIGINT)
+            _, err = study.communicate(timeout=LIMIT)
+            assert study.returncode == 130, err.decode()
+            deadline = time.monotonic() + LIMIT
+            while any(client.processing().values()) and time.monotonic() < deadline:
+                time.sleep(0.1)
+            # the task a worker was running when interrupted ends; nothing queued is left
+            assert not any(client.processing().values())
+            assert not any(client.has_what().values())
+    finally:
+        _stop(study)
