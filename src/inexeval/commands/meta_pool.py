@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -59,7 +60,7 @@ def _alpha(text: str) -> float:
 
 def _common(parser: argparse.ArgumentParser) -> None:
     """Inputs, how the qrels were pooled, output and executor: both subcommands."""
-    from inexeval.commands.eval import add_input_arguments
+    from inexeval.cli_args import add_input_arguments
 
     add_input_arguments(parser)
     how = parser.add_mutually_exclusive_group()
@@ -127,7 +128,7 @@ class _Study:
     """The inputs of a pool study read as ``eval`` reads them, the scoring and the pooling."""
 
     def __init__(self, args: argparse.Namespace) -> None:
-        from inexeval.commands.eval import evaluator_options, load_inputs, task_options
+        from inexeval.cli_args import experiment
         from inexeval.meta.pool import Pooling, Scoring, pool_unit
 
         if args.plot is not None:
@@ -151,22 +152,20 @@ class _Study:
             from inexeval.analysis.compare import comparable_measures
 
             comparable_measures(args.measure, args.task)
-        self.assessments, self.runs, collection = load_inputs(args)
-        measures, task = args.measure, args.task
-        if not measures and not task:
-            from inexeval.defaults import default_measures
-
-            task, measures = default_measures(
-                self.assessments.scale, passage_runs=all(r.kind != "document" for r in self.runs),
-                collection=collection is not None)
-            args.task = task
+        study = experiment(args)
+        sys.stderr.write(study.note)
+        self.assessments, self.runs, collection = study.assessments, study.runs(), study.collection
+        measures, task = study.measures, study.task
+        args.task = task
         if task:
             self.scoring = Scoring(tuple(measures or ()), task=task, collection=collection,
-                                   task_options=task_options(args))
+                                   task_options=study.task_options)
         else:
-            options = evaluator_options(args, collection)
-            self.scoring = Scoring(tuple(measures), collection=options.pop("collection"),
-                                   options=options)
+            self.scoring = Scoring(tuple(measures), collection=collection,
+                                   options={"num_docs": study.num_docs, "order": study.order,
+                                            "limit": study.limit,
+                                            "keep_repeats": study.keep_repeats,
+                                            "options": study.options})
         self.pooling = None
         if args.depth is not None or args.articles is not None:
             unit = pool_unit(self.assessments, self.runs, args.depth)

@@ -97,6 +97,17 @@ class TopicAssessments:
                 self.source,
             ) from None
 
+    def with_units(self, keep: npt.NDArray[np.bool_]) -> TopicAssessments:
+        """A copy restricted to the units where ``keep`` is True (the pool studies' smaller
+        qrels, :mod:`inexeval.meta.pool`)."""
+        return replace(
+            self,
+            files=self.files[keep],
+            paths=self.paths[keep],
+            dims={k: v[keep] for k, v in self.dims.items()},
+            explicit=self.explicit[keep],
+        )
+
 
 @dataclass(frozen=True, eq=False)
 class Assessments(Mapping[str, TopicAssessments]):
