@@ -38,11 +38,15 @@ _LAZY = {
     "Experiment": "inexeval.experiment",
     "Evaluation": "inexeval.experiment",
     "Comparison": "inexeval.analysis.compare",
+    "Scores": "inexeval.scores",
+    "read_scores": "inexeval.formats.scores",
+    "save_scores": "inexeval.formats.scores",
 }
 
-__all__ = ["Comparison", "Evaluation", "Evaluator", "Experiment", "InexevalError", "Metric", "Results", "Row",
-           "as_assessments", "as_run", "build_index", "calc_aggregate", "compare", "evaluate",
-           "iter_calc", "load_assessments", "load_collection", "load_run", "parse_measure",
+__all__ = ["Comparison", "Evaluation", "Evaluator", "Experiment", "InexevalError", "Metric",
+           "Results", "Row", "Scores", "as_assessments", "as_run", "build_index",
+           "calc_aggregate", "compare", "evaluate", "iter_calc", "load_assessments",
+           "load_collection", "load_run", "parse_measure", "read_scores", "save_scores",
            "with_implicit"]
 
 

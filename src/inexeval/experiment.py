@@ -633,7 +633,7 @@ class Experiment:
                      if isinstance(given, (str, Path))),
                    *([html.InputFile.of("collection", self.collection_source)]
                      if self.collection_source else [])],
-            rule=comparison.rule)
+            rule=comparison.rule, n_assessed=len(self.assessments))
         return html.render(page)
 
     def runs(self) -> list[Run]:

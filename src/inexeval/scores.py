@@ -19,7 +19,6 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -62,7 +61,8 @@ class Scores:
     """Per-topic scores of several runs under several measures, with the averaging rule.
 
     Build one with :meth:`from_rows` or :meth:`from_results`; read one saved by ``inexeval eval
-    -q --format scores`` with :meth:`read`. :meth:`matrix` gives one measure as
+    -q --format scores`` with :func:`inexeval.read_scores` (save one with
+    :func:`inexeval.save_scores`). :meth:`matrix` gives one measure as
     ``(runs, topics, array)``, the array runs × topics.
     """
 
@@ -151,22 +151,6 @@ class Scores:
                                    for t in results.topics_evaluated.get(run, ()))
         return cls.from_rows(((r.run, r.topic, r.measure, r.value) for r in results.rows),
                              rule=rule, topics=topics, runs=results.runs(), answered=answered)
-
-    @classmethod
-    def read(cls, path: str | Path) -> Scores:
-        """Scores saved by ``inexeval eval -q`` (``--format scores``, lossless; or trec, csv,
-        json as printed): :func:`inexeval.formats.scores.read_scores`."""
-        from inexeval.formats.scores import read_scores
-
-        return read_scores(path)
-
-    def write(self, path: str | Path) -> None:
-        """Save in the lossless ``scores`` format (atomically)."""
-        from inexeval.formats.scores import write_scores
-        from inexeval.outputs import atomic_output
-
-        with atomic_output(path) as handle:
-            write_scores(self, handle)
 
     # access --------------------------------------------------------------------------------
     def _measure(self, measure: str) -> int:

@@ -8,9 +8,11 @@ import pytest
 
 from inexeval.cli import main
 from inexeval.formats.scores import read_scores, write_scores
+from tests.helpers import DATA as SHARED_DATA
+from tests.helpers import needs_shared
 from tests.meta.test_power import make_scores
 
-DATA = "/work/shared/data/ipcs"
+DATA = str(SHARED_DATA / "ipcs")
 RUNS = [f"{DATA}/bert_inex_converted_1.run", f"{DATA}/bert1_incontext.run",
         f"{DATA}/bert1_bestincontext.run"]
 
@@ -28,6 +30,7 @@ def run_json(capsys, *argv: str) -> dict:
     return json.loads(capsys.readouterr().out)
 
 
+@needs_shared
 def test_power_from_assessments_and_runs(capsys) -> None:
     data = run_json(capsys, "meta", "power", f"{DATA}/INEX_Qrels.txt", *RUNS, "-m", "MAiP",
                     "--replicates", "200", "--format", "json")
@@ -42,6 +45,7 @@ def test_power_from_assessments_and_runs(capsys) -> None:
     assert "120 topics; means over every assessed topic" in capsys.readouterr().out
 
 
+@needs_shared
 def test_saved_scores_give_the_same_study(tmp_path, capsys) -> None:
     saved = tmp_path / "s.scores"
     assert main(["eval", "-q", "-c", f"{DATA}/INEX_Qrels.txt", *RUNS, "-m", "MAiP", "-m",
@@ -93,6 +97,7 @@ def test_figures(saved, tmp_path, suffix: str) -> None:
         assert out.stat().st_size > 1000
 
 
+@needs_shared
 def test_replicate_matrix_file(saved, tmp_path, capsys) -> None:
     n = len(read_scores(saved).topics)
     matrix = tmp_path / "r.txt"

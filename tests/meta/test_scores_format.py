@@ -5,12 +5,15 @@ import math
 import numpy as np
 import pytest
 
+import inexeval
 from inexeval.cli import main
 from inexeval.errors import FormatError
-from inexeval.formats.scores import read_scores, write_scores
+from inexeval.formats.scores import read_scores, save_scores, write_scores
 from inexeval.scores import Scores
+from tests.helpers import DATA as SHARED_DATA
+from tests.helpers import needs_shared
 
-DATA = "/work/shared/data/ipcs"
+DATA = str(SHARED_DATA / "ipcs")
 HEAD = ("#inexeval-scores\t1\n#rule\tall\n#topics\t1\n#runs\tr\n#measures\tM\n"
         "run\ttopic\tmeasure\tvalue\tanswered\n")
 
@@ -24,9 +27,9 @@ def test_lossless_round_trip(tmp_path) -> None:
     with open(path, "w") as handle:
         write_scores(scores, handle)
     back = read_scores(path)
-    scores.write(tmp_path / "again.scores")
+    save_scores(scores, tmp_path / "again.scores")
     assert (tmp_path / "again.scores").read_text() == path.read_text()
-    assert Scores.read(path).runs == scores.runs
+    assert inexeval.read_scores(path).runs == scores.runs
     assert (back.runs, back.topics, back.measures, back.rule) == (
         scores.runs, scores.topics, scores.measures, "all")
     assert np.array_equal(back.values, values, equal_nan=True)
@@ -34,6 +37,7 @@ def test_lossless_round_trip(tmp_path) -> None:
 
 
 @pytest.mark.parametrize("fmt", ["trec", "csv", "json", "scores"])
+@needs_shared
 def test_eval_outputs_read_back(tmp_path, capsys, fmt: str) -> None:
     runs = [f"{DATA}/bert_inex_converted_1.run", f"{DATA}/bert1_incontext.run"]
     args = ["eval", "-q", "-c", f"{DATA}/INEX_Qrels.txt", *runs, "-m", "MAiP", "-m",
@@ -75,6 +79,7 @@ def test_bad_scores_name_file_and_line(tmp_path, text: str, message: str) -> Non
         read_scores(path)
 
 
+@needs_shared
 def test_output_option_goes_with_scores(capsys) -> None:
     assert main(["eval", f"{DATA}/INEX_Qrels.txt", f"{DATA}/bert1_incontext.run", "-m",
                  "MAiP", "-o", "x"]) == 2

@@ -42,7 +42,7 @@ def test_the_report_says_when_by_what_over_which_topics(
     text = _text(_report(tmp_path, monkeypatch))
     assert "made 2025-11-27 00:00 UTC" in text
     assert f"by inexeval {installed_version()}" in text
-    assert f"topics {describe_rule('all', 120)}" in text
+    assert f"topics {describe_rule('any', 60)}" in text
     assert "test t: paired, two-sided, significant at p < 0.05" in text
     assert "correction none (each p-value as the test gives it)" in text
     assert f"2025-11-27 00:00 UTC, inexeval {installed_version()}" in text  # under the command

@@ -248,3 +248,11 @@ def _from_rows(rows: list[tuple[int, Row]], path: str | Path) -> Scores:
         raise FormatError("no per-topic score (save them with eval -q)", path)
     topics = natural_order(row[1] for row in kept)
     return Scores.from_rows(kept, rule="all", topics=topics)
+
+
+def save_scores(scores: Scores, path: str | Path) -> None:
+    """Save ``scores`` in the lossless ``scores`` format, atomically."""
+    from inexeval.outputs import atomic_output
+
+    with atomic_output(path) as handle:
+        write_scores(scores, handle)

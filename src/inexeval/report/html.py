@@ -522,12 +522,14 @@ def from_comparison(comparison: Comparison, *, title: str, command: str, version
                     subtitle: str = "", curves: Sequence[Curve] = (),
                     inputs: Sequence[tuple[str, str, int]] = (), digits: int = 4,
                     created: str = "", files: Sequence[InputFile] = (),
-                    rule: str | None = None) -> Page:
+                    rule: str | None = None, n_assessed: int | None = None) -> Page:
     """The page of a :class:`~inexeval.analysis.compare.Comparison`: means with markers, the
     tests, the per-topic values and differences of the main measure against the baseline, the
     measure-agreement matrix (two measures or more), and ``curves``. ``rule``: the averaging
     rule of the means (:data:`inexeval.scores.RULES`; default the comparison's own header,
-    which says how topics were paired); ``files``: every input (:meth:`InputFile.of`)."""
+    which says how topics were paired); ``files``: every input (:meth:`InputFile.of`);
+    ``n_assessed``: the assessed topics each run's coverage is out of (default: the compared
+    topics)."""
     from inexeval.analysis.agreement import measure_agreement
     from inexeval.report.comparison import (
         better_than,
@@ -586,6 +588,7 @@ def from_comparison(comparison: Comparison, *, title: str, command: str, version
         digits=digits, created=created, files=files,
         averaging=(describe_rule(rule, len(comparison.topics)) if rule is not None
                    else f"{len(comparison.topics)} topics; {comparison.header}"),
-        n_assessed=len(comparison.topics), tests=comparison.tests,
+        n_assessed=len(comparison.topics) if n_assessed is None else n_assessed,
+        tests=comparison.tests,
         correction=comparison.correction, alpha=comparison.alpha, letters=letters,
         beaten=beaten)
