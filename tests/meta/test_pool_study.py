@@ -33,7 +33,7 @@ from inexeval.meta.pool import (
 )
 from inexeval.meta.reuse import reuse_study, run_groups
 from inexeval.model.pool import Pool
-from tests.helpers import DATA
+from tests.helpers import DATA, needs_shared
 
 # Two topics of FOL qrels: relevant articles (rsize > 0, highlighted passages) and judged
 # non-relevant ones (rsize 0). Article "e" of topic 1 is relevant and only run "solo" returns it.
@@ -156,6 +156,7 @@ def test_depth_pools_are_those_of_the_pool_command(inputs: tuple[Path, list[Path
     assert {t: k.tolist() for t, k in removed.items()} == expected
 
 
+@needs_shared
 @pytest.mark.parametrize("pooling, levels", [(Pooling(articles=200), (20, 60, 200)),
                                             (Pooling(depth=20), (1, 5, 20))])
 def test_coded_pools_are_pool_runs_pools(pooling: Pooling, levels: tuple[int, ...]) -> None:
