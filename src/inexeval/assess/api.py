@@ -112,8 +112,8 @@ class LoginLimiter:
         """Count an attempt; the seconds to wait instead when one of its keys must wait."""
         name_key, address_key = self.keys(name, address)
         return store.count_login_attempt(
-            [(name_key, self._delay(self.per_name, self.name_wait)),
-             (address_key, self._delay(self.per_address, self.address_wait))],
+            [(address_key, self._delay(self.per_address, self.address_wait)),
+             (name_key, self._delay(self.per_name, self.name_wait))],
             time.time(), self.forget, self.most)
 
     def succeeded(self, store: Store, name: str, address: str) -> None:
@@ -674,7 +674,11 @@ def database_error(request: Request, failure: Exception) -> Response:
     if isinstance(failure, sa.exc.DataError):
         return error(422, "a value of the request cannot be stored")
     reason = str(getattr(failure, "orig", None) or failure).splitlines()[0][:200]
-    service(request).log_once(f"the store failed: {reason}")
+    app = service(request)
+    app.log_once(f"the store failed: {reason}")
+    # new connections once the store works again (a SQLite file made writable again is only
+    # written through a connection opened after that)
+    app.store.engine.dispose()
     return JSONResponse({"error": "the store cannot be used at the moment (the server's log "
                                   "says why); nothing was changed: try again later"},
                         status_code=503, headers={"Retry-After": "30"})

@@ -173,7 +173,8 @@ def _insert_new(connection: Connection) -> Any:
         from sqlalchemy.dialects.postgresql import insert
     else:
         from sqlalchemy.dialects.sqlite import insert  # type: ignore[assignment]
-    return insert(login_failures).on_conflict_do_nothing(index_elements=["key"])
+    return (insert(login_failures).on_conflict_do_nothing(index_elements=["key"])
+            .returning(login_failures.c.key))
 
 
 def _key(topic: str, file: str, assessor: str) -> dict[str, str]:
@@ -567,21 +568,22 @@ class Store:
 
     def count_login_attempt(self, keys: Sequence[tuple[str, Callable[[int], float]]],
                             now: float, forget: float, most: int) -> float:
-        """Count a login attempt under each of ``keys`` (a user name, a client address) as a
+        """Count a login attempt under each of ``keys`` (a client address, a user name) as a
         failure before its password is checked, in one transaction, so that concurrent attempts
         are all counted; returns 0 then. When a key is still waiting (``delay(failures)``
         seconds after its last failure, ``keys`` being ``(key, delay)`` pairs) nothing is counted
         and the wait in seconds is returned.
 
         Keys whose last failure is ``forget`` seconds old are forgotten, and beyond ``most``
-        keys the oldest are: the table stays bounded."""
+        keys the oldest are: the table stays bounded. A key that must wait stops the others from
+        being looked at (a spray of names from a waiting address adds no row)."""
         try:
             with self._write() as connection:
                 found = []
                 for key, delay in keys:
                     inserted = connection.execute(
                         _insert_new(connection), {"key": key, "failures": 0, "last": now})
-                    if inserted.rowcount == 1:
+                    if inserted.first() is not None:
                         self._forget_logins(connection, now - forget, most)
                     row = connection.execute(_LOGIN_FAILURES_LOCKED, {"key": key}).one()
                     found.append((key, row.failures))
