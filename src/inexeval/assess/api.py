@@ -674,11 +674,7 @@ def database_error(request: Request, failure: Exception) -> Response:
     if isinstance(failure, sa.exc.DataError):
         return error(422, "a value of the request cannot be stored")
     reason = str(getattr(failure, "orig", None) or failure).splitlines()[0][:200]
-    app = service(request)
-    app.log_once(f"the store failed: {reason}")
-    # new connections once the store works again (a SQLite file made writable again is only
-    # written through a connection opened after that)
-    app.store.engine.dispose()
+    service(request).log_once(f"the store failed: {reason}")
     return JSONResponse({"error": "the store cannot be used at the moment (the server's log "
                                   "says why); nothing was changed: try again later"},
                         status_code=503, headers={"Retry-After": "30"})
