@@ -289,3 +289,62 @@ def test_a_read_only_store_is_503(hardened: str, tmp_path: Path) -> None:
         http.cookies.set("inexeval_session", token)
         http.headers["X-CSRF-Token"] = csrf
         assert _save(http, 0, 0).status_code == 200
+
+
+def test_the_live_write_ahead_log_survives_every_page_stats_and_export(
+        tmp_path: Path, campaign_files: dict[str, Path]) -> None:
+    """Finding 10: a GET of /admin/export opened the store file with ``open()``/``close()`` in
+    the serving process, which dropped the process's POSIX locks on it; the next ``assess stats``
+    or ``export`` then took itself for the last connection and deleted the live ``-wal`` and
+    ``-shm`` files. Every page, then both commands; the WAL is still there and every
+    acknowledged save too."""
+    from tests.assess.conftest import add_users
+
+    url = str(tmp_path / "store.db")
+    init_store(url, campaign_files)
+    add_users(url, {"alice": ["1"]}, admins=("dora",))
+    acknowledged = []
+    with serving(url) as server, client(server.url) as alice, \
+            client(server.url, "127.0.0.11") as dora:
+        for http, name in ((alice, "alice"), (dora, "dora")):
+            assert log_in(http, name).status_code == 200
+            http.headers["X-CSRF-Token"] = http.get("/api/session").json()["csrf_token"]
+
+        def save(k: int) -> None:
+            version = len(acknowledged)
+            response = _save(alice, version, k)
+            assert response.status_code == 200 and response.json()["version"] == version + 1
+            acknowledged.append((k, k + 3))
+
+        for k in range(3):
+            save(k)
+        pages = ["/", "/admin", "/admin/export?format=fol", "/admin/export?format=inex2005",
+                 "/admin/export?format=json", "/api/admin/export", "/api/admin/stats",
+                 "/login", "/api/topics", "/api/openapi.json"]
+        for page in pages:
+            assert dora.get(page).status_code == 200, page
+        for page in ("/", "/topics/1", "/topics/1/docs/co/a1", "/api/topics/1/pool"):
+            assert alice.get(page).status_code == 200, page
+        wal = Path(f"{url}-wal")
+        assert wal.exists()
+        environment = {**os.environ, "PYTHONPATH": os.pathsep.join(
+            [str(SRC), os.environ.get("PYTHONPATH", "")])}
+        for command in (["stats", url], ["export", url, "-o", str(tmp_path / "qrels.fol")]):
+            done = subprocess.run([sys.executable, "-m", "inexeval.cli", "assess", *command],
+                                  env=environment, capture_output=True, text=True, timeout=120)
+            assert done.returncode == 0, done.stderr
+            assert wal.exists() and Path(f"{url}-shm").exists(), command
+        for k in range(3, 6):
+            save(k)
+        for page in pages:
+            assert dora.get(page).status_code == 200, page
+    store = Store.open(url)
+    try:
+        stored = store.judgement("1", "co/a1", "alice")
+        assert stored.version == 6 and stored.passages == (acknowledged[-1],)
+        saved = [a for a in store.actions() if a["action"] == "save"]
+        assert len(saved) == 6
+        with store.engine.connect() as connection:
+            assert connection.exec_driver_sql("PRAGMA integrity_check").scalar() == "ok"
+    finally:
+        store.close()
