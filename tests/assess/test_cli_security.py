@@ -68,6 +68,13 @@ def test_passwords_of_fewer_than_12_characters_are_refused(
     assert code == 0
 
 
+def _control_terminal() -> None:
+    import fcntl
+    import termios
+
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+
 def _at_a_terminal(args: list[str], typed: list[str]) -> tuple[int, str]:
     """Run the command line with a terminal as standard input, typing ``typed`` lines when
     asked; what the terminal showed."""
@@ -77,8 +84,9 @@ def _at_a_terminal(args: list[str], typed: list[str]) -> tuple[int, str]:
     process = subprocess.Popen([sys.executable, "-m", "inexeval.cli", *args], stdin=follower,
                                stdout=follower, stderr=follower, env=environment,
                                start_new_session=True,
-                               preexec_fn=lambda: __import__("fcntl").ioctl(
-                                   0, __import__("termios").TIOCSCTTY, 0))
+                               # the terminal becomes the child's controlling one (/dev/tty,
+                               # which getpass reads); the child runs no thread before it
+                               preexec_fn=_control_terminal)  # noqa: PLW1509
     os.close(follower)
     shown = b""
     pending = list(typed)

@@ -15,7 +15,6 @@ from inexeval.assess.export import (
     _TextNodes,
     done_by_topic,
     fol_lines,
-    inex_xml,
     json_text,
     read_json,
     write_export,

@@ -6,7 +6,15 @@ import pytest
 
 from inexeval.assess.model import Judgement
 from inexeval.assess.rules import (
-    RuleViolation, Structure, apply, holding, implicit_values, on_scale, problems, validate)
+    RuleViolation,
+    Structure,
+    apply,
+    holding,
+    implicit_values,
+    on_scale,
+    problems,
+    validate,
+)
 
 A, S1, P11, P12, S2, P21 = ("/article[1]", "/article[1]/sec[1]", "/article[1]/sec[1]/p[1]",
                             "/article[1]/sec[1]/p[2]", "/article[1]/sec[2]",
