@@ -296,6 +296,8 @@ async def login(request: Request) -> Response:
     try:
         right = await app.checks.verify(user.password_hash if user else None, password)
     except Busy:
+        if _wants_html(request):
+            return RedirectResponse("/login?error=busy", status_code=303)
         return JSONResponse({"error": "the server is busy checking passwords; try again in a "
                                       "second"}, status_code=503, headers={"Retry-After": "1"})
     if user is None or not right:

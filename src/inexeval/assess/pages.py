@@ -117,7 +117,8 @@ def routes(service: Service) -> list[BaseRoute]:
 
     async def login(request: Request) -> Response:
         error = {"1": "Wrong user name or password.",
-                 "limited": "Too many failed attempts: wait a few minutes and try again."}
+                 "limited": "Too many failed attempts: wait a minute and try again.",
+                 "busy": "The server is busy: try again in a moment."}
         target = request.query_params.get("next", "/")
         return await render(request, "login.html", {
             "error": error.get(request.query_params.get("error", "")),

@@ -95,8 +95,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     serve.add_argument("--port", type=positive, default=8000, help="port (8000)")
     serve.add_argument("--allowed-host", metavar="NAME", action="append", default=[],
                        help="a host name clients may use to reach the server, besides "
-                       "127.0.0.1, localhost and ::1 (repeat for several; the name the "
-                       "reverse proxy forwards as Host)")
+                       "127.0.0.1, localhost, ::1 and the --host address (repeat for several; "
+                       "the name the reverse proxy forwards as Host)")
     serve.add_argument("--secure-cookies", action="store_true",
                        help="behind HTTPS: the session cookie only over HTTPS, and HSTS")
     serve.add_argument("--session-idle", metavar="HOURS", type=_hours, default=12.0,
@@ -280,9 +280,7 @@ def _stats(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from inexeval.assess.campaign import export_campaign
-
-    from inexeval.assess.campaign import store_files
+    from inexeval.assess.campaign import export_campaign, store_files
     from inexeval.outputs import check_output
 
     check_output(args.output, *store_files(args.store), folder=True)
@@ -300,8 +298,11 @@ def _serve(args: argparse.Namespace) -> int:
 
     from inexeval.assess.app import create_app
 
+    # a server listening on one address may be reached by it; on all of them, only by name
+    listening = [] if args.host in ("0.0.0.0", "::", "") else [args.host]
     app: Any = create_app(args.store, secure_cookies=args.secure_cookies,
-                          allowed_hosts=args.allowed_host, session_idle=3600 * args.session_idle)
+                          allowed_hosts=[*listening, *args.allowed_host],
+                          session_idle=3600 * args.session_idle)
     print(f"serving {args.store} on http://{args.host}:{args.port}/ (Ctrl-C stops)",
           file=sys.stderr, flush=True)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
