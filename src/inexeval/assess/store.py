@@ -716,9 +716,12 @@ class Store:
                 or not row.password_hash:
             return None
         if row.last_seen < now - min(_SEEN_EVERY, idle / 4):
-            with self._write() as connection:
-                connection.execute(sessions.update().where(
-                    sessions.c.token_hash == _token_hash(token)).values(last_seen=now))
+            try:
+                with self._write() as connection:
+                    connection.execute(sessions.update().where(
+                        sessions.c.token_hash == _token_hash(token)).values(last_seen=now))
+            except (sa.exc.OperationalError, sa.exc.InternalError):
+                pass  # a store that cannot be written (full disk, read-only) can still be read
         return User(row.name, row.password_hash, bool(row.admin)), row.csrf_token
 
     def end_session(self, token: str) -> None:
