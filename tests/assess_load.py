@@ -108,9 +108,13 @@ class Assessor:
 
 def login(base: str, name: str) -> httpx.Client:
     client = httpx.Client(base_url=base, timeout=30.0)
-    # argon2 verifications queue up when all assessors log in at once
-    response = client.post("/login", data={"username": name, "password": PASSWORD},
-                           timeout=300.0)
+    # the server checks a few passwords at a time and asks the others to retry (503)
+    while True:
+        response = client.post("/login", data={"username": name, "password": PASSWORD},
+                               timeout=300.0)
+        if response.status_code != 503:
+            break
+        time.sleep(float(response.headers.get("retry-after", "1")) * random.random())
     response.raise_for_status()
     client.headers["X-CSRF-Token"] = response.json()["csrf_token"]
     return client

@@ -134,15 +134,22 @@ class Client:
         return self.http.post(path, json=body, headers=headers, **options)
 
 
+def app_of(url: str, **options: Any) -> Any:
+    """The app over the store at ``url`` as the tests reach it: the cheap hasher, and the test
+    client's host name allowed."""
+    from inexeval.assess.app import create_app
+
+    return create_app(url, **{"hasher": CHEAP_HASHER, "allowed_hosts": ("testserver",),
+                              **options})
+
+
 @pytest.fixture
 def connect(campaign: str) -> Iterator[Any]:
     """``connect(user)``: a :class:`Client` of a fresh app over the campaign store."""
-    from inexeval.assess.app import create_app
-
     opened: list[Any] = []
 
     def make(user: str | None) -> Client:
-        client = TestClient(create_app(campaign, hasher=CHEAP_HASHER))
+        client = TestClient(app_of(campaign))
         client.__enter__()
         opened.append(client)
         return Client(client, user)

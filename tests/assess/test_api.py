@@ -22,13 +22,12 @@ A2 = "/api/topics/1/docs/co/a2"
 @pytest.fixture
 def connect_sqlite(tmp_path: Path, campaign_files: dict[str, Path]) -> Iterator[Any]:
     """alice, logged in, on a SQLite campaign (for tests that send many requests)."""
-    from inexeval.assess.app import create_app
-    from tests.assess.conftest import CHEAP_HASHER, Client, TestClient, add_users, init_store
+    from tests.assess.conftest import Client, TestClient, add_users, app_of, init_store
 
     url = str(tmp_path / "many.db")
     init_store(url, campaign_files)
     add_users(url, {"alice": ["1"]})
-    with TestClient(create_app(url, hasher=CHEAP_HASHER)) as http:
+    with TestClient(app_of(url)) as http:
         yield Client(http, "alice")
 
 
@@ -219,7 +218,9 @@ def test_two_assessors_keep_their_own_judgements(connect: Any) -> None:
     ({"version": 0, "status": "in-progress", "values": {"/article[1]": "3E"}},
      "not on the highlight scale"),
     ({"version": 0, "status": "in-progress", "seconds": "long"}, "seconds: a number"),
-    ({"version": 0, "status": "in-progress", "seconds": -1}, "seconds -1.0"),
+    ({"version": 0, "status": "in-progress", "seconds": -1}, "seconds: a number from 0 to 86400"),
+    ({"version": 0, "status": "in-progress", "seconds": 1.7e308}, "seconds: a number from 0"),
+    ({"version": 0, "status": "in-progress", "seconds": 10 ** 400}, "seconds: a number from 0"),
     ({"version": 0, "status": "in-progress", "colour": "red"}, "unknown field 'colour'"),
     ({"version": 0, "status": "done", "passages": [[0, 5]]}, "cannot be done"),
 ])
@@ -321,12 +322,11 @@ def test_security_headers(connect: Any) -> None:
 
 def test_2002_mode_values_implicit_and_pooled_elements(
         store_url: str, campaign_files: Any) -> None:
-    from inexeval.assess.app import create_app
-    from tests.assess.conftest import CHEAP_HASHER, Client, TestClient, add_users, init_store
+    from tests.assess.conftest import Client, TestClient, add_users, app_of, init_store
 
     init_store(store_url, campaign_files, mode="2002")
     add_users(store_url, {"alice": ["1"]})
-    with TestClient(create_app(store_url, hasher=CHEAP_HASHER)) as http:
+    with TestClient(app_of(store_url)) as http:
         alice = Client(http, "alice")
         p1, p2 = "/article[1]/bdy[1]/p[1]", "/article[1]/bdy[1]/p[2]"
         partial = alice.put(A2, {"version": 0, "status": "in-progress", "values": {p1: "2E"}})

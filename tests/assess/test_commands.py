@@ -86,11 +86,11 @@ def test_init_refuses_an_existing_store(campaign: str, campaign_files: dict[str,
 def test_add_user_password_from_stdin_and_file(
         campaign: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.setattr("sys.stdin", io.StringIO("s3cret pass\n\n"))
+    monkeypatch.setattr("sys.stdin", io.StringIO("s3cret passphrase\n\n"))
     code, out, err = run(["assess", "add-user", campaign, "erin", "--password-stdin"], capsys)
     assert code == 0 and out == "added assessor erin\n" and err == ""
     secret = tmp_path / "password"
-    secret.write_text("file pass\n", encoding="utf-8")
+    secret.write_text("file passphrase\n", encoding="utf-8")
     code, out, err = run(["assess", "add-user", campaign, "frank", "--admin",
                           "--password-file", str(secret)], capsys)
     assert code == 0 and out == "added administrator frank\n"
@@ -105,20 +105,20 @@ def test_add_user_password_from_stdin_and_file(
     assert erin is not None and frank is not None and frank.admin and not erin.admin
     assert erin.password_hash.startswith("$argon2id$")
     # one trailing newline stripped, not more
-    assert PasswordHasher().verify(erin.password_hash, "s3cret pass\n")
-    assert PasswordHasher().verify(frank.password_hash, "file pass")
+    assert PasswordHasher().verify(erin.password_hash, "s3cret passphrase\n")
+    assert PasswordHasher().verify(frank.password_hash, "file passphrase")
     assert "s3cret" not in dump and "file pass" not in dump
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (["alice", "--password-file", "/nonexistent/pw"], "cannot read the password"),
+    (["zed", "--password-file", "/nonexistent/pw"], "cannot read the password"),
     (["alice", "--password-stdin"], "exists already"),
     ([" spaced", "--password-stdin"], "surrounding spaces"),
 ])
 def test_add_user_errors(campaign: str, monkeypatch: pytest.MonkeyPatch,
                          capsys: pytest.CaptureFixture[str], args: list[str],
                          message: str) -> None:
-    monkeypatch.setattr("sys.stdin", io.StringIO("Zq9-unique\n"))
+    monkeypatch.setattr("sys.stdin", io.StringIO("Zq9-unique-words\n"))
     code, out, err = run(["assess", "add-user", campaign, *args], capsys)
     assert code == 2 and message in err and "Zq9" not in err + out
 

@@ -80,7 +80,7 @@ def click_word(page: Any, word: str, clicks: int = 1, nth: int = 0) -> None:
 def settled(page: Any) -> None:
     """Wait until every change of the page has been acknowledged by the server."""
     page.wait_for_function(
-        "window.inexeval.state.pending.length === 0 && !window.inexeval.state.saving")
+        "() => window.inexeval.state.pending.length === 0 && !window.inexeval.state.saving")
 
 
 def text_of(server: Server, user: str, topic: str, file: str) -> str:

@@ -9,13 +9,18 @@ rules in :mod:`inexeval.assess.rules`, and every change runs through
 Authentication: ``POST /login`` (form fields ``username``, ``password``) sets an HTTP-only,
 SameSite=Strict session cookie; ``GET /api/session`` gives the CSRF token that every
 state-changing request must carry in the header ``X-CSRF-Token`` (a form post may send it as the
-field ``csrf_token``). Failed logins are rate-limited per user name.
+field ``csrf_token``). Failed logins are limited per user name and per client address
+(:class:`LoginLimiter`); passwords are checked by argon2 in a pool of their own with a bounded
+queue (:class:`PasswordChecks`), an unknown name against a dummy hash of the same cost.
 """
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
 import io
 import json
+import logging
 import re
 import secrets
 import tempfile
@@ -24,6 +29,7 @@ import time
 import zipfile
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -38,16 +44,26 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from inexeval.assess import rules
-from inexeval.assess.model import Judgement, merge_passages
-from inexeval.assess.store import Conflict, Document, Locked, NotAssigned, NotFound, Store, User
+from inexeval.assess.model import MAX_SECONDS, Judgement, merge_passages
+from inexeval.assess.store import (
+    SESSION_IDLE,
+    Conflict,
+    Document,
+    Locked,
+    NotAssigned,
+    NotFound,
+    Store,
+    User,
+)
 from inexeval.collection.paths import canonical_path
 from inexeval.errors import InexevalError
 
 SESSION_COOKIE = "inexeval_session"
 CSRF_HEADER = "X-CSRF-Token"
 LOGIN_ATTEMPTS = 5
-"""Failed logins of one user name allowed within :data:`LOGIN_WINDOW` seconds."""
-LOGIN_WINDOW = 300.0
+"""Failed logins of one user name before each further attempt waits (:class:`LoginLimiter`)."""
+ADDRESS_ATTEMPTS = 20
+"""Failed logins from one client address before each further attempt waits."""
 MAX_JSON_DEPTH = 32
 """Deeper JSON bodies are refused (422); a judgement is three levels deep."""
 _READ_ONLY = {"topic", "file", "assessor", "updated", "problems", "implicit", "relevant"}
@@ -57,36 +73,89 @@ _FIELDS = {"version", "status", "passages", "best_entry_point", "exhaustivity", 
 Handler = Callable[[Request], Awaitable[Response]]
 
 
-@dataclass
+@dataclass(frozen=True)
 class LoginLimiter:
-    """Per user name: after ``attempts`` failures within ``window`` seconds, refuse further
-    attempts until the oldest failure is ``window`` seconds old."""
+    """Failed logins with exponential backoff, per user name and per client address, kept in
+    the store (a restart forgets nothing; see
+    :meth:`inexeval.assess.store.Store.count_login_attempt`).
 
-    attempts: int = LOGIN_ATTEMPTS
-    window: float = LOGIN_WINDOW
-    _failures: dict[str, list[float]] = field(default_factory=dict)
-    _lock: threading.Lock = field(default_factory=threading.Lock)
+    An attempt is counted as a failure *before* its password is checked (a right password then
+    takes it back), so concurrent guesses are all counted. After ``per_name`` failures for a
+    name, each further attempt waits ``first_wait * 2 ** (failures - per_name)`` seconds after
+    the last failure, at most ``name_wait`` (60 s: an attacker can slow a victim's login down,
+    never lock it out); after ``per_address`` failures from an address the same, at most
+    ``address_wait``. Keys idle for ``forget`` seconds are forgotten, the oldest beyond
+    ``most`` too (OWASP ASVS 2.2.1; the backoff of Datasette's and Django-axes' limiters)."""
 
-    def retry_after(self, name: str) -> float:
-        """Seconds until ``name`` may try again (0 when it may now)."""
-        with self._lock:
-            recent = [t for t in self._failures.get(name, []) if time.time() - t < self.window]
-            self._failures[name] = recent
-            if len(recent) < self.attempts:
-                return 0.0
-            return self.window - (time.time() - recent[0])
+    per_name: int = LOGIN_ATTEMPTS
+    per_address: int = ADDRESS_ATTEMPTS
+    first_wait: float = 1.0
+    name_wait: float = 60.0
+    address_wait: float = 900.0
+    forget: float = 24 * 3600.0
+    most: int = 100_000
 
-    def failed(self, name: str) -> None:
-        with self._lock:
-            now = time.time()
-            if len(self._failures) > 10_000:  # names tried once long ago need no memory
-                self._failures = {n: times for n, times in self._failures.items()
-                                  if now - times[-1] < self.window}
-            self._failures.setdefault(name, []).append(now)
+    def _delay(self, free: int, longest: float) -> Callable[[int], float]:
+        def delay(failures: int) -> float:
+            if failures < free:
+                return float("-inf")
+            return min(self.first_wait * 2.0 ** min(failures - free, 30), longest)
+        return delay
 
-    def succeeded(self, name: str) -> None:
-        with self._lock:
-            self._failures.pop(name, None)
+    def keys(self, name: str, address: str) -> tuple[str, str]:
+        """The store's keys of a user name and of a client address (hashed: any length, any
+        character)."""
+        return (hashlib.sha256(f"name\0{name}".encode("utf-8", "replace")).hexdigest(),
+                hashlib.sha256(f"address\0{address}".encode("utf-8", "replace")).hexdigest())
+
+    def attempt(self, store: Store, name: str, address: str) -> float:
+        """Count an attempt; the seconds to wait instead when one of its keys must wait."""
+        name_key, address_key = self.keys(name, address)
+        return store.count_login_attempt(
+            [(address_key, self._delay(self.per_address, self.address_wait)),
+             (name_key, self._delay(self.per_name, self.name_wait))],
+            time.time(), self.forget, self.most)
+
+    def succeeded(self, store: Store, name: str, address: str) -> None:
+        name_key, address_key = self.keys(name, address)
+        store.login_succeeded(name_key, [address_key])
+
+
+class Busy(Exception):
+    """Every password check slot is taken."""
+
+
+class PasswordChecks:
+    """Argon2 checks in ``workers`` threads of their own (never the event loop, never the
+    thread pool the other requests' store work runs in), with at most ``waiting`` more queued:
+    a check beyond that raises :class:`Busy` at once (the client gets 503 and retries), so that
+    a burst of logins delays no request by more than one check. An unknown user name is
+    checked against a dummy hash made with the same hasher, so it costs the same time."""
+
+    def __init__(self, hasher: PasswordHasher, workers: int = 2, waiting: int = 2):
+        self.hasher = hasher
+        self._pool = ThreadPoolExecutor(workers, thread_name_prefix="argon2")
+        self._slots = threading.BoundedSemaphore(workers + waiting)
+        self._dummy = hasher.hash(secrets.token_urlsafe(16))
+
+    async def verify(self, password_hash: str | None, password: str) -> bool:
+        if not self._slots.acquire(blocking=False):
+            raise Busy
+        try:
+            return await asyncio.wrap_future(self._pool.submit(
+                self._verify, password_hash or self._dummy, password, password_hash is not None))
+        finally:
+            self._slots.release()
+
+    def _verify(self, password_hash: str, password: str, known: bool) -> bool:
+        try:
+            self.hasher.verify(password_hash, password)
+        except (VerificationError, InvalidHashError):
+            return False
+        return known
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)
 
 
 @dataclass
@@ -99,12 +168,23 @@ class Service:
     hasher: PasswordHasher = field(default_factory=PasswordHasher)
     limiter: LoginLimiter = field(default_factory=LoginLimiter)
     secure_cookies: bool = False
+    session_idle: float = SESSION_IDLE
+    checks: PasswordChecks = field(init=False)
     _documents: OrderedDict[str, Document] = field(default_factory=OrderedDict)
     _pool_paths: dict[tuple[str, str], list[str]] = field(default_factory=dict)
-    # argon2 takes tens of megabytes per verification: a burst of logins waits its turn
-    _hashing: threading.BoundedSemaphore = field(
-        default_factory=lambda: threading.BoundedSemaphore(2))
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    _logged: set[str] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        self.checks = PasswordChecks(self.hasher)
+
+    def log_once(self, message: str) -> None:
+        """Log a failure of the store once per kind (not once per request)."""
+        with self._lock:
+            if message in self._logged:
+                return
+            self._logged.add(message)
+        logging.getLogger("inexeval.assess").error("%s", message)
 
     def document(self, file: str) -> Document:
         with self._lock:
@@ -147,7 +227,7 @@ async def session_of(request: Request) -> tuple[User, str] | None:
 
 def _session(app: Service, request: Request) -> tuple[User, str] | None:
     token = request.cookies.get(SESSION_COOKIE)
-    return app.store.session(token) if token else None
+    return app.store.session(token, app.session_idle) if token else None
 
 
 def user_of(app: Service, request: Request, *, change: bool, admin: bool = False,
@@ -185,6 +265,15 @@ def _wants_html(request: Request) -> bool:
 
 # -- login and session -------------------------------------------------------------------------
 
+def refused_text(text: str) -> bool:
+    """Whether ``text`` holds a control character (NUL included): no name, topic, path or form
+    field has one, and PostgreSQL cannot store a NUL."""
+    return _CONTROL.search(text) is not None
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
 async def login(request: Request) -> Response:
     try:
         form = await request.form()
@@ -193,20 +282,30 @@ async def login(request: Request) -> Response:
     name, password = form.get("username"), form.get("password")
     if not isinstance(name, str) or not isinstance(password, str) or not name:
         return error(422, "the form needs the fields username and password")
+    if refused_text(name) or refused_text(str(form.get("next", ""))):
+        return error(422, "the user name holds a control character")
     app = service(request)
-    wait = app.limiter.retry_after(name)
+    address = request.client.host if request.client else ""
+    wait = await run_in_threadpool(app.limiter.attempt, app.store, name, address)
     if wait > 0:
+        if _wants_html(request):
+            return RedirectResponse("/login?error=limited", status_code=303)
         return error(429, "too many failed logins; try again later",
-                     retry_after=round(wait)) if not _wants_html(request) else RedirectResponse(
-            "/login?error=limited", status_code=303)
+                     retry_after=round(wait + 0.5))
     user = await run_in_threadpool(app.store.user, name)
-    if user is None or not await run_in_threadpool(_verify, app, user, password):
-        app.limiter.failed(name)
+    try:
+        right = await app.checks.verify(user.password_hash if user else None, password)
+    except Busy:
+        if _wants_html(request):
+            return RedirectResponse("/login?error=busy", status_code=303)
+        return JSONResponse({"error": "the server is busy checking passwords; try again in a "
+                                      "second"}, status_code=503, headers={"Retry-After": "1"})
+    if user is None or not right:
         if _wants_html(request):
             return RedirectResponse("/login?error=1", status_code=303)
         return error(401, "wrong user name or password")
-    app.limiter.succeeded(name)
-    token, csrf = await run_in_threadpool(app.store.create_session, user.name)
+    await run_in_threadpool(_logged_in, app, user, password, address)
+    token, csrf = await run_in_threadpool(app.store.create_session, user.name, app.session_idle)
     response: Response
     if _wants_html(request):
         target = str(form.get("next", "/"))
@@ -219,15 +318,10 @@ async def login(request: Request) -> Response:
     return response
 
 
-def _verify(app: Service, user: User, password: str) -> bool:
-    with app._hashing:
-        try:
-            app.hasher.verify(user.password_hash, password)
-        except (VerificationError, InvalidHashError):
-            return False
-        if app.hasher.check_needs_rehash(user.password_hash):
-            app.store.set_password_hash(user.name, app.hasher.hash(password))
-    return True
+def _logged_in(app: Service, user: User, password: str, address: str) -> None:
+    app.limiter.succeeded(app.store, user.name, address)
+    if app.hasher.check_needs_rehash(user.password_hash):
+        app.store.set_password_hash(user.name, app.hasher.hash(password))
 
 
 async def logout(request: Request) -> Response:
@@ -446,7 +540,19 @@ def json_body(raw: bytes) -> dict[str, Any]:
         raise HTTPException(422, f"the body is not JSON: {failure}") from None
     if not isinstance(body, dict):
         raise HTTPException(422, "the body must be a JSON object")
+    if _holds_control(body):
+        raise HTTPException(422, "a string of the body holds a control character")
     return body
+
+
+def _holds_control(value: Any) -> bool:
+    if isinstance(value, str):
+        return refused_text(value)
+    if isinstance(value, dict):
+        return any(refused_text(k) or _holds_control(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_holds_control(v) for v in value)
+    return False
 
 
 def _no_constant(name: str) -> None:
@@ -511,10 +617,12 @@ def judgement_fields(body: dict[str, Any], require_status: bool) -> dict[str, An
                 fields[name] = mapping
     if "seconds" in body:
         seconds = body["seconds"]
-        if isinstance(seconds, (int, float)) and not isinstance(seconds, bool):
+        if isinstance(seconds, (int, float)) and not isinstance(seconds, bool) \
+                and 0 <= seconds <= MAX_SECONDS:
             fields["seconds"] = float(seconds)
         else:
-            problems.append("seconds: a number is required")
+            problems.append(f"seconds: a number from 0 to {MAX_SECONDS:.0f} is required (the "
+                            "time spent on the document)")
     if problems:
         raise HTTPException(422, "; ".join(problems))
     return fields
@@ -556,6 +664,22 @@ def routes() -> list[Route]:
         Route("/api/admin/topics/{topic}/lock", _locking(True), methods=["POST"]),
         Route("/api/admin/topics/{topic}/unlock", _locking(False), methods=["POST"]),
     ]
+
+
+def database_error(request: Request, failure: Exception) -> Response:
+    """A store that fails (a full disk, a read-only file, a lost database server) is 503 with a
+    JSON message, logged once per kind; nothing was written (every change is one transaction),
+    and the service goes on when the store works again. A value the database cannot hold is
+    422 (none should get there: bodies, names and paths are checked first)."""
+    import sqlalchemy as sa
+
+    if isinstance(failure, sa.exc.DataError):
+        return error(422, "a value of the request cannot be stored")
+    reason = str(getattr(failure, "orig", None) or failure).splitlines()[0][:200]
+    service(request).log_once(f"the store failed: {reason}")
+    return JSONResponse({"error": "the store cannot be used at the moment (the server's log "
+                                  "says why); nothing was changed: try again later"},
+                        status_code=503, headers={"Retry-After": "30"})
 
 
 def handle_store_error(request: Request, failure: Exception) -> Response:
@@ -604,7 +728,11 @@ OPENAPI: dict[str, Any] = {
                 "303": {"description": "logged in or not (clients accepting text/html): "
                                        "redirect to next, or to /login?error=1"},
                 "401": _ERROR, "422": _ERROR,
-                "429": {**_ERROR, "description": "too many failed logins for this user"}}}},
+                "403": {**_ERROR, "description": "a cross-site form post"},
+                "429": {**_ERROR, "description": "too many failed logins for this user name "
+                                                 "or from this address: wait retry_after "
+                                                 "seconds"},
+                "503": {**_ERROR, "description": "every password check is busy: retry"}}}},
         "/logout": {"post": {"summary": "End the session", "parameters": _CSRF,
                              "responses": {"200": {"description": "logged out"},
                                            "401": _ERROR, "403": _ERROR}}},
@@ -720,7 +848,7 @@ OPENAPI: dict[str, Any] = {
                 "exhaustivity": {**_PATH_MAP, "description": "highlight mode: 2, 1 or ?"},
                 "values": {**_PATH_MAP,
                            "description": "2002 mode: 3E, 1S, 0N...; 2003 mode: E3S2..."},
-                "seconds": {"type": "number", "minimum": 0}}},
+                "seconds": {"type": "number", "minimum": 0, "maximum": MAX_SECONDS}}},
         "Judgement": {"allOf": [_schema_ref("JudgementChange"), {"type": "object", "properties": {
             "topic": {"type": "string"}, "file": {"type": "string"},
             "assessor": {"type": "string"}, "updated": {"type": ["string", "null"]},

@@ -94,7 +94,7 @@ def export_campaign(store_url: str | Path, output: str | Path, fmt: str | None,
     """:func:`export_store` for the store at ``store_url`` (never written over)."""
     store = Store.open(store_url)
     try:
-        return export_store(store, output, fmt, assessor, _local(store_url))
+        return export_store(store, output, fmt, assessor, *store_files(store_url))
     finally:
         store.close()
 
@@ -133,7 +133,10 @@ def export_store(store: Store, output: str | Path, fmt: str | None, assessor: st
     return notes
 
 
-def _local(store_url: str | Path) -> str | None:
-    """The store's file (never to be written over), None for a database server."""
+def store_files(store_url: str | Path) -> list[str]:
+    """The store's files (never to be written over: the database, its write-ahead log, its
+    shared memory and rollback journal), none for a database server."""
     text = str(store_url)
-    return None if text.startswith(("postgresql", "postgres://")) else text
+    if text.startswith(("postgresql", "postgres://")):
+        return []
+    return [text, *(f"{text}{suffix}" for suffix in ("-wal", "-shm", "-journal"))]

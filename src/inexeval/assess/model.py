@@ -26,6 +26,8 @@ from typing import Any
 MODES = ("highlight", "2002", "2003")
 STATUSES = ("unseen", "in-progress", "done")
 EXHAUSTIVITY_VALUES = ("2", "1", "?")
+MAX_SECONDS = 24 * 3600.0
+"""Most seconds one judgement may record (a save claiming more is refused)."""
 
 Passage = tuple[int, int]
 

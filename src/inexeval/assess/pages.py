@@ -27,8 +27,8 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 from starlette.templating import Jinja2Templates
 
-from inexeval.assess.api import session_of
-from inexeval.assess.campaign import export_campaign
+from inexeval.assess.api import Service, session_of
+from inexeval.assess.campaign import export_store
 from inexeval.assess.store import NotFound, Store, User
 
 HERE = Path(__file__).parent
@@ -88,9 +88,10 @@ def next_unassessed(articles: list[dict[str, Any]], file: str) -> str | None:
     return None
 
 
-def routes(store: Store) -> list[BaseRoute]:
-    """The page routes of the app, reading ``store``; the session is the API's
+def routes(service: Service) -> list[BaseRoute]:
+    """The page routes of the app, reading the service's store; the session is the API's
     (:func:`inexeval.assess.api.session_of`)."""
+    store = service.store
     templates = Jinja2Templates(directory=str(HERE / "templates"))
     templates.env.filters["duration"] = duration
 
@@ -116,7 +117,8 @@ def routes(store: Store) -> list[BaseRoute]:
 
     async def login(request: Request) -> Response:
         error = {"1": "Wrong user name or password.",
-                 "limited": "Too many failed attempts: wait a few minutes and try again."}
+                 "limited": "Too many failed attempts: wait a minute and try again.",
+                 "busy": "The server is busy: try again in a moment."}
         target = request.query_params.get("next", "/")
         return await render(request, "login.html", {
             "error": error.get(request.query_params.get("error", "")),
@@ -184,7 +186,7 @@ def routes(store: Store) -> list[BaseRoute]:
         if fmt not in EXPORTS[mode]:
             raise HTTPException(404, f"no export format {fmt!r} in {mode} mode")
         assessor = request.query_params.get("assessor") or None
-        name, body = await run_in_threadpool(export_download, store.url, fmt, assessor)
+        name, body = await run_in_threadpool(export_download, store, fmt, assessor)
         return Response(body, media_type="application/octet-stream",
                         headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
@@ -209,11 +211,13 @@ class _Redirect(HTTPException):
         super().__init__(303, headers={"Location": url})
 
 
-def export_download(store_url: str, fmt: str, assessor: str | None) -> tuple[str, bytes]:
-    """The file name and bytes of an export: the qrels file, or a zip of the per-topic files."""
+def export_download(store: Store, fmt: str, assessor: str | None) -> tuple[str, bytes]:
+    """The file name and bytes of an export: the qrels file, or a zip of the per-topic files.
+    Through the serving process's own store: never a second one on the same file (finding 10
+    of issue 25, see :func:`inexeval.assess.store._check_sqlite_file`)."""
     with tempfile.TemporaryDirectory() as folder:
         target = Path(folder) / f"qrels.{fmt}"
-        export_campaign(store_url, target, fmt, assessor)
+        export_store(store, target, fmt, assessor)
         if target.is_file():
             return target.name, target.read_bytes()
         buffer = io.BytesIO()

@@ -39,7 +39,14 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from inexeval.assess.model import EXHAUSTIVITY_VALUES, MODES, STATUSES, Judgement, merge_passages
+from inexeval.assess.model import (
+    EXHAUSTIVITY_VALUES,
+    MAX_SECONDS,
+    MODES,
+    STATUSES,
+    Judgement,
+    merge_passages,
+)
 from inexeval.collection.paths import ancestors, is_ancestor_or_self
 
 _CODE_2002 = re.compile(r"^([0-3])([NSLE])$")
@@ -90,8 +97,9 @@ def validate(j: Judgement, structure: Structure, mode: str) -> list[str]:
     if point is not None and not 0 <= point < max(structure.length, 1):
         errors.append(f"best entry point {point} is outside the document "
                       f"(0 to {structure.length - 1})")
-    if not (math.isfinite(j.seconds) and j.seconds >= 0):
-        errors.append(f"seconds {j.seconds} is not a number of seconds >= 0")
+    if not (math.isfinite(j.seconds) and 0 <= j.seconds <= MAX_SECONDS):
+        errors.append(f"seconds {j.seconds} is not a number of seconds from 0 to "
+                      f"{MAX_SECONDS:.0f}")
     known = structure.paths()
     for field, values in (("exhaustivity", j.exhaustivity), ("values", j.values)):
         for path, code in values.items():

@@ -17,7 +17,10 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import math
+import os
 import secrets
+import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -29,12 +32,20 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
-from inexeval.assess.model import Judgement
+from inexeval.assess.model import MAX_SECONDS, Judgement
 from inexeval.errors import InexevalError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 SESSION_SECONDS = 7 * 24 * 3600
-"""How long a login session lasts."""
+"""How long a login session lasts at most, however active."""
+SESSION_IDLE = 12 * 3600.0
+"""A session unused for this long ends (``assess serve --session-idle``)."""
+SESSIONS_PER_USER = 10
+"""Live sessions one user may have; a new login ends the least recently used beyond it."""
+_SEEN_EVERY = 60.0
+"""A session's last use is written at most this often (not on every request)."""
+NAME_LENGTH = 128
+"""Longest user name or topic id (both back ends)."""
 IDLE_SECONDS = 600.0
 """A pause between two saves of an assessor longer than this is not counted as assessing time."""
 
@@ -51,7 +62,7 @@ campaign = sa.Table(
 )
 topics = sa.Table(
     "topics", metadata,
-    sa.Column("topic", sa.String(64), primary_key=True),
+    sa.Column("topic", sa.String(NAME_LENGTH), primary_key=True),
     sa.Column("position", sa.Integer, nullable=False),
     sa.Column("query_type", sa.Text, nullable=False, default=""),
     sa.Column("title", sa.Text, nullable=False, default=""),
@@ -71,7 +82,7 @@ documents = sa.Table(
 )
 pool = sa.Table(
     "pool", metadata,
-    sa.Column("topic", sa.String(64), sa.ForeignKey("topics.topic"), primary_key=True),
+    sa.Column("topic", sa.String(NAME_LENGTH), sa.ForeignKey("topics.topic"), primary_key=True),
     sa.Column("file", sa.String(512), sa.ForeignKey("documents.file"), primary_key=True),
     sa.Column("path", sa.String(1024), primary_key=True),
     sa.Column("position", sa.Integer, nullable=False),
@@ -87,13 +98,13 @@ users = sa.Table(
 assignments = sa.Table(
     "assignments", metadata,
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
-    sa.Column("topic", sa.String(64), sa.ForeignKey("topics.topic"), nullable=False),
+    sa.Column("topic", sa.String(NAME_LENGTH), sa.ForeignKey("topics.topic"), nullable=False),
     sa.Column("assessor", sa.String(128), sa.ForeignKey("users.name"), nullable=False),
     sa.UniqueConstraint("topic", "assessor"),
 )
 judgements = sa.Table(
     "judgements", metadata,
-    sa.Column("topic", sa.String(64), sa.ForeignKey("topics.topic"), primary_key=True),
+    sa.Column("topic", sa.String(NAME_LENGTH), sa.ForeignKey("topics.topic"), primary_key=True),
     sa.Column("file", sa.String(512), sa.ForeignKey("documents.file"), primary_key=True),
     sa.Column("assessor", sa.String(128), sa.ForeignKey("users.name"), primary_key=True),
     sa.Column("status", sa.String(16), nullable=False),
@@ -111,7 +122,7 @@ actions = sa.Table(
     sa.Column("at", sa.Float, nullable=False),
     sa.Column("actor", sa.String(128), nullable=False),
     sa.Column("action", sa.String(32), nullable=False),
-    sa.Column("topic", sa.String(64)),
+    sa.Column("topic", sa.String(NAME_LENGTH)),
     sa.Column("file", sa.String(512)),
     sa.Column("before", sa.Text),
     sa.Column("after", sa.Text),
@@ -123,6 +134,14 @@ sessions = sa.Table(
     sa.Column("user", sa.String(128), sa.ForeignKey("users.name"), nullable=False),
     sa.Column("csrf_token", sa.String(64), nullable=False),
     sa.Column("expires", sa.Float, nullable=False),
+    sa.Column("last_seen", sa.Float, nullable=False, server_default="0"),
+)
+login_failures = sa.Table(
+    "login_failures", metadata,
+    sa.Column("key", sa.String(64), primary_key=True),
+    sa.Column("failures", sa.Integer, nullable=False),
+    sa.Column("last", sa.Float, nullable=False),
+    sa.Index("login_failures_by_last", "last"),
 )
 
 
@@ -139,9 +158,23 @@ _ACCESS = (sa.select(topics.c.locked, assignments.c.id)
                assignments.c.topic == topics.c.topic,
                assignments.c.assessor == sa.bindparam("assessor"))))
            .where(topics.c.topic == sa.bindparam("topic")))
-_SESSION = (sa.select(users, sessions.c.csrf_token, sessions.c.expires)
+_SESSION = (sa.select(users, sessions.c.csrf_token, sessions.c.expires, sessions.c.last_seen)
             .join(sessions, sessions.c.user == users.c.name)
             .where(sessions.c.token_hash == sa.bindparam("token_hash")))
+
+
+_LOGIN_FAILURES_LOCKED = (sa.select(login_failures)
+                          .where(login_failures.c.key == sa.bindparam("key")).with_for_update())
+
+
+def _insert_new(connection: Connection) -> Any:
+    """INSERT of a failed-login row that does nothing when the key is there (both dialects)."""
+    if connection.dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert
+    else:
+        from sqlalchemy.dialects.sqlite import insert  # type: ignore[assignment]
+    return (insert(login_failures).on_conflict_do_nothing(index_elements=["key"])
+            .returning(login_failures.c.key))
 
 
 def _key(topic: str, file: str, assessor: str) -> dict[str, str]:
@@ -153,12 +186,37 @@ def _create_version_1(connection: Connection) -> None:
         campaign, topics, documents, pool, users, assignments, judgements, actions, sessions])
 
 
-MIGRATIONS: Sequence[Callable[[Connection], None]] = (_create_version_1,)
+def _version_2(connection: Connection) -> None:
+    """Sessions end when idle (``last_seen``; the sessions of version 1 are ended), failed logins
+    are kept in the store (``login_failures``), topic ids are as long as user names."""
+    if "last_seen" not in {c["name"] for c in sa.inspect(connection).get_columns("sessions")}:
+        connection.execute(sessions.delete())
+        connection.exec_driver_sql(
+            "ALTER TABLE sessions ADD COLUMN last_seen FLOAT NOT NULL DEFAULT 0")
+    metadata.create_all(connection, tables=[login_failures])
+    if connection.dialect.name == "postgresql":
+        for table in ("topics", "pool", "assignments", "judgements", "actions"):
+            connection.exec_driver_sql(
+                f"ALTER TABLE {table} ALTER COLUMN topic TYPE VARCHAR({NAME_LENGTH})")
+
+
+MIGRATIONS: Sequence[Callable[[Connection], None]] = (_create_version_1, _version_2)
 """``MIGRATIONS[i]`` brings a store from schema version ``i`` to ``i + 1``."""
 
 
 class StoreError(InexevalError):
     """A request the store refuses (unknown user or topic, no campaign at STORE, ...)."""
+
+
+def check_name(kind: str, name: str) -> str:
+    """``name`` when it is a valid user name or topic id (``kind`` says which), the same on both
+    back ends: 1 to :data:`NAME_LENGTH` printable characters, no ``/`` (it could not be part of a
+    URL path), no surrounding spaces; :class:`StoreError` otherwise."""
+    if not name or len(name) > NAME_LENGTH or not name.isprintable() or "/" in name \
+            or name != name.strip():
+        raise StoreError(f"{kind} {name[:NAME_LENGTH]!r} is not valid: 1 to {NAME_LENGTH} "
+                         "printable characters, no '/', no surrounding spaces")
+    return name
 
 
 class Conflict(StoreError):
@@ -179,6 +237,13 @@ class NotAssigned(StoreError):
 
 class Locked(StoreError):
     """The topic is locked: no further changes."""
+
+
+class _Refused(Exception):
+    """Rolls back a transaction that decided to change nothing."""
+
+    def __init__(self, wait: float):
+        self.wait = wait
 
 
 @dataclass(frozen=True)
@@ -209,8 +274,31 @@ def now_iso(at: float | None = None) -> str:
     return moment.isoformat(timespec="seconds")
 
 
-SQLITE_HEADER = b"SQLite format 3\x00"
-"""The first bytes of every SQLite database file."""
+def _is_server(store: str | Path) -> bool:
+    return str(store).startswith(("postgresql", "postgres://"))
+
+
+def _check_sqlite_file(store: str | Path) -> None:
+    """Refuse what is not a SQLite database before the engine opens it (opening a SQLite
+    connection writes to an empty or foreign file: WAL mode), so that it stays as it was.
+
+    The file is looked at through SQLite, read-only, never with ``open()``: closing any
+    descriptor of a database file drops every POSIX lock the process holds on it, so a serving
+    process that did would let the next process take itself for the last connection and delete
+    the live ``-wal`` file (SQLite's "How To Corrupt An SQLite Database File", 2.2)."""
+    path = Path(store)
+    if not path.is_file():
+        raise StoreError("no assessment store there (create one with inexeval assess init)", store)
+    if path.stat().st_size == 0:
+        raise StoreError("not an inexeval assessment store", store)
+    try:
+        probe = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            probe.execute("PRAGMA schema_version").fetchone()
+        finally:
+            probe.close()
+    except sqlite3.DatabaseError:
+        raise StoreError("not an inexeval assessment store", store) from None
 
 
 def engine_for(store: str | Path) -> Engine:
@@ -250,7 +338,13 @@ def _judgement(row: Any) -> Judgement:
         passages=tuple((int(s), int(e)) for s, e in json.loads(row.passages)),
         best_entry_point=row.best_entry_point,
         exhaustivity=json.loads(row.exhaustivity), values=json.loads(row.judged_values),
-        version=row.version, seconds=row.seconds, updated=row.updated)
+        version=row.version, seconds=_bounded_seconds(row.seconds), updated=row.updated)
+
+
+def _bounded_seconds(seconds: float) -> float:
+    """A stored time as a sum can use: saves are bounded to :data:`MAX_SECONDS`, but a store
+    written before the bound may hold any float."""
+    return min(float(seconds), MAX_SECONDS) if math.isfinite(seconds) and seconds > 0 else 0.0
 
 
 def _judgement_row(j: Judgement) -> dict[str, Any]:
@@ -285,8 +379,16 @@ class Store:
     @classmethod
     def create(cls, store: str | Path) -> Store:
         """A new, empty store at STORE (refused when one exists there)."""
-        if not str(store).startswith(("postgresql", "postgres://")) and Path(store).exists():
-            raise StoreError("a file exists there already; a new store needs a new path", store)
+        if not _is_server(store):
+            try:
+                # created empty and private before SQLite opens it: its -wal and -shm files
+                # take the same permissions (judgements and password hashes are not for all)
+                os.close(os.open(store, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+            except FileExistsError:
+                raise StoreError("a file exists there already; a new store needs a new path",
+                                 store) from None
+            except OSError as error:
+                raise StoreError(f"cannot create the store: {error.strerror}", store) from None
         self = cls(engine_for(store), str(store))
         if self._version() is not None:
             self.engine.dispose()
@@ -297,15 +399,8 @@ class Store:
     @classmethod
     def open(cls, store: str | Path) -> Store:
         """The store at STORE, migrated to the current schema version."""
-        if not str(store).startswith(("postgresql", "postgres://")):
-            if not Path(store).is_file():
-                raise StoreError("no assessment store there (create one with inexeval assess "
-                                 "init)", store)
-            # opening a SQLite connection writes to an empty or foreign file (WAL mode): look
-            # at the header first, so that a file that is no store stays as it was
-            with open(store, "rb") as handle:
-                if handle.read(len(SQLITE_HEADER)) != SQLITE_HEADER:
-                    raise StoreError("not an inexeval assessment store", store)
+        if not _is_server(store):
+            _check_sqlite_file(store)
         self = cls(engine_for(store), str(store))
         version = self._version()
         if version is None:
@@ -331,6 +426,9 @@ class Store:
             raise StoreError(f"cannot open the store: {error.orig}", self.url) from None
 
     def _migrate(self) -> None:
+        # a store at the current version is only read: a read-only store can still be served
+        if self._version() == SCHEMA_VERSION:
+            return
         with self._write() as connection:
             metadata.create_all(connection, tables=[schema_version])
             current = connection.execute(sa.select(schema_version.c.version)).scalar()
@@ -369,6 +467,8 @@ class Store:
                       actor: str) -> None:
         """Fill a new store: the mode, topics (in order), documents and pool rows
         ``(topic, file, path, min_rank, runs)`` in pool order, all in one transaction."""
+        for row in topic_rows:
+            check_name("topic id", row["topic"])
         with self._write() as connection:
             connection.execute(campaign.insert(), [
                 {"key": "mode", "value": mode}, {"key": "created", "value": now_iso()}])
@@ -398,23 +498,127 @@ class Store:
     # -- users, assignments, sessions ----------------------------------------------------------
 
     def add_user(self, name: str, password_hash: str, admin: bool, actor: str) -> None:
+        """Add a user (or give a removed one a password again: its judgements are still there)."""
+        check_name("user name", name)
         with self._write() as connection:
-            if connection.execute(sa.select(users.c.name).where(users.c.name == name)).first():
+            found = connection.execute(sa.select(users.c.password_hash)
+                                       .where(users.c.name == name)).first()
+            if found and found.password_hash:
                 raise StoreError(f"user {name!r} exists already")
-            connection.execute(users.insert().values(
-                name=name, password_hash=password_hash, admin=admin))
+            if found:
+                connection.execute(users.update().where(users.c.name == name).values(
+                    password_hash=password_hash, admin=admin))
+            else:
+                connection.execute(users.insert().values(
+                    name=name, password_hash=password_hash, admin=admin))
             self._log(connection, actor, "add-user", after=_dumps({"user": name, "admin": admin}))
 
     def user(self, name: str) -> User | None:
+        """The user called ``name``; None when there is none (or it was removed)."""
         with self._read() as connection:
             row = connection.execute(sa.select(users).where(users.c.name == name)).first()
-        return None if row is None else User(row.name, row.password_hash, bool(row.admin))
+        if row is None or not row.password_hash:
+            return None
+        return User(row.name, row.password_hash, bool(row.admin))
 
     def set_password_hash(self, name: str, password_hash: str) -> None:
         """Replace a hash by a rehash with current parameters (no action logged: no change)."""
         with self._write() as connection:
             connection.execute(users.update().where(users.c.name == name).values(
                 password_hash=password_hash))
+
+    def set_password(self, name: str, password_hash: str, actor: str) -> int:
+        """A new password for ``name``; ends its sessions (returns how many)."""
+        with self._write() as connection:
+            self._require_user(connection, name)
+            connection.execute(users.update().where(users.c.name == name).values(
+                password_hash=password_hash))
+            ended = self._end_sessions(connection, name)
+            self._log(connection, actor, "set-password", after=_dumps({"user": name}))
+        return ended
+
+    def remove_user(self, name: str, actor: str) -> list[str]:
+        """Remove a user: it can no longer log in, its sessions end and its topics are withdrawn
+        (returned); its judgements and actions stay in the store (``add-user`` of the same
+        name gives them back)."""
+        with self._write() as connection:
+            self._require_user(connection, name)
+            withdrawn = list(connection.execute(
+                sa.select(assignments.c.topic).where(assignments.c.assessor == name)
+                .order_by(assignments.c.id)).scalars())
+            connection.execute(assignments.delete().where(assignments.c.assessor == name))
+            self._end_sessions(connection, name)
+            connection.execute(users.update().where(users.c.name == name).values(
+                password_hash="", admin=False))
+            self._log(connection, actor, "remove-user",
+                      before=_dumps({"user": name, "topics": withdrawn}))
+        return withdrawn
+
+    def end_sessions(self, name: str, actor: str) -> int:
+        """End every session of ``name``; returns how many there were."""
+        with self._write() as connection:
+            self._require_user(connection, name)
+            ended = self._end_sessions(connection, name)
+            self._log(connection, actor, "end-sessions", after=_dumps({"user": name,
+                                                                       "sessions": ended}))
+        return ended
+
+    def _end_sessions(self, connection: Connection, name: str) -> int:
+        return int(connection.execute(sessions.delete().where(sessions.c.user == name)).rowcount)
+
+    def count_login_attempt(self, keys: Sequence[tuple[str, Callable[[int], float]]],
+                            now: float, forget: float, most: int) -> float:
+        """Count a login attempt under each of ``keys`` (a client address, a user name) as a
+        failure before its password is checked, in one transaction, so that concurrent attempts
+        are all counted; returns 0 then. When a key is still waiting (``delay(failures)``
+        seconds after its last failure, ``keys`` being ``(key, delay)`` pairs) nothing is counted
+        and the wait in seconds is returned.
+
+        Keys whose last failure is ``forget`` seconds old are forgotten, and beyond ``most``
+        keys the oldest are: the table stays bounded. A key that must wait stops the others from
+        being looked at (a spray of names from a waiting address adds no row)."""
+        try:
+            with self._write() as connection:
+                found = []
+                for key, delay in keys:
+                    inserted = connection.execute(
+                        _insert_new(connection), {"key": key, "failures": 0, "last": now})
+                    if inserted.first() is not None:
+                        self._forget_logins(connection, now - forget, most)
+                    row = connection.execute(_LOGIN_FAILURES_LOCKED, {"key": key}).one()
+                    found.append((key, row.failures))
+                    wait = row.last + delay(row.failures) - now
+                    if wait > 0:
+                        raise _Refused(wait)
+                for key, failures in found:
+                    connection.execute(login_failures.update().where(
+                        login_failures.c.key == key).values(failures=failures + 1, last=now))
+        except _Refused as refused:
+            return refused.wait
+        return 0.0
+
+    def login_succeeded(self, name_key: str, other_keys: Sequence[str]) -> None:
+        """After :meth:`count_login_attempt`, a right password: the name's failures are
+        forgotten and the attempt no longer counts against ``other_keys``."""
+        with self._write() as connection:
+            connection.execute(login_failures.delete().where(login_failures.c.key == name_key))
+            connection.execute(login_failures.update().where(
+                login_failures.c.key.in_(other_keys), login_failures.c.failures > 0).values(
+                failures=login_failures.c.failures - 1))
+
+    def login_failure_count(self) -> int:
+        """How many keys the failed-login table holds."""
+        with self._read() as connection:
+            return int(connection.execute(
+                sa.select(sa.func.count()).select_from(login_failures)).scalar_one())
+
+    def _forget_logins(self, connection: Connection, before: float, most: int) -> None:
+        connection.execute(login_failures.delete().where(login_failures.c.last < before))
+        held = connection.execute(sa.select(sa.func.count()).select_from(login_failures)).scalar()
+        if held is not None and held > most:
+            oldest = (sa.select(login_failures.c.key).order_by(login_failures.c.last)
+                      .limit(held - most).scalar_subquery())
+            connection.execute(login_failures.delete().where(login_failures.c.key.in_(oldest)))
 
     def assign(self, assessor: str, topic_ids: Sequence[str], actor: str) -> list[str]:
         """Assign topics to an assessor (one transaction); returns those newly assigned. The
@@ -484,23 +688,40 @@ class Store:
             raise NotAssigned(f"topic {topic} is not assigned to {assessor}")
         return bool(row.locked)
 
-    def create_session(self, user: str) -> tuple[str, str]:
+    def create_session(self, user: str, idle: float = SESSION_IDLE) -> tuple[str, str]:
         """A new login session: ``(token for the cookie, CSRF token)``; only a hash of the
-        session token is stored."""
+        session token is stored. Ended sessions are deleted, and the user's least recently used
+        ones beyond :data:`SESSIONS_PER_USER`."""
         token, csrf = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
+        now = time.time()
         with self._write() as connection:
-            connection.execute(sessions.delete().where(sessions.c.expires < time.time()))
+            connection.execute(sessions.delete().where(sa.or_(
+                sessions.c.expires < now, sessions.c.last_seen < now - idle)))
+            kept = (sa.select(sessions.c.token_hash).where(sessions.c.user == user)
+                    .order_by(sessions.c.last_seen.desc()).limit(SESSIONS_PER_USER - 1))
+            connection.execute(sessions.delete().where(
+                sessions.c.user == user, sessions.c.token_hash.not_in(kept.scalar_subquery())))
             connection.execute(sessions.insert().values(
                 token_hash=_token_hash(token), user=user, csrf_token=csrf,
-                expires=time.time() + SESSION_SECONDS))
+                expires=now + SESSION_SECONDS, last_seen=now))
         return token, csrf
 
-    def session(self, token: str) -> tuple[User, str] | None:
-        """The user and CSRF token of a live session, None for an unknown or expired token."""
+    def session(self, token: str, idle: float = SESSION_IDLE) -> tuple[User, str] | None:
+        """The user and CSRF token of a live session, None for an unknown, expired or idle
+        (unused for ``idle`` seconds) token. A use is recorded at most once a minute."""
+        now = time.time()
         with self._read() as connection:
             row = connection.execute(_SESSION, {"token_hash": _token_hash(token)}).first()
-        if row is None or row.expires < time.time():
+        if row is None or row.expires < now or row.last_seen < now - idle \
+                or not row.password_hash:
             return None
+        if row.last_seen < now - min(_SEEN_EVERY, idle / 4):
+            try:
+                with self._write() as connection:
+                    connection.execute(sessions.update().where(
+                        sessions.c.token_hash == _token_hash(token)).values(last_seen=now))
+            except (sa.exc.OperationalError, sa.exc.InternalError):
+                pass  # a store that cannot be written (full disk, read-only) can still be read
         return User(row.name, row.password_hash, bool(row.admin)), row.csrf_token
 
     def end_session(self, token: str) -> None:
@@ -717,7 +938,8 @@ class Store:
     # -- helpers -------------------------------------------------------------------------------
 
     def _require_user(self, connection: Connection, name: str) -> None:
-        if connection.execute(sa.select(users.c.name).where(users.c.name == name)).first() is None:
+        if connection.execute(sa.select(users.c.name).where(
+                users.c.name == name, users.c.password_hash != "")).first() is None:
             raise StoreError(f"no user {name!r} (add one with inexeval assess add-user)")
 
     def _require_topic(self, connection: Connection, topic: str) -> None:

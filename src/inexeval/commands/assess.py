@@ -1,8 +1,9 @@
 """``inexeval assess``: the assessment campaign (store, users, assignments, server, export).
 
-``init`` creates a store from a collection, topics and a pool; ``add-user``, ``assign`` and
-``unassign`` manage assessors; ``serve`` runs the HTTP API (and the browser interface) with
-uvicorn; ``stats`` reports progress and throughput; ``export`` writes the qrels.
+``init`` creates a store from a collection, topics and a pool; ``add-user``, ``set-password``,
+``remove-user``, ``end-sessions``, ``assign`` and ``unassign`` manage assessors; ``serve`` runs
+the HTTP API (and the browser interface) with uvicorn; ``stats`` reports progress and
+throughput; ``export`` writes the qrels.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ NAME = "assess"
 HELP = "run an assessment campaign: store, users, assignments, HTTP server, export"
 
 MODES = ("highlight", "2002", "2003")
+MIN_PASSWORD = 12
+"""Shortest password accepted (OWASP ASVS 2.1.1)."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -45,15 +48,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                       help="what assessors give: highlighted passages with exhaustivity "
                       "(default), INEX 2002 relevance x coverage, INEX 2003 E x S")
 
-    user = action("add-user", "add an assessor (or administrator) with a password")
+    def password_options(command: argparse.ArgumentParser) -> None:
+        source = command.add_mutually_exclusive_group()
+        source.add_argument("--password-stdin", action="store_true",
+                            help="read the password from standard input (one trailing newline "
+                            "stripped; asked without echo at a terminal, as without an option)")
+        source.add_argument("--password-file", metavar="F",
+                            help="read the password from file F (one trailing newline stripped)")
+
+    user = action("add-user", f"add an assessor (or administrator) with a password of at least "
+                  f"{MIN_PASSWORD} characters")
     user.add_argument("name", metavar="NAME")
     user.add_argument("--admin", action="store_true", help="may see statistics and lock topics")
-    source = user.add_mutually_exclusive_group(required=True)
-    source.add_argument("--password-stdin", action="store_true",
-                        help="read the password from standard input (one trailing newline "
-                        "stripped)")
-    source.add_argument("--password-file", metavar="F",
-                        help="read the password from file F (one trailing newline stripped)")
+    password_options(user)
+    new_password = action("set-password", "give a user a new password (ends its sessions)")
+    new_password.add_argument("name", metavar="NAME")
+    password_options(new_password)
+    remove = action("remove-user", "remove a user: no more logins, its sessions end and its "
+                    "topics are withdrawn (its judgements stay in the store)")
+    remove.add_argument("name", metavar="NAME")
+    end = action("end-sessions", "log a user out everywhere")
+    end.add_argument("name", metavar="NAME")
 
     for name, verb in (("assign", "assign topics to"), ("unassign", "withdraw topics from")):
         command = action(name, f"{verb} an assessor")
@@ -72,10 +87,31 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     export.add_argument("--assessor", metavar="NAME",
                         help="export this assessor's judgements (default: each topic's "
                         "first-assigned assessor)")
+    export.add_argument("--force", action="store_true",
+                        help="replace an existing output file (or write into an existing folder)")
 
     serve = action("serve", "serve the HTTP API and the browser interface")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
     serve.add_argument("--port", type=positive, default=8000, help="port (8000)")
+    serve.add_argument("--allowed-host", metavar="NAME", action="append", default=[],
+                       help="a host name clients may use to reach the server, besides "
+                       "127.0.0.1, localhost, ::1 and the --host address (repeat for several; "
+                       "the name the reverse proxy forwards as Host)")
+    serve.add_argument("--secure-cookies", action="store_true",
+                       help="behind HTTPS: the session cookie only over HTTPS, and HSTS")
+    serve.add_argument("--session-idle", metavar="HOURS", type=_hours, default=12.0,
+                       help="a session unused this long ends (12)")
+
+
+def _hours(text: str) -> float:
+    """argparse type: a number of hours above 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value < 24 * 365:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of hours above 0")
+    return value
 
 
 def run(args: argparse.Namespace) -> int:
@@ -83,8 +119,10 @@ def run(args: argparse.Namespace) -> int:
 
     from inexeval.assess.store import StoreError
 
-    command = {"init": _init, "add-user": _add_user, "assign": _assign, "unassign": _assign,
-               "stats": _stats, "export": _export, "serve": _serve}[args.assess_command]
+    command = {"init": _init, "add-user": _add_user, "set-password": _set_password,
+               "remove-user": _remove_user, "end-sessions": _end_sessions, "assign": _assign,
+               "unassign": _assign, "stats": _stats, "export": _export,
+               "serve": _serve}[args.assess_command]
     try:
         return command(args)
     except (sa.exc.DatabaseError, UnicodeDecodeError) as error:
@@ -116,34 +154,87 @@ def _init(args: argparse.Namespace) -> int:
 
 
 def _read_password(args: argparse.Namespace) -> str:
-    if args.password_stdin:
-        text = sys.stdin.read()
+    """The password of ``--password-file``, of standard input, or asked twice without echo
+    when standard input is a terminal."""
+    if args.password_file is None and sys.stdin.isatty():
+        password = getpass.getpass(f"Password for {args.name}: ")
+        if getpass.getpass("The same again: ") != password:
+            raise InexevalError("the two passwords differ")
+    elif args.password_file is None:
+        if not args.password_stdin:
+            raise InexevalError("give the password with --password-stdin or --password-file "
+                                "(or at a terminal)")
+        password = sys.stdin.read().removesuffix("\n")
     else:
         try:
             text = Path(args.password_file).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as error:
             raise InexevalError(f"cannot read the password: {getattr(error, 'strerror', error)}",
                                 args.password_file) from None
-    password = text.removesuffix("\n")
+        password = text.removesuffix("\n")
     if not password:
         raise InexevalError("the password is empty")
+    if len(password) < MIN_PASSWORD:
+        raise InexevalError(f"the password has {len(password)} characters: at least "
+                            f"{MIN_PASSWORD} are needed")
     return password
 
 
 def _add_user(args: argparse.Namespace) -> int:
     from argon2 import PasswordHasher
 
-    from inexeval.assess.store import Store
+    from inexeval.assess.store import Store, StoreError, check_name
 
-    if not args.name.strip() or args.name != args.name.strip():
-        raise InexevalError(f"user name {args.name!r} is empty or has surrounding spaces")
-    password = _read_password(args)
+    check_name("user name", args.name)
     store = Store.open(args.store)
     try:
+        if store.user(args.name) is not None:  # said before the password is asked for
+            raise StoreError(f"user {args.name!r} exists already")
+        password = _read_password(args)
         store.add_user(args.name, PasswordHasher().hash(password), args.admin, _actor())
     finally:
         store.close()
     print(f"added {'administrator' if args.admin else 'assessor'} {args.name}")
+    return 0
+
+
+def _set_password(args: argparse.Namespace) -> int:
+    from argon2 import PasswordHasher
+
+    from inexeval.assess.store import Store
+
+    password = _read_password(args)
+    store = Store.open(args.store)
+    try:
+        ended = store.set_password(args.name, PasswordHasher().hash(password), _actor())
+    finally:
+        store.close()
+    print(f"new password for {args.name} ({ended} session(s) ended)")
+    return 0
+
+
+def _remove_user(args: argparse.Namespace) -> int:
+    from inexeval.assess.store import Store
+
+    store = Store.open(args.store)
+    try:
+        withdrawn = store.remove_user(args.name, _actor())
+    finally:
+        store.close()
+    print(f"removed {args.name}" + (f" (topics withdrawn: {' '.join(withdrawn)})"
+                                    if withdrawn else "") + "; the judgements stay in the store")
+    return 0
+
+
+def _end_sessions(args: argparse.Namespace) -> int:
+    from inexeval.assess.store import Store
+
+    store = Store.open(args.store)
+    try:
+        ended = store.end_sessions(args.name, _actor())
+    finally:
+        store.close()
+    print(f"{ended} session(s) of {args.name} ended")
     return 0
 
 
@@ -189,8 +280,12 @@ def _stats(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from inexeval.assess.campaign import export_campaign
+    from inexeval.assess.campaign import export_campaign, store_files
+    from inexeval.outputs import check_output
 
+    check_output(args.output, *store_files(args.store), folder=True)
+    if Path(args.output).exists() and not args.force:
+        raise InexevalError("exists already (--force replaces it)", args.output)
     notes = export_campaign(args.store, args.output, args.format, args.assessor)
     for note in notes[:-1]:
         print(f"inexeval: note: {note}", file=sys.stderr)
@@ -203,7 +298,11 @@ def _serve(args: argparse.Namespace) -> int:
 
     from inexeval.assess.app import create_app
 
-    app: Any = create_app(args.store)
+    # a server listening on one address may be reached by it; on all of them, only by name
+    listening = [] if args.host in ("0.0.0.0", "::", "") else [args.host]
+    app: Any = create_app(args.store, secure_cookies=args.secure_cookies,
+                          allowed_hosts=[*listening, *args.allowed_host],
+                          session_idle=3600 * args.session_idle)
     print(f"serving {args.store} on http://{args.host}:{args.port}/ (Ctrl-C stops)",
           file=sys.stderr, flush=True)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
