@@ -60,7 +60,7 @@ class Judgement:
         return {
             "topic": self.topic, "file": self.file, "assessor": self.assessor,
             "version": self.version, "status": self.status,
-            "passages": [list(p) for p in self.passages],
+            "passages": [list(p) for p in merge_passages(self.passages)],
             "best_entry_point": self.best_entry_point,
             "exhaustivity": dict(self.exhaustivity), "values": dict(self.values),
             "seconds": self.seconds, "updated": self.updated,

@@ -507,6 +507,7 @@ function documentPage() {
       if (state.pending.length === 0) {
         window.inexeval.timings.acknowledged = performance.now() - window.inexeval.timings.changed;
         if (answer.status) state.judgement.status = answer.status;
+        if (answer.passages) state.judgement.passages = answer.passages;
         showSave("saved", "saved");
         takeRules(answer);
         draw();

@@ -122,7 +122,8 @@ export function addPassage(passages, passage) {
   return mergePassages([...passages, passage]);
 }
 
-/** The passages with [start, end) taken out of them. */
+/** The passages with [start, end) taken out of them, sorted and merged (a cut inside a
+ * passage leaves its two parts in document order). */
 export function subtractPassage(passages, [start, end]) {
   const out = [];
   for (const [s, e] of passages) {
@@ -133,7 +134,7 @@ export function subtractPassage(passages, [start, end]) {
     if (s < start) out.push([s, start]);
     if (e > end) out.push([end, e]);
   }
-  return out;
+  return mergePassages(out);
 }
 
 /** The passage holding offset `at` (a caret inside it), or null. */
