@@ -80,7 +80,7 @@ def click_word(page: Any, word: str, clicks: int = 1, nth: int = 0) -> None:
 def settled(page: Any) -> None:
     """Wait until every change of the page has been acknowledged by the server."""
     page.wait_for_function(
-        "window.inexeval.state.pending.length === 0 && !window.inexeval.state.saving")
+        "() => window.inexeval.state.pending.length === 0 && !window.inexeval.state.saving")
 
 
 def text_of(server: Server, user: str, topic: str, file: str) -> str:
@@ -366,7 +366,8 @@ def test_the_document_page_works_at_200_percent_zoom(browser: Any, server: Serve
     open_document(page, server, "1", "co/a1")
     assert page.evaluate(
         "document.documentElement.scrollWidth <= document.documentElement.clientWidth")
-    for name in ("Highlight", "Unhighlight", "Best entry point", "Done", "Non-relevant…"):
+    for name in ("Highlight", "Unhighlight", "Best entry point", "Done, next",
+                 "Not relevant, next", "Undo", "Redo"):
         assert page.get_by_role("button", name=name, exact=True).is_visible()
     screenshot(page, tmp_path, "document-page-200pct")
     page.context.close()

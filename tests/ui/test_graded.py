@@ -27,7 +27,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 
 def settled(page: Any) -> None:
     page.wait_for_function(
-        "window.inexeval.state.pending.length === 0 && !window.inexeval.state.saving")
+        "() => window.inexeval.state.pending.length === 0 && !window.inexeval.state.saving")
 
 
 def choose(page: Any, path: str, code: str) -> None:

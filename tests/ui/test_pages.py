@@ -136,7 +136,7 @@ def test_speed_of_a_50000_character_article(browser: Any, server: Server,
         }""", k)
         page.keyboard.press("h")
         page.wait_for_function(
-            "window.inexeval.state.pending.length === 0 && !window.inexeval.state.saving")
+            "() => window.inexeval.state.pending.length === 0 && !window.inexeval.state.saving")
         timings = page.evaluate("window.inexeval.timings")
         saves.append({"change_to_ack_ms": timings["acknowledged"], "put_ms": timings["lastSave"]})
     navigation = page.evaluate("performance.getEntriesByType('navigation')[0].toJSON()")

@@ -172,6 +172,13 @@ export function highlightProblems(judgement, elements) {
   for (const path of Object.keys(judgement.exhaustivity)) {
     if (!heldPaths.has(path)) found.push(`${path} has an exhaustivity but holds no highlighted text`);
   }
+  return [...found, ...bestEntryPointProblems(judgement)];
+}
+
+/** What keeps a passages-mode judgement (INEX 2006-2010) from being done: a relevant document
+ * has a best entry point, a non-relevant one none (inexeval.assess.rules, passages mode). */
+export function bestEntryPointProblems(judgement) {
+  const found = [];
   const point = judgement.best_entry_point;
   if (judgement.passages.length > 0 && point === null) {
     found.push("a relevant document needs a best entry point");
