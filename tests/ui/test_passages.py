@@ -173,6 +173,22 @@ def test_undo_and_redo_of_each_kind_of_change(browser: Any, server: Server,
     page.context.close()
 
 
+def test_the_page_keeps_passages_sorted_and_merged(browser: Any, server: Server,
+                                                   console: ConsoleErrors) -> None:
+    """The page's passage arithmetic (judge.js) gives sorted, merged passages whatever order
+    it is given them in (issue 22: a cut passage came back as ``[[103, 354], [61, 89]]``)."""
+    page = log_in(browser, server, "alice", console)
+    open_document(page, server, "1", pool_order(server)[0])
+    found = page.evaluate("""async () => {
+      const judge = await import('/static/judge.js');
+      return [judge.subtractPassage([[103, 354], [61, 89]], [200, 210]),
+              judge.subtractPassage([[61, 354]], [89, 103]),
+              judge.addPassage([[103, 354], [61, 89]], [89, 103])];
+    }""")
+    assert found == [[[61, 89], [103, 200], [210, 354]], [[61, 89], [103, 354]], [[61, 354]]]
+    page.context.close()
+
+
 def test_a_document_reopens_at_its_first_highlight(browser: Any, server: Server,
                                                    console: ConsoleErrors,
                                                    tmp_path: Path) -> None:

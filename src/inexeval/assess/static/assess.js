@@ -472,6 +472,10 @@ function documentPage() {
   window.inexeval.problems = () => problems();
 
   const draw = () => {
+    for (const [id, steps] of [["do-undo", state.undo], ["do-redo", state.redo]]) {
+      const button = document.getElementById(id);
+      if (button) button.setAttribute("aria-disabled", String(steps.length === 0));
+    }
     drawPassages();
     drawBestEntryPoint();
     drawPanel();
