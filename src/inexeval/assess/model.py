@@ -10,7 +10,8 @@ Modes and their per-element values (``values`` maps a canonical element path to 
 mode       what an assessor gives
 ========== ====================================================================================
 passages   passages and, for a relevant document, a best entry point; no per-element value
-           (INEX 2006-2010, the FOL qrels' content: Fuhr et al., INEX 2007 and 2008)
+           (INEX 2006-2010: the relevance assessment guides of Lalmas and Piwowarski, which
+           dropped 2005's exhaustivity; what FOL qrels hold)
 highlight  passages; ``exhaustivity`` ``"2"``, ``"1"`` or ``"?"`` (too small) for each element
            holding highlighted text (INEX 2005-2008, Piwowarski et al.); a best entry point
 2002       ``values``: relevance 0-3 and coverage N/S/L/E, written ``"3E"``, ``"1S"``, ``"0N"``
