@@ -364,3 +364,14 @@ def test_no_body_gives_a_server_error(connect_sqlite: Any, body: Any) -> None:
     response = connect_sqlite.put(A1, body)
     assert response.status_code in (200, 409, 422), response.text
     assert isinstance(response.json(), dict)
+
+
+def test_a_split_passage_comes_back_in_document_order(connect_sqlite: Any) -> None:
+    """The passages of a save, of its answer and of a later read are sorted and merged, also
+    when the client sends the two parts of a cut passage in reverse order."""
+    client = connect_sqlite
+    answer = client.put(A1, {"version": 0, "status": "in-progress",
+                             "passages": [[60, 80], [10, 20], [15, 25]]})
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["passages"] == [[10, 25], [60, 80]]
+    assert client.get(A1).json()["passages"] == [[10, 25], [60, 80]]

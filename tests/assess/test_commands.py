@@ -148,3 +148,21 @@ def test_assign_unassign_and_stats(campaign: str, capsys: pytest.CaptureFixture[
 def test_commands_on_a_missing_store(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(["assess", "stats", str(tmp_path / "none.db")], capsys)
     assert code == 2 and "no assessment store there" in err
+
+
+def test_init_is_in_passages_mode_by_default(tmp_path: Path, campaign_files: dict[str, Path],
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """`assess init` without --mode is the INEX 2006-2010 passages mode; its export is FOL
+    qrels (the inex2005 format, which holds exhaustivity, is refused)."""
+    store = tmp_path / "s.db"
+    code, out, _ = run(["assess", "init", str(store), "--collection",
+                        str(campaign_files["collection"]), "--topics",
+                        str(campaign_files["topics"]), "--pool", str(campaign_files["pool"])],
+                       capsys)
+    assert code == 0 and out.startswith("2 topics, 3 documents, 4 pooled units, passages mode")
+    code, _, err = run(["assess", "export", str(store), "-o", str(tmp_path / "q"), "--format",
+                        "inex2005"], capsys)
+    assert code == 2 and err.count("\n") == 1
+    assert "inex2005 format holds exhaustivity, which passages mode does not ask" in err
+    code, _, err = run(["assess", "export", str(store), "-o", str(tmp_path / "q.fol")], capsys)
+    assert code == 0 and (tmp_path / "q.fol").is_file()

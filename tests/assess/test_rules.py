@@ -163,3 +163,21 @@ def test_apply_refuses_done_with_problems_and_invalid_bodies() -> None:
         "no exhaustivity"
     with pytest.raises(RuleViolation, match="outside the document"):
         apply(judged(), judged(status="in-progress", passages=((25, 300),)), DOC, "highlight")
+
+
+def test_passages_mode_asks_a_best_entry_point_and_no_exhaustivity() -> None:
+    """INEX 2006-2010: a relevant document needs a best entry point, nothing else; an
+    exhaustivity is off the scale (refused on save)."""
+    relevant = judged(status="done", passages=((20, 30),))
+    assert problems(relevant, DOC, "passages") == [
+        "a relevant document needs a best entry point"]
+    assert problems(judged(status="done", passages=((20, 30),), best_entry_point=20), DOC,
+                    "passages") == []
+    assert problems(judged(status="done"), DOC, "passages") == []
+    assert problems(judged(status="done", best_entry_point=3), DOC, "passages") == [
+        "a best entry point on a document with nothing highlighted"]
+    assert validate(judged(passages=((20, 30),), exhaustivity={A: "2"}), DOC, "passages") == [
+        "exhaustivity: '2' for /article[1] is not on the passages scale"]
+    assert not on_scale("passages", "exhaustivity", "2")
+    with pytest.raises(RuleViolation, match="needs a best entry point"):
+        apply(judged(), relevant, DOC, "passages")

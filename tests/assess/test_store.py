@@ -108,6 +108,28 @@ def test_save_is_one_transaction_with_a_version_check(campaign: str) -> None:
         store.close()
 
 
+def test_passages_are_sorted_and_merged_on_save_and_on_read(campaign: str) -> None:
+    """After ``u`` cut a passage in two the API gave ``[[103, 354], [61, 89]]``: whatever a
+    change returns, and whatever a row holds, passages come back sorted and merged."""
+    store = Store.open(campaign)
+    try:
+        def split(j: Judgement) -> Judgement:
+            return replace(j, status="in-progress", passages=((30, 40), (5, 10), (8, 12)))
+
+        saved = store.save("1", "co/a1", "alice", 0, split)
+        assert saved.passages == ((5, 12), (30, 40))
+        assert store.judgement("1", "co/a1", "alice").passages == ((5, 12), (30, 40))
+        with store.engine.begin() as connection:  # a row written by older code
+            connection.execute(store_module.judgements.update()
+                               .where(store_module.judgements.c.file == "co/a1")
+                               .values(passages="[[61, 89], [20, 30], [10, 20]]"))
+        read = store.judgement("1", "co/a1", "alice")
+        assert read.passages == ((10, 30), (61, 89))
+        assert read.to_api()["passages"] == [[10, 30], [61, 89]]
+    finally:
+        store.close()
+
+
 def test_sessions(campaign: str) -> None:
     store = Store.open(campaign)
     try:

@@ -70,7 +70,7 @@ class Server:
 def running_server(folder: Path, mode: str = "highlight") -> Iterator[Server]:
     """``inexeval assess serve`` on a free loopback port over a fresh store in ``folder``
     (the 2002/2003 modes with an element pool)."""
-    files = write_campaign(folder, element_pool=mode != "highlight")
+    files = write_campaign(folder, element_pool=mode in ("2002", "2003"))
     store = folder / "store.db"
     cli("assess", "init", str(store), "--collection", str(files["collection"]),
         "--topics", str(files["topics"]), "--pool", str(files["pool"]), "--mode", mode)

@@ -196,16 +196,15 @@ def test_an_assessor_judges_a_document(browser: Any, server: Server, console: Co
     assert page.locator("#consistency").get_attribute("data-state") == "green"
     screenshot(page, tmp_path, "document-page")
 
-    page.keyboard.press("d")
-    settled(page)
+    page.keyboard.press("d")  # saved, then the next unassessed document opens
+    page.wait_for_url(lambda url: not url.endswith("/docs/co/a1"))
     saved = server.judgement("alice", "1", "co/a1")
     assert saved["status"] == "done"
     assert saved["relevant"] is True
     assert saved["seconds"] > 0
 
-    # A reload shows the same state.
-    page.reload()
-    page.wait_for_selector("body[data-ready=true]")
+    # Opened again, the document shows the same state.
+    open_document(page, server, "1", "co/a1")
     assert page.locator("#doc-status").inner_text() == "done, relevant"
     assert page.evaluate("CSS.highlights.get('passage').size") == 2
     highlighted = page.evaluate("[...CSS.highlights.get('passage')].map(r => r.toString())")
@@ -366,7 +365,8 @@ def test_the_document_page_works_at_200_percent_zoom(browser: Any, server: Serve
     open_document(page, server, "1", "co/a1")
     assert page.evaluate(
         "document.documentElement.scrollWidth <= document.documentElement.clientWidth")
-    for name in ("Highlight", "Unhighlight", "Best entry point", "Done", "Non-relevant…"):
+    for name in ("Highlight", "Unhighlight", "Best entry point", "Done, next",
+                 "Not relevant, next", "Undo", "Redo"):
         assert page.get_by_role("button", name=name, exact=True).is_visible()
     screenshot(page, tmp_path, "document-page-200pct")
     page.context.close()

@@ -22,8 +22,8 @@ def test_judgements_made_in_the_page_are_exported_and_evaluated(
         page.keyboard.press(key)
     click_word(page, "entry", nth=1)
     page.keyboard.press("b")
-    page.keyboard.press("d")
-    settled(page)
+    page.keyboard.press("d")  # saved, then the next unassessed document opens
+    page.wait_for_url(lambda url: not url.endswith("/docs/co/a1"))
     open_document(page, server, "1", "co/xss")
     page.keyboard.press("r")
     page.get_by_role("button", name="Yes, non-relevant").click()

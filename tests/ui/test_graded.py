@@ -66,10 +66,12 @@ def test_values_implicit_values_and_contradictions(browser: Any, server: Server,
 
     choose(page, section, "3L")
     assert page.locator("#consistency").get_attribute("data-state") == "green"
-    page.keyboard.press("d")
-    settled(page)
+    page.keyboard.press("d")  # saved, then the next unassessed document opens
+    page.wait_for_url(lambda url: not url.endswith("/docs/co/a1"))
     saved = server.judgement("alice", "1", "co/a1")
     assert (saved["status"], saved["values"]) == (
         "done", {first: "3E", section: "3L", second: "0N"})
+    page.goto(f"{server.url}/topics/1/docs/co/a1")
+    page.wait_for_selector("body[data-ready=true]")
     assert page.locator("#doc-status").inner_text() == "done, relevant"
     page.context.close()

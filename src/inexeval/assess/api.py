@@ -817,7 +817,7 @@ OPENAPI: dict[str, Any] = {
                                                       "items": {"type": "string"}}}},
         "Session": {"type": "object", "properties": {
             "user": {"type": "string"}, "csrf_token": {"type": "string"},
-            "admin": {"type": "boolean"}, "mode": {"enum": ["highlight", "2002", "2003"]}}},
+            "admin": {"type": "boolean"}, "mode": {"enum": ["passages", "highlight", "2002", "2003"]}}},
         "TopicProgress": {"type": "object", "properties": {
             "topic": {"type": "string"}, "title": {"type": "string"},
             "locked": {"type": "boolean"}, "pool": {"type": "integer"},

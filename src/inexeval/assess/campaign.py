@@ -86,7 +86,7 @@ class _Collection:
         return stored_document(name, xml, index)
 
 
-DEFAULT_FORMAT = {"highlight": "fol", "2002": "inex2002", "2003": "inex2003"}
+DEFAULT_FORMAT = {"passages": "fol", "highlight": "fol", "2002": "inex2002", "2003": "inex2003"}
 
 
 def export_campaign(store_url: str | Path, output: str | Path, fmt: str | None,
@@ -104,7 +104,11 @@ def export_store(store: Store, output: str | Path, fmt: str | None, assessor: st
     """Export the judgements of ``assessor`` or, without one, of each topic's first-assigned
     assessor, in ``fmt`` (default: the mode's own format) to ``output``; returns notes for the
     user (topics that have other assessors), the last one saying what was written."""
-    fmt = fmt or DEFAULT_FORMAT[store.mode()]
+    mode = store.mode()
+    fmt = fmt or DEFAULT_FORMAT[mode]
+    if mode == "passages" and fmt == "inex2005":
+        raise InexevalError("the inex2005 format holds exhaustivity, which passages mode does "
+                            "not ask: export fol or json")
     if assessor is not None and store.user(assessor) is None:
         raise InexevalError(f"no user {assessor!r} in the store")
     notes: list[str] = []

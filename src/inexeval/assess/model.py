@@ -9,6 +9,9 @@ Modes and their per-element values (``values`` maps a canonical element path to 
 ========== ====================================================================================
 mode       what an assessor gives
 ========== ====================================================================================
+passages   passages and, for a relevant document, a best entry point; no per-element value
+           (INEX 2006-2010: the relevance assessment guides of Lalmas and Piwowarski, which
+           dropped 2005's exhaustivity; what FOL qrels hold)
 highlight  passages; ``exhaustivity`` ``"2"``, ``"1"`` or ``"?"`` (too small) for each element
            holding highlighted text (INEX 2005-2008, Piwowarski et al.); a best entry point
 2002       ``values``: relevance 0-3 and coverage N/S/L/E, written ``"3E"``, ``"1S"``, ``"0N"``
@@ -23,7 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-MODES = ("highlight", "2002", "2003")
+MODES = ("passages", "highlight", "2002", "2003")
 STATUSES = ("unseen", "in-progress", "done")
 EXHAUSTIVITY_VALUES = ("2", "1", "?")
 MAX_SECONDS = 24 * 3600.0
@@ -50,7 +53,7 @@ class Judgement:
 
     @property
     def relevant(self) -> bool:
-        """Done with highlighted text (highlight mode) or a non-zero value (2002/2003)."""
+        """Done with highlighted text (passages and highlight modes) or a non-zero value (2002/2003)."""
         if self.passages:
             return True
         return any(not _is_zero(code) for code in self.values.values())
@@ -60,7 +63,7 @@ class Judgement:
         return {
             "topic": self.topic, "file": self.file, "assessor": self.assessor,
             "version": self.version, "status": self.status,
-            "passages": [list(p) for p in self.passages],
+            "passages": [list(p) for p in merge_passages(self.passages)],
             "best_entry_point": self.best_entry_point,
             "exhaustivity": dict(self.exhaustivity), "values": dict(self.values),
             "seconds": self.seconds, "updated": self.updated,

@@ -34,8 +34,8 @@ from inexeval.assess.store import NotFound, Store, User
 HERE = Path(__file__).parent
 Handler = Callable[[Request], Awaitable[Response]]
 
-EXPORTS = {"highlight": ("fol", "inex2005", "json"), "2002": ("inex2002", "json"),
-           "2003": ("inex2003", "json")}
+EXPORTS = {"passages": ("fol", "json"), "highlight": ("fol", "inex2005", "json"),
+           "2002": ("inex2002", "json"), "2003": ("inex2003", "json")}
 """The export formats of each mode (``inexeval assess export --format``)."""
 
 STATUS_ICONS = {
@@ -146,8 +146,15 @@ def routes(service: Service) -> list[BaseRoute]:
         statement = _topic(store, topic_id)
         following = next_unassessed(articles, file)
         mode = store.mode()
-        return await render(request, "doc.html", {"topic": statement, "file": file, "mode": mode}, {
+        files = [a["file"] for a in articles]
+        return await render(request, "doc.html", {
+            "topic": statement, "file": file, "mode": mode,
+            "position": files.index(file) + 1, "pool_size": len(files),
+            "done": sum(a["status"] == "done" for a in articles),
+            "relevant": sum(a["status"] == "done" and bool(a.get("relevant"))
+                            for a in articles)}, {
             "user": user.name, "mode": mode, "keywords": keywords(statement),
+            "topic_url": f"/topics/{quote(topic_id, safe='')}",
             "doc_api": f"/api/topics/{quote(topic_id, safe='')}/docs/{quote(file, safe='/')}",
             "pooled": await run_in_threadpool(store.pool_paths, topic_id, file),
             "next_url": doc_url(topic_id, following) if following else None})

@@ -10,6 +10,8 @@ Two kinds of findings:
   element of the document, a value that is not on the mode's scale. A save with any is refused.
 * :func:`problems` – what keeps a document from being ``done``:
 
+  - passages mode (INEX 2006-2010): a relevant document has a best entry point, a document
+    with nothing highlighted has none; exhaustivity is not asked (and refused).
   - highlight mode (INEX 2005-2008, Pehcevski 2006; Piwowarski et al.): every element that holds
     highlighted text has an exhaustivity (``2``, ``1`` or ``?`` for too small), no element
     without highlighted text has one, and a relevant document has a best entry point. A done
@@ -125,6 +127,8 @@ def problems(j: Judgement, structure: Structure, mode: str,
              pooled: Sequence[str] = ()) -> list[str]:
     """What keeps the judgement from being ``done`` (empty when it may be); ``pooled`` are the
     pooled elements of the document (an article pool has none)."""
+    if mode == "passages":
+        return _problems_best_entry_point(j)
     if mode == "highlight":
         return _problems_highlight(j, structure)
     return _problems_graded(j, structure, mode, pooled)
@@ -140,6 +144,12 @@ def _problems_highlight(j: Judgement, structure: Structure) -> list[str]:
     for path in j.exhaustivity:
         if path not in held_set:
             found.append(f"{path} has an exhaustivity but holds no highlighted text")
+    return found + _problems_best_entry_point(j)
+
+
+def _problems_best_entry_point(j: Judgement) -> list[str]:
+    """A relevant document has a best entry point, one with nothing highlighted none."""
+    found = []
     if j.passages and j.best_entry_point is None:
         found.append("a relevant document needs a best entry point")
     if not j.passages and j.best_entry_point is not None:

@@ -32,7 +32,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
-from inexeval.assess.model import MAX_SECONDS, Judgement
+from inexeval.assess.model import MAX_SECONDS, Judgement, merge_passages
 from inexeval.errors import InexevalError
 
 SCHEMA_VERSION = 2
@@ -335,7 +335,7 @@ def _dumps(value: Any) -> str:
 def _judgement(row: Any) -> Judgement:
     return Judgement(
         topic=row.topic, file=row.file, assessor=row.assessor, status=row.status,
-        passages=tuple((int(s), int(e)) for s, e in json.loads(row.passages)),
+        passages=merge_passages([(int(s), int(e)) for s, e in json.loads(row.passages)]),
         best_entry_point=row.best_entry_point,
         exhaustivity=json.loads(row.exhaustivity), values=json.loads(row.judged_values),
         version=row.version, seconds=_bounded_seconds(row.seconds), updated=row.updated)
@@ -847,6 +847,8 @@ class Store:
              change: Callable[[Judgement], Judgement]) -> Judgement:
         """Apply ``change`` to the stored judgement when its version is ``version`` and store
         the result with the next version, in one transaction with its action-log entry.
+        Passages are stored sorted and merged whatever ``change`` returns (and read so: a row
+        written otherwise is read sorted and merged too).
 
         Raises :class:`Conflict` (stale version), :class:`Locked`, :class:`NotFound`,
         :class:`NotAssigned`, or whatever ``change`` raises; nothing is written then."""
@@ -863,7 +865,7 @@ class Store:
             changed = change(before)
             after = Judgement(
                 topic=topic, file=file, assessor=assessor, status=changed.status,
-                passages=changed.passages, best_entry_point=changed.best_entry_point,
+                passages=merge_passages(changed.passages), best_entry_point=changed.best_entry_point,
                 exhaustivity=changed.exhaustivity, values=changed.values,
                 version=version + 1, seconds=changed.seconds, updated=now_iso())
             result = connection.execute(_UPDATE_JUDGEMENT, {

@@ -14,13 +14,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from inexeval.assess.model import MODES
 from inexeval.cli import positive
 from inexeval.errors import InexevalError
 
 NAME = "assess"
 HELP = "run an assessment campaign: store, users, assignments, HTTP server, export"
 
-MODES = ("highlight", "2002", "2003")
 MIN_PASSWORD = 12
 """Shortest password accepted (OWASP ASVS 2.1.1)."""
 
@@ -44,9 +44,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     init.add_argument("--topics", metavar="FILE", required=True, help="topic file or folder")
     init.add_argument("--pool", metavar="POOL.tsv", required=True,
                       help="the pool written by `inexeval pool`")
-    init.add_argument("--mode", choices=MODES, default="highlight",
-                      help="what assessors give: highlighted passages with exhaustivity "
-                      "(default), INEX 2002 relevance x coverage, INEX 2003 E x S")
+    init.add_argument("--mode", choices=MODES, default="passages",
+                      help="what assessors give: highlighted passages and a best entry point "
+                      "(passages, INEX 2006-2010, the default), passages with exhaustivity "
+                      "(highlight, INEX 2005), INEX 2002 relevance x coverage, INEX 2003 E x S")
 
     def password_options(command: argparse.ArgumentParser) -> None:
         source = command.add_mutually_exclusive_group()
@@ -82,7 +83,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="output file (fol, json) or folder (per-topic XML formats)")
     export.add_argument("--format", choices=("fol", "inex2005", "inex2002", "inex2003", "json"),
                         default=None,
-                        help="qrels format (default: fol in highlight mode, inex2002 / inex2003 "
+                        help="qrels format (default: fol in passages and highlight modes, inex2002 / inex2003 "
                         "in those modes)")
     export.add_argument("--assessor", metavar="NAME",
                         help="export this assessor's judgements (default: each topic's "

@@ -4,7 +4,7 @@
 
 import {
   CodePointText, snapToWords, findWords, wordStart, addPassage, subtractPassage, passageAt,
-  elementsHoldingHighlights, highlightProblems,
+  elementsHoldingHighlights, highlightProblems, bestEntryPointProblems,
 } from "./judge.js";
 
 const page = document.body.dataset.page;
@@ -201,10 +201,13 @@ function documentPage() {
     made: new Map(), breakList: [],
     judgement: null, mode: data.mode || "highlight", keywords: data.keywords || [],
     pooled: data.pooled || [], serverProblems: [], implicit: {},
-    pending: [], saving: false, retry: 0, focusPath: null,
+    pending: [], saving: false, retry: 0, focusPath: null, undo: [], redo: [], advance: false,
     baseSeconds: 0, activeMs: 0, visibleSince: document.hidden ? null : performance.now(),
   };
   window.inexeval = { state, timings: {} };
+  const graded = state.mode === "2002" || state.mode === "2003";
+  const lastXKey = `inexeval:${data.user}:last-x`;
+  const undoXKey = `inexeval:${data.user}:undo-x`;
 
   // ---- offsets: a DOM point is counted in UTF-16 units from the start of #doc
   const pointOffset = (container, offset) => {
@@ -306,8 +309,9 @@ function documentPage() {
   /** The elements the side panel lists: in highlight mode those holding highlighted text;
    * in 2002/2003 modes also the pooled ones and those with an explicit or implicit value. */
   const listed = () => {
+    if (state.mode === "passages") return [];
     const paths = new Set(held().map((el) => el.path));
-    if (state.mode !== "highlight") {
+    if (graded) {
       for (const p of [...state.pooled, ...Object.keys(state.judgement.values),
         ...Object.keys(state.implicit)]) paths.add(p);
     }
@@ -315,8 +319,11 @@ function documentPage() {
       .sort((a, b) => state.order.get(a) - state.order.get(b));
   };
 
-  const valueOf = (path) => (state.mode === "highlight"
-    ? state.judgement.exhaustivity[path] : state.judgement.values[path]);
+  const valueOf = (path) => {
+    if (state.mode === "passages") return undefined;
+    return state.mode === "highlight" ? state.judgement.exhaustivity[path]
+      : state.judgement.values[path];
+  };
 
   const scaleButtons = (path) => {
     const group = document.createElement("span");
@@ -355,7 +362,30 @@ function documentPage() {
     return select;
   };
 
+  /** Passages mode: the highlighted passages as a text list (their first words). */
+  const drawPassageList = () => {
+    const list = document.getElementById("elements");
+    const rows = state.judgement.passages.map(([s, e]) => {
+      const li = document.createElement("li");
+      li.className = "passage";
+      const until = Math.min(e, s + 120);
+      const cuts = [s, ...state.breakList.filter((at) => at > s && at < until), until];
+      const words = cuts.slice(1).map((at, i) => state.text.slice(cuts[i], at))
+        .map((part) => part.replace(/\s+/g, " ").trim()).filter((part) => part !== "")
+        .join(" ¶ ");
+      li.textContent = e - s > 120 ? `${words}…` : words;
+      li.title = `characters ${s} to ${e}`;
+      return li;
+    });
+    list.replaceChildren(...rows);
+    document.getElementById("elements-empty").hidden = rows.length > 0;
+  };
+
   const drawPanel = () => {
+    if (state.mode === "passages") {
+      drawPassageList();
+      return;
+    }
     const list = document.getElementById("elements");
     const focused = document.activeElement?.closest?.("#elements li")?.dataset.path;
     const found = problems();
@@ -407,8 +437,11 @@ function documentPage() {
 
   /** The problems the page shows: computed here in highlight mode (the same rules as the
    * server's), the server's own list in the 2002/2003 modes. */
-  const problems = () => (state.mode === "highlight"
-    ? highlightProblems(state.judgement, state.elements) : state.serverProblems);
+  const problems = () => {
+    if (state.mode === "passages") return bestEntryPointProblems(state.judgement);
+    return state.mode === "highlight" ? highlightProblems(state.judgement, state.elements)
+      : state.serverProblems;
+  };
 
   const drawStatus = () => {
     const found = problems();
@@ -439,6 +472,10 @@ function documentPage() {
   window.inexeval.problems = () => problems();
 
   const draw = () => {
+    for (const [id, steps] of [["do-undo", state.undo], ["do-redo", state.redo]]) {
+      const button = document.getElementById(id);
+      if (button) button.setAttribute("aria-disabled", String(steps.length === 0));
+    }
     drawPassages();
     drawBestEntryPoint();
     drawPanel();
@@ -507,9 +544,11 @@ function documentPage() {
       if (state.pending.length === 0) {
         window.inexeval.timings.acknowledged = performance.now() - window.inexeval.timings.changed;
         if (answer.status) state.judgement.status = answer.status;
+        if (answer.passages) state.judgement.passages = answer.passages;
         showSave("saved", "saved");
         takeRules(answer);
         draw();
+        if (state.advance) moveOn();
       }
       remember();
       flush();
@@ -526,6 +565,9 @@ function documentPage() {
       }
     }
     state.pending = [];
+    state.advance = false;
+    state.undo = [];
+    state.redo = [];
     remember();
     state.saving = false;
     if (response.status === 409) {
@@ -543,20 +585,100 @@ function documentPage() {
     }
   };
 
-  /** Apply a change to the judgement, draw it and save it. */
-  const change = (update, status = "in-progress") => {
+  /** The judgement's content and status, as undo and redo keep it. */
+  const snapshot = () => {
+    const j = state.judgement;
+    return {
+      status: j.status, passages: j.passages.map((p) => [...p]),
+      best_entry_point: j.best_entry_point, exhaustivity: { ...j.exhaustivity },
+      values: { ...j.values },
+    };
+  };
+
+  /** Apply a change to the judgement, draw it and save it; `record` makes it an undo step. */
+  const change = (update, status = "in-progress", record = true) => {
     window.inexeval.timings.changed = performance.now();
+    if (record) {
+      state.undo.push(snapshot());
+      state.redo = [];
+    }
     update(state.judgement);
     state.judgement.status = status;
     const holding = new Set(held().map((el) => el.path));
     for (const path of Object.keys(state.judgement.exhaustivity)) {
       if (!holding.has(path)) delete state.judgement.exhaustivity[path];
     }
-    if (state.judgement.passages.length === 0 && state.mode === "highlight") {
+    if (state.judgement.passages.length === 0 && !graded) {
       state.judgement.best_entry_point = null;
     }
     draw();
     enqueue();
+  };
+
+  /** Bring back a snapshot as a change saved like any other. The server makes a changed done
+   * document in-progress (inexeval.assess.rules.apply), so a done snapshot is restored in two
+   * saves: its content, then its status. */
+  const restoreState = (target) => {
+    const same = JSON.stringify({ ...snapshot(), status: null })
+      === JSON.stringify({ ...target, status: null });
+    const put = (j) => {
+      j.passages = target.passages.map((p) => [...p]);
+      j.best_entry_point = target.best_entry_point;
+      j.exhaustivity = { ...target.exhaustivity };
+      j.values = { ...target.values };
+    };
+    if (target.status === "done" && !same) {
+      change(put, "in-progress", false);
+      change(() => {}, "done", false);
+    } else {
+      change(put, target.status === "unseen" && !same ? "in-progress" : target.status, false);
+    }
+  };
+
+  const undo = () => {
+    if (state.undo.length === 0) {
+      undoLastX();
+      return;
+    }
+    const target = state.undo.pop();
+    state.redo.push(snapshot());
+    clearNotice();
+    restoreState(target);
+  };
+
+  const redo = () => {
+    if (state.redo.length === 0) {
+      notice("Nothing to redo.", "info");
+      return;
+    }
+    const target = state.redo.pop();
+    state.undo.push(snapshot());
+    clearNotice();
+    restoreState(target);
+  };
+
+  /** Ctrl+Z with nothing to undo on this page reverts the `x` that led here: the previous
+   * document opens and restores its state from before the `x`. */
+  const undoLastX = () => {
+    let last = null;
+    try {
+      last = JSON.parse(sessionStorage.getItem(lastXKey) || "null");
+    } catch {
+      last = null;
+    }
+    if (last === null || last.doc_api === data.doc_api) {
+      notice("Nothing to undo on this document.", "info");
+      return;
+    }
+    sessionStorage.removeItem(lastXKey);
+    sessionStorage.setItem(undoXKey, JSON.stringify(last));
+    window.location.assign(last.url);
+  };
+
+  /** After d or x: the next unassessed document of the pool (pool order), else the pool. */
+  const moveOn = () => {
+    state.advance = false;
+    window.location.assign(data.next_url || data.topic_url);
   };
 
   const notice = (text, kind) => {
@@ -627,7 +749,7 @@ function documentPage() {
       notice("Click in the document where reading should start, then press b.", "info");
       return;
     }
-    if (state.mode === "highlight" && state.judgement.passages.length === 0) {
+    if (!graded && state.judgement.passages.length === 0) {
       notice("Highlight the relevant text first: a best entry point belongs to a relevant "
         + "document.", "info");
       return;
@@ -641,43 +763,66 @@ function documentPage() {
     const found = drawStatus();
     // The server's list (2002/2003 modes) is of the last saved state: with changes still on
     // their way the request goes out and the server decides.
-    const stale = state.mode !== "highlight" && state.pending.length > 0;
+    const stale = graded && state.pending.length > 0;
     if (found.length > 0 && !stale) {
       notice(`Not done: ${found.join("; ")}.`, "error");
       document.getElementById("consistency").focus();
       return;
     }
     clearNotice();
-    if (state.mode === "highlight" && state.judgement.passages.length === 0) {
+    if (!graded && state.judgement.passages.length === 0) {
       askNonRelevant();
       return;
     }
-    change(() => {}, "done");
+    if (state.judgement.status !== "done") change(() => {}, "done");
+    sessionStorage.removeItem(lastXKey);
+    state.advance = true;
+    if (state.pending.length === 0 && !state.saving) moveOn();
   };
 
   const dialog = document.getElementById("confirm-nonrelevant");
   const askNonRelevant = () => dialog.showModal();
-  dialog.addEventListener("close", () => {
-    if (dialog.returnValue !== "yes") return;
+  /** Clear the judgement and mark it done, as one undo step. */
+  const markNonRelevant = () => {
     const clear = (j) => {
       j.passages = [];
       j.best_entry_point = null;
       j.exhaustivity = {};
       j.values = {};
     };
-    if (state.mode !== "highlight") {
+    state.undo.push(snapshot());
+    state.redo = [];
+    if (graded) {
       change((j) => {
         clear(j);
         j.values = Object.fromEntries(state.pooled.map((p) => [p, state.mode === "2002"
           ? "0N" : "E0S0"]));
         const root = state.elements[0]?.path;
         if (root) j.values[root] = state.mode === "2002" ? "0N" : "E0S0";
-      });
+      }, "in-progress", false);
     } else {
-      change(clear);
+      change(clear, "in-progress", false);
     }
-    change(() => {}, "done");
+    change(() => {}, "done", false);
+  };
+  dialog.addEventListener("close", () => {
+    if (dialog.returnValue === "yes") markNonRelevant();
   });
+
+  /** x: not relevant in one key (no dialog; Ctrl+Z reverts it, also from the next
+   * document), then the next unassessed document. */
+  const notRelevant = () => {
+    const before = snapshot();
+    clearNotice();
+    markNonRelevant();
+    try {
+      sessionStorage.setItem(lastXKey, JSON.stringify(
+        { doc_api: data.doc_api, url: window.location.pathname, before }));
+    } catch {
+      // storage disabled: Ctrl+Z then reverts it on this page only
+    }
+    state.advance = true;
+  };
 
   /** The element the keys 2, 1, 3 apply to: the focused row, else the current one, else the
    * first without a value. */
@@ -703,8 +848,8 @@ function documentPage() {
   };
 
   const keys = {
-    h: highlight, u: unhighlight, d: markDone, r: askNonRelevant,
-    ...(state.mode === "highlight" ? { b: setBestEntryPoint } : {}),
+    h: highlight, u: unhighlight, d: markDone, r: askNonRelevant, x: notRelevant,
+    ...(graded ? {} : { b: setBestEntryPoint }),
     n: nextUnassessed,
     w: () => {
       keywordsToggle.checked = !keywordsToggle.checked;
@@ -714,6 +859,13 @@ function documentPage() {
   };
   const scaleKeys = { 2: "2", 1: "1", 3: "?" };
   document.addEventListener("keydown", (event) => {
+    const command = (event.ctrlKey || event.metaKey) && !event.altKey && !typing(event);
+    if (command && event.key.toLowerCase() === "z" && !dialog.open && state.text !== null) {
+      event.preventDefault();
+      if (event.shiftKey) redo();
+      else undo();
+      return;
+    }
     if (!plainKey(event) || dialog.open || state.text === null) return;
     const inPanel = document.activeElement?.closest?.("#elements li");
     if ((event.key === "ArrowDown" || event.key === "ArrowUp") && !inPanel) return;
@@ -729,7 +881,8 @@ function documentPage() {
     action();
   });
   for (const [id, action] of [["do-highlight", highlight], ["do-unhighlight", unhighlight],
-    ["do-bep", setBestEntryPoint], ["do-done", markDone], ["do-nonrelevant", askNonRelevant]]) {
+    ["do-bep", setBestEntryPoint], ["do-done", markDone], ["do-notrelevant", notRelevant],
+    ["do-undo", undo], ["do-redo", redo]]) {
     const button = document.getElementById(id);
     if (button === null) continue;
     // A mouse press on a button must not clear the text selection it acts on.
@@ -791,6 +944,31 @@ function documentPage() {
     flush();
   };
 
+  /** The `x` of this document reverted from the next one (see undoLastX). */
+  const undoneX = () => {
+    let undone = null;
+    try {
+      undone = JSON.parse(sessionStorage.getItem(undoXKey) || "null");
+    } catch {
+      undone = null;
+    }
+    if (undone === null || undone.doc_api !== data.doc_api) return;
+    sessionStorage.removeItem(undoXKey);
+    state.redo.push(snapshot());
+    restoreState(undone.before);
+    notice("Not relevant undone: the document is as it was before x.", "info");
+  };
+
+  /** A document with highlights reopens scrolled to its first one. */
+  const reopenAtFirstHighlight = () => {
+    const first = state.judgement.passages[0];
+    if (first === undefined) return;
+    const [node] = domPoint(first[0], true);
+    const element = node.parentElement;
+    if (element === null) return;
+    element.scrollIntoView({ block: "center" });
+  };
+
   const start = async () => {
     const t0 = performance.now();
     const [content] = await Promise.all([getJSON(`${data.doc_api}/content`), load()]);
@@ -807,6 +985,8 @@ function documentPage() {
     restore();
     drawKeywords();
     draw();
+    undoneX();
+    reopenAtFirstHighlight();
     doc.setAttribute("aria-busy", "false");
     document.body.dataset.ready = "true";
     const t2 = performance.now();

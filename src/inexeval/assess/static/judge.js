@@ -122,7 +122,8 @@ export function addPassage(passages, passage) {
   return mergePassages([...passages, passage]);
 }
 
-/** The passages with [start, end) taken out of them. */
+/** The passages with [start, end) taken out of them, sorted and merged (a cut inside a
+ * passage leaves its two parts in document order). */
 export function subtractPassage(passages, [start, end]) {
   const out = [];
   for (const [s, e] of passages) {
@@ -133,7 +134,7 @@ export function subtractPassage(passages, [start, end]) {
     if (s < start) out.push([s, start]);
     if (e > end) out.push([end, e]);
   }
-  return out;
+  return mergePassages(out);
 }
 
 /** The passage holding offset `at` (a caret inside it), or null. */
@@ -171,6 +172,13 @@ export function highlightProblems(judgement, elements) {
   for (const path of Object.keys(judgement.exhaustivity)) {
     if (!heldPaths.has(path)) found.push(`${path} has an exhaustivity but holds no highlighted text`);
   }
+  return [...found, ...bestEntryPointProblems(judgement)];
+}
+
+/** What keeps a passages-mode judgement (INEX 2006-2010) from being done: a relevant document
+ * has a best entry point, a non-relevant one none (inexeval.assess.rules, passages mode). */
+export function bestEntryPointProblems(judgement) {
+  const found = [];
   const point = judgement.best_entry_point;
   if (judgement.passages.length > 0 && point === null) {
     found.push("a relevant document needs a best entry point");
