@@ -1,4 +1,4 @@
-"""Time ``inexeval meta-pooling`` at campaign scale (issue 24): 6 strategies × 10 budgets on
+"""Time ``inexeval meta pooling`` at campaign scale (issue 24): 6 strategies × 10 budgets on
 100 runs × 107 topics, against the INEX 2010 qrels (the 52 judged topics make the study).
 
 The runs are bench_pool.py's (100 FOL runs derived from a real run, over the 107 INEX 2010
@@ -44,10 +44,10 @@ def main() -> None:
     parser.add_argument("--folder", type=Path, default=Path("/tmp/inexeval-bench-pool"))
     args = parser.parse_args()
     runs = make_runs(args.folder, args.runs)
-    command = [sys.executable, "-m", "inexeval.cli", "meta-pooling", str(QRELS),
+    command = [sys.executable, "-m", "inexeval.cli", "meta", "pooling", str(QRELS),
                *map(str, runs), "--strategies", STRATEGIES, "--budgets", BUDGETS]
     wall, cpu, serial = timed(command)
-    print(f"meta-pooling, {len(runs)} runs, 6 strategies x 10 budgets: wall {wall:.2f} s, "
+    print(f"meta pooling, {len(runs)} runs, 6 strategies x 10 budgets: wall {wall:.2f} s, "
           f"CPU {cpu:.2f} s")
     wall, cpu, forked = timed([*command, "--jobs", str(args.jobs)])
     print(f"  --jobs {args.jobs}: wall {wall:.2f} s, CPU {cpu:.2f} s; same output: "

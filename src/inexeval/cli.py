@@ -77,10 +77,11 @@ def topic_ids(text: str) -> str:
 
 
 def _command_names() -> list[str]:
-    """The commands: the modules of :mod:`inexeval.commands`, but those with an underscore,
-    which hold the subcommands of another (``meta_pool``: ``meta pool``, ``meta reuse``)."""
+    """The commands: the modules of :mod:`inexeval.commands`, but those whose name starts with
+    an underscore, which hold the subcommands of another (``_meta_pool``: ``meta pool``,
+    ``meta reuse``; ``_meta_pooling``: ``meta pooling``)."""
     return sorted(m.name for m in pkgutil.iter_modules(inexeval.commands.__path__)
-                  if "_" not in m.name)
+                  if not m.name.startswith("_"))
 
 
 def _chosen(argv: Sequence[str], names: list[str]) -> str | None:

@@ -1,4 +1,4 @@
-"""The pooling study (meta-pooling): a case worked on paper, the same numbers on one process,
+"""The pooling study (meta pooling): a case worked on paper, the same numbers on one process,
 forked processes and a Dask cluster, and the command line."""
 
 from __future__ import annotations
@@ -91,14 +91,14 @@ def test_meta_pooling_on_the_command_line(campaign: tuple[Path, list[Path]], tmp
                                           capsys: pytest.CaptureFixture[str]) -> None:
     qrels, runs = campaign
     out = tmp_path / "curves.json"
-    assert main(["meta-pooling", str(qrels), *map(str, runs), "--strategies", "depth",
+    assert main(["meta", "pooling", str(qrels), *map(str, runs), "--strategies", "depth",
                  "--budgets", "2,10", "--depth", "3", "--format", "json", "-o", str(out)]) == 0
     curves = json.loads(out.read_text())["curves"]
     assert [(c["strategy"], c["budget"], c["judged"], c["relevant_found"]) for c in curves] == [
         ("depth", 2, 2, 2), ("depth", 10, 5, 3)]
     assert set(curves[0]) == {"strategy", "budget", "topic_count", "judged", "relevant_found",
                               "kendall_tau", "rmse"}
-    assert main(["meta-pooling", str(qrels), *map(str, runs), "--budgets", "2",
+    assert main(["meta", "pooling", str(qrels), *map(str, runs), "--budgets", "2",
                  "--depth", "3"]) == 0
     text = capsys.readouterr().out.splitlines()
     assert text[0].split("\t")[:3] == ["strategy", "budget", "topic_count"]
@@ -116,7 +116,7 @@ def test_meta_pooling_on_the_command_line(campaign: tuple[Path, list[Path]], tmp
 def test_bad_meta_pooling_requests(campaign: tuple[Path, list[Path]], extra: list[str],
                                    message: str, capsys: pytest.CaptureFixture[str]) -> None:
     qrels, runs = campaign
-    assert main(["meta-pooling", str(qrels), *map(str, runs), *extra]) == 2
+    assert main(["meta", "pooling", str(qrels), *map(str, runs), *extra]) == 2
     err = capsys.readouterr().err
     assert message in err and err.startswith("inexeval: error:") and err.count("\n") == 1
 

@@ -19,8 +19,9 @@ from inexeval.cli import digits, positive
 from inexeval.errors import InexevalError
 
 NAME = "meta"
-HELP = ("evaluate the measures: discriminative power, swap rates, topic-set size, "
-        "reproducibility, agreement")
+HELP = ("evaluate the measures and the pools: discriminative power, swap rates, topic-set "
+        "size, reproducibility, agreement; smaller pools, leave-one-out reuse, pooling "
+        "strategies")
 
 FORMATS = ("table", "markdown", "latex", "csv", "json")
 FIGURES = ("png", "svg", "pdf")
@@ -529,7 +530,10 @@ register("agree", Study("agreement of the measures' rankings: agree's columns, t
                         "tau_AP_a/b (Urbano and Marrero 2017), RBO, bootstrap intervals",
                         _agree_arguments, _agree))
 
-from inexeval.commands.meta_pool import SUBCOMMANDS as _POOL_STUDIES
+from inexeval.commands import _meta_pooling
+from inexeval.commands._meta_pool import SUBCOMMANDS as _POOL_STUDIES
 
 for _name, (_help, _arguments, _run) in _POOL_STUDIES.items():
     register(_name, Study(_help, _arguments, _run))
+register("pooling", Study(_meta_pooling.HELP, _meta_pooling.add_arguments,
+                          _meta_pooling.run))

@@ -1,4 +1,4 @@
-"""``inexeval meta-pooling``: simulate pooling strategies on a finished campaign's qrels and
+"""``inexeval meta pooling``: simulate pooling strategies on a finished campaign's qrels and
 runs (:mod:`inexeval.analysis.strategy_study`); the ``meta pooling`` study."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import sys
 
 from inexeval.cli import positive
 
-NAME = "meta-pooling"
+NAME = "meta pooling"
 HELP = ("simulate pooling strategies on finished qrels: per strategy and budget, the relevant "
         "units found and the Kendall tau / RMSE of the runs' MAP against the full qrels")
 
