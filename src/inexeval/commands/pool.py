@@ -137,13 +137,23 @@ def run(args: argparse.Namespace) -> int:
         target = check_output(args.output, *args.runs, args.topic_file, args.qrels)
         with atomic_output(target) as out:
             write_pool(pool, out)
+        _wrote(target)
     return 0
+
+
+def _wrote(target: str | Path) -> None:
+    """``-o``'s one line on stderr, as every command says what it wrote."""
+    from inexeval.cli_args import note
+
+    note(f"wrote {target} ({Path(target).stat().st_size:,} bytes)")
 
 
 def _runs(args: argparse.Namespace, paths: list[str]) -> list[Any]:
     from inexeval.formats.detect import load_run
+    from inexeval.progress import progress
 
-    return [load_run(path, args.run_format, args.keep_repeats) for path in paths]
+    return [load_run(path, args.run_format, args.keep_repeats)
+            for path in progress(paths, "runs", len(paths))]
 
 
 def _pool(args: argparse.Namespace) -> Any:
@@ -255,6 +265,7 @@ def _sample(args: argparse.Namespace) -> int:
         target = check_output(args.output, *args.runs, args.topic_file, args.qrels)
         with atomic_output(target) as out:
             out.writelines(lines)
+        _wrote(target)
     return 0
 
 
@@ -309,8 +320,10 @@ def _stats(args: argparse.Namespace) -> int:
     else:
         from inexeval.outputs import atomic_output, check_output
 
-        with atomic_output(check_output(args.output, args.stats, *args.runs)) as out:
+        target = check_output(args.output, args.stats, *args.runs)
+        with atomic_output(target) as out:
             out.write(text)
+        _wrote(target)
     return 0
 
 
