@@ -420,3 +420,24 @@ def test_schema_version_2_upgrades_a_version_1_store(campaign: str, tmp_path: Pa
         assert store.user("alice") is not None
     finally:
         store.close()
+
+
+def test_a_busy_answer_is_no_failure(serve: Any) -> None:
+    """20 assessors behind one address logging in at once (after a restart): the attempts
+    refused because every password check was busy (503) do not count against the address."""
+    from inexeval.assess.api import Busy
+
+    http = serve(limiter=LoginLimiter(per_address=3, first_wait=600.0))
+    checks = http.app.state.service.checks
+
+    async def busy(*args: Any) -> bool:
+        raise Busy
+
+    real = checks.verify
+    checks.verify = busy
+    for _ in range(10):
+        response = http.post("/login", data={"username": "bob", "password": PASSWORD})
+        assert response.status_code == 503 and response.headers["retry-after"] == "1"
+    checks.verify = real
+    assert http.post("/login", data={"username": "bob", "password": PASSWORD}
+                     ).status_code == 200

@@ -120,6 +120,10 @@ class LoginLimiter:
         name_key, address_key = self.keys(name, address)
         store.login_succeeded(name_key, [address_key])
 
+    def not_checked(self, store: Store, name: str, address: str) -> None:
+        """An attempt whose password was not checked (busy) is no failure."""
+        store.login_not_checked(self.keys(name, address))
+
 
 class Busy(Exception):
     """Every password check slot is taken."""
@@ -296,6 +300,7 @@ async def login(request: Request) -> Response:
     try:
         right = await app.checks.verify(user.password_hash if user else None, password)
     except Busy:
+        await run_in_threadpool(app.limiter.not_checked, app.store, name, address)
         if _wants_html(request):
             return RedirectResponse("/login?error=busy", status_code=303)
         return JSONResponse({"error": "the server is busy checking passwords; try again in a "
