@@ -321,11 +321,32 @@ def _document(file: str) -> etree._Element:
     return parse(data, file).getroot()
 
 
-def _index_files(files: list[str]) -> tuple[list[dict[str, npt.NDArray[Any]]], list[Any]]:
+def _index_files(files: list[str]
+                 ) -> tuple[list[dict[str, npt.NDArray[Any]]], list[Any]] | _WorkerError:
+    """A batch of files indexed in a worker process; an error comes back as a value
+    (:class:`_WorkerError`), not raised: a raised error crosses the process boundary pickled
+    with its context, and lxml's error log does not pickle (the worker then died and the pool
+    broke, now and then)."""
     nodes = _Nodes()
-    for file in files:
-        nodes.add(_document(file))
+    try:
+        for file in files:
+            nodes.add(_document(file))
+    except InexevalError as error:
+        return _WorkerError(type(error), error.reason, error.file, error.line)
     return nodes.parts()
+
+
+@dataclass(frozen=True)
+class _WorkerError:
+    """An error of a worker process, raised again in the parent (:func:`_in_workers`)."""
+
+    kind: type[InexevalError]
+    reason: str
+    file: str | None
+    line: int | None
+
+    def raised(self) -> InexevalError:
+        return self.kind(self.reason, self.file, self.line)
 
 
 def _xml_files(folder: Path) -> list[str]:
@@ -404,6 +425,8 @@ def _in_workers(files: list[str], jobs: int, progress: Callable[[int, int], None
     with ProcessPoolExecutor(min(jobs, len(batches)), mp_context=context) as pool:
         done = 0
         for batch, laid_out in zip(batches, pool.map(_index_files, batches)):
+            if isinstance(laid_out, _WorkerError):
+                raise laid_out.raised()
             done += len(batch)
             if progress is not None:
                 progress(done, len(files))
