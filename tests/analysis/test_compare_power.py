@@ -109,3 +109,9 @@ def test_compare_power_from_the_command_line(capsys: pytest.CaptureFixture[str])
         out = capsys.readouterr().out
         assert "achieved power" in out and "V" in out
         assert f"{rows[0]['power']:.4f}" in out
+
+
+def test_csv_rows_have_the_columns_of_the_header() -> None:
+    compared = compare_scores(make_scores(runs=3, topics=10, measures=1))
+    table = list(csv.reader(io.StringIO(render_comparison(compared, "csv"))))
+    assert all(len(row) == len(COLUMNS) for row in table)

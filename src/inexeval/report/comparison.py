@@ -218,7 +218,9 @@ def _matrix(comparison: Comparison, digits: int, symbols: tuple[str, str, str],
 def render_comparison(comparison: Comparison, fmt: str = "table", digits: int = 4) -> str:
     """A comparison in any of :data:`FORMATS`."""
     if fmt in ("csv", "json"):
-        return render_rows(comparison.columns, comparison.rows, fmt, digits, _title(comparison))
+        columns = comparison.columns
+        return render_rows(columns, [tuple(row)[:len(columns)] for row in comparison.rows], fmt,
+                           digits, _title(comparison))
     if comparison.power:
         return (render_comparison(replace(comparison, power=False), fmt, digits) + "\n"
                 + power_table(comparison, fmt, digits))

@@ -309,8 +309,12 @@ _TEXT_HEAD = ' class="text"'
 def details_table(rows: Sequence[Mapping[str, object]], digits: int,
                   baseline: str | None = None) -> str:
     """Every comparison with its test, p-values, interval, effect size and wins/ties/losses
-    (the baseline column only for comparisons of every pair of runs)."""
+    (the baseline column only for comparisons of every pair of runs), and its achieved power
+    when computed (``--power``)."""
     columns = [(k, label) for k, label in _DETAIL_COLUMNS if k != "baseline" or baseline is None]
+    if any(isinstance(row.get("power"), float) and not math.isnan(row["power"])  # type: ignore[arg-type]
+           for row in rows):
+        columns.append(("power", "achieved power"))
     head = "".join(f'<th{_TEXT_HEAD if k in ("measure", "test", "run", "baseline") else ""}>'
                    f"{escape(label)}</th>" for k, label in columns)
     lines = []
