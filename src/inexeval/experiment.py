@@ -761,6 +761,7 @@ def compare(
     jobs: int = 1,
     rule: str | None = None,
     complete: bool = False,
+    power: bool = False,
     **options: Any,
 ) -> Comparison:
     """Evaluate ``runs`` against ``assessments`` and compare them; see :func:`inexeval.analysis.compare.compare_results`
@@ -777,7 +778,8 @@ def compare(
     :class:`inexeval.experiment.Experiment`. ``jobs``: runs evaluated in that many processes
     (the numbers do not change). ``rule``: the averaging rule (default ``any``: the topics
     assessed and answered by at least one run, a missing one scoring 0; ``complete``: ``all``,
-    every assessed topic).
+    every assessed topic). ``power``: each comparison's achieved power besides (column
+    ``power`` of the rows, :func:`inexeval.analysis.compare.achieved_power`).
     """
     from inexeval.analysis.compare import check_request
 
@@ -795,7 +797,7 @@ def compare(
         **{k: v for k, v in options.items() if k not in keys})
     return experiment.compare(baseline=baseline, test=tests, correction=correction,
                               all_pairs=all_pairs, alpha=alpha, permutations=permutations,
-                              seed=seed)
+                              seed=seed, power=power)
 
 
 def task_curve_name(task: str, options: Mapping[str, Any]) -> str:

@@ -115,3 +115,14 @@ def test_csv_rows_have_the_columns_of_the_header() -> None:
     compared = compare_scores(make_scores(runs=3, topics=10, measures=1))
     table = list(csv.reader(io.StringIO(render_comparison(compared, "csv"))))
     assert all(len(row) == len(COLUMNS) for row in table)
+
+
+@needs_shared
+def test_power_from_python() -> None:
+    import inexeval
+
+    compared = inexeval.compare(str(IPCS / "INEX_Qrels.txt"), [str(r) for r in RUNS],
+                                task="focused", complete=True, power=True)
+    assert compared.columns[-1] == "power" and all(0 < r.power <= 1 for r in compared.rows)
+    assert compared.to_dataframe().columns[-1] == "power"
+    assert list(compared.to_dict()["rows"][0])[-1] == "power"
