@@ -96,7 +96,11 @@ def power_table(comparison: Comparison, fmt: str, digits: int = 4) -> str:
     """The table of achieved powers of ``comparison`` (``compare --power``) in ``fmt`` (table,
     markdown, latex), under (LaTeX: in the caption) :data:`POWER_NOTE`."""
     rows = [[getattr(row, c) for c in _POWER_TABLE] for row in comparison.rows]
-    return render_rows(_POWER_TABLE, rows, fmt, digits, POWER_NOTE.format(alpha=comparison.alpha))
+    title = POWER_NOTE.format(alpha=comparison.alpha)
+    if fmt not in ("table", "markdown"):
+        return render_rows(_POWER_TABLE, rows, fmt, digits, title)
+    cells = [list(_POWER_TABLE), *([_number(v, digits) for v in row] for row in rows)]
+    return _heading(title, fmt) + _table(cells, fmt, left=4)  # names left, numbers right
 
 
 def undefined_note(comparison: Comparison, test: str | None = None) -> str:
