@@ -136,6 +136,17 @@ def add_comparison_arguments(parser: argparse.ArgumentParser, formats: tuple[str
                         "(default 10000)")
     parser.add_argument("--seed", type=int, default=42,
                         help="random seed of the randomised and bootstrap tests (default 42)")
+    parser.add_argument("--power", action="store_true",
+                        help="add each comparison's achieved power (Sakai 2016): the power of a "
+                        "two-sided paired t test at --alpha with its n topics to detect its "
+                        "observed difference, from the noncentral t with noncentrality "
+                        "sqrt(n) |delta| / sqrt(2 V_E), V_E the residual variance of the "
+                        "compared runs' topics x runs matrix (column power, last)")
+    parser.add_argument("--meta", action="store_true",
+                        help="(html) add a Measures section: each measure's discriminative "
+                        "power and difference required (bootstrap test of every pair of runs "
+                        "at --alpha, --permutations resamples, --seed) and its ASL curve "
+                        "(Sakai 2006)")
     add_output_arguments(parser, formats)
 
 
@@ -193,6 +204,9 @@ def comparison(args: argparse.Namespace, command: str) -> int:
 
         check_output(args.output, *inputs)
     tests = args.test or ["t"]
+    if args.meta and args.format != "html":
+        raise InexevalError("--meta adds a section to the HTML report: use it with --format "
+                            "html (inexeval report); for tables, inexeval meta power")
     check_request(tests, args.correction, all_pairs=args.all_pairs,
                   permutations=args.permutations, baseline=args.baseline)
     if len(args.runs) < 2:
@@ -203,12 +217,13 @@ def comparison(args: argparse.Namespace, command: str) -> int:
     compared = study.compare(baseline=args.baseline, test=tests, correction=args.correction,
                              all_pairs=args.all_pairs, alpha=args.alpha,
                              permutations=args.permutations, seed=args.seed,
-                             evaluation=evaluation)
+                             evaluation=evaluation, power=args.power)
     if args.format == "html":
         import shlex
 
         text = study.report(compared, ranks=getattr(args, "ranks", 50), digits=args.digits,
-                            command=shlex.join(getattr(args, "argv", ["inexeval", command])))
+                            command=shlex.join(getattr(args, "argv", ["inexeval", command])),
+                            meta=args.meta, evaluation=evaluation)
     else:
         text = render_comparison(compared, args.format, args.digits)
     write(args, text, *inputs)

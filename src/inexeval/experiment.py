@@ -430,10 +430,11 @@ class Experiment:
     def compare(self, *, baseline: str | None = None, test: str | Sequence[str] = "t",
                 correction: str = "none", all_pairs: bool = False, alpha: float = 0.05,
                 permutations: int = 10_000, seed: int = 42,
-                evaluation: Evaluation | None = None) -> Comparison:
+                evaluation: Evaluation | None = None, power: bool = False) -> Comparison:
         """Paired significance tests of the runs (each against ``baseline``, a run name or
         file, default the first; or ``all_pairs``) on the scores under the rule (default
-        ``any``); see :func:`inexeval.analysis.compare.compare_scores`."""
+        ``any``); ``power``: each comparison's achieved power besides; see
+        :func:`inexeval.analysis.compare.compare_scores`."""
         from inexeval.analysis.compare import check_request, compare_scores
 
         tests = [test] if isinstance(test, str) else list(test)
@@ -451,7 +452,8 @@ class Experiment:
                                     f"{', '.join(evaluation.files)})", "--baseline") from None
         return compare_scores(evaluation.scores, names, baseline=baseline,
                               tests=tests, correction=correction, all_pairs=all_pairs,
-                              alpha=alpha, permutations=permutations, seed=seed)
+                              alpha=alpha, permutations=permutations, seed=seed,
+                              power=power)
 
     def agree(self, other: Experiment | None = None, *,
               evaluation: Evaluation | None = None) -> list[Any]:
@@ -581,18 +583,32 @@ class Experiment:
 
     def report(self, comparison: Comparison | None = None, *, ranks: int = 50,
                digits: int = 4, command: str = "", title: str | None = None,
+               meta: bool = False, evaluation: Evaluation | None = None,
                **compare: Any) -> str:
         """One self-contained HTML page (:mod:`inexeval.report.html`): the ``comparison``
         (default :meth:`compare` with the keyword arguments ``compare``), its tests, the
         measures' curves averaged as the comparison is, the per-topic values; ``command``:
-        the command line that made it."""
+        the command line that made it. ``meta``: a Measures section besides, each measure's
+        discriminative power, difference required and ASL curve
+        (:func:`inexeval.meta.power.power_study`, bootstrap test, B the comparison's
+        ``permutations``, its ``alpha`` and ``seed``) on the scores the comparison was made
+        from (``evaluation``, default the runs evaluated again under its rule)."""
         import warnings as _warnings
 
         from inexeval.errors import InexevalWarning
         from inexeval.measures.curves import natural_curve, series
         from inexeval.report import html
 
-        comparison = comparison or self.compare(**compare)
+        if comparison is None:
+            comparison = self.compare(evaluation=evaluation, **compare)
+        powers = []
+        if meta:
+            from inexeval.meta.power import power_study
+
+            scores = (evaluation or self.evaluate(comparison.rule)).scores
+            powers = power_study(scores.select(measures=comparison.measures),
+                                 method="bootstrap", replicates=comparison.permutations,
+                                 alpha=comparison.alpha, seed=comparison.seed)
         specs: dict[tuple[str, ...], Any] = {}
         names = ([task_curve_name(self.task, self.task_options)] if self.task
                  else comparison.measures)
@@ -633,7 +649,7 @@ class Experiment:
                      if isinstance(given, (str, Path))),
                    *([html.InputFile.of("collection", self.collection_source)]
                      if self.collection_source else [])],
-            rule=comparison.rule, n_assessed=len(self.assessments))
+            rule=comparison.rule, n_assessed=len(self.assessments), meta=powers)
         return html.render(page)
 
     def runs(self) -> list[Run]:
@@ -745,6 +761,7 @@ def compare(
     jobs: int = 1,
     rule: str | None = None,
     complete: bool = False,
+    power: bool = False,
     **options: Any,
 ) -> Comparison:
     """Evaluate ``runs`` against ``assessments`` and compare them; see :func:`inexeval.analysis.compare.compare_results`
@@ -761,7 +778,8 @@ def compare(
     :class:`inexeval.experiment.Experiment`. ``jobs``: runs evaluated in that many processes
     (the numbers do not change). ``rule``: the averaging rule (default ``any``: the topics
     assessed and answered by at least one run, a missing one scoring 0; ``complete``: ``all``,
-    every assessed topic).
+    every assessed topic). ``power``: each comparison's achieved power besides (column
+    ``power`` of the rows, :func:`inexeval.analysis.compare.achieved_power`).
     """
     from inexeval.analysis.compare import check_request
 
@@ -779,7 +797,7 @@ def compare(
         **{k: v for k, v in options.items() if k not in keys})
     return experiment.compare(baseline=baseline, test=tests, correction=correction,
                               all_pairs=all_pairs, alpha=alpha, permutations=permutations,
-                              seed=seed)
+                              seed=seed, power=power)
 
 
 def task_curve_name(task: str, options: Mapping[str, Any]) -> str:

@@ -28,7 +28,7 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
                                for line in lines))
     out = folder / "report.html"
     assert main(["report", "--task", "focused", "-c", "--test", "t", "--test", "randomised",
-                 "--correction", "holm", str(IPCS / "INEX_Qrels.txt"),
+                 "--correction", "holm", "--meta", "--power", str(IPCS / "INEX_Qrels.txt"),
                  str(IPCS / "bert_inex_converted_1.run"), str(IPCS / "bert1_incontext.run"),
                  str(hostile), "-o", str(out)]) == 0
     return out
@@ -56,7 +56,9 @@ def test_report_in_chromium(browser: Any, report: Path, tmp_path: Path) -> None:
     assert dialogs == [] and page.locator("img").count() == 0
     assert all(url == report.as_uri() or url.startswith("data:") for url in requests), requests
     assert page.title() == "Evaluation report: focused task"
-    assert page.locator("svg.chart polyline").count() == 3
+    assert page.locator("#curves svg.chart polyline").count() == 3
+    assert page.locator("#measures svg.chart polyline").count() == 5  # --meta: ASL curves
+    assert page.locator("table.details th", has_text="achieved power").count() == 1
     assert page.locator("text=<img/src=x/onerror=alert(1)>").count() > 0
 
     # sorting the per-topic table of MAiP: by a run's values, descending then ascending

@@ -45,8 +45,9 @@ class ComparisonRow(NamedTuple):
     without one); ``(ci_low, ci_high)`` the 95% interval of the mean difference;
     ``effect_size`` the mean difference over the standard deviation of the differences
     (ddof 1); ``wins``/``ties``/``losses`` count topics where ``run`` is better / within 1e-12 /
-    worse. Undefined numbers (a t test on one topic, the t test and the effect size of
-    differences that are the same non-zero number on every topic) are NaN."""
+    worse; ``power`` (with ``power=True``, else NaN) the achieved power of the comparison
+    (:func:`achieved_power`). Undefined numbers (a t test on one topic, the t test and the
+    effect size of differences that are the same non-zero number on every topic) are NaN."""
 
     measure: str
     test: str
@@ -64,10 +65,14 @@ class ComparisonRow(NamedTuple):
     wins: int
     ties: int
     losses: int
+    power: float = math.nan
 
 
-COLUMNS = ComparisonRow._fields
-"""The CSV/JSON columns of ``inexeval compare``, in order."""
+COLUMNS = ComparisonRow._fields[:-1]
+"""The CSV/JSON columns of ``inexeval compare``, in order (``power`` follows with ``--power``)."""
+
+POWER_COLUMNS = ComparisonRow._fields
+"""The CSV/JSON columns of ``inexeval compare --power``: :data:`COLUMNS`, then ``power``."""
 
 # Official task means whose per-topic values have their own name.
 _PER_TOPIC_NAME = {"MAiP": "AiP", "MAgP": "AgP"}
@@ -100,6 +105,12 @@ class Comparison:
     seed: int
     header: str = ""
     rule: str = "all"
+    power: bool = False
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        """The CSV/JSON columns of the rows: :data:`COLUMNS`, then ``power`` if computed."""
+        return POWER_COLUMNS if self.power else COLUMNS
 
     def significant(self, row: ComparisonRow) -> int:
         """+1 if ``row.run`` is significantly better than ``row.baseline`` at ``alpha`` (after
@@ -124,16 +135,18 @@ class Comparison:
             "runs": list(self.runs),
             "measures": list(self.measures),
             "means": {m: dict(v) for m, v in self.means.items()},
-            "rows": [row_dict(row) for row in self.rows],
+            "power": self.power,
+            "rows": [row_dict(row, self.columns) for row in self.rows],
         }
 
     def to_dataframe(self) -> Any:
-        """The rows as a pandas DataFrame with columns :data:`COLUMNS` (needs pandas)."""
+        """The rows as a pandas DataFrame with columns :attr:`columns` (needs pandas)."""
         try:
             import pandas as pd
         except ImportError:
             raise InexevalError("to_dataframe needs pandas: pip install pandas") from None
-        return pd.DataFrame([tuple(r) for r in self.rows], columns=list(COLUMNS))
+        columns = self.columns
+        return pd.DataFrame([tuple(r)[:len(columns)] for r in self.rows], columns=list(columns))
 
     def to_latex(self, digits: int = 4) -> str:
         """The booktabs table of ``inexeval compare --format latex``."""
@@ -142,10 +155,40 @@ class Comparison:
         return render_latex(self, digits)
 
 
-def row_dict(row: ComparisonRow) -> dict[str, Any]:
-    """A row as a dict of :data:`COLUMNS`, NaN as None (JSON has no NaN)."""
-    return {k: (None if isinstance(v, float) and math.isnan(v) else v)
-            for k, v in row._asdict().items()}
+def row_dict(row: ComparisonRow, columns: Sequence[str] = COLUMNS) -> dict[str, Any]:
+    """A row as a dict of ``columns`` (default :data:`COLUMNS`), NaN as None (JSON has no
+    NaN)."""
+    values = row._asdict()
+    return {k: (None if isinstance(values[k], float) and math.isnan(values[k]) else values[k])
+            for k in columns}
+
+
+def achieved_power(row: ComparisonRow, variance: float, alpha: float) -> float:
+    """The achieved power of a comparison (Sakai 2016, "Statistical significance, power, and
+    sample sizes: a systematic review of SIGIR and TOIS, 2006-2015", SIGIR): the power of the
+    two-sided paired t test at level ``alpha`` with ``row.n_topics`` topics to detect the
+    observed difference ``row.delta``, σ_t² = 2 V_E (``variance``: the residual variance of the
+    compared runs' topics × runs matrix, :func:`inexeval.meta.topics.residual_variance`), from
+    the noncentral t (:func:`inexeval.meta.topics.t_power`). NaN when undefined: fewer than two
+    topics, or V_E zero (below 1e-24, the square of the ties' 1e-12: rounding) or NaN."""
+    from inexeval.meta.topics import t_power
+
+    if row.n_topics < 2 or not variance >= significance.TIE ** 2 or math.isnan(row.delta):
+        return math.nan
+    return float(t_power(row.n_topics, abs(row.delta), variance, alpha))
+
+
+def compared_variance(values: dict[str, dict[str, float | None]], runs: Sequence[str],
+                      topics: Sequence[str]) -> float:
+    """V_E of the compared runs under one measure: the residual mean square of the topics ×
+    runs matrix over the topics where every run has a value (NaN with fewer than two)."""
+    from inexeval.meta.topics import residual_variance
+
+    kept = [t for t in topics if all(values[r][t] is not None for r in runs)]
+    if len(kept) < 2 or len(runs) < 2:
+        return math.nan
+    matrix = np.array([[values[r][t] for r in runs] for t in kept], dtype=np.float64)
+    return residual_variance(matrix)
 
 
 def per_topic_values(results: Results, measures: Sequence[str], runs: Sequence[str] | None = None,
@@ -195,6 +238,7 @@ def compare_results(
     permutations: int = 10_000,
     seed: int = 42,
     topics: Sequence[str] | None = None,
+    power: bool = False,
 ) -> Comparison:
     """Compare the runs of ``results`` (per-topic values of every assessed topic, as
     ``Evaluator(..., complete=True)`` gives them) under ``measures``, named as the results
@@ -205,7 +249,8 @@ def compare_results(
     it). ``tests``: names from :data:`inexeval.analysis.choices.TESTS`; ``correction``:
     one of :data:`~inexeval.analysis.choices.CORRECTIONS`, applied per measure and test
     across its comparisons; ``permutations`` (B) and ``seed``: the randomised and bootstrap
-    tests'. ``topics``: the assessed topics (default: those of the results).
+    tests'. ``topics``: the assessed topics (default: those of the results). ``power``: fill
+    each row's ``power`` (:func:`achieved_power`, V_E over every compared run).
     """
     from inexeval.measures.registry import canonical_name
 
@@ -223,7 +268,7 @@ def compare_results(
     per_topic = per_topic_values(results, measures, runs, topics)
     return _compare(per_topic, runs, list(topics), measures, baseline=baseline, tests=tests,
                     correction=correction, all_pairs=all_pairs, alpha=alpha,
-                    permutations=permutations, seed=seed, rule="all")
+                    permutations=permutations, seed=seed, rule="all", power=power)
 
 
 def compare_scores(
@@ -237,6 +282,7 @@ def compare_scores(
     alpha: float = 0.05,
     permutations: int = 10_000,
     seed: int = 42,
+    power: bool = False,
 ) -> Comparison:
     """Compare the runs of ``scores`` (:class:`inexeval.scores.Scores`) under ``measures``
     (default all of them), over the topics of their averaging rule (under ``answered``, each
@@ -261,12 +307,13 @@ def compare_scores(
             raise InexevalError(f"measure {m} has no per-topic values")
     return _compare(per_topic, runs, list(scores.topics), measures, baseline=baseline,
                     tests=tests, correction=correction, all_pairs=all_pairs, alpha=alpha,
-                    permutations=permutations, seed=seed, rule=scores.rule)
+                    permutations=permutations, seed=seed, rule=scores.rule, power=power)
 
 
 def _compare(per_topic: PerTopic, runs: list[str], topics: list[str], measures: list[str], *,
              baseline: str | None, tests: list[str], correction: str, all_pairs: bool,
-             alpha: float, permutations: int, seed: int, rule: str) -> Comparison:
+             alpha: float, permutations: int, seed: int, rule: str,
+             power: bool = False) -> Comparison:
     if baseline is not None:
         runs = [baseline, *(r for r in runs if r != baseline)]
         per_topic = {m: {r: values[r] for r in runs} for m, values in per_topic.items()}
@@ -278,13 +325,17 @@ def _compare(per_topic: PerTopic, runs: list[str], topics: list[str], measures: 
                      if all_pairs else
                      _against_baseline(values, runs, topics, measure, test, permutations, seed))
             adjusted = significance.adjust([r.p_value for r in found], correction)
-            rows.extend(r._replace(p_adjusted=p) for r, p in zip(found, adjusted))
+            found = [r._replace(p_adjusted=p) for r, p in zip(found, adjusted)]
+            if power:
+                variance = compared_variance(values, runs, topics)
+                found = [r._replace(power=achieved_power(r, variance, alpha)) for r in found]
+            rows.extend(found)
     means = mean_scores(per_topic)
     return Comparison(rows=rows, per_topic=per_topic, means=means, topics=list(topics),
                       runs=runs, measures=list(measures),
                       baseline=None if all_pairs else runs[0], tests=tests,
                       correction=correction, alpha=alpha, permutations=permutations, seed=seed,
-                      header=header(len(topics), rule), rule=rule)
+                      header=header(len(topics), rule), rule=rule, power=power)
 
 
 def check_request(tests: Sequence[str], correction: str, *, all_pairs: bool, permutations: int,

@@ -16,7 +16,10 @@ title is a paragraph. LaTeX is a booktabs table with a caption, led by a comment
 package. In judgement agreement a kappa or ratio that is 0/0 is undefined: ``undefined`` (null in
 json), as ``eval`` prints an undefined measure, with a note under the table. A comparison whose
 p-value is undefined (a t test on differences that are the same on every topic) has no mark, and
-a note under the table (in the caption in LaTeX) says which and why.
+a note under the table (in the caption in LaTeX) says which and why. With ``power`` (``compare
+--power``) the rows have one more column, ``power``, at the end (csv, json), and the other formats
+print a second table under the first: each comparison's measure, test, runs, topics, difference
+and achieved power, under a line saying how it was computed (:data:`POWER_NOTE`).
 """
 
 from __future__ import annotations
@@ -26,10 +29,11 @@ import io
 import json
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from inexeval.analysis.agreement import JUDGEMENT_COLUMNS, TopicAgreement
-from inexeval.analysis.compare import COLUMNS, Comparison, row_dict
+from inexeval.analysis.compare import Comparison, row_dict
 from inexeval.report.text import aligned, latex_escape, latex_table
 
 FORMATS = ("table", "markdown", "latex", "csv", "json")
@@ -76,6 +80,27 @@ P_UNDEFINED = ("a t test needs differences that vary from topic to topic: when t
                "mean / (sd / sqrt(n)) and the effect size are undefined (R's t.test stops: data "
                "are essentially constant); the randomised, sign and wilcoxon tests still apply")
 """Why a comparison's p-value is undefined, in the note under its table."""
+
+
+POWER_NOTE = ("power: the achieved power of the comparison, that of a two-sided paired t test at "
+              "level {alpha:g} with the comparison's n topics to detect its observed difference "
+              "delta, from the noncentral t with n - 1 degrees of freedom and noncentrality "
+              "sqrt(n) |delta| / sqrt(2 V_E), V_E the residual variance of the compared runs' "
+              "topics x runs matrix (Sakai 2016)")
+"""The line above the power table (``{alpha}``: the comparison's level)."""
+
+_POWER_TABLE = ("measure", "test", "run", "baseline", "n_topics", "delta", "power")
+
+
+def power_table(comparison: Comparison, fmt: str, digits: int = 4) -> str:
+    """The table of achieved powers of ``comparison`` (``compare --power``) in ``fmt`` (table,
+    markdown, latex), under (LaTeX: in the caption) :data:`POWER_NOTE`."""
+    rows = [[getattr(row, c) for c in _POWER_TABLE] for row in comparison.rows]
+    title = POWER_NOTE.format(alpha=comparison.alpha)
+    if fmt not in ("table", "markdown"):
+        return render_rows(_POWER_TABLE, rows, fmt, digits, title)
+    cells = [list(_POWER_TABLE), *([_number(v, digits) for v in row] for row in rows)]
+    return _heading(title, fmt) + _table(cells, fmt, left=4)  # names left, numbers right
 
 
 def undefined_note(comparison: Comparison, test: str | None = None) -> str:
@@ -197,7 +222,12 @@ def _matrix(comparison: Comparison, digits: int, symbols: tuple[str, str, str],
 def render_comparison(comparison: Comparison, fmt: str = "table", digits: int = 4) -> str:
     """A comparison in any of :data:`FORMATS`."""
     if fmt in ("csv", "json"):
-        return render_rows(COLUMNS, comparison.rows, fmt, digits, _title(comparison))
+        columns = comparison.columns
+        return render_rows(columns, [tuple(row)[:len(columns)] for row in comparison.rows], fmt,
+                           digits, _title(comparison))
+    if comparison.power:
+        return (render_comparison(replace(comparison, power=False), fmt, digits) + "\n"
+                + power_table(comparison, fmt, digits))
     if fmt == "latex":
         return render_latex(comparison, digits)
     if comparison.baseline is None:
@@ -371,6 +401,7 @@ __all__ = [
     "better_than",
     "legend",
     "letters_legend",
+    "power_table",
     "render_comparison",
     "render_csv",
     "render_json",

@@ -25,6 +25,7 @@ from inexeval.report import svg
 
 if TYPE_CHECKING:
     from inexeval.analysis.compare import Comparison
+    from inexeval.meta.power import PowerResult
 
 BETTER = "▲"
 WORSE = "▼"
@@ -230,6 +231,13 @@ class Page:
     beaten: Mapping[tuple[str, str], Sequence[str]] = field(default_factory=dict)
     """All-pairs comparisons: for each (measure, run), per test, the letters of the runs it is
     significantly better than."""
+    meta: Sequence[Mapping[str, object]] = ()
+    """``report --meta``: each measure's discriminative power, the keys of ``meta power
+    --format json``'s ``summary`` (:meth:`inexeval.meta.power.PowerResult.summary`)."""
+    asl_curves: Mapping[str, Sequence[float]] = field(default_factory=dict)
+    """``report --meta``: each measure's ASL curve, its pairs' ASLs in increasing order."""
+    meta_seed: int = 42
+    """``report --meta``: the seed of the bootstrap replicates."""
 
 
 def _value(value: object, digits: int) -> str:
@@ -301,8 +309,12 @@ _TEXT_HEAD = ' class="text"'
 def details_table(rows: Sequence[Mapping[str, object]], digits: int,
                   baseline: str | None = None) -> str:
     """Every comparison with its test, p-values, interval, effect size and wins/ties/losses
-    (the baseline column only for comparisons of every pair of runs)."""
+    (the baseline column only for comparisons of every pair of runs), and its achieved power
+    when computed (``--power``)."""
     columns = [(k, label) for k, label in _DETAIL_COLUMNS if k != "baseline" or baseline is None]
+    if any(isinstance(row.get("power"), float) and not math.isnan(row["power"])  # type: ignore[arg-type]
+           for row in rows):
+        columns.append(("power", "achieved power"))
     head = "".join(f'<th{_TEXT_HEAD if k in ("measure", "test", "run", "baseline") else ""}>'
                    f"{escape(label)}</th>" for k, label in columns)
     lines = []
@@ -451,6 +463,41 @@ def _difference_figure(measure: str, run: str, baseline: str,
             f"{len(differences) - wins - losses} tied</figcaption></figure>")
 
 
+_META_COLUMNS = (("measure", "measure"), ("pairs", "pairs"), ("significant", "significant"),
+                 ("discriminative_power", "discriminative power"),
+                 ("difference_required", "difference required"))
+
+
+def measures_section(page: Page) -> str:
+    """``report --meta``: the measures' discriminative power and difference required (Sakai
+    2006) as a table, and their ASL curves (Sakai 2006, Fig. 3) as one chart."""
+    head = "".join(f'<th{_TEXT_HEAD if k == "measure" else ""}>{escape(label)}</th>'
+                   for k, label in _META_COLUMNS)
+    lines = ["<tr>" + "".join(_cell(row.get(k), page.digits) for k, _ in _META_COLUMNS)
+             + "</tr>" for row in page.meta]
+    table = (f'<div class="scroll"><table class="sortable meta"><thead><tr>{head}</tr></thead>'
+             f'<tbody>{"".join(lines)}</tbody></table></div>')
+    first = page.meta[0]
+    pairs = max((len(curve) for curve in page.asl_curves.values()), default=0)
+    figure = ""
+    if pairs:
+        x = [float(i + 1) for i in range(pairs)]
+        series = {m: [float(v) for v in curve] for m, curve in page.asl_curves.items()}
+        chart = svg.line_chart(x, series, x_label="run pairs sorted by ASL",
+                               y_label="achieved significance level (ASL)")
+        caption = (f"ASL curves: each measure's {pairs} pairs of runs sorted by their ASL; the "
+                   f"lower the curve, the more pairs the measure tells apart")
+        figure = _figures([(f'<figure class="curve asl" data-title="ASL curves">{chart}'
+                            f"{svg.legend(list(series))}<figcaption>{escape(caption)}"
+                            "</figcaption></figure>")])
+    note = (f"{first.get('method')} test of every pair of runs (Sakai 2006), "
+            f"B = {first.get('replicates')} resamples, seed {page.meta_seed}; discriminative "
+            f"power: the share of pairs with ASL < {first.get('alpha')}; difference required: "
+            "the largest over pairs of the difference of means at which the ASL reaches that "
+            "level (as inexeval meta power).")
+    return table + f'<p class="note">{escape(note)}</p>' + figure
+
+
 def render(page: Page) -> str:
     """The whole HTML document."""
     parts = [_section("summary", "This report", facts(page))]
@@ -474,6 +521,8 @@ def render(page: Page) -> str:
         parts.append(_section("differences", "Per-topic differences against the baseline",
                               _figures(figures, wide=True)
                               + '<p class="note">The charts of a measure share one scale.</p>'))
+    if page.meta:
+        parts.append(_section("measures", "Measures", measures_section(page)))
     if page.agreement:
         parts.append(_section("agreement", "Measure agreement",
                               agreement_table(page.measures, page.agreement)
@@ -522,14 +571,16 @@ def from_comparison(comparison: Comparison, *, title: str, command: str, version
                     subtitle: str = "", curves: Sequence[Curve] = (),
                     inputs: Sequence[tuple[str, str, int]] = (), digits: int = 4,
                     created: str = "", files: Sequence[InputFile] = (),
-                    rule: str | None = None, n_assessed: int | None = None) -> Page:
+                    rule: str | None = None, n_assessed: int | None = None,
+                    meta: Sequence[PowerResult] = ()) -> Page:
     """The page of a :class:`~inexeval.analysis.compare.Comparison`: means with markers, the
     tests, the per-topic values and differences of the main measure against the baseline, the
     measure-agreement matrix (two measures or more), and ``curves``. ``rule``: the averaging
     rule of the means (:data:`inexeval.scores.RULES`; default the comparison's own header,
     which says how topics were paired); ``files``: every input (:meth:`InputFile.of`);
     ``n_assessed``: the assessed topics each run's coverage is out of (default: the compared
-    topics)."""
+    topics); ``meta``: the measures' :class:`~inexeval.meta.power.PowerResult` (``report
+    --meta``: the Measures section)."""
     from inexeval.analysis.agreement import measure_agreement
     from inexeval.report.comparison import (
         better_than,
@@ -591,4 +642,6 @@ def from_comparison(comparison: Comparison, *, title: str, command: str, version
         n_assessed=len(comparison.topics) if n_assessed is None else n_assessed,
         tests=comparison.tests,
         correction=comparison.correction, alpha=comparison.alpha, letters=letters,
-        beaten=beaten)
+        beaten=beaten, meta=[result.summary() for result in meta],
+        asl_curves={result.measure: result.curve().tolist() for result in meta},
+        meta_seed=comparison.seed)
