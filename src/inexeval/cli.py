@@ -68,6 +68,29 @@ def digits(text: str) -> int:
     return value
 
 
+def probability(text: str) -> float:
+    """argparse type: a number strictly between 0 and 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not between 0 and 1")
+    return value
+
+
+def add_executor_arguments(parser: argparse.ArgumentParser, tasks: str) -> None:
+    """``--jobs N`` and ``--scheduler ADDRESS`` of a study whose ``tasks`` (its replicate
+    blocks, levels, left-out groups ...) :mod:`inexeval.executor` runs: the same output
+    whatever runs them."""
+    parser.add_argument("--jobs", type=positive, default=1, metavar="N",
+                        help=f"run the {tasks} in N local processes (same output)")
+    parser.add_argument("--scheduler", metavar="ADDRESS",
+                        help=f"run the {tasks} on a Dask cluster: tcp://HOST:8786 of a running "
+                        "`dask scheduler`, or local:N for N worker processes here (needs the "
+                        "dask extra; same output)")
+
+
 def topic_ids(text: str) -> str:
     """argparse type: comma-separated topic ids naming at least one topic (kept as given)."""
     if not [topic for topic in text.split(",") if topic.strip()]:

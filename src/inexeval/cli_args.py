@@ -7,7 +7,7 @@ import argparse
 import sys
 from typing import Any
 
-from inexeval.cli import digits, non_negative, positive, topic_ids
+from inexeval.cli import digits, non_negative, positive, probability, topic_ids
 from inexeval.experiment import TASKS
 
 
@@ -86,17 +86,6 @@ def add_complete_argument(parser: argparse.ArgumentParser, default_rule: str) ->
     parser.add_argument("-c", action="store_true",
                         help=f"average over every assessed topic, a topic without results "
                         f"scoring 0 (default: {RULES[default_rule]})")
-
-
-def probability(text: str) -> float:
-    """argparse type: a number strictly between 0 and 1."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not between 0 and 1")
-    return value
 
 
 def add_output_arguments(parser: argparse.ArgumentParser, formats: tuple[str, ...]) -> None:

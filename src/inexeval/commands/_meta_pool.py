@@ -10,7 +10,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from inexeval.cli import digits, positive
+from inexeval.cli import add_executor_arguments, digits, positive, probability
 from inexeval.errors import InexevalError
 
 FORMATS = ("table", "markdown", "latex", "csv", "json")
@@ -48,16 +48,6 @@ def _rate(text: str) -> float:
     return value
 
 
-def _alpha(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not between 0 and 1")
-    return value
-
-
 def _common(parser: argparse.ArgumentParser) -> None:
     """Inputs, how the qrels were pooled, output and executor: both subcommands."""
     from inexeval.cli_args import add_input_arguments
@@ -79,12 +69,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--plot", metavar="FILE",
                         help="also draw the study's figure to FILE (.png, .svg or .pdf; needs "
                         "the plot extra)")
-    parser.add_argument("--jobs", type=positive, default=1, metavar="N",
-                        help="run the study's tasks in N local processes (same output)")
-    parser.add_argument("--scheduler", metavar="ADDRESS",
-                        help="run the tasks on a Dask cluster: tcp://HOST:8786 of a running "
-                        "`dask scheduler`, or local:N for N worker processes here (needs the "
-                        "dask extra; same output)")
+    add_executor_arguments(parser, "study's tasks")
 
 
 def add_pool_arguments(parser: argparse.ArgumentParser) -> None:
@@ -113,7 +98,7 @@ def add_pool_arguments(parser: argparse.ArgumentParser) -> None:
                         "(default), the randomised Tukey HSD, or none (faster)")
     parser.add_argument("--replicates", type=positive, default=1000, metavar="B",
                         help="replicates of the power's test (default 1000)")
-    parser.add_argument("--alpha", type=_alpha, default=0.05,
+    parser.add_argument("--alpha", type=probability, default=0.05,
                         help="significance level of the discriminative power (default 0.05)")
 
 

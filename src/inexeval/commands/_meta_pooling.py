@@ -7,7 +7,7 @@ import argparse
 import json
 import sys
 
-from inexeval.cli import positive
+from inexeval.cli import add_executor_arguments, positive
 
 NAME = "meta pooling"
 HELP = ("simulate pooling strategies on finished qrels: per strategy and budget, the relevant "
@@ -34,10 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="results of each run that its average precision reads (default "
                         "1000)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the bandits (default 1)")
-    parser.add_argument("--jobs", type=positive, default=1, metavar="N",
-                        help="run the topics in N forked processes")
-    parser.add_argument("--scheduler", metavar="ADDRESS",
-                        help="run the topics on a Dask cluster (an address, or local:N)")
+    add_executor_arguments(parser, "topics")
     parser.add_argument("--format", choices=("text", "json"), default="text",
                         help="text: a tab-separated table with a header (default); json: "
                         '{"curves": [{strategy, budget, topic_count, judged, relevant_found, '

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from inexeval.cli import digits, positive
+from inexeval.cli import add_executor_arguments, digits, positive, probability
 from inexeval.errors import InexevalError
 
 NAME = "meta"
@@ -77,11 +77,7 @@ def add_study_inputs(parser: argparse.ArgumentParser, *, runs: bool = True) -> N
     parser.add_argument("--block", type=positive, metavar="N",
                         help="replicates per block: bounds the memory, changes no number "
                         "(default: about 4 million numbers a block)")
-    parser.add_argument("--jobs", type=positive, default=1, metavar="N",
-                        help="spread the blocks and measures over N processes (same numbers)")
-    parser.add_argument("--scheduler", metavar="ADDRESS",
-                        help="run the blocks on a Dask cluster (tcp://HOST:8786, or local:N); "
-                        "needs the dask extra")
+    add_executor_arguments(parser, "replicate blocks and measures")
     parser.add_argument("--format", choices=FORMATS, default="table",
                         help="output format (default table; csv and json at full precision)")
     parser.add_argument("-o", "--output", metavar="FILE",
@@ -225,12 +221,6 @@ def _save(path: str, suffix: str, fig: Any) -> None:
 def header(what: str, scores: Any) -> str:
     """The title line: the study, the runs, the topics and the averaging rule."""
     return f"{what}; {len(scores.runs)} runs, {scores.describe()}"
-
-
-def probability(text: str) -> float:
-    from inexeval.cli_args import probability as checked
-
-    return checked(text)
 
 
 def positive_number(text: str) -> float:
