@@ -416,6 +416,12 @@ class Store:
     def close(self) -> None:
         self.engine.dispose()
 
+    def __enter__(self) -> Store:  # noqa: PYI034
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     def _version(self) -> int | None:
         try:
             with self.engine.connect() as connection:

@@ -144,11 +144,8 @@ def _init(args: argparse.Namespace) -> int:
     from inexeval.assess.store import Store
 
     topic_rows, document_rows, pool_rows = load_campaign(args.collection, args.topics, args.pool)
-    store = Store.create(args.store)
-    try:
+    with Store.create(args.store) as store:
         store.init_campaign(args.mode, topic_rows, document_rows, pool_rows, _actor())
-    finally:
-        store.close()
     print(f"{len(topic_rows)} topics, {len(document_rows)} documents, {len(pool_rows)} pooled "
           f"units, {args.mode} mode -> {args.store}")
     return 0
@@ -187,14 +184,11 @@ def _add_user(args: argparse.Namespace) -> int:
     from inexeval.assess.store import Store, StoreError, check_name
 
     check_name("user name", args.name)
-    store = Store.open(args.store)
-    try:
+    with Store.open(args.store) as store:
         if store.user(args.name) is not None:  # said before the password is asked for
             raise StoreError(f"user {args.name!r} exists already")
         password = _read_password(args)
         store.add_user(args.name, PasswordHasher().hash(password), args.admin, _actor())
-    finally:
-        store.close()
     print(f"added {'administrator' if args.admin else 'assessor'} {args.name}")
     return 0
 
@@ -205,11 +199,8 @@ def _set_password(args: argparse.Namespace) -> int:
     from inexeval.assess.store import Store
 
     password = _read_password(args)
-    store = Store.open(args.store)
-    try:
+    with Store.open(args.store) as store:
         ended = store.set_password(args.name, PasswordHasher().hash(password), _actor())
-    finally:
-        store.close()
     print(f"new password for {args.name} ({ended} session(s) ended)")
     return 0
 
@@ -217,11 +208,8 @@ def _set_password(args: argparse.Namespace) -> int:
 def _remove_user(args: argparse.Namespace) -> int:
     from inexeval.assess.store import Store
 
-    store = Store.open(args.store)
-    try:
+    with Store.open(args.store) as store:
         withdrawn = store.remove_user(args.name, _actor())
-    finally:
-        store.close()
     print(f"removed {args.name}" + (f" (topics withdrawn: {' '.join(withdrawn)})"
                                     if withdrawn else "") + "; the judgements stay in the store")
     return 0
@@ -230,11 +218,8 @@ def _remove_user(args: argparse.Namespace) -> int:
 def _end_sessions(args: argparse.Namespace) -> int:
     from inexeval.assess.store import Store
 
-    store = Store.open(args.store)
-    try:
+    with Store.open(args.store) as store:
         ended = store.end_sessions(args.name, _actor())
-    finally:
-        store.close()
     print(f"{ended} session(s) of {args.name} ended")
     return 0
 
@@ -242,16 +227,13 @@ def _end_sessions(args: argparse.Namespace) -> int:
 def _assign(args: argparse.Namespace) -> int:
     from inexeval.assess.store import Store
 
-    store = Store.open(args.store)
-    try:
+    with Store.open(args.store) as store:
         if args.assess_command == "assign":
             changed = store.assign(args.user, args.topics, _actor())
             verb = "assigned to"
         else:
             changed = store.unassign(args.user, args.topics, _actor())
             verb = "withdrawn from"
-    finally:
-        store.close()
     unchanged = [t for t in args.topics if t not in changed]
     print(f"{len(changed)} topic(s) {verb} {args.user}"
           + (f" ({len(unchanged)} unchanged: {' '.join(unchanged)})" if unchanged else ""))
@@ -261,11 +243,8 @@ def _assign(args: argparse.Namespace) -> int:
 def _stats(args: argparse.Namespace) -> int:
     from inexeval.assess.store import Store
 
-    store = Store.open(args.store)
-    try:
+    with Store.open(args.store) as store:
         stats = store.stats()
-    finally:
-        store.close()
     out = sys.stdout
     out.write("topic\tassessor\tpool\tdone\tin_progress\trelevant\tseconds\tlocked\n")
     for row in stats["topics"]:
