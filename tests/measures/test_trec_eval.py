@@ -222,11 +222,13 @@ def _answered(qrels: list[tuple[str, str, int]], run: list[tuple[str, str, float
     return bool({t for t, _, _ in qrels} & {t for t, _, _ in run})
 
 
-TREC_EVAL = os.environ.get("TREC_EVAL") or shutil.which("trec_eval") or (
-    "/tmp/trec_eval_src/trec_eval" if Path("/tmp/trec_eval_src/trec_eval").is_file() else None)
+# an optional reference (trec_eval's own test files, with their expected outputs, are the
+# fixtures every run checks): its absence is no missing component for CI
+TREC_EVAL = os.environ.get("TREC_EVAL") or shutil.which("trec_eval")
 
 
-@pytest.mark.skipif(TREC_EVAL is None, reason="needs the trec_eval binary (TREC_EVAL=path)")
+@pytest.mark.skipif(TREC_EVAL is None, reason="optional reference absent: the trec_eval binary "
+                    "(TREC_EVAL=path, or on the PATH)")
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                  HealthCheck.function_scoped_fixture])
 @given(data=_collections(), options=st.sampled_from(
