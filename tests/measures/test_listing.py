@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from tests.helpers import DATA
+from tests.helpers import DATA, needs_shared
 
 from inexeval import demo
 from inexeval.cli import main
@@ -100,6 +100,7 @@ def test_one_family_with_parameters_and_examples(
                          re.MULTILINE)
 
 
+@needs_shared
 def test_examples_of_p_ip_and_gp_evaluate() -> None:
     qrels = load_assessments(DATA / "ipcs" / "INEX_Qrels.txt")
     runs = {task: load_run(DATA / "ipcs" / name) for task, name in (

@@ -233,6 +233,7 @@ def _copies(tmp_path: Path, n: int) -> list[str]:
     return paths
 
 
+@needs_shared
 def test_curves_of_many_runs_differ_and_say_the_rule(tmp_path: Path,
                                                      captured: list[object]) -> None:
     runs = _copies(tmp_path, 12)
@@ -254,6 +255,7 @@ def test_curves_of_many_runs_differ_and_say_the_rule(tmp_path: Path,
         "120 topics; means over every assessed topic, a missing one scoring 0")
 
 
+@needs_shared
 def test_a_p_at_k_curve_is_titled_as_such(tmp_path: Path, captured: list[object]) -> None:
     assert main(["plot", "-m", "P(quant=strict)@10", "--ranks", "20", QRELS, *RUNS[:2],
                  "-o", str(tmp_path / "p.png")]) == 0
@@ -264,6 +266,7 @@ def test_a_p_at_k_curve_is_titled_as_such(tmp_path: Path, captured: list[object]
     assert gp.get_title() == "gP[r], r = 1-50, topic 2009001"  # one topic: no rule
 
 
+@needs_shared
 def test_per_topic_bars_share_one_scale(tmp_path: Path, captured: list[object]) -> None:
     assert main(["plot", "--task", "focused", "--kind", "per-topic", QRELS, *RUNS,
                  "-o", str(tmp_path / "d.png")]) == 0
@@ -284,6 +287,7 @@ def test_one_win_is_a_win() -> None:
     assert ax.get_ylim() == (-0.5 * 1.05, 0.5 * 1.05)
 
 
+@needs_shared
 def test_scatter_numbers_do_not_overlap(tmp_path: Path, captured: list[object]) -> None:
     runs = [*RUNS, *_copies(tmp_path, 9)]
     assert main(["plot", "--task", "focused", "--kind", "scatter", "-m", "MAiP", "-m",
@@ -306,6 +310,7 @@ def test_scatter_numbers_do_not_overlap(tmp_path: Path, captured: list[object]) 
         assert not any(box.contains(x, y) for x, y in points)
 
 
+@needs_shared
 def test_box_plot_has_a_title_and_a_legend(tmp_path: Path, captured: list[object]) -> None:
     assert main(["plot", "--task", "focused", "--kind", "box", QRELS, *RUNS,
                  "-o", str(tmp_path / "b.png")]) == 0

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.helpers import DATA
+from tests.helpers import DATA, needs_shared
 
 from inexeval.cli import installed_version, main
 from inexeval.outputs import fingerprint
@@ -37,6 +37,7 @@ def _report(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *args: str) -> str:
     return out.read_text(encoding="utf-8")
 
 
+@needs_shared
 def test_the_report_says_when_by_what_over_which_topics(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     text = _text(_report(tmp_path, monkeypatch))
@@ -52,6 +53,7 @@ def test_the_report_says_when_by_what_over_which_topics(
     assert "correction holm" in corrected
 
 
+@needs_shared
 def test_every_input_with_its_size_digest_and_coverage(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     page = _report(tmp_path, monkeypatch)
@@ -98,6 +100,7 @@ def test_report_date_is_now_or_the_source_date(monkeypatch: pytest.MonkeyPatch) 
     assert re.fullmatch(r"20\d\d-\d\d-\d\d \d\d:\d\d UTC", html.report_date())
 
 
+@needs_shared
 def test_twenty_runs_fit_1400_pixels(browser: Any, tmp_path: Path) -> None:
     lines = Path(RUNS[0]).read_text().splitlines(keepends=True)
     runs = []
