@@ -202,7 +202,8 @@ def run_pool(args: argparse.Namespace) -> int:
                            title=_title(study, args, "smaller pools"))
     _write(args, text)
     if args.plot is not None:
-        from inexeval.report.pools import levels_figure, save_figure
+        from inexeval.report.figures import save_figure
+        from inexeval.report.pools import levels_figure
 
         save_figure(levels_figure(rows), args.plot)
     return 0
@@ -243,7 +244,8 @@ def run_reuse(args: argparse.Namespace) -> int:
                               title="over all runs: drop = score_full - score_without"))
     _write(args, text)
     if args.plot is not None:
-        from inexeval.report.pools import reuse_figure, save_figure
+        from inexeval.report.figures import save_figure
+        from inexeval.report.pools import reuse_figure
 
         measure = reuse.summary[0].measure if args.task is None else _main(reuse.summary)
         chosen = [row for row in reuse.runs if row.measure == measure]

@@ -12,7 +12,6 @@ import argparse
 import json
 import math
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, NamedTuple
 
 from inexeval.cli import add_executor_arguments, digits, positive, probability
@@ -24,8 +23,6 @@ HELP = ("evaluate the measures and the pools: discriminative power, swap rates, 
         "strategies")
 
 FORMATS = ("table", "markdown", "latex", "csv", "json")
-FIGURES = ("png", "svg", "pdf")
-_NO_DATE: dict[str, Any] = {"png": None, "svg": {"Date": None}, "pdf": {"CreationDate": None}}
 
 
 class Study(NamedTuple):
@@ -138,10 +135,9 @@ def _inputs(args: argparse.Namespace) -> list[str | None]:
 
 # output --------------------------------------------------------------------------------------
 def _figure_format(args: argparse.Namespace) -> str | None:
-    if args.output is None:
-        return None
-    suffix = Path(args.output).suffix.lower().lstrip(".")
-    return suffix if suffix in FIGURES else None
+    from inexeval.report.figures import figure_format
+
+    return None if args.output is None else figure_format(args.output)
 
 
 def check_output(args: argparse.Namespace) -> None:
@@ -169,7 +165,9 @@ def emit(args: argparse.Namespace, title: str, tables: dict[str, list[dict[str, 
         if draw is None:
             raise InexevalError("this study has no figure: write a table (-o FILE.txt, "
                                 "--format ...)", args.output)
-        _save(args.output, figure, draw())
+        from inexeval.report.figures import save_figure
+
+        save_figure(draw(), args.output)
         return
     if args.format == "json":
         text = json.dumps({name: [{k: _json(row.get(k)) for k in _keys(columns[name], row)}
@@ -206,16 +204,6 @@ def _keys(columns: tuple[str, ...], row: dict[str, Any]) -> list[str]:
 
 def _json(value: Any) -> Any:
     return None if isinstance(value, float) and math.isnan(value) else value
-
-
-def _save(path: str, suffix: str, fig: Any) -> None:
-    import matplotlib
-
-    from inexeval.outputs import atomic_output
-
-    with atomic_output(path, "wb") as handle, matplotlib.rc_context(
-            {"svg.hashsalt": "inexeval"}):
-        fig.savefig(handle, format=suffix, metadata=_NO_DATE[suffix], dpi=150)
 
 
 def header(what: str, scores: Any) -> str:

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
-from typing import Any
 
 from inexeval.cli import positive
 from inexeval.cli_args import add_complete_argument, add_input_arguments
@@ -14,8 +12,6 @@ NAME = "plot"
 HELP = "draw curves, per-topic differences, measure scatter plots or per-topic boxes"
 
 KINDS = ("curve", "per-topic", "scatter", "box")
-FORMATS = ("png", "svg", "pdf")
-_NO_DATE: dict[str, Any] = {"png": None, "svg": {"Date": None}, "pdf": {"CreationDate": None}}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -46,17 +42,13 @@ def _matplotlib() -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import io
-
     from inexeval.cli_args import experiment, write
     from inexeval.errors import InexevalError
     from inexeval.outputs import check_output
+    from inexeval.report.figures import figure_bytes, required_format
 
     _matplotlib()
-    suffix = Path(args.output).suffix.lower().lstrip(".")
-    if suffix not in FORMATS:
-        raise InexevalError(f"cannot tell the figure format from the suffix {suffix!r} (.png, "
-                            ".svg or .pdf)", args.output)
+    suffix = required_format(args.output)
     inputs = (args.assessments, *args.runs, args.collection)
     check_output(args.output, *inputs)
     if args.topic is not None and args.kind != "curve":
@@ -70,11 +62,5 @@ def run(args: argparse.Namespace) -> int:
     sys.stderr.write(study.note)
     fig = study.plot(args.kind, topic=args.topic, baseline=args.baseline, ranks=args.ranks,
                      rule="all" if args.c else "any")
-    import matplotlib
-
-    # no creation date, fixed SVG ids: the same data give the same file
-    figure = io.BytesIO()
-    with matplotlib.rc_context({"svg.hashsalt": "inexeval"}):
-        fig.savefig(figure, format=suffix, metadata=_NO_DATE[suffix], dpi=150)
-    write(args, figure.getvalue(), *inputs)
+    write(args, figure_bytes(fig, suffix), *inputs)
     return 0

@@ -64,25 +64,3 @@ def reuse_figure(measure: str, score_full: Sequence[float], score_without: Seque
 def _mean(values: Sequence[float]) -> float:
     defined = [v for v in values if v is not None and not math.isnan(v)]
     return math.fsum(defined) / len(defined) if defined else math.nan
-
-
-FIGURE_FORMATS = ("png", "svg", "pdf")
-_NO_DATE: dict[str, Any] = {"png": None, "svg": {"Date": None}, "pdf": {"CreationDate": None}}
-
-
-def save_figure(fig: Figure, path: str) -> None:
-    """Write ``fig`` atomically in the format its suffix names, without a creation date and
-    with fixed SVG ids (the same data give the same file)."""
-    from pathlib import Path
-
-    import matplotlib
-
-    from inexeval.errors import InexevalError
-    from inexeval.outputs import atomic_output
-
-    suffix = Path(path).suffix.lower().lstrip(".")
-    if suffix not in FIGURE_FORMATS:
-        raise InexevalError(f"cannot tell the figure format from the suffix {suffix!r} (.png, "
-                            ".svg or .pdf)", path)
-    with atomic_output(path, "wb") as handle, matplotlib.rc_context({"svg.hashsalt": "inexeval"}):
-        fig.savefig(handle, format=suffix, metadata=_NO_DATE[suffix], dpi=150)
