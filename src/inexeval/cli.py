@@ -148,7 +148,7 @@ class _Version(argparse.Action):
 
 def installed_version() -> str:
     """The installed inexeval's version ("unknown" when run from a source tree not installed)."""
-    from inexeval.experiment import package_version
+    from inexeval.version import package_version
 
     return package_version()
 

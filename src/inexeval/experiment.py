@@ -32,6 +32,7 @@ import numpy as np
 from inexeval.errors import InexevalError, MeasureError, warn
 from inexeval.results import Results
 from inexeval.scores import RULES, Scores, describe_rule, natural_order
+from inexeval.version import package_version
 
 if TYPE_CHECKING:
     from inexeval.analysis.compare import Comparison
@@ -805,16 +806,6 @@ def task_curve_name(task: str, options: Mapping[str, Any]) -> str:
     from inexeval.measures.curves import task_measure
 
     return str(task_measure(task, **options))
-
-
-def package_version() -> str:
-    """The installed version of inexeval (``unknown`` when it is not installed)."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("inexeval")
-    except PackageNotFoundError:
-        return "unknown"
 
 
 # the work of one run, in this process or a worker -------------------------------------------

@@ -217,6 +217,21 @@ def test_a_run_reads_its_scores_on_first_use(tmp_path: Path) -> None:
     assert run["1"].__dict__["rsv"] is run["1"].rsv
 
 
+def test_a_run_pickles_with_plain_pickle(tmp_path: Path) -> None:
+    # worker processes and Dask receive runs as they are (plain pickle, no cloudpickle)
+    import pickle
+
+    path = tmp_path / "r.fol"
+    path.write_text("1 Q0 a 1 0.5 r 0 10\n1 Q0 b 2 0.25 r 3 7\n2 Q0 a 1 0.75 r 5 10\n")
+    run = fol.read_fol_run(path)
+    again = pickle.loads(pickle.dumps(run))
+    for topic in ("1", "2"):
+        assert again[topic].files.tolist() == run[topic].files.tolist()
+        assert again[topic].offsets.tolist() == run[topic].offsets.tolist()
+        assert again[topic].rsv.tolist() == run[topic].rsv.tolist()
+    assert again["1"].lengths.tolist() == [10, 7]
+
+
 # --- FOL runs: documents numbered by the reader ----------------------------------------------
 
 name = st.one_of(st.integers(1, 10**12).map(str),

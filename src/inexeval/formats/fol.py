@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 import warnings
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from itertools import count, pairwise
 from pathlib import Path
 from typing import Any, TextIO
@@ -453,14 +454,7 @@ class _RunColumns:
             high = np.searchsorted(ordered, order_codes, side="right").tolist()
             takes = [order[a:b] for a, b in zip(low, high)]
 
-        def topic_run(code: int, take: Any) -> TopicRun:
-            topic_files = files[take]
-            return TopicRun(
-                topic=names[code], files=topic_files,
-                paths=np.full(len(topic_files), "", dtype=object),
-                offsets=arrays["offsets"][take], lengths=arrays["lengths"][take],
-                ranks=arrays["ranks"][take], rsv=scores[take], lines=arrays["lines"][take],
-                missing=arrays["missing"][take], codes=file_codes[take])
+        topic_run = _TopicMaker(names, codes, files, arrays, scores, file_codes)
 
         run_ids = {names[code]: self.last_run_id[code] for code in order_codes}
         run_name = self.last_run_id[int(codes[-1])]
@@ -468,11 +462,11 @@ class _RunColumns:
             columns = RunColumns(
                 [names[code] for code in order_codes], bounds, files, arrays["offsets"],
                 arrays["lengths"], arrays["lines"], arrays["missing"], file_codes,
-                lambda take: topic_run(int(codes[take.start]), take),
+                topic_run,
                 packed_names=self.file_codes_of.packed())
             return Run(run_name, "passage", columns, source=name, meta={"run_ids": run_ids},
                        columns=columns)
-        per_topic = {names[code]: topic_run(code, take)
+        per_topic = {names[code]: topic_run.of(code, take)
                      for code, take in zip(order_codes, takes)}
         return Run(run_name, "passage", per_topic, source=name, meta={"run_ids": run_ids})
 
@@ -654,3 +648,29 @@ def _write(out: str | Path | TextIO, lines: Iterable[str]) -> None:
             stream.writelines(lines)
     else:
         out.writelines(lines)
+
+
+@dataclass(frozen=True)
+class _TopicMaker:
+    """A topic's :class:`TopicRun` cut from a run's joined columns (an object, not a closure,
+    so that a run pickles and travels to worker processes as it is)."""
+
+    names: list[str]
+    codes: npt.NDArray[np.int64]
+    files: npt.NDArray[np.object_]
+    arrays: dict[str, npt.NDArray[Any]]
+    scores: PrintedScores
+    file_codes: npt.NDArray[np.int64]
+
+    def __call__(self, take: slice) -> TopicRun:
+        return self.of(int(self.codes[take.start]), take)
+
+    def of(self, code: int, take: Any) -> TopicRun:
+        topic_files = self.files[take]
+        arrays = self.arrays
+        return TopicRun(
+            topic=self.names[code], files=topic_files,
+            paths=np.full(len(topic_files), "", dtype=object),
+            offsets=arrays["offsets"][take], lengths=arrays["lengths"][take],
+            ranks=arrays["ranks"][take], rsv=self.scores[take], lines=arrays["lines"][take],
+            missing=arrays["missing"][take], codes=self.file_codes[take])
