@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from inexeval.cli import non_negative
 
@@ -39,6 +40,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="qrels format (only trec_eval's qrels)")
     parser.add_argument("-T", default="trec_results", choices=("trec_results",),
                         help="run format (only trec_eval's trec_results)")
+    parser.add_argument("-Z", metavar="ZSCORES_FILE",
+                        help="print z-scores instead: (value - mean) / sd with each topic's and "
+                        "measure's mean and sd from ZSCORES_FILE (lines: topic measure mean sd); "
+                        "-1000000 where the file lacks them")
+    parser.add_argument("-D", type=_debug_level, metavar="LEVEL[.TOPIC]",
+                        help="trec_eval's debug level, accepted and not used (no trace is "
+                        "printed); with .TOPIC only that topic is evaluated")
     parser.add_argument("--keep-repeats", action="store_true",
                         help="a document retrieved twice for a topic is kept twice (trec_eval "
                         "stops with an error)")
@@ -49,10 +57,40 @@ def run(args: argparse.Namespace) -> int:
     from inexeval.measures.trec_eval import choose, evaluate
 
     choose(args.m)  # a wrong measure is told before any file is read
-    qrels = read_trec_eval_qrels(args.qrels)
+    zscores = None
+    if args.Z is not None:
+        from inexeval.formats.trec_zscores import read_zscores
+
+        zscores = read_zscores(args.Z)
+    topic = args.D[1] if args.D is not None else None
+    qrels = _only(read_trec_eval_qrels(args.qrels), topic)
     for path in args.runs:
-        results = evaluate(qrels, read_trec_eval_run(path), args.m, complete=args.c,
-                           relevance_level=args.l, max_docs=args.M, judged_only=args.J,
-                           num_docs=args.N, keep_repeats=args.keep_repeats)
+        results = evaluate(qrels, _only(read_trec_eval_run(path), topic), args.m,
+                           complete=args.c, relevance_level=args.l, max_docs=args.M,
+                           judged_only=args.J, num_docs=args.N, keep_repeats=args.keep_repeats,
+                           zscores=zscores)
         sys.stdout.write(results.render(per_topic=args.q, summary=not args.n))
     return 0
+
+
+def _debug_level(text: str) -> tuple[int, str | None]:
+    """argparse type of ``-D``: trec_eval's ``LEVEL[.TOPIC]``, the level a whole number."""
+    level, dot, topic = text.partition(".")
+    try:
+        number = int(level)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: the debug level is not a whole number"
+                                         ) from None
+    return number, topic if dot and topic else None
+
+
+def _only(columns: Any, topic: str | None) -> Any:
+    """The lines of one topic (``-D LEVEL.TOPIC``), or all."""
+    if topic is None:
+        return columns
+    import dataclasses
+
+    keep = columns.topics == topic.encode("utf-8")
+    return dataclasses.replace(columns, topics=columns.topics[keep],
+                               documents=columns.documents[keep], values=columns.values[keep],
+                               lines=columns.lines[keep])
