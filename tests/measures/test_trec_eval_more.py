@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tests.measures.test_trec_eval import TREC_EVAL, _collections, _files
 
 from inexeval.cli import main
 from inexeval.formats.trec import read_trec_eval_qrels, read_trec_eval_run
 from inexeval.measures.trec_eval import choose, evaluate
-from tests.measures.test_trec_eval import TREC_EVAL, _collections, _files
 
 SUITE = Path(__file__).resolve().parents[1] / "data" / "trec_eval"
 
