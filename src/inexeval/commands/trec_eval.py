@@ -36,8 +36,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="documents in the collection (for utility)")
     parser.add_argument("-M", type=non_negative, metavar="NUM",
                         help="documents per topic used (the rest are dropped)")
-    parser.add_argument("-R", default="qrels", choices=("qrels",),
-                        help="qrels format (only trec_eval's qrels)")
+    parser.add_argument("-R", default="qrels", choices=("qrels", "prefs", "qrels_prefs"),
+                        help="judgements' format: qrels (the default); prefs (preference "
+                        "judgements: topic jg jsg doc level) or qrels_prefs (qrels read as "
+                        "preferences, the second column the judgement group), for the "
+                        "preference measures (-m all_prefs; default -m prefs)")
     parser.add_argument("-T", default="trec_results", choices=("trec_results",),
                         help="run format (only trec_eval's trec_results)")
     parser.add_argument("-Z", metavar="ZSCORES_FILE",
@@ -56,12 +59,10 @@ def run(args: argparse.Namespace) -> int:
     from inexeval.formats.trec import read_trec_eval_qrels, read_trec_eval_run
     from inexeval.measures.trec_eval import choose, evaluate
 
+    if args.R != "qrels":
+        return _preferences(args)
     choose(args.m)  # a wrong measure is told before any file is read
-    zscores = None
-    if args.Z is not None:
-        from inexeval.formats.trec_zscores import read_zscores
-
-        zscores = read_zscores(args.Z)
+    zscores = _zscores(args)
     topic = args.D[1] if args.D is not None else None
     qrels = _only(read_trec_eval_qrels(args.qrels), topic)
     for path in args.runs:
@@ -71,6 +72,41 @@ def run(args: argparse.Namespace) -> int:
                            zscores=zscores)
         sys.stdout.write(results.render(per_topic=args.q, summary=not args.n))
     return 0
+
+
+def _preferences(args: argparse.Namespace) -> int:
+    """``-R prefs`` and ``-R qrels_prefs``: the preference measures."""
+    from inexeval.errors import InexevalError
+    from inexeval.formats.trec import read_trec_eval_run
+    from inexeval.formats.trec_prefs import read_prefs
+    from inexeval.measures.trec_prefs import choose, evaluate
+
+    unused = [option for option, used in (("-J", args.J), ("-l", args.l != 1),
+                                          ("-N", args.N != 0),
+                                          ("--keep-repeats", args.keep_repeats)) if used]
+    if unused:
+        raise InexevalError(f"{', '.join(unused)} has no effect on the preference measures "
+                            f"(-R {args.R})")
+    choose(args.m)
+    zscores = _zscores(args)
+    topic = args.D[1] if args.D is not None else None
+    prefs = read_prefs(args.qrels, qrels=args.R == "qrels_prefs")
+    if topic is not None:
+        prefs = {t: lines for t, lines in prefs.items() if t == topic}
+    for path in args.runs:
+        results = evaluate(prefs, _only(read_trec_eval_run(path), topic), args.m,
+                           complete=args.c, max_docs=args.M, zscores=zscores)
+        sys.stdout.write(results.render(per_topic=args.q, summary=not args.n))
+    return 0
+
+
+def _zscores(args: argparse.Namespace) -> Any:
+    """The means and sds of ``-Z``'s file, or None."""
+    if args.Z is None:
+        return None
+    from inexeval.formats.trec_zscores import read_zscores
+
+    return read_zscores(args.Z)
 
 
 def _debug_level(text: str) -> tuple[int, str | None]:

@@ -197,8 +197,13 @@ def _suggestion(name: str) -> str:
     inexeval measure (``AP`` is ``map``), else the closest name by spelling."""
     import difflib
 
+    from inexeval.measures.trec_prefs import NICKNAMES as PREFS
+
+    if name in PREFS["all_prefs"] or name in PREFS:
+        return " (a preference measure: give -R prefs or -R qrels_prefs)"
     family = name.split("@")[0]
     if family in _INEXEVAL_NAMES:
+
         return f" (did you mean {_INEXEVAL_NAMES[family]!r}?)"
     close = difflib.get_close_matches(name, [*BY_NAME, *NICKNAMES], n=1, cutoff=0.6)
     known = f"; known: {', '.join(BY_NAME)}; sets: {', '.join(NICKNAMES)}"
