@@ -116,3 +116,12 @@ def test_format_trec_eval_prints_runs_in_turn(tmp_path: Path,
     one = "num_q                 \tall\t3\nmap                   \tall\t0.1785\n" \
           "P@10                  \tall\t0.3000\n"
     assert out == one + one
+
+
+def test_other_assessments_keep_inexeval_s_names(capsys: pytest.CaptureFixture[str]) -> None:
+    """trec_eval's names are printed as typed on TREC qrels only (P@k on INEX assessments is
+    another measure, under its own name)."""
+    from inexeval import demo
+
+    assert main(["eval", str(demo.ASSESSMENTS_2004), str(demo.RUNS[1]), "-m", "P_5"]) == 0
+    assert _names(capsys.readouterr().out) == ["num_q", "P@5"]
