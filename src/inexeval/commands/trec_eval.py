@@ -36,11 +36,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="documents in the collection (for utility)")
     parser.add_argument("-M", type=non_negative, metavar="NUM",
                         help="documents per topic used (the rest are dropped)")
-    parser.add_argument("-R", default="qrels", choices=("qrels", "prefs", "qrels_prefs"),
+    parser.add_argument("-R", default="qrels",
+                        choices=("qrels", "prefs", "qrels_prefs", "qrels_jg"),
                         help="judgements' format: qrels (the default); prefs (preference "
                         "judgements: topic jg jsg doc level) or qrels_prefs (qrels read as "
                         "preferences, the second column the judgement group), for the "
-                        "preference measures (-m all_prefs; default -m prefs)")
+                        "preference measures (-m all_prefs; default -m prefs); qrels_jg (qrels "
+                        "whose second column is a judgement group) for map_avgjg, P_avgjg, "
+                        "Rprec_mult_avgjg (-m qrels_jg, the default)")
     parser.add_argument("-T", default="trec_results", choices=("trec_results",),
                         help="run format (only trec_eval's trec_results)")
     parser.add_argument("-Z", metavar="ZSCORES_FILE",
@@ -59,6 +62,8 @@ def run(args: argparse.Namespace) -> int:
     from inexeval.formats.trec import read_trec_eval_qrels, read_trec_eval_run
     from inexeval.measures.trec_eval import choose, evaluate
 
+    if args.R == "qrels_jg":
+        return _judgement_groups(args)
     if args.R != "qrels":
         return _preferences(args)
     choose(args.m)  # a wrong measure is told before any file is read
@@ -100,6 +105,30 @@ def _preferences(args: argparse.Namespace) -> int:
     return 0
 
 
+def _judgement_groups(args: argparse.Namespace) -> int:
+    """``-R qrels_jg``: each judgement group's measures, averaged over a topic's groups."""
+    import numpy as np
+
+    from inexeval.formats.trec import read_trec_eval_run
+    from inexeval.formats.trec_jg import read_qrels_jg
+    from inexeval.measures.trec_jg import choose, evaluate_groups
+
+    choose(args.m)
+    zscores = _zscores(args)
+    topic = args.D[1] if args.D is not None else None
+    qrels = read_qrels_jg(args.qrels)
+    if topic is not None:
+        keep = np.char.startswith(qrels.topics, (topic + " ").encode("utf-8"))
+        qrels = _only(qrels, None, keep)
+    for path in args.runs:
+        results = evaluate_groups(qrels, _only(read_trec_eval_run(path), topic), args.m,
+                                  zscores=zscores, complete=args.c, relevance_level=args.l,
+                                  max_docs=args.M, judged_only=args.J, num_docs=args.N,
+                                  keep_repeats=args.keep_repeats)
+        sys.stdout.write(results.render(per_topic=args.q, summary=not args.n))
+    return 0
+
+
 def _zscores(args: argparse.Namespace) -> Any:
     """The means and sds of ``-Z``'s file, or None."""
     if args.Z is None:
@@ -120,13 +149,15 @@ def _debug_level(text: str) -> tuple[int, str | None]:
     return number, topic if dot and topic else None
 
 
-def _only(columns: Any, topic: str | None) -> Any:
-    """The lines of one topic (``-D LEVEL.TOPIC``), or all."""
-    if topic is None:
+def _only(columns: Any, topic: str | None, keep: Any = None) -> Any:
+    """The lines of one topic (``-D LEVEL.TOPIC``), or those ``keep`` marks, or all."""
+    if topic is None and keep is None:
         return columns
     import dataclasses
 
-    keep = columns.topics == topic.encode("utf-8")
+    if keep is None:
+        keep = columns.topics == str(topic).encode("utf-8")
+
     return dataclasses.replace(columns, topics=columns.topics[keep],
                                documents=columns.documents[keep], values=columns.values[keep],
                                lines=columns.lines[keep])

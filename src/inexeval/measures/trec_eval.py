@@ -201,6 +201,9 @@ def _suggestion(name: str) -> str:
 
     if name in PREFS["all_prefs"] or name in PREFS:
         return " (a preference measure: give -R prefs or -R qrels_prefs)"
+    if name in ("map_avgjg", "P_avgjg", "Rprec_mult_avgjg", "qrels_jg"):
+        return " (a judgement-group measure: give -R qrels_jg)"
+
     family = name.split("@")[0]
     if family in _INEXEVAL_NAMES:
 
