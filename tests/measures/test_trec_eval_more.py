@@ -83,6 +83,7 @@ def test_zscores_by_hand(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     ("1 map abc 0.1\n", "the mean 'abc' is not a finite number"),
     ("1 map 0.2 nan\n", "the sd 'nan' is not a finite number"),
     ("1 map 0.2 0.1\n\n1 map 0.3 0.1\n", "given twice"),
+    ("\n", "has no line"),
 ])
 def test_bad_zscore_file(tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str,
                          problem: str) -> None:
@@ -91,7 +92,7 @@ def test_bad_zscore_file(tmp_path: Path, capsys: pytest.CaptureFixture[str], tex
     assert main(["trec_eval", "-Z", str(zscores), str(SUITE / "qrels.test"),
                  str(SUITE / "results.test")]) == 2
     err = capsys.readouterr().err
-    assert problem in err and f"{zscores}:" in err and len(err.strip().splitlines()) == 1
+    assert problem in err and f"{zscores}" in err and len(err.strip().splitlines()) == 1
 
 
 def test_debug_topic_evaluates_that_topic(capsys: pytest.CaptureFixture[str]) -> None:

@@ -22,7 +22,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="print every topic's values too, before the summary")
     parser.add_argument("-m", action="append", default=[], metavar="MEASURE[.PARAMS]",
                         help="a trec_eval measure or set (official (the default), all_trec, "
-                        "set), with parameters after a dot: P.5,10 ndcg_cut.10 "
+                        "set; with -R prefs: all_prefs, prefs; with -R qrels_jg: qrels_jg), "
+                        "with parameters after a dot: P.5,10 ndcg_cut.10 "
                         "iprec_at_recall..1,.5 ndcg.1=3,2=9 rbp.p=0.8")
     parser.add_argument("-c", action="store_true",
                         help="average over every topic of the qrels; a topic without results "

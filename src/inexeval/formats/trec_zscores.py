@@ -37,6 +37,8 @@ def read_zscores(path: str | Path) -> ZScores:
                 raise FormatError(f"topic {shown(topic)} measure {shown(measure)} given twice",
                                   path, number)
             known[measure] = pair
+    if not out:
+        raise FormatError("the z-score file has no line", path)
     return out
 
 
