@@ -43,7 +43,8 @@ from inexeval.measures.trec_eval import (
 )
 from inexeval.measures.trec_eval_more import as_zscores
 
-Counts = npt.NDArray[np.int64]
+Counts = npt.NDArray[np.int32]
+Ranks = npt.NDArray[np.int64]
 
 _SUM = {"printed": "long", "average": "sum"}
 DEFINITIONS: tuple[Definition, ...] = (
@@ -111,7 +112,7 @@ class _Group:
     of one with several (``array``, ``levels`` by number, -1 where the group does not judge)."""
 
     pairs: Counts
-    classes: list[tuple[float, Counts]] | None
+    classes: list[tuple[float, Ranks]] | None
     array: npt.NDArray[np.bool_] | None
     levels: list[float] | None
     ful_ret: int = 0
@@ -149,7 +150,7 @@ def _topic(topic: str, prefs: Sequence[Preference], ranking: Sequence[str], sour
         if end == len(lines) or lines[end][0] != lines[start][0]:
             groups.append(_group(topic, lines[start:end], njr, nj, source))
             start = end
-    counts = np.zeros((nj, nj), dtype=np.int64)
+    counts = np.zeros((nj, nj), dtype=np.int32)
     for g in groups:
         counts += g.pairs
     return _Topic(groups, nj, njr, counts)
@@ -159,14 +160,14 @@ def _group(topic: str, lines: list[tuple[str, str, float, int, str]], njr: int, 
            source: str) -> _Group:
     if len({line[1] for line in lines}) > 1:
         return _array_group(topic, lines, njr, nj, source)
-    classes: list[tuple[float, Counts]] = []
+    classes: list[tuple[float, Ranks]] = []
     start = 0
     for end in range(1, len(lines) + 1):
         if end == len(lines) or lines[end][2] != lines[start][2]:
             classes.append((lines[start][2],
                             np.array([line[3] for line in lines[start:end]], dtype=np.int64)))
             start = end
-    pairs = np.zeros((nj, nj), dtype=np.int64)
+    cells = []
     for i, (_, higher) in enumerate(classes):
         for _, lower in classes[i + 1:]:
             same = np.intersect1d(higher, lower)
@@ -174,8 +175,11 @@ def _group(topic: str, lines: list[tuple[str, str, float, int, str]], njr: int, 
                 document = next(line[4] for line in lines if line[3] == same[0])
                 raise FormatError(f"topic {topic!r}: document {document!r} has two levels in "
                                   f"sub-group {lines[0][1]!r} of group {lines[0][0]!r}", source)
-            np.add.at(pairs, (np.repeat(higher, len(lower)), np.tile(lower, len(higher))), 1)
+            cells.append((higher[:, None] * nj + lower[None, :]).ravel())
+    pairs = np.bincount(np.concatenate(cells) if cells else np.zeros(0, dtype=np.int64),
+                        minlength=nj * nj).reshape(nj, nj).astype(np.int32)
     group = _Group(pairs, classes, None, None)
+
     for level, ranks in classes:
         ret = int(np.count_nonzero(ranks < njr))
         if level > 0.0:
@@ -212,7 +216,7 @@ def _array_group(topic: str, lines: list[tuple[str, str, float, int, str]], njr:
         a, b = (names.get(int(x), str(int(x))) for x in both[0])
         raise FormatError(f"topic {topic!r}: group {lines[0][0]!r} prefers {a!r} to {b!r} "
                           "and the reverse (trec_eval aborts)", source)
-    group = _Group(array.astype(np.int64), None, array, levels)
+    group = _Group(array.astype(np.int32), None, array, levels)
     ret, rest = np.array(levels[:njr]), np.array(levels[njr:])
     group.num_rel_ret = int(np.count_nonzero(ret > 0.0))
     group.num_nonrel_ret = int(np.count_nonzero(ret == 0.0))
@@ -286,7 +290,7 @@ def _recounted(g: _Group, njr: int, retrieved_only: bool) -> tuple[int, int]:
         keep = g.num_rel_ret if retrieved_only else g.num_rel
         last = g.classes[-1][1][:keep]
 
-        def counts(a: Counts, b: Counts) -> tuple[int, int]:
+        def counts(a: Ranks, b: Ranks) -> tuple[int, int]:
             if retrieved_only:
                 a, b = a[a < njr], b[b < njr]
             fulfilled = a[:, None] < b[None, :]
