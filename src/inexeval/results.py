@@ -8,8 +8,8 @@ a topic with nothing relevant under a strict quantisation); ``num_q`` counts the
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
 
@@ -135,6 +135,16 @@ class Results:
         for row in [*self.rows, *self.means()]:
             out.setdefault(row.run, {}).setdefault(row.topic, {})[row.measure] = row.value
         return out
+
+    def relabelled(self, labels: Mapping[str, str]) -> Results:
+        """The same results with measures renamed (``labels``: name to new name; a name not
+        in it kept), e.g. printed under trec_eval's names."""
+        def row(r: Row) -> Row:
+            return r._replace(measure=labels.get(r.measure, r.measure))
+        return replace(self, rows=[row(r) for r in self.rows],
+                       overall=[row(r) for r in self.overall],
+                       aggregates={labels.get(k, k): v for k, v in self.aggregates.items()},
+                       _means={}, _means_of=-1)
 
     def __iter__(self) -> Iterator[Row]:
         return iter(self.rows)

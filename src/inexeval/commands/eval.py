@@ -13,7 +13,7 @@ from inexeval.cli_args import add_complete_argument, add_input_arguments
 NAME = "eval"
 HELP = "evaluate runs against assessments (trec_eval-style output)"
 
-FORMATS = ("trec", "csv", "json", "latex", "table", "official", "scores")
+FORMATS = ("trec", "csv", "json", "latex", "table", "official", "scores", "trec_eval")
 """Output formats of ``eval`` (:func:`_report` prints each)."""
 
 
@@ -25,7 +25,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", choices=FORMATS,
                         default="trec", help="output format (default trec; official: the "
                         "official INEX evaluator's layout, with --task; scores: every "
-                        "per-topic value at full precision, for inexeval meta --scores)")
+                        "per-topic value at full precision, for inexeval meta --scores; "
+                        "trec_eval: trec_eval's layout, as inexeval trec_eval prints it)")
     parser.add_argument("-o", "--output", metavar="FILE",
                         help="with --format scores: write to FILE (atomically)")
     parser.add_argument("--table", action="store_true",
@@ -43,6 +44,7 @@ def run(args: argparse.Namespace) -> int:
 
     check_eval_options(args)
     fmt = "table" if args.table else args.format
+    labels = _trec_eval_names(args)
     study = experiment(args)
     if fmt == "official" and not study.task:
         raise InexevalError("--format official goes with --task")
@@ -53,16 +55,42 @@ def run(args: argparse.Namespace) -> int:
 
         study.measures = table_measures(study.task, [] if study.default_task else study.measures)
     outcomes = study.outcomes(complete=args.c, per_topic=args.q, official=fmt == "official")
-    return _report(args, fmt, study, outcomes)
+    return _report(args, fmt, study, outcomes, labels)
 
 
-def _report(args: argparse.Namespace, fmt: str, study: Any, outcomes: Iterator[Any]) -> int:
+def _trec_eval_names(args: argparse.Namespace) -> dict[str, str]:
+    """On TREC qrels, ``-m`` arguments in trec_eval's names (``map``, ``P.5,10``) made the
+    registry's (``args.measure`` rewritten), and the names to print them under
+    (:func:`~inexeval.measures.trec_names.trec_eval_requests`); elsewhere nothing changes."""
+    if not args.measure or args.task:
+        return {}
+    fmt = args.assessments_format
+    if fmt is None and args.assessments != "-":
+        from inexeval.errors import InexevalError
+        from inexeval.formats.detect import detect_assessments_format
+
+        try:
+            fmt = detect_assessments_format(args.assessments)
+        except InexevalError:
+            return {}  # told when the assessments are read
+    if fmt not in (None, "trec"):
+        return {}
+    from inexeval.measures.trec_names import trec_eval_requests
+
+    requests = trec_eval_requests(args.measure)
+    args.measure = requests.measures
+    return requests.labels
+
+
+def _report(args: argparse.Namespace, fmt: str, study: Any, outcomes: Iterator[Any],
+            labels: dict[str, str] | None = None) -> int:
     """Print each run's warnings and results as it comes (trec, csv, official; the other formats
     at the end); a run that failed is reported and the others still printed. Exit code 2 if any
     failed. Runs sharing a run-id are named ``run-id (file)`` (:func:`distinct_names`), which
     needs every run's name before the first is printed: trec and csv results are printed as
     they come when the names can be read ahead (:func:`peek_run_name`), else at the end. The
-    number of topics and the averaging rule end the output, on stderr."""
+    number of topics and the averaging rule end the output, on stderr. ``labels``: measures
+    printed under other names (trec_eval's, as typed), in every format but ``scores``."""
     import warnings
 
     from inexeval.experiment import named, together
@@ -86,6 +114,8 @@ def _report(args: argparse.Namespace, fmt: str, study: Any, outcomes: Iterator[A
             continue
         answered.update(outcome.answered)
         results = outcome.results
+        if labels and fmt != "scores":
+            results = results.relabelled(labels)
         if fmt == "official":
             sys.stdout.write(outcome.official)
         elif fmt in ("trec", "csv") and ahead is not None:
@@ -108,6 +138,10 @@ def _report(args: argparse.Namespace, fmt: str, study: Any, outcomes: Iterator[A
             from inexeval.formats.scores import write_results
 
             write_results(merged, args.c, args.output, args.assessments, *args.runs)
+        elif fmt == "trec_eval":
+            from inexeval.report.trec_eval import render_trec_eval
+
+            sys.stdout.write(render_trec_eval(merged, per_topic=args.q))
         else:
             sys.stdout.write(render(merged, fmt, digits=args.digits, per_topic=args.q,
                                     terminal=sys.stdout.isatty(),

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cmp_to_key
 from typing import Any, TypeVar
@@ -33,6 +33,7 @@ import numpy.typing as npt
 
 from inexeval.errors import FormatError, MeasureError
 from inexeval.formats.trec import interned
+from inexeval.measures.trec_eval_more import as_zscores, yaap
 
 NONPOOL = -1
 """Level of a retrieved document that the qrels do not list (trec_eval's RELVALUE_NONPOOL)."""
@@ -107,6 +108,9 @@ DEFINITIONS: tuple[Definition, ...] = (
                "each relevant document, over R (trec_eval 2008)"),
     Definition("G", "pairs", description="normalised gain G (trec_eval 2008), gains "
                "level=gain"),
+    Definition("dcg", "pairs", description="DCG over the whole list (Järvelin and Kekäläinen "
+               "2002), gains level=gain, discount log2(rank + 1)"),
+    Definition("ideal_dcg", "pairs", description="DCG of the ideal list, gains level=gain"),
     Definition("ndcg", "pairs", description="nDCG over the whole list (Järvelin and "
                "Kekäläinen 2002), gains level=gain"),
     Definition("ndcg_rel", "pairs", description="nDCG averaged over the relevant documents"),
@@ -124,13 +128,16 @@ DEFINITIONS: tuple[Definition, ...] = (
     Definition("set_F", "values", (1.0,), description="F measure of the whole list, beta"),
     Definition("num_nonrel_judged_ret", printed="long", average="sum",
                description="number of judged non-relevant documents retrieved"),
+    Definition("yaap", description="yet another average precision: log((1 + S) / (1 + R - S)), "
+               "S the sum of precisions at the relevant documents (Robertson 2012)"),
     Definition("rbp", "pairs", description="rank-biased precision (Moffat and Zobel 2008), "
                "p=0.9"),
     Definition("rbp_resid", "pairs", description="rank-biased precision's residual"),
     Definition("unj", "cutoffs", (5.0, 10.0, 20.0),
                description="share of the top k not judged"),
 )
-"""The ad hoc measures of trec_eval 10.0, in its table order (the order it prints them)."""
+"""The ad hoc measures of trec_eval 10.0, in its table order (the order it prints them):
+``measures.c``'s ``te_trec_measures``, without the preference and judgement-group ones."""
 
 BY_NAME = {d.name: d for d in DEFINITIONS}
 
@@ -139,7 +146,12 @@ NICKNAMES: dict[str, tuple[str, ...]] = {
                  "Rprec", "bpref", "recip_rank", "iprec_at_recall", "P"),
     "set": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P",
             "set_recall", "set_relative_P", "set_map", "set_F"),
-    "all_trec": tuple(d.name for d in DEFINITIONS),
+    "all_trec": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map",
+                 "Rprec", "bpref", "recip_rank", "iprec_at_recall", "P", "relstring", "recall",
+                 "unj", "rbp", "rbp_resid", "infAP", "gm_bpref", "utility", "11pt_avg", "ndcg",
+                 "relative_P", "Rprec_mult", "success", "map_cut", "ndcg_cut", "ndcg_rel",
+                 "Rndcg", "binG", "G", "set_P", "set_recall", "set_relative_P", "set_map",
+                 "set_F", "num_nonrel_judged_ret"),
 }
 """trec_eval's names for sets of measures (``-m official`` is its default)."""
 
@@ -185,8 +197,16 @@ def _suggestion(name: str) -> str:
     inexeval measure (``AP`` is ``map``), else the closest name by spelling."""
     import difflib
 
+    from inexeval.measures.trec_prefs import NICKNAMES as PREFS
+
+    if name in PREFS["all_prefs"] or name in PREFS:
+        return " (a preference measure: give -R prefs or -R qrels_prefs)"
+    if name in ("map_avgjg", "P_avgjg", "Rprec_mult_avgjg", "qrels_jg"):
+        return " (a judgement-group measure: give -R qrels_jg)"
+
     family = name.split("@")[0]
     if family in _INEXEVAL_NAMES:
+
         return f" (did you mean {_INEXEVAL_NAMES[family]!r}?)"
     close = difflib.get_close_matches(name, [*BY_NAME, *NICKNAMES], n=1, cutoff=0.6)
     known = f"; known: {', '.join(BY_NAME)}; sets: {', '.join(NICKNAMES)}"
@@ -826,8 +846,9 @@ def _per_topic(kernel: Callable[[Lists, Chosen, int, list[int]], float]
     return measure
 
 
-@_per_topic
-def _ndcg(ls: Lists, chosen: Chosen, t: int, levels: list[int]) -> float:
+def _dcgs(ls: Lists, chosen: Chosen, t: int, levels: list[int]) -> tuple[float, float]:
+    """A topic's DCG and ideal DCG (``m_ndcg.c``, which computes ``dcg``, ``ideal_dcg`` and
+    ``ndcg`` alike: gains as :func:`_gains`, discount log2(rank + 1))."""
     gains = _gains(ls, chosen, t)
     table = log2_table(max(len(levels), 1) + 2).tolist()
     dcg = 0.0
@@ -840,7 +861,23 @@ def _ndcg(ls: Lists, chosen: Chosen, t: int, levels: list[int]) -> float:
     idcg = 0.0
     for i, gain in enumerate(ideal):
         idcg += gain / table[i + 2]
+    return dcg, idcg
+
+
+@_per_topic
+def _ndcg(ls: Lists, chosen: Chosen, t: int, levels: list[int]) -> float:
+    dcg, idcg = _dcgs(ls, chosen, t, levels)
     return dcg / idcg if idcg > 0.0 else 0.0
+
+
+@_per_topic
+def _dcg(ls: Lists, chosen: Chosen, t: int, levels: list[int]) -> float:
+    return _dcgs(ls, chosen, t, levels)[0]
+
+
+@_per_topic
+def _ideal_dcg(ls: Lists, chosen: Chosen, t: int, levels: list[int]) -> float:
+    return _dcgs(ls, chosen, t, levels)[1]
 
 
 @_per_topic
@@ -1007,12 +1044,14 @@ KERNELS: dict[str, Callable[[Lists, Chosen], Floats]] = {
     "iprec_at_recall": _iprec_at_recall, "P": _precision, "recall": _recall,
     "infAP": _inferred_ap, "gm_bpref": _gm_bpref, "Rprec_mult": _r_precision_mult,
     "utility": _utility, "11pt_avg": _eleven_point, "binG": _binary_g, "G": _g,
-    "ndcg": _ndcg, "ndcg_rel": _ndcg_rel, "Rndcg": _rndcg, "ndcg_cut": _ndcg_cut,
+    "dcg": _dcg, "ideal_dcg": _ideal_dcg, "ndcg": _ndcg, "ndcg_rel": _ndcg_rel,
+    "Rndcg": _rndcg, "ndcg_cut": _ndcg_cut,
+
     "map_cut": _map_cut, "relative_P": _relative_precision, "success": _success,
     "set_P": _set_precision, "set_relative_P": _set_relative_precision,
     "set_recall": _set_recall, "set_map": _set_map, "set_F": _set_f,
     "num_nonrel_judged_ret": _counts("num_nonrel_judged_ret"), "rbp": _rbp,
-    "rbp_resid": _rbp_resid,
+    "rbp_resid": _rbp_resid, "yaap": yaap,
     "unj": _unjudged,
 }
 
@@ -1037,12 +1076,15 @@ class TrecEvalResults:
     topics: list[str]
     run_id: str
     measures: list[Evaluated]
+    zscores: bool = False
+    """The values are z-scores (``-Z``): printed ``Z`` + name, every number as ``%6.4f``."""
 
     def render(self, per_topic: bool = False, summary: bool = True) -> str:
         """trec_eval's output: with ``per_topic`` (-q) every topic's lines first, topic by
         topic; then, unless not ``summary`` (-n), the ``all`` lines; each line
         ``%-22s\\t%s\\t%6.4f`` (counts as integers, the run id and relstring as text)."""
         lines: list[str] = []
+        z = "Z" if self.zscores else ""
         if per_topic:
             for t, topic in enumerate(self.topics):
                 for m in self.measures:
@@ -1052,17 +1094,19 @@ class TrecEvalResults:
                     if m.strings is not None:
                         lines.append(f"{m.chosen.labels[0]:<22}\t{topic}\t'{m.strings[t]}'")
                         continue
+                    printed = "double" if z else d.printed
                     for j, label in enumerate(m.chosen.labels):
-                        lines.append(f"{label:<22}\t{topic}\t"
-                                     f"{_printed(float(m.values[t, j]), d.printed)}")
+                        lines.append(f"{z}{label:<22}\t{topic}\t"
+                                     f"{_printed(float(m.values[t, j]), printed)}")
         if summary:
             for m in self.measures:
                 d = m.chosen.definition
                 if d.printed == "runid":
                     lines.append(f"{'runid':<22}\tall\t{self.run_id}")
                 elif d.average is not None:
+                    printed = "double" if z else d.printed
                     for label, value in zip(m.chosen.labels, m.overall):
-                        lines.append(f"{label:<22}\tall\t{_printed(value, d.printed)}")
+                        lines.append(f"{z}{label:<22}\tall\t{_printed(value, printed)}")
         return "".join(line + "\n" for line in lines)
 
 
@@ -1076,11 +1120,15 @@ def _printed(value: float, printed: str) -> str:
 
 def evaluate(qrels: Any, run: Any, measures: Iterable[str] = (), *, complete: bool = False,
              relevance_level: int = 1, max_docs: int | None = None, judged_only: bool = False,
-             num_docs: int = 0, keep_repeats: bool = False) -> TrecEvalResults:
+             num_docs: int = 0, keep_repeats: bool = False,
+             zscores: Mapping[str, Mapping[str, tuple[float, float]]] | None = None
+             ) -> TrecEvalResults:
     """Evaluate a run on qrels (:class:`~inexeval.formats.trec.TrecColumns`, from
     :func:`~inexeval.formats.trec.read_trec_eval_run` and
     :func:`~inexeval.formats.trec.read_trec_eval_qrels`) as trec_eval 10.0 does, with its
-    ``-m`` arguments (``measures``) and options (see :func:`lists`)."""
+    ``-m`` arguments (``measures``) and options (see :func:`lists`); ``zscores`` (``-Z``,
+    :func:`~inexeval.formats.trec_zscores.read_zscores`): each topic's values as z-scores
+    (:func:`~inexeval.measures.trec_eval_more.as_zscores`) before they are averaged."""
     chosen = choose(measures)
     ranked: _Ranked = lists(qrels, run, complete=complete, relevance_level=relevance_level,
                             max_docs=max_docs, judged_only=judged_only, num_docs=num_docs,
@@ -1098,8 +1146,10 @@ def evaluate(qrels: Any, run: Any, measures: Iterable[str] = (), *, complete: bo
                                        [strings[i] for i in order.tolist()]))
             continue
         values = np.concatenate([p[1][j][0] for p in parts])[order]
+        if zscores is not None:
+            values = as_zscores(ls.topics, c.labels, values, zscores)
         evaluated.append(Evaluated(c, values, _overall(ls, c.definition, values)))
-    return TrecEvalResults(ls.topics, run.run_id, evaluated)
+    return TrecEvalResults(ls.topics, run.run_id, evaluated, zscores is not None)
 
 
 def _values(ls: Lists, chosen: list[Chosen]) -> tuple[Lists, list[tuple[Floats,

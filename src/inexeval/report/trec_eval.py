@@ -1,0 +1,60 @@
+"""``eval --format trec_eval``: results printed in trec_eval's layout, by the code that prints
+``inexeval trec_eval`` (:meth:`inexeval.measures.trec_eval.TrecEvalResults.render`).
+
+Each run is printed in turn as trec_eval prints one run: with ``-q`` every topic's lines first,
+topic by topic in ``strcmp`` order of the topic ids, then the ``all`` lines, the measures under
+trec_eval's names in its table order (``num_q`` first, as trec_eval prints it with ``-m num_q``;
+inexeval's own names after them, in their order); each line
+``%-22s\\t%s\\t%6.4f``, counts (``num_q``, ``num_ret``, ``num_rel``, ``num_rel_ret``) as
+integers. A value undefined for a topic (an INEX measure with nothing relevant under a strict
+quantisation) prints as ``nan``, which trec_eval's measures never are.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from inexeval.results import ALL, Results
+
+
+def render_trec_eval(results: Results, per_topic: bool = False) -> str:
+    """Every run of ``results`` in trec_eval's layout (``per_topic``: its ``-q``)."""
+    from inexeval.measures.trec_eval import Chosen, Definition, Evaluated, TrecEvalResults
+    from inexeval.report.text import COUNT_MEASURES
+
+    means = sorted(results.means(), key=lambda r: _table_place(r.measure))
+    out = []
+    for run in results.runs():
+        rows = [r for r in results.rows if r.run == run]
+        topics = sorted(dict.fromkeys(r.topic for r in rows), key=lambda t: t.encode("utf-8"))
+        place = {topic: i for i, topic in enumerate(topics)}
+        measures = []
+        for mean in (r for r in means if r.run == run and r.topic == ALL):
+            printed = "long" if mean.measure in COUNT_MEASURES else "double"
+            overall = [math.nan if mean.value is None else mean.value]
+            if mean.measure == "num_q":
+                definition = Definition("num_q", printed="long", per_topic=False,
+                                        average="count")
+                values = np.zeros((len(topics), 1))
+            else:
+                definition = Definition(mean.measure, printed=printed)
+                values = np.full((len(topics), 1), math.nan)
+                for r in rows:
+                    if r.measure == mean.measure and r.value is not None:
+                        values[place[r.topic], 0] = r.value
+            measures.append(Evaluated(Chosen(definition, (), (), (mean.measure,)), values,
+                                      overall))
+        out.append(TrecEvalResults(topics, run, measures).render(per_topic=per_topic))
+    return "".join(out)
+
+
+def _table_place(label: str) -> int:
+    """Where trec_eval prints a measure (its table order, ``measures.c``); after them all a
+    name that is not trec_eval's."""
+    from inexeval.measures.trec_eval import BY_NAME, DEFINITIONS
+
+    family = label if label in BY_NAME else label.rpartition("_")[0]
+    definition = BY_NAME.get(family)
+    return DEFINITIONS.index(definition) if definition is not None else len(DEFINITIONS)
