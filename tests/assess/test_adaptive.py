@@ -191,3 +191,21 @@ def test_a_campaign_that_is_not_adaptive_serves_nothing(connect: Any) -> None:
     assert alice.post("/api/topics/2/next").status_code == 403
     assert alice.post("/api/topics/1/next", headers={"X-CSRF-Token": "x"}).status_code == 403
     assert len(alice.get("/api/topics/1/pool").json()["articles"]) == 2
+
+
+def test_schema_version_3_upgrades_a_version_2_store(campaign: str) -> None:
+    """A store of version 2 gets the tables of adaptive and sampled campaigns; it stays a
+    campaign that is neither."""
+    import sqlalchemy as sa
+
+    with Store.open(campaign) as store, store.engine.begin() as connection:
+        for table in ("strategy_topics", "served", "sample_units"):
+            connection.execute(sa.text(f"DROP TABLE {table}"))
+        connection.execute(sa.text("UPDATE schema_version SET version = 2"))
+    with Store.open(campaign) as store:
+        with store.engine.connect() as connection:
+            assert connection.execute(sa.text("SELECT version FROM schema_version")).scalar() == 3
+            names = set(sa.inspect(connection).get_table_names())
+        assert {"strategy_topics", "served", "sample_units"} <= names
+        assert store.setting("strategy") is None and store.served("1") == []
+        assert [a["file"] for a in store.assessor_pool("1", "alice")] == ["co/a1", "co/a2"]

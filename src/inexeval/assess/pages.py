@@ -171,7 +171,7 @@ def routes(service: Service) -> list[BaseRoute]:
         stats = await run_in_threadpool(store.stats)
         return await render(request, "admin.html", {
             "topics": _topic_rows(stats["topics"]), "progress": stats["topics"],
-            "assessors": stats["assessors"], "formats": EXPORTS[store.mode()],
+            "assessors": stats["assessors"], "formats": export_formats(store),
             "names": sorted({row["assessor"] for row in stats["topics"]})})
 
     def page(handler: Handler) -> Handler:
@@ -195,7 +195,7 @@ def routes(service: Service) -> list[BaseRoute]:
             raise HTTPException(403, "exporting is for administrators")
         mode = store.mode()
         fmt = request.query_params.get("format", "")
-        if fmt not in EXPORTS[mode]:
+        if fmt not in export_formats(store):
             raise HTTPException(404, f"no export format {fmt!r} in {mode} mode")
         assessor = request.query_params.get("assessor") or None
         name, body = await run_in_threadpool(export_download, store, fmt, assessor)
@@ -231,6 +231,13 @@ class _Redirect(HTTPException):
 
     def __init__(self, url: str) -> None:
         super().__init__(303, headers={"Location": url})
+
+
+def export_formats(store: Store) -> tuple[str, ...]:
+    """The export formats of the store's campaign: its mode's, and ``sampled`` for a sampled
+    campaign."""
+    formats = EXPORTS[store.mode()]
+    return (*formats, "sampled") if store.setting("sample") is not None else formats
 
 
 def export_download(store: Store, fmt: str, assessor: str | None) -> tuple[str, bytes]:
