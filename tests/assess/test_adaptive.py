@@ -209,3 +209,22 @@ def test_schema_version_3_upgrades_a_version_2_store(campaign: str) -> None:
         assert {"strategy_topics", "served", "sample_units"} <= names
         assert store.setting("strategy") is None and store.served("1") == []
         assert [a["file"] for a in store.assessor_pool("1", "alice")] == ["co/a1", "co/a2"]
+
+
+def test_assessors_served_at_once_get_different_articles(
+        store_url: str, adaptive_files: dict[str, Any]) -> None:
+    """Six assessors asking at the same moment are served in turn: five different articles
+    (the whole depth pool) and one None, no article twice, nothing refused."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from inexeval.assess.adaptive import serve
+
+    _init(store_url, adaptive_files, "--strategy", "hedge")
+    names = [f"user{i}" for i in range(6)]
+    add_users(store_url, {name: ["1"] for name in names})
+    with Store.open(store_url) as store, ThreadPoolExecutor(6) as pool:
+        got = list(pool.map(lambda name: serve(store, "1", name), names))
+        served = store.served("1")
+    files = [f for f in got if f is not None]
+    assert sorted(files) == ["d1", "d2", "d3", "d4", "d5"] and got.count(None) == 1
+    assert sorted(served) == sorted(zip(files, [n for n, f in zip(names, got) if f]))
