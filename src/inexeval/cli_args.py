@@ -79,6 +79,43 @@ def add_run_options(parser: argparse.ArgumentParser, default_order: str | None =
                         "counts, as in INEX 2002")
 
 
+STRATEGIES = ("depth", "round-robin", "take", "mtf", "bandit", "hedge")
+"""The choices of :mod:`inexeval.analysis.strategies`, here so that a parser imports no numpy."""
+ADAPTIVE = ("mtf", "bandit", "hedge")
+FUSIONS = ("combsum", "combmnz", "rrf", "rbp")
+BANDITS = ("mm-ns", "mm", "ucb", "random", "mtf")
+
+
+def add_strategy_options(group: Any) -> None:
+    """The parameters of the pooling strategies (``pool``, ``assess init``): ``--fusion``,
+    ``--rrf-k``, ``--rbp-p``, ``--bandit``, ``--discount``, ``--hedge-beta``, ``--seed``."""
+    group.add_argument("--fusion", choices=FUSIONS, default="rrf",
+                       help="take: combsum, combmnz (min-max normalised scores), rrf "
+                       "(default) or rbp")
+    group.add_argument("--rrf-k", type=float, default=60.0, metavar="K",
+                       help="rrf: 1/(K + rank) (default 60)")
+    group.add_argument("--rbp-p", type=float, default=0.8, metavar="P",
+                       help="rbp: (1 - P) P^(rank - 1) (default 0.8)")
+    group.add_argument("--bandit", choices=BANDITS, default="mm-ns",
+                       help="bandit: mm-ns (default), mm, ucb (UCB1-Tuned), random, mtf")
+    group.add_argument("--discount", type=float, default=0.9, metavar="G",
+                       help="mm-ns: weight of a run's judgement per later judgement of the "
+                       "run (default 0.9)")
+    group.add_argument("--hedge-beta", type=float, default=0.1, metavar="B",
+                       help="hedge: Hedge's beta (default 0.1)")
+    group.add_argument("--seed", type=int, default=1,
+                       help="seed of the bandits' random choices (default 1)")
+
+
+def strategy_options(args: argparse.Namespace) -> Any:
+    """The :class:`~inexeval.analysis.strategies.StrategyOptions` of
+    :func:`add_strategy_options`' arguments."""
+    from inexeval.analysis.strategies import StrategyOptions
+
+    return StrategyOptions(args.fusion, args.rrf_k, args.rbp_p, args.bandit, args.discount,
+                           args.hedge_beta, args.seed)
+
+
 def add_complete_argument(parser: argparse.ArgumentParser, default_rule: str) -> None:
     """``-c``: the averaging rule ``all`` instead of the command's ``default_rule``."""
     from inexeval.scores import RULES

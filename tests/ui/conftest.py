@@ -79,6 +79,14 @@ def running_server(folder: Path, mode: str = "highlight") -> Iterator[Server]:
             *(["--admin"] if admin else []), stdin=PASSWORD + "\n")
     cli("assess", "assign", str(store), "alice", "1", "2")
     cli("assess", "assign", str(store), "bob", "1")
+    with serving(store, folder) as running:
+        yield running
+
+
+@contextmanager
+def serving(store: Path, folder: Path) -> Iterator[Server]:
+    """``inexeval assess serve`` of ``store`` on a free loopback port (its log in
+    ``folder``)."""
     port = free_port()
     log = (folder / "serve.log").open("wb")
     process = subprocess.Popen(

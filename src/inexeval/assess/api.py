@@ -376,7 +376,19 @@ async def get_topic(request: Request) -> Response:
 
 async def get_pool(request: Request) -> Response:
     return await _topic_view(request, lambda app, topic, user: {
-        "topic": topic, "articles": app.store.pool(topic, user)})
+        "topic": topic, "articles": app.store.assessor_pool(topic, user)})
+
+
+async def next_article(request: Request) -> Response:
+    """An adaptive campaign serves the user the article its strategy picks next
+    (:func:`inexeval.assess.adaptive.serve`): the one already served and not done, else a new
+    one; ``file`` is null when nothing is left (or the campaign is not adaptive)."""
+    from inexeval.assess.adaptive import serve
+
+    user = await authorise(request, change=True)
+    app, topic = service(request), request.path_params["topic"]
+    file = await run_in_threadpool(serve, app.store, topic, user.name)
+    return JSONResponse({"topic": topic, "file": file})
 
 
 def _annotated(app: Service, j: Judgement) -> dict[str, Any]:
@@ -660,6 +672,7 @@ def routes() -> list[Route]:
         Route("/api/topics", list_topics, methods=["GET"]),
         Route("/api/topics/{topic}", get_topic, methods=["GET"]),
         Route("/api/topics/{topic}/pool", get_pool, methods=["GET"]),
+        Route("/api/topics/{topic}/next", next_article, methods=["POST"]),
         Route(document + "/content", get_content, methods=["GET"]),
         Route(document + "/check", check_judgement, methods=["POST"]),
         Route(document, get_judgement, methods=["GET"]),
@@ -753,12 +766,23 @@ OPENAPI: dict[str, Any] = {
             "summary": "A topic's statement", "parameters": [_TOPIC],
             "responses": {"200": _json(_schema_ref("Topic"), "topic"), **_COMMON}}},
         "/api/topics/{topic}/pool": {"get": {
-            "summary": "The topic's pool grouped by article, in pool order, with statuses",
+            "summary": "The topic's pool grouped by article, in pool order, with statuses "
+                       "(an adaptive campaign: the articles served to the user, in the "
+                       "order served)",
             "parameters": [_TOPIC],
             "responses": {"200": _json({"type": "object", "properties": {
                 "topic": {"type": "string"},
                 "articles": {"type": "array", "items": _schema_ref("PoolArticle")}}}, "pool"),
                 **_COMMON}}},
+        "/api/topics/{topic}/next": {"post": {
+            "summary": "An adaptive campaign (assess init --strategy): the article the "
+                       "strategy serves the user next, from every judgement of the topic so "
+                       "far; the one served and not done yet, else a new one (null when the "
+                       "budget or the pool is spent, or the campaign is not adaptive)",
+            "parameters": [_TOPIC, *_CSRF],
+            "responses": {"200": _json({"type": "object", "properties": {
+                "topic": {"type": "string"}, "file": {"type": ["string", "null"]}}},
+                "the article to judge"), **_COMMON}}},
         "/api/topics/{topic}/docs/{file}": {
             "get": {"summary": "The user's judgement of the document",
                     "parameters": [_TOPIC, _FILE],

@@ -16,12 +16,20 @@ from pathlib import Path
 from inexeval.assess.documents import document_index, stored_document
 from inexeval.assess.export import write_export
 from inexeval.assess.model import Judgement
+from inexeval.assess.sample import (
+    SAMPLE_FORMATS,
+    fol_sample_lines,
+    nist_lines,
+    unjudged_drawn,
+    write_sample,
+)
 from inexeval.assess.store import Document, Store
 from inexeval.collection.build import IndexedDocument, index_document, load_index
 from inexeval.collection.index import CollectionIndex
 from inexeval.errors import FormatError, InexevalError
 from inexeval.formats.pool import read_pool
 from inexeval.formats.topics import read_topics
+from inexeval.model.pool import Pool
 
 PoolRow = tuple[str, str, str, int | None, int | None]
 
@@ -30,8 +38,15 @@ def load_campaign(collection: str | Path, topic_file: str | Path, pool_file: str
                   ) -> tuple[list[dict[str, str]], list[Document], list[PoolRow]]:
     """Topic rows (in topic-file order, only pooled topics), the pooled documents and the pool
     rows ``(topic, file, path, min_rank, runs)`` in pool order."""
+    return campaign_rows(collection, topic_file, read_pool(pool_file), pool_file)
+
+
+def campaign_rows(collection: str | Path, topic_file: str | Path, pool: Pool,
+                  pool_file: str | Path) -> tuple[list[dict[str, str]], list[Document],
+                                                  list[PoolRow]]:
+    """:func:`load_campaign` for a pool read or made already (``pool_file`` names it in
+    errors)."""
     topics = read_topics(topic_file)
-    pool = read_pool(pool_file)
     source = _Collection(collection)
     documents: dict[str, Document] = {}
     rows: list[PoolRow] = []
@@ -106,6 +121,10 @@ def export_store(store: Store, output: str | Path, fmt: str | None, assessor: st
     user (topics that have other assessors), the last one saying what was written."""
     mode = store.mode()
     fmt = fmt or DEFAULT_FORMAT[mode]
+    sampled = store.setting("sample") is not None
+    adaptive = store.setting("strategy") is not None
+    if fmt == "sampled" and not sampled:
+        raise InexevalError("--format sampled exports a sampled campaign (assess init --sample)")
     if mode == "passages" and fmt == "inex2005":
         raise InexevalError("the inex2005 format holds exhaustivity, which passages mode does "
                             "not ask: export fol or json")
@@ -122,15 +141,22 @@ def export_store(store: Store, output: str | Path, fmt: str | None, assessor: st
             continue
         if not assessors:
             continue
+        if adaptive:
+            # each article served is judged by the assessor it was served to
+            own = {(j.file, j.assessor): j for j in store.judgements(topic)}
+            chosen.extend(own[key] for key in store.served(topic) if key in own)
+            continue
         chosen.extend(store.judgements(topic, assessors[0]))
         if len(assessors) > 1:
             others.append(f"{topic} ({', '.join(assessors[1:])})")
-    if others:
+    if others and not adaptive:
         notes.append("exported each topic's first-assigned assessor; these topics have "
                      f"others (export them with --assessor): {'; '.join(others)}")
     collection = CollectionIndex({
         file: document_index(store.document(file))
         for file in dict.fromkeys(j.file for j in chosen)}) if fmt != "json" else None
+    if sampled and fmt in SAMPLE_FORMATS:
+        return notes + _export_sample(store, chosen, collection, fmt, output, *inputs)
     written = write_export(chosen, collection, fmt, output, *inputs)
     notes.append(f"{written} {'judgements' if fmt == 'json' else 'documents'} written to "
                  f"{output} ({fmt})")
@@ -144,3 +170,22 @@ def store_files(store_url: str | Path) -> list[str]:
     if text.startswith(("postgresql", "postgres://")):
         return []
     return [text, *(f"{text}{suffix}" for suffix in ("-wal", "-shm", "-journal"))]
+
+
+def _export_sample(store: Store, chosen: list[Judgement], collection: CollectionIndex | None,
+                   fmt: str, output: str | Path, *inputs: str | None) -> list[str]:
+    """The sampled qrels of a sampled campaign (:mod:`inexeval.assess.sample`)."""
+    samples = {topic: store.sample(topic) for topic in store.topic_ids()}
+    judged = {(j.topic, j.file): j for j in chosen if j.status == "done"}
+    if fmt == "sampled":
+        lines = nist_lines(samples, judged)
+    else:
+        assert collection is not None
+        lines = fol_sample_lines(samples, judged, collection)
+    written = write_sample(lines, output, *inputs)
+    notes = []
+    waiting = unjudged_drawn(samples, judged)
+    if waiting:
+        notes.append(f"{waiting} drawn article(s) not judged yet: written as not sampled (-1)")
+    notes.append(f"{written} sampled articles written to {output} ({fmt}, with strata)")
+    return notes

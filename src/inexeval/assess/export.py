@@ -50,7 +50,8 @@ from inexeval.collection.index import CollectionIndex, DocumentIndex
 from inexeval.errors import InexevalError
 from inexeval.model.pool import topic_order
 
-EXPORT_FORMATS = ("fol", "inex2005", "inex2002", "inex2003", "json")
+EXPORT_FORMATS = ("fol", "inex2005", "inex2002", "inex2003", "json", "sampled")
+"""``sampled``: a sampled campaign's NIST qrels (:mod:`inexeval.assess.sample`)."""
 JSON_FORMAT = "inexeval-judgements-1"
 
 _CODE_2002 = re.compile(r"^([0-3])([NSLE])$")
@@ -271,6 +272,9 @@ def write_export(judgements: Iterable[Judgement], collection: CollectionIndex | 
 
     if fmt not in EXPORT_FORMATS:
         raise InexevalError(f"unknown export format {fmt!r} (known: {', '.join(EXPORT_FORMATS)})")
+    if fmt == "sampled":
+        raise InexevalError("sampled qrels are written from a sampled campaign's store "
+                            "(inexeval.assess.campaign.export_store)")
     given = list(judgements)
     if fmt == "json":
         with atomic_output(check_output(target, *inputs)) as out:

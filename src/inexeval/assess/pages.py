@@ -27,6 +27,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 from starlette.templating import Jinja2Templates
 
+from inexeval.assess.adaptive import serve
 from inexeval.assess.api import Service, session_of
 from inexeval.assess.campaign import export_store
 from inexeval.assess.store import NotFound, Store, User
@@ -132,7 +133,9 @@ def routes(service: Service) -> list[BaseRoute]:
     async def topic(request: Request) -> Response:
         topic_id = request.path_params["topic"]
         user = await login_user(request, topic_id)
-        articles = _articles(await run_in_threadpool(store.pool, topic_id, user.name), topic_id)
+        await run_in_threadpool(serve, store, topic_id, user.name)
+        articles = _articles(await run_in_threadpool(store.assessor_pool, topic_id, user.name),
+                             topic_id)
         return await render(request, "topic.html", {
             "topic": _topic(store, topic_id), "articles": articles,
             "done": sum(a["status"] == "done" for a in articles)})
@@ -140,10 +143,11 @@ def routes(service: Service) -> list[BaseRoute]:
     async def document(request: Request) -> Response:
         topic_id, file = request.path_params["topic"], request.path_params["file"]
         user = await login_user(request, topic_id)
-        articles = await run_in_threadpool(store.pool, topic_id, user.name)
+        articles = await run_in_threadpool(store.assessor_pool, topic_id, user.name)
         if file not in {a["file"] for a in articles}:
             raise HTTPException(404, f"document {file} is not in the pool of topic {topic_id}")
         statement = _topic(store, topic_id)
+        adaptive = await run_in_threadpool(store.setting, "strategy")
         following = next_unassessed(articles, file)
         mode = store.mode()
         files = [a["file"] for a in articles]
@@ -157,7 +161,8 @@ def routes(service: Service) -> list[BaseRoute]:
             "topic_url": f"/topics/{quote(topic_id, safe='')}",
             "doc_api": f"/api/topics/{quote(topic_id, safe='')}/docs/{quote(file, safe='/')}",
             "pooled": await run_in_threadpool(store.pool_paths, topic_id, file),
-            "next_url": doc_url(topic_id, following) if following else None})
+            "next_url": (f"/topics/{quote(topic_id, safe='')}/next" if adaptive
+                         else doc_url(topic_id, following) if following else None)})
 
     async def admin(request: Request) -> Response:
         user = await login_user(request)
@@ -166,7 +171,7 @@ def routes(service: Service) -> list[BaseRoute]:
         stats = await run_in_threadpool(store.stats)
         return await render(request, "admin.html", {
             "topics": _topic_rows(stats["topics"]), "progress": stats["topics"],
-            "assessors": stats["assessors"], "formats": EXPORTS[store.mode()],
+            "assessors": stats["assessors"], "formats": export_formats(store),
             "names": sorted({row["assessor"] for row in stats["topics"]})})
 
     def page(handler: Handler) -> Handler:
@@ -190,12 +195,21 @@ def routes(service: Service) -> list[BaseRoute]:
             raise HTTPException(403, "exporting is for administrators")
         mode = store.mode()
         fmt = request.query_params.get("format", "")
-        if fmt not in EXPORTS[mode]:
+        if fmt not in export_formats(store):
             raise HTTPException(404, f"no export format {fmt!r} in {mode} mode")
         assessor = request.query_params.get("assessor") or None
         name, body = await run_in_threadpool(export_download, store, fmt, assessor)
         return Response(body, media_type="application/octet-stream",
                         headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
+    async def next_article(request: Request) -> Response:
+        """An adaptive campaign's next article for the user (the strategy's pick, served in a
+        transaction), opened; the topic's page when nothing is left."""
+        topic_id = request.path_params["topic"]
+        user = await login_user(request, topic_id)
+        file = await run_in_threadpool(serve, store, topic_id, user.name)
+        target = doc_url(topic_id, file) if file else f"/topics/{quote(topic_id, safe='')}"
+        return Response(status_code=303, headers={"Location": target})
 
     async def favicon(request: Request) -> Response:
         return Response(status_code=204)
@@ -204,6 +218,7 @@ def routes(service: Service) -> list[BaseRoute]:
         Route("/login", page(login), methods=["GET"]),
         Route("/", page(topics)),
         Route("/topics/{topic}", page(topic)),
+        Route("/topics/{topic}/next", page(next_article)),
         Route("/topics/{topic}/docs/{file:path}", page(document)),
         Route("/admin", page(admin)),
         Route("/admin/export", page(export)),
@@ -216,6 +231,13 @@ class _Redirect(HTTPException):
 
     def __init__(self, url: str) -> None:
         super().__init__(303, headers={"Location": url})
+
+
+def export_formats(store: Store) -> tuple[str, ...]:
+    """The export formats of the store's campaign: its mode's, and ``sampled`` for a sampled
+    campaign."""
+    formats = EXPORTS[store.mode()]
+    return (*formats, "sampled") if store.setting("sample") is not None else formats
 
 
 def export_download(store: Store, fmt: str, assessor: str | None) -> tuple[str, bytes]:

@@ -35,7 +35,7 @@ from sqlalchemy.engine import Connection, Engine
 from inexeval.assess.model import MAX_SECONDS, Judgement, merge_passages
 from inexeval.errors import InexevalError
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 SESSION_SECONDS = 7 * 24 * 3600
 """How long a login session lasts at most, however active."""
 SESSION_IDLE = 12 * 3600.0
@@ -144,6 +144,35 @@ login_failures = sa.Table(
     sa.Index("login_failures_by_last", "last"),
 )
 
+strategy_topics = sa.Table(
+    "strategy_topics", metadata,
+    sa.Column("topic", sa.String(NAME_LENGTH), sa.ForeignKey("topics.topic"), primary_key=True),
+    sa.Column("candidates", sa.Text, nullable=False),
+)
+"""An adaptive campaign's runs per topic (:mod:`inexeval.assess.adaptive`): each run's distinct
+articles in rank order, as JSON."""
+served = sa.Table(
+    "served", metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("topic", sa.String(NAME_LENGTH), sa.ForeignKey("topics.topic"), nullable=False),
+    sa.Column("file", sa.String(512), sa.ForeignKey("documents.file"), nullable=False),
+    sa.Column("assessor", sa.String(128), sa.ForeignKey("users.name"), nullable=False),
+    sa.Column("at", sa.Float, nullable=False),
+    sa.UniqueConstraint("topic", "file"),
+)
+"""The articles an adaptive campaign served, to whom, in the order served."""
+sample_units = sa.Table(
+    "sample_units", metadata,
+    sa.Column("topic", sa.String(NAME_LENGTH), sa.ForeignKey("topics.topic"), primary_key=True),
+    sa.Column("file", sa.String(512), primary_key=True),
+    sa.Column("path", sa.String(1024), primary_key=True),
+    sa.Column("position", sa.Integer, nullable=False),
+    sa.Column("stratum", sa.String(NAME_LENGTH), nullable=False),
+    sa.Column("probability", sa.Float, nullable=False),
+    sa.Column("drawn", sa.Boolean, nullable=False),
+)
+"""A sampled campaign's sample: every unit of the strata, drawn (pooled, judged) or not."""
+
 
 # The statements of every save, built once (a save is the hot path of the service).
 _KEY = (judgements.c.topic == sa.bindparam("key_topic"),
@@ -200,7 +229,15 @@ def _version_2(connection: Connection) -> None:
                 f"ALTER TABLE {table} ALTER COLUMN topic TYPE VARCHAR({NAME_LENGTH})")
 
 
-MIGRATIONS: Sequence[Callable[[Connection], None]] = (_create_version_1, _version_2)
+def _version_3_assess24(connection: Connection) -> None:
+    """Adaptive pooling and sampled campaigns (issue 24): the runs of an adaptive campaign per
+    topic (``strategy_topics``), what it served to whom (``served``), and the sample of a
+    sampled campaign (``sample_units``)."""
+    metadata.create_all(connection, tables=[strategy_topics, served, sample_units])
+
+
+MIGRATIONS: Sequence[Callable[[Connection], None]] = (_create_version_1, _version_2,
+                                                       _version_3_assess24)
 """``MIGRATIONS[i]`` brings a store from schema version ``i`` to ``i + 1``."""
 
 
@@ -470,9 +507,15 @@ class Store:
     def init_campaign(self, mode: str, topic_rows: Sequence[Mapping[str, str]],
                       document_rows: Sequence[Document],
                       pool_rows: Sequence[tuple[str, str, str, int | None, int | None]],
-                      actor: str) -> None:
+                      actor: str, *, settings: Mapping[str, str] | None = None,
+                      candidates: Mapping[str, str] | None = None,
+                      sample_rows: Sequence[tuple[str, str, str, str, float, bool]] = (),
+                      ) -> None:
         """Fill a new store: the mode, topics (in order), documents and pool rows
-        ``(topic, file, path, min_rank, runs)`` in pool order, all in one transaction."""
+        ``(topic, file, path, min_rank, runs)`` in pool order, all in one transaction; an
+        adaptive campaign's ``settings`` (campaign keys, such as ``strategy``) and
+        ``candidates`` (topic: its runs as JSON), a sampled one's ``sample_rows``
+        ``(topic, file, path, stratum, probability, drawn)`` in sample order."""
         for row in topic_rows:
             check_name("topic id", row["topic"])
         with self._write() as connection:
@@ -489,6 +532,17 @@ class Store:
                 connection.execute(pool.insert(), [
                     {"topic": t, "file": f, "path": p, "position": i, "min_rank": r, "runs": n}
                     for i, (t, f, p, r, n) in enumerate(pool_rows)])
+            if settings:
+                connection.execute(campaign.insert(), [
+                    {"key": k, "value": v} for k, v in settings.items()])
+            if candidates:
+                connection.execute(strategy_topics.insert(), [
+                    {"topic": t, "candidates": c} for t, c in candidates.items()])
+            if sample_rows:
+                connection.execute(sample_units.insert(), [
+                    {"topic": t, "file": f, "path": p, "position": i, "stratum": s,
+                     "probability": q, "drawn": d}
+                    for i, (t, f, p, s, q, d) in enumerate(sample_rows)])
             self._log(connection, actor, "init", after=_dumps({
                 "mode": mode, "topics": len(topic_rows), "documents": len(document_rows),
                 "pool": len(pool_rows)}))
@@ -500,6 +554,83 @@ class Store:
         if value is None:
             raise StoreError("the store holds no campaign", self.url)
         return str(value)
+
+    def setting(self, key: str) -> str | None:
+        """A campaign setting (``strategy``, ``sample``, ...), None when not set."""
+        with self._read() as connection:
+            value = connection.execute(
+                sa.select(campaign.c.value).where(campaign.c.key == key)).scalar()
+        return None if value is None else str(value)
+
+    # -- adaptive pooling and samples (issue 24) -----------------------------------------------
+
+    def serve(self, topic: str, assessor: str,
+              choose: Callable[[str, list[tuple[str, str, bool]], list[Judgement]], str | None]
+              ) -> str | None:
+        """The article ``assessor`` judges next for ``topic`` in an adaptive campaign, in one
+        transaction (the topic's row locked, so that two assessors are served in turn): the
+        one served to the assessor and not done yet, else ``choose(candidates, served, done)``
+        (the topic's runs as stored, the articles served so far ``(file, assessor, done)`` in
+        order, the topic's done judgements), recorded as served to the assessor. Articles
+        served to an assessor the topic is no longer assigned to, and not done, are taken
+        back. None when the strategy has nothing more (or the topic is locked)."""
+        with self._write() as connection:
+            if self._access(connection, topic, assessor):
+                return None
+            connection.execute(sa.select(topics.c.topic).where(topics.c.topic == topic)
+                               .with_for_update())
+            found = connection.execute(sa.select(strategy_topics.c.candidates).where(
+                strategy_topics.c.topic == topic)).scalar()
+            if found is None:
+                return None
+            done = [_judgement(r) for r in connection.execute(sa.select(judgements).where(
+                judgements.c.topic == topic, judgements.c.status == "done"))]
+            finished = {(j.file, j.assessor) for j in done}
+            assigned = set(connection.execute(sa.select(assignments.c.assessor).where(
+                assignments.c.topic == topic)).scalars())
+            rows = connection.execute(sa.select(served).where(served.c.topic == topic)
+                                      .order_by(served.c.id)).all()
+            given = []
+            for row in rows:
+                is_done = (row.file, row.assessor) in finished
+                if row.assessor == assessor and not is_done:
+                    return str(row.file)
+                if row.assessor not in assigned and not is_done:
+                    connection.execute(served.delete().where(served.c.id == row.id))
+                    continue
+                given.append((str(row.file), str(row.assessor), is_done))
+            chosen = choose(str(found), given, done)
+            if chosen is not None:
+                connection.execute(served.insert().values(topic=topic, file=chosen,
+                                                          assessor=assessor, at=time.time()))
+                self._log(connection, assessor, "serve", topic=topic, file=chosen)
+            return chosen
+
+    def served(self, topic: str) -> list[tuple[str, str]]:
+        """An adaptive campaign's articles served for ``topic``: ``(file, assessor)`` in the
+        order served."""
+        with self._read() as connection:
+            return [(str(r.file), str(r.assessor)) for r in connection.execute(
+                sa.select(served.c.file, served.c.assessor).where(served.c.topic == topic)
+                .order_by(served.c.id))]
+
+    def assessor_pool(self, topic: str, assessor: str) -> list[dict[str, Any]]:
+        """:meth:`pool` as the assessor sees it: in an adaptive campaign, the articles served
+        to the assessor in the order served; else the whole pool."""
+        articles = self.pool(topic, assessor)
+        if self.setting("strategy") is None:
+            return articles
+        by_file = {a["file"]: a for a in articles}
+        return [by_file[f] for f, who in self.served(topic) if who == assessor and f in by_file]
+
+    def sample(self, topic: str) -> list[tuple[str, str, str, float, bool]]:
+        """A sampled campaign's sample of ``topic``: ``(file, path, stratum, probability,
+        drawn)`` in sample order (empty for a campaign that is not sampled)."""
+        with self._read() as connection:
+            return [(str(r.file), str(r.path), str(r.stratum), float(r.probability),
+                     bool(r.drawn)) for r in connection.execute(
+                sa.select(sample_units).where(sample_units.c.topic == topic)
+                .order_by(sample_units.c.position))]
 
     # -- users, assignments, sessions ----------------------------------------------------------
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from inexeval.assess.model import MODES
 from inexeval.cli import positive
+from inexeval.cli_args import STRATEGIES, add_run_options, add_strategy_options
 from inexeval.errors import InexevalError
 
 NAME = "assess"
@@ -42,8 +43,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                       help="the XML documents, or an index saved by `inexeval index` (the "
                       "documents must still be in the folder it was built from)")
     init.add_argument("--topics", metavar="FILE", required=True, help="topic file or folder")
-    init.add_argument("--pool", metavar="POOL.tsv", required=True,
-                      help="the pool written by `inexeval pool`")
+    source = init.add_mutually_exclusive_group(required=True)
+    source.add_argument("--pool", metavar="POOL.tsv",
+                        help="the pool written by `inexeval pool`")
+    source.add_argument("--strategy", choices=STRATEGIES,
+                        help="an adaptive campaign: serve each assessor the article this "
+                        "pooling strategy picks next from the topic's judgements so far (as "
+                        "`inexeval pool --strategy`), from the depth-K pool of the --runs")
+    source.add_argument("--sample", metavar="SAMPLE.tsv",
+                        help="a sampled campaign: judge the articles drawn in the sampled pool "
+                        "`inexeval pool --sample ... -o SAMPLE.tsv` writes; the export keeps "
+                        "the strata (--format sampled or fol)")
+    adaptive = init.add_argument_group("adaptive campaigns (with --strategy)")
+    adaptive.add_argument("--runs", metavar="RUN", nargs="+",
+                          help="the runs to pool (their order is the strategies' run order)")
+    adaptive.add_argument("--depth", type=positive, metavar="K",
+                          help="the depth pool the strategy orders (default 100)")
+    adaptive.add_argument("--budget", type=positive, metavar="N",
+                          help="articles served per topic at most (default: the whole depth "
+                          "pool)")
+    add_strategy_options(adaptive)
+    add_run_options(init)
     init.add_argument("--mode", choices=MODES, default="passages",
                       help="what assessors give: highlighted passages and a best entry point "
                       "(passages, INEX 2006-2010, the default), passages with exhaustivity "
@@ -81,10 +101,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     export = action("export", "write the judgements as qrels")
     export.add_argument("-o", "--output", metavar="DIR|FILE", required=True,
                         help="output file (fol, json) or folder (per-topic XML formats)")
-    export.add_argument("--format", choices=("fol", "inex2005", "inex2002", "inex2003", "json"),
+    export.add_argument("--format", choices=("fol", "inex2005", "inex2002", "inex2003", "json",
+                                              "sampled"),
                         default=None,
                         help="qrels format (default: fol in passages and highlight modes, inex2002 / inex2003 "
-                        "in those modes)")
+                        "in those modes; a sampled campaign: sampled, NIST's topic iter docno "
+                        "stratum rel, or fol with the stratum as the last field)")
     export.add_argument("--assessor", metavar="NAME",
                         help="export this assessor's judgements (default: each topic's "
                         "first-assigned assessor)")
@@ -140,14 +162,50 @@ def _actor() -> str:
 
 
 def _init(args: argparse.Namespace) -> int:
-    from inexeval.assess.campaign import load_campaign
+    from inexeval.assess.campaign import campaign_rows, load_campaign
     from inexeval.assess.store import Store
 
-    topic_rows, document_rows, pool_rows = load_campaign(args.collection, args.topics, args.pool)
+    if (args.strategy is None) != (args.runs is None):
+        raise InexevalError("--strategy NAME and --runs RUN... go together")
+    if args.strategy is None:
+        for option in ("depth", "budget"):
+            if getattr(args, option) is not None:
+                raise InexevalError(f"--{option} goes with --strategy")
+    settings: dict[str, str] = {}
+    candidates: dict[str, str] = {}
+    sample_rows: list[Any] = []
+    if args.strategy is not None:
+        from inexeval.assess.adaptive import Plan, adaptive_pool
+        from inexeval.cli_args import strategy_options
+        from inexeval.formats.detect import load_run
+
+        for path in args.runs:
+            if path != "-" and not Path(path).exists():
+                raise InexevalError("no such file or folder", path)
+        plan = Plan(args.strategy, args.depth or 100, args.budget, strategy_options(args))
+        runs = [load_run(path, args.run_format, args.keep_repeats) for path in args.runs]
+        pool, candidates = adaptive_pool(runs, args.topics, plan, args.order)
+        settings["strategy"] = plan.to_json()
+        topic_rows, document_rows, pool_rows = campaign_rows(args.collection, args.topics, pool,
+                                                             "the runs' pool")
+    elif args.sample is not None:
+        from inexeval.assess.sample import sampled_campaign
+        from inexeval.formats.sampled import read_sampled_pool
+
+        pool, sample_rows = sampled_campaign(read_sampled_pool(args.sample))
+        settings["sample"] = Path(args.sample).name
+        topic_rows, document_rows, pool_rows = campaign_rows(args.collection, args.topics, pool,
+                                                             args.sample)
+    else:
+        topic_rows, document_rows, pool_rows = load_campaign(args.collection, args.topics,
+                                                             args.pool)
     with Store.create(args.store) as store:
-        store.init_campaign(args.mode, topic_rows, document_rows, pool_rows, _actor())
+        store.init_campaign(args.mode, topic_rows, document_rows, pool_rows, _actor(),
+                            settings=settings, candidates=candidates, sample_rows=sample_rows)
+    how = (f", served by the {args.strategy} strategy" if args.strategy is not None
+           else f", a sample of {len(sample_rows)} units" if args.sample is not None else "")
     print(f"{len(topic_rows)} topics, {len(document_rows)} documents, {len(pool_rows)} pooled "
-          f"units, {args.mode} mode -> {args.store}")
+          f"units{how}, {args.mode} mode -> {args.store}")
     return 0
 
 

@@ -10,13 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from inexeval.cli import positive, topic_ids
-from inexeval.cli_args import add_run_options
-
-# the choices of inexeval.analysis.strategies, here so that the parser imports no numpy
-STRATEGIES = ("depth", "round-robin", "take", "mtf", "bandit", "hedge")
-ADAPTIVE = ("mtf", "bandit", "hedge")
-FUSIONS = ("combsum", "combmnz", "rrf", "rbp")
-BANDITS = ("mm-ns", "mm", "ucb", "random", "mtf")
+from inexeval.cli_args import ADAPTIVE, STRATEGIES, add_run_options, add_strategy_options
 
 NAME = "pool"
 HELP = ("pool runs to a depth or round-robin to N articles per topic, or with a pooling "
@@ -45,22 +39,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     strategy.add_argument("--qrels", metavar="FILE",
                           help="finished qrels the adaptive strategies read judgements from "
                           "(with --sample: fill the sample from them, --format sampled-qrels)")
-    strategy.add_argument("--fusion", choices=FUSIONS, default="rrf",
-                          help="take: combsum, combmnz (min-max normalised scores), rrf "
-                          "(default) or rbp")
-    strategy.add_argument("--rrf-k", type=float, default=60.0, metavar="K",
-                          help="rrf: 1/(K + rank) (default 60)")
-    strategy.add_argument("--rbp-p", type=float, default=0.8, metavar="P",
-                          help="rbp: (1 - P) P^(rank - 1) (default 0.8)")
-    strategy.add_argument("--bandit", choices=BANDITS, default="mm-ns",
-                          help="bandit: mm-ns (default), mm, ucb (UCB1-Tuned), random, mtf")
-    strategy.add_argument("--discount", type=float, default=0.9, metavar="G",
-                          help="mm-ns: weight of a run's judgement per later judgement of the "
-                          "run (default 0.9)")
-    strategy.add_argument("--hedge-beta", type=float, default=0.1, metavar="B",
-                          help="hedge: Hedge's beta (default 0.1)")
-    strategy.add_argument("--seed", type=int, default=1,
-                          help="seed of the bandits' random choices (default 1)")
+    add_strategy_options(strategy)
     sample = parser.add_argument_group("sampled judgements (for xinfAP, infNDCG, statAP)")
     sample.add_argument("--sample", choices=("stratified", "statap"),
                         help="stratified: rank the depth-K pool by --fusion and draw from each "
@@ -180,11 +159,10 @@ def _pool(args: argparse.Namespace) -> Any:
         return pool_runs(runs, depth=args.depth or DEFAULT_DEPTH, unit=unit, topics=topics,
                          order=args.order)
     from inexeval.analysis.pooling import strategy_pool
-    from inexeval.analysis.strategies import StrategyOptions
+    from inexeval.cli_args import strategy_options
     from inexeval.formats.detect import load_assessments
 
-    options = StrategyOptions(args.fusion, args.rrf_k, args.rbp_p, args.bandit, args.discount,
-                              args.hedge_beta, args.seed)
+    options = strategy_options(args)
     assessments = load_assessments(args.qrels) if args.qrels is not None else None
     return strategy_pool(runs, args.strategy, depth=args.depth or DEFAULT_DEPTH,
                          budget=args.budget, unit=unit, topics=topics, order=args.order,

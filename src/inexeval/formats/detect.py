@@ -72,7 +72,10 @@ def _assessments_format(source: Source) -> str:
     if is_sampled_line(fields):
         return "sampled"
     numeric = len(fields) >= 5 and all(f.lstrip("-").isdigit() for f in fields[3:5])
-    if numeric and all(":" in f for f in fields[6:]):
+    from inexeval.formats.fol import ends_with_stratum
+
+    passages = fields[6:-1] if ends_with_stratum(fields) else fields[6:]
+    if numeric and all(":" in f for f in passages):
         return "fol"
     raise FormatError(f"cannot tell the assessment format of a {len(fields)}-column line "
                       "(expected trec: topic iter doc rel, or FOL qrels)", source.name, line)
@@ -187,6 +190,10 @@ def load_assessments(path: str | Path, fmt: str | None = None) -> Assessments:
 
             return read_fol_qrels(source)
         if fmt == "sampled":
+            if len(first_fields(source)[1]) > 5:  # FOL qrels with a stratum field
+                from inexeval.formats.fol import read_fol_qrels
+
+                return read_fol_qrels(source, sampled=True)
             from inexeval.formats.sampled import read_sampled_qrels
 
             return read_sampled_qrels(source)

@@ -42,8 +42,17 @@ from inexeval.outputs import atomic_output
 _INTEGER = re.compile(r"[+-]?[0-9]+")
 
 
-def read_fol_qrels(path: str | Path | Source) -> Assessments:
+def read_fol_qrels(path: str | Path | Source, sampled: bool | None = None) -> Assessments:
     """Read FOL qrels into :class:`~inexeval.model.Assessments` with scale ``fol``.
+
+    Sampled FOL qrels (issue 24, ``assess export`` of a sampled campaign) end every line with
+    one more field, the article's sampling stratum (a dim ``stratum``, for the inferred
+    measures of :mod:`inexeval.measures.sampled`); an article in the sample but not drawn has
+    ``rsize`` -1 and nothing after its length but the stratum. They are told apart (``sampled``
+    None) by their lines: every one has six or more fields and ends with a field that is not
+    ``offset:length``, and some end with one that is no integer (a stratum as ``1-10`` or
+    ``p2``); ``sampled=True`` says so for strata named by integers. A stratum holds no ``:``;
+    an article is listed once per topic.
 
     One record per line, in file order, with dims ``rsize``, ``length`` and ``bep`` (field 6 as
     written, -1 when the line has fewer than 6 fields). ``highlights[file]`` holds the article's
@@ -60,12 +69,20 @@ def read_fol_qrels(path: str | Path | Source) -> Assessments:
     with opened(path) as source:
         name = source.name
         data = b"".join(block for _, block in source.blocks())
-    fast = _columns(name, data) if data.isascii() else None
+    fast = _columns(name, data) if data.isascii() and not sampled else None
     if fast is not None:
         return fast
     lines = [(number, text.rstrip(_BLANKS)) for number, text in
              enumerate(data.decode("utf-8").split("\n")[:-1], 1)]
-    return _checked(name, [(number, text) for number, text in lines if text])
+    return _checked(name, [(number, text) for number, text in lines if text], sampled)
+
+
+def ends_with_stratum(fields: list[str], named: bool = True) -> bool:
+    """Whether a FOL qrels line's fields may end with a sampling stratum: six or more, the last
+    printable and not ``offset:length``, and (``named``) not an integer."""
+    last = fields[-1] if fields else ""
+    return len(fields) >= 6 and ":" not in last and last.isprintable() and (
+        not named or _INTEGER.fullmatch(last) is None)
 
 
 _BLANKS = " \t\n\r\x0b\x0c"
@@ -185,17 +202,27 @@ def _parsed(text: str, count: int) -> npt.NDArray[np.int64] | None:
     return values if len(values) == count else None
 
 
-def _checked(name: str, lines: list[tuple[int, str]]) -> Assessments:
+def _checked(name: str, lines: list[tuple[int, str]], sampled: bool | None = None
+             ) -> Assessments:
     """The qrels read line by line, every check with its message (file and line)."""
     topics: dict[str, list[tuple[str, str, dict[str, Any]]]] = {}
     passages: dict[str, dict[str, list[tuple[int, int]]]] = {}
     entry_points: dict[str, dict[str, int]] = {}
     judged: dict[tuple[str, str], tuple[int, int, int]] = {}
+    if sampled is None:
+        split = [_FIELD.findall(line) for _, line in lines]
+        sampled = all(ends_with_stratum(f, named=False) for f in split) and any(
+            ends_with_stratum(f) for f in split)
     for number, line in lines:
         if line and line[0] in _BLANKS:
             raise FormatError("the line starts with blank space (an empty topic field)",
                               name, number)
         fields = _FIELD.findall(line)
+        if sampled and len(fields) < 6:
+            raise FormatError(
+                f"sampled qrels line has {len(fields)} fields, needs at least 6 "
+                "(topic Q0 article rsize length [bep offset:length ...] stratum)", name, number)
+        stratum = fields.pop() if sampled else None
         if len(fields) < 5:
             raise FormatError(
                 f"qrels line has {len(fields)} fields, needs at least 5 "
@@ -203,17 +230,27 @@ def _checked(name: str, lines: list[tuple[int, str]]) -> Assessments:
         topic, article = fields[0], fields[2]
         rsize = _integer(fields[3], "rsize", name, number)
         length = _integer(fields[4], "article length", name, number)
-        if length < 0 or rsize < 0:
+        unsampled = sampled and rsize == -1 and len(fields) == 5
+        if length < 0 or (rsize < 0 and not unsampled):
+            hint = " (a sampled FOL qrels whose strata are integers? --assessments-format " \
+                   "sampled)" if rsize == -1 and len(fields) == 6 and not sampled else ""
             raise FormatError(f"negative {'article length' if length < 0 else 'rsize'} "
-                              f"{min(length, rsize)}", name, number)
+                              f"{min(length, rsize)}{hint}", name, number)
+        if len(fields) > 5 and not sampled and ends_with_stratum(fields) and len(fields) == 6:
+            raise FormatError(f"best entry point {shown(fields[5])} is not an integer (a "
+                              "sampling stratum? then every line ends with one)", name, number)
         bep = _integer(fields[5], "best entry point", name, number) if len(fields) > 5 else -1
         key = (topic, article)
-        if key in judged and judged[key][:2] != (rsize, length):
-            raise FormatError(f"topic {shown(topic)} judges {shown(article)} again with "
-                              f"other values (first at line {judged[key][2]})", name, number)
+        if key in judged and (sampled or judged[key][:2] != (rsize, length)):
+            again = "twice: a sampled qrels lists an article once" if sampled \
+                else "again with other values"
+            raise FormatError(f"topic {shown(topic)} judges {shown(article)} {again} (first "
+                              f"at line {judged[key][2]})", name, number)
         judged.setdefault(key, (rsize, length, number))
-        topics.setdefault(topic, []).append((article, "", {"rsize": rsize, "length": length,
-                                                           "bep": bep}))
+        values: dict[str, Any] = {"rsize": rsize, "length": length, "bep": bep}
+        if stratum is not None:
+            values["stratum"] = stratum
+        topics.setdefault(topic, []).append((article, "", values))
         if len(fields) < 7:
             continue
         entry_points.setdefault(topic, {})[article] = bep
@@ -232,7 +269,8 @@ def _checked(name: str, lines: list[tuple[int, str]]) -> Assessments:
             article: _sorted_spans(spans) for article, spans in passages.get(topic, {}).items()
         }
         built[topic] = build_topic(
-            topic, "fol", records, dim_types={"rsize": int, "length": int, "bep": int},
+            topic, "fol", records,
+            dim_types={"rsize": int, "length": int, "bep": int, "stratum": str},
             highlights=highlights, best_entry_points=entry_points.get(topic, {}), source=name)
     return Assessments(built, "fol", name)
 
@@ -637,6 +675,8 @@ def write_fol_qrels(assessments: Assessments, out: str | Path | TextIO) -> None:
                     bep = int(judged.best_entry_points.get(article, -1))
                     text += f" {bep} " + " ".join(f"{s}:{e - s}" for s, e in spans.tolist())
                 written.add(article)
+                if "stratum" in judged.dims:
+                    text += f" {judged.dim('stratum')[i]}"
                 yield text + "\n"
 
     _write(out, lines())

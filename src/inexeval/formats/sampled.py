@@ -100,6 +100,56 @@ def sampled_pool_lines(sample: SampledPool) -> Iterable[str]:
                    f"{int(sample.drawn[topic][i])}\n")
 
 
+SAMPLE_FIELDS = ("stratum", "probability", "sampled")
+
+
+def read_sampled_pool(path: str | Path) -> SampledPool:
+    """Read a sampled pool (see the module docstring): the pool's five fields checked as
+    :func:`inexeval.formats.pool.read_pool` checks them, a non-empty stratum, a probability in
+    (0, 1] and ``sampled`` 0 or 1; a wrong field is a :class:`~inexeval.errors.FormatError`
+    naming file and line."""
+    from inexeval.analysis.pooling import SampledPool
+    from inexeval.formats.pool import FIELDS, _unit
+    from inexeval.model.pool import Pool, make_topic_pool, topic_order
+
+    units: dict[str, list[tuple[str, str, int, int]]] = {}
+    lines: dict[str, list[int]] = {}
+    seen: set[tuple[str, str, str]] = set()
+    strata: dict[str, list[str]] = {}
+    probabilities: dict[str, list[float]] = {}
+    drawn: dict[str, list[bool]] = {}
+    expected = len(FIELDS) + len(SAMPLE_FIELDS)
+    with opened(path) as source:
+        name = source.name
+        for number, line in source.lines():
+            fields = line.split("\t")
+            if len(fields) != expected:
+                raise FormatError(f"{len(fields)} tab-separated fields, expected {expected}: "
+                                  f"{' '.join((*FIELDS, *SAMPLE_FIELDS))}", name, number)
+            _unit("\t".join(fields[:len(FIELDS)]), number, name, units, lines, seen)
+            topic = fields[0].strip()
+            stratum, probability, sampled = (f.strip() for f in fields[len(FIELDS):])
+            if not stratum or any(c.isspace() for c in stratum):
+                raise FormatError(f"stratum {shown(stratum)} is empty or holds blank space",
+                                  name, number)
+            try:
+                value = float(probability)
+            except ValueError:
+                value = float("nan")
+            if not 0.0 < value <= 1.0:
+                raise FormatError(f"probability {shown(probability)} is not in (0, 1]", name,
+                                  number)
+            if sampled not in ("0", "1"):
+                raise FormatError(f"sampled {shown(sampled)} is not 0 or 1", name, number)
+            strata.setdefault(topic, []).append(stratum)
+            probabilities.setdefault(topic, []).append(value)
+            drawn.setdefault(topic, []).append(sampled == "1")
+    if not units:
+        raise FormatError("the sampled pool has no unit line", name)
+    topics = {t: make_topic_pool(t, units[t], lines[t]) for t in sorted(units, key=topic_order)}
+    return SampledPool(Pool(topics, source=name), strata, probabilities, drawn)
+
+
 def simulated_sampled_qrels_lines(sample: SampledPool, qrels: Assessments) -> Iterable[str]:
     """Sampled qrels of ``sample`` as finished ``qrels`` would fill them: a drawn unit gets its
     level (TREC qrels; FOL qrels: 1 for an article with relevant characters, else 0; 0 when

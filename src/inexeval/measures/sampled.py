@@ -4,7 +4,9 @@
 computes them, its smoothing constants and roundings included; the script prints xinfAP under
 the name "infAP" (Yilmaz, Kanoulas and Aslam 2008, "A simple and efficient sampling method for
 estimating AP and NDCG", SIGIR). For a topic, every document of the qrels is in the universe
-(the pool), those with a level of 0 or more were sampled, its stratum is its category; the run
+(the pool), those with a level of 0 or more were sampled, its stratum is its category (sampled
+FOL qrels, :func:`inexeval.formats.fol.read_fol_qrels`: the articles, level 1 for relevant
+characters, 0 for none, -1 for ``rsize`` -1, not sampled); the run
 is ranked as trec_eval ranks it (score descending, ties by document id descending) and read to
 its first ``max_results`` (1000) documents (a document repeated, as the article of several
 passages, counts at its first result).
@@ -72,11 +74,22 @@ class _Strata:
     levels: IntArray
 
 
+def sampled_levels(ta: TopicAssessments) -> IntArray:
+    """Each judged unit's level: the ``relevance`` of sampled qrels; of sampled FOL qrels,
+    1 for an article with relevant characters, 0 for one without, -1 for one not sampled
+    (``rsize`` -1)."""
+    if ta.scale == "fol":
+        rsize = ta.dim("rsize").astype(np.int64)
+        return np.where(rsize < 0, -1, (rsize > 0).astype(np.int64))
+    return ta.dim("relevance").astype(np.int64)
+
+
 def _strata(ta: TopicAssessments, max_results: int) -> _Strata:
     if "stratum" not in ta.dims:
         raise InexevalError(f"topic {ta.topic}: the inferred measures need sampled qrels "
-                            "(topic iter docno stratum rel)", ta.source)
-    levels = ta.dim("relevance").astype(np.int64)
+                            "(topic iter docno stratum rel, or FOL qrels with a stratum "
+                            "field)", ta.source)
+    levels = sampled_levels(ta)
     names_of = ta.dim("stratum").astype(str)
     names, stratum = np.unique(names_of, return_inverse=True)  # Perl's `sort keys`: by string
     k = len(names)
@@ -287,7 +300,7 @@ def _kernel(which: str) -> Any:
 
 def _register(name: str, description: str, source: str) -> Family:
     return register(Family(name, f"{description} ({source})", _kernel(name), (MAX_RESULTS,),
-                           scales=("trec",)))
+                           scales=("trec", "fol")))
 
 
 _register("xinfAP", "inferred average precision of stratified samples: the estimator "
