@@ -126,8 +126,14 @@ def test_content_is_text_with_code_point_offsets(connect: Any) -> None:
     assert content["file"] == "co/a1"
     assert content["text"] == document_text(DOCUMENTS["co/a1"].encode(), "co/a1")
     assert len(content["text"]) == index.length
-    assert content["elements"] == [{"path": p, "start": int(s), "end": int(e)}
-                                   for p, s, e in zip(index.paths, index.start, index.end)]
+    assert [{k: el[k] for k in ("path", "start", "end")} for el in content["elements"]] == [
+        {"path": p, "start": int(s), "end": int(e)}
+        for p, s, e in zip(index.paths, index.start, index.end)]
+    # names for people and the inline flags of highlight mode (names.py has the rules)
+    assert content["elements"][0]["name"] == "Article"
+    assert content["min_element_chars"] == 20
+    assert all(el["inline"] == (el["end"] - el["start"] < 20) for el in content["elements"]
+               if "/it[" not in el["path"] and "/b[" not in el["path"])
     last = content["elements"][-1]
     # one code point for the emoji (two UTF-16 units), one for &amp;
     assert content["text"][last["start"]:last["end"]] == "Another section \U0001F600 here."

@@ -470,14 +470,16 @@ class Store:
     def init_campaign(self, mode: str, topic_rows: Sequence[Mapping[str, str]],
                       document_rows: Sequence[Document],
                       pool_rows: Sequence[tuple[str, str, str, int | None, int | None]],
-                      actor: str) -> None:
+                      actor: str, settings: Mapping[str, str] | None = None) -> None:
         """Fill a new store: the mode, topics (in order), documents and pool rows
-        ``(topic, file, path, min_rank, runs)`` in pool order, all in one transaction."""
+        ``(topic, file, path, min_rank, runs)`` in pool order, and the campaign's ``settings``
+        (read back with :meth:`setting`), all in one transaction."""
         for row in topic_rows:
             check_name("topic id", row["topic"])
         with self._write() as connection:
             connection.execute(campaign.insert(), [
-                {"key": "mode", "value": mode}, {"key": "created", "value": now_iso()}])
+                {"key": "mode", "value": mode}, {"key": "created", "value": now_iso()},
+                *({"key": key, "value": value} for key, value in (settings or {}).items())])
             connection.execute(topics.insert(), [
                 {**row, "position": i, "locked": False} for i, row in enumerate(topic_rows)])
             for document in document_rows:
@@ -500,6 +502,13 @@ class Store:
         if value is None:
             raise StoreError("the store holds no campaign", self.url)
         return str(value)
+
+    def setting(self, key: str) -> str | None:
+        """A setting given to :meth:`init_campaign` (None when the campaign has none)."""
+        with self._read() as connection:
+            value = connection.execute(
+                sa.select(campaign.c.value).where(campaign.c.key == key)).scalar()
+        return None if value is None else str(value)
 
     # -- users, assignments, sessions ----------------------------------------------------------
 
