@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
@@ -362,8 +363,9 @@ def settle(before: Mapping[str, str], requested: Mapping[str, str], structure: S
     4. an element given ``1`` resets the ``2`` inside it and the ``?`` above it; one given ``2``
        makes every element above it ``2``;
     5. a value lowered below the value of an element above it that no other element inside
-       supports any more resets that element (and so on upwards: the guide's example, a
-       section ``2`` whose only paragraph goes from ``2`` to ``1`` is reset);
+       supports any more resets that element, unless the change gave it that value (and so on
+       upwards: the guide's example, a section ``2`` whose only paragraph goes from ``2`` to
+       ``1`` is reset);
     6. inferred: ``2`` above a ``2``, ``?`` inside a ``?``, and ``?`` for an inline element
        holding highlighted text.
 
@@ -379,22 +381,26 @@ def settle(before: Mapping[str, str], requested: Mapping[str, str], structure: S
     held_set = set(held)
     values = {path: code for path, code in requested.items() if path in spans}
     resets: dict[str, Reset] = {}
+    changed = sorted({p for p in (*before, *requested) if p in spans
+                      and before.get(p) != requested.get(p)}, key=order.__getitem__)
+    changed_set = set(changed)
+    # every change, the assessor's and then the rules' own, goes through the same rules
+    work = deque((path, before.get(path), values.get(path)) for path in changed)
 
     def reset(path: str, reason: str, after: str | None = None) -> None:
         old = values.pop(path)
         if after is not None:
             values[path] = after
-        first = resets.get(path)
+        first = resets.pop(path, None)
         resets[path] = Reset(path, first.before if first else old, after, reason)
+        work.append((path, old, after))
 
     def inside(path: str) -> list[str]:
         return [d for d in sorted(values, key=order.__getitem__)
                 if d != path and is_ancestor_or_self(path, d)]
 
-    changed = sorted({p for p in (*before, *requested) if p in spans
-                      and before.get(p) != requested.get(p)}, key=order.__getitem__)
     for path in sorted(values, key=order.__getitem__):
-        if path in changed:
+        if path in changed_set:
             continue
         if path not in held_set:
             reset(path, f"{path} holds no highlighted text any more")
@@ -403,9 +409,12 @@ def settle(before: Mapping[str, str], requested: Mapping[str, str], structure: S
             if whole is not None:
                 reset(path, f"{path} now contains the whole highlighted passage "
                             f"[{whole[0]}, {whole[1]}), so it cannot be too small (?)")
-    lowered: list[tuple[str, str | None, str | None]] = []
-    for path in changed:
-        old, new = before.get(path), values.get(path)
+    steps = 0
+    while work:
+        path, old, new = work.popleft()
+        steps += 1
+        if values.get(path) != new or steps > 8 * len(order) + 8:
+            continue  # changed again since (the later change is queued), or a runaway
         if new == TOO_SMALL:
             for below in inside(path):
                 if values[below] != TOO_SMALL:
@@ -425,21 +434,16 @@ def settle(before: Mapping[str, str], requested: Mapping[str, str], structure: S
             for above in ancestors(path):
                 if above in values and values[above] != HIGHEST:
                     reset(above, f"{path} inside it is now 2", HIGHEST)
-        if _rank(new) < _rank(old):
-            lowered.append((path, old, new))
-    while lowered:
-        path, old, new = lowered.pop(0)
+        if _rank(new) >= _rank(old):
+            continue
         for above in ancestors(path):
             code = values.get(above)
-            if code is None or code == TOO_SMALL or above in structure.inline:
+            if code is None or code == TOO_SMALL or above in structure.inline \
+                    or above in changed_set or not _rank(old) >= _rank(code) > _rank(new):
                 continue
-            if not _rank(old) >= _rank(code) > _rank(new):
-                continue
-            if any(_rank(values[d]) >= _rank(code) for d in inside(above)):
-                continue
-            reset(above, f"{path} inside it was its only support for {code} and is now "
-                         f"{new or 'unknown'}")
-            lowered.append((above, code, None))
+            if not any(_rank(values[d]) >= _rank(code) for d in inside(above)):
+                reset(above, f"{path} inside it was its only support for {code} and is now "
+                             f"{new or 'unknown'}")
     inferred = _fill(values, structure, held, order)
     return Settled(values, tuple(resets.values()), inferred)
 

@@ -99,6 +99,11 @@ export function settle(before, requested, elements, passages) {
   const values = new Map(st.sorted(Object.keys(requested).filter((p) => st.has(p)))
     .map((p) => [p, requested[p]]));
   const resets = new Map();
+  const changed = st.sorted([...new Set([...Object.keys(before), ...Object.keys(requested)])]
+    .filter((p) => st.has(p) && before[p] !== requested[p]));
+  const changedSet = new Set(changed);
+  // every change, the assessor's and then the rules' own, goes through the same rules
+  const work = changed.map((path) => [path, before[path], values.get(path)]);
   const reset = (path, reason, after = null) => {
     const old = values.get(path);
     values.delete(path);
@@ -106,13 +111,11 @@ export function settle(before, requested, elements, passages) {
     const first = resets.get(path);
     resets.delete(path);
     resets.set(path, { path, before: first ? first.before : old, after, reason });
+    work.push([path, old, after ?? undefined]);
   };
   const inside = (path) => st.sorted([...values.keys()])
     .filter((d) => d !== path && isAncestorOrSelf(path, d));
 
-  const changed = st.sorted([...new Set([...Object.keys(before), ...Object.keys(requested)])]
-    .filter((p) => st.has(p) && before[p] !== requested[p]));
-  const changedSet = new Set(changed);
   for (const path of st.sorted([...values.keys()])) {
     if (changedSet.has(path)) continue;
     if (!heldSet.has(path)) {
@@ -125,10 +128,12 @@ export function settle(before, requested, elements, passages) {
       }
     }
   }
-  const lowered = [];
-  for (const path of changed) {
-    const old = before[path];
-    const now = values.get(path);
+  let steps = 0;
+  while (work.length > 0) {
+    const [path, old, now] = work.shift();
+    steps += 1;
+    // changed again since (the later change is queued), or a runaway
+    if (values.get(path) !== now || steps > 8 * elements.length + 8) continue;
     if (now === TOO_SMALL) {
       for (const below of inside(path)) {
         if (values.get(below) !== TOO_SMALL) {
@@ -160,18 +165,15 @@ export function settle(before, requested, elements, passages) {
         }
       }
     }
-    if (rank(now) < rank(old)) lowered.push([path, old, now]);
-  }
-  while (lowered.length > 0) {
-    const [path, old, now] = lowered.shift();
+    if (rank(now) >= rank(old)) continue;
     for (const above of ancestors(path)) {
       const code = values.get(above);
-      if (code === undefined || code === TOO_SMALL || st.inline(above)) continue;
-      if (!(rank(old) >= rank(code) && rank(code) > rank(now))) continue;
-      if (inside(above).some((d) => rank(values.get(d)) >= rank(code))) continue;
-      reset(above, `${path} inside it was its only support for ${code} and is now `
-        + `${now ?? "unknown"}`);
-      lowered.push([above, code, undefined]);
+      if (code === undefined || code === TOO_SMALL || st.inline(above) || changedSet.has(above)
+        || !(rank(old) >= rank(code) && rank(code) > rank(now))) continue;
+      if (!inside(above).some((d) => rank(values.get(d)) >= rank(code))) {
+        reset(above, `${path} inside it was its only support for ${code} and is now `
+          + `${now ?? "unknown"}`);
+      }
     }
   }
   const exhaustivity = Object.fromEntries(values);
