@@ -160,14 +160,14 @@ def test_any_sequence_of_changes_stays_consistent(a1: tuple[Structure, str]) -> 
         state: dict[str, str] = {}
         for _ in range(6):
             requested = dict(state)
+            if rng.random() < 0.2:
+                spans = passages(text, tuple(sorted(rng.sample(names, rng.randint(1, 4)))))
             path = rng.choice(holding(structure, spans))
             code = rng.choice(["2", "1", "?", None])
             if code is None:
                 requested.pop(path, None)
             else:
                 requested[path] = code
-            if rng.random() < 0.2:
-                spans = passages(text, tuple(sorted(rng.sample(names, rng.randint(1, 4)))))
             try:
                 result = settle(state, requested, structure, spans)
             except RuleViolation:
