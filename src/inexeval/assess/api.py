@@ -486,11 +486,13 @@ async def check_judgement(request: Request) -> Response:
         candidate = replace(candidate, passages=merge_passages(candidate.passages))
         settled: dict[str, Any] = {}
         if app.mode == "highlight":
-            after = rules.settle(before.exhaustivity, candidate.exhaustivity, structure,
-                                 candidate.passages)
-            candidate = replace(candidate, exhaustivity=after.exhaustivity)
-            settled = {"exhaustivity": after.exhaustivity, "inferred": after.inferred,
-                       "resets": [r.to_api() for r in after.resets]}
+            try:
+                after = rules.settle(before.exhaustivity, candidate.exhaustivity, structure,
+                                     candidate.passages)
+                settled = {"exhaustivity": after.exhaustivity, "inferred": after.inferred,
+                           "resets": [r.to_api() for r in after.resets]}
+            except rules.RuleViolation as refused:
+                settled = {"refused": refused.messages}
         return {**settled, "problems": rules.problems(candidate, structure, app.mode,
                                                       app.pool_paths(topic, file)),
                 "implicit": rules.implicit_values(candidate.values, structure, app.mode),
@@ -898,8 +900,12 @@ OPENAPI: dict[str, Any] = {
             "implicit": _PATH_MAP,
             "exhaustivity": {**_PATH_MAP, "description": (
                 "highlight mode: the exhaustivity after the INEX 2005 rules' resets and "
-                "inferences, the stored judgement taken as the state before the change")},
+                "inferences, the stored judgement taken as the state before the change (the "
+                "other fields are of the judgement as sent)")},
             "inferred": _INFERRED,
+            "refused": {"type": "array", "items": {"type": "string"}, "description": (
+                "highlight mode: why the 2005 rules refuse the change (then there is no "
+                "exhaustivity, inferred or resets; a save of it is refused too)")},
             "resets": {"type": "array", "description": "highlight mode: the values the change "
                        "made inconsistent, in the order the rules reset them",
                        "items": {"type": "object", "properties": {

@@ -7,6 +7,8 @@
 // as exhaustive as any element inside it; an element holding a whole highlighted passage is
 // not too small; inline elements (el.inline, sent by the server) are never asked and are "?".
 
+import { bestEntryPointProblems, elementsHoldingHighlights } from "./judge.js";
+
 export const TOO_SMALL = "?";
 export const HIGHEST = "2";
 const RANKS = { "?": 0, 1: 1, 2: 2 };
@@ -33,8 +35,7 @@ const isAncestorOrSelf = (above, below) => below === above || below.startsWith(`
 
 /** The elements (paths, document order) whose text intersects a highlighted passage. */
 export function holding(elements, passages) {
-  return elements.filter((el) => passages.some(([s, e]) => s < el.end && el.start < e))
-    .map((el) => el.path);
+  return elementsHoldingHighlights(elements, passages).map((el) => el.path);
 }
 
 /** The first passage lying wholly inside [start, end), or null. */
@@ -261,6 +262,12 @@ export function exhaustivityProblems(judgement, elements) {
     }
   }
   return found;
+}
+
+/** Everything that keeps a highlight-mode judgement from being done, in the server's words and
+ * order (inexeval.assess.rules.problems). */
+export function highlightProblems(judgement, elements) {
+  return [...exhaustivityProblems(judgement, elements), ...bestEntryPointProblems(judgement)];
 }
 
 const PATH = /\/[^\s/,()[\]]+\[\d+\](?:\/[^\s/,()[\]]+\[\d+\])*/g;
