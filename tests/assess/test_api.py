@@ -381,3 +381,31 @@ def test_a_split_passage_comes_back_in_document_order(connect_sqlite: Any) -> No
     assert answer.status_code == 200, answer.text
     assert answer.json()["passages"] == [[10, 25], [60, 80]]
     assert client.get(A1).json()["passages"] == [[10, 25], [60, 80]]
+
+
+def test_highlight_mode_refuses_too_small_for_an_element_holding_a_whole_passage(
+        connect: Any) -> None:
+    """INEX 2005 (X-Rai): an element that holds a whole highlighted passage cannot be too
+    small; a save asking for it is refused, /check says why, nothing is written."""
+    alice = connect("alice")
+    elements = {el["path"]: el for el in alice.get(A1 + "/content").json()["elements"]}
+    paragraph = elements["/article[1]/bdy[1]/sec[1]/p[1]"]
+    assert paragraph["name"] == "Section 1 › ¶ 1"
+    passages = [[paragraph["start"] + 4, paragraph["end"] - 1]]
+    refused = alice.put(A1, {"version": 0, "status": "in-progress", "passages": passages,
+                             "exhaustivity": {paragraph["path"]: "?"}})
+    assert refused.status_code == 422
+    assert "contains the whole highlighted passage" in refused.json()["error"]
+    assert alice.get(A1).json()["version"] == 0
+    check = alice.post(A1 + "/check", {"passages": passages,
+                                       "exhaustivity": {paragraph["path"]: "?"}}).json()
+    assert check["refused"] == refused.json()["problems"]
+    # 2 for the paragraph: inferred for every element above it
+    check = alice.post(A1 + "/check", {"passages": passages,
+                                       "exhaustivity": {paragraph["path"]: "2"}}).json()
+    assert check["exhaustivity"] == {paragraph["path"]: "2", "/article[1]/bdy[1]/sec[1]": "2",
+                                     "/article[1]/bdy[1]": "2", "/article[1]": "2"}
+    assert check["inferred"] == {"/article[1]": "/article[1]/bdy[1]",
+                                 "/article[1]/bdy[1]": "/article[1]/bdy[1]/sec[1]",
+                                 "/article[1]/bdy[1]/sec[1]": paragraph["path"]}
+    assert check["resets"] == []
