@@ -179,3 +179,13 @@ def test_any_sequence_of_changes_stays_consistent(a1: tuple[Structure, str]) -> 
             again = settle(state, result.exhaustivity, structure, spans)
             assert again.exhaustivity == result.exhaustivity and again.resets == ()
             state = result.exhaustivity
+
+
+def test_an_empty_element_holds_no_highlighted_text() -> None:
+    """An image (``<art/>``) inside a highlighted passage has no text: it is never asked nor
+    required (the page, judge.js, counts the same)."""
+    structure = Structure(40, (("/a[1]", 0, 40), ("/a[1]/p[1]", 0, 40),
+                               ("/a[1]/p[1]/art[1]", 10, 10)), frozenset({"/a[1]/p[1]/art[1]"}))
+    assert holding(structure, [(5, 30)]) == ["/a[1]", "/a[1]/p[1]"]
+    settled = settle({}, {"/a[1]/p[1]": "2"}, structure, [(5, 30)])
+    assert settled.exhaustivity == {"/a[1]/p[1]": "2", "/a[1]": "2"}

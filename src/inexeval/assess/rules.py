@@ -85,9 +85,10 @@ class Structure:
 
 
 def holding(structure: Structure, passages: Sequence[tuple[int, int]]) -> list[str]:
-    """The elements (in document order) whose text intersects a highlighted passage."""
+    """The elements (in document order) whose text intersects a highlighted passage (an empty
+    element, such as an image, holds no text: as ``judge.js`` counts them)."""
     return [path for path, start, end in structure.elements
-            if any(s < end and start < e for s, e in passages)]
+            if any(max(s, start) < min(e, end) for s, e in passages)]
 
 
 def validate(j: Judgement, structure: Structure, mode: str) -> list[str]:
