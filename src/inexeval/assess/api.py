@@ -67,7 +67,8 @@ ADDRESS_ATTEMPTS = 20
 """Failed logins from one client address before each further attempt waits."""
 MAX_JSON_DEPTH = 32
 """Deeper JSON bodies are refused (422); a judgement is three levels deep."""
-_READ_ONLY = {"topic", "file", "assessor", "updated", "problems", "implicit", "relevant"}
+_READ_ONLY = {"topic", "file", "assessor", "updated", "problems", "implicit", "relevant",
+              "inferred"}
 _FIELDS = {"version", "status", "passages", "best_entry_point", "exhaustivity", "values",
            "seconds"}
 

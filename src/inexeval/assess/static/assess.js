@@ -420,8 +420,6 @@ function documentPage() {
       if (state.mode === "highlight") {
         decorateRow(li, step, path, { names: state.names, inferred: inferred(), element: el,
           passages: state.judgement.passages });
-      } else {
-        step.textContent = nameOf(state.names, path);
       }
       li.addEventListener("focusin", () => { state.focusPath = path; markCurrent(); });
       if (valueOf(path) === undefined && !(path in state.implicit)) li.classList.add("needs");
@@ -467,7 +465,9 @@ function documentPage() {
     box.dataset.state = found.length === 0 ? "green" : "red";
     document.getElementById("consistency-list").replaceChildren(...found.map((line) => {
       const li = document.createElement("li");
-      li.textContent = readableProblems([line], state.names, quote)[0];
+      // highlight mode names elements for people (the XPath in the tooltip)
+      li.textContent = state.mode === "highlight"
+        ? readableProblems([line], state.names, quote)[0] : line;
       li.title = line;
       return li;
     }));
