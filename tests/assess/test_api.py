@@ -409,3 +409,7 @@ def test_highlight_mode_refuses_too_small_for_an_element_holding_a_whole_passage
                                  "/article[1]/bdy[1]": "/article[1]/bdy[1]/sec[1]",
                                  "/article[1]/bdy[1]/sec[1]": paragraph["path"]}
     assert check["resets"] == []
+    # a judgement as GET sends it (with its inferred values) can be sent back as it is
+    read = alice.get(A1).json()
+    assert read["inferred"] == {}
+    assert alice.put(A1, {**read, "status": "in-progress"}).status_code == 200
