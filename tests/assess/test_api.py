@@ -126,8 +126,14 @@ def test_content_is_text_with_code_point_offsets(connect: Any) -> None:
     assert content["file"] == "co/a1"
     assert content["text"] == document_text(DOCUMENTS["co/a1"].encode(), "co/a1")
     assert len(content["text"]) == index.length
-    assert content["elements"] == [{"path": p, "start": int(s), "end": int(e)}
-                                   for p, s, e in zip(index.paths, index.start, index.end)]
+    assert [{k: el[k] for k in ("path", "start", "end")} for el in content["elements"]] == [
+        {"path": p, "start": int(s), "end": int(e)}
+        for p, s, e in zip(index.paths, index.start, index.end)]
+    # names for people and the inline flags of highlight mode (names.py has the rules)
+    assert content["elements"][0]["name"] == "Article"
+    assert content["min_element_chars"] == 20
+    assert all(el["inline"] == (el["end"] - el["start"] < 20) for el in content["elements"]
+               if "/it[" not in el["path"] and "/b[" not in el["path"])
     last = content["elements"][-1]
     # one code point for the emoji (two UTF-16 units), one for &amp;
     assert content["text"][last["start"]:last["end"]] == "Another section \U0001F600 here."
@@ -375,3 +381,35 @@ def test_a_split_passage_comes_back_in_document_order(connect_sqlite: Any) -> No
     assert answer.status_code == 200, answer.text
     assert answer.json()["passages"] == [[10, 25], [60, 80]]
     assert client.get(A1).json()["passages"] == [[10, 25], [60, 80]]
+
+
+def test_highlight_mode_refuses_too_small_for_an_element_holding_a_whole_passage(
+        connect: Any) -> None:
+    """INEX 2005 (X-Rai): an element that holds a whole highlighted passage cannot be too
+    small; a save asking for it is refused, /check says why, nothing is written."""
+    alice = connect("alice")
+    elements = {el["path"]: el for el in alice.get(A1 + "/content").json()["elements"]}
+    paragraph = elements["/article[1]/bdy[1]/sec[1]/p[1]"]
+    assert paragraph["name"] == "Section 1 › ¶ 1"
+    passages = [[paragraph["start"] + 4, paragraph["end"] - 1]]
+    refused = alice.put(A1, {"version": 0, "status": "in-progress", "passages": passages,
+                             "exhaustivity": {paragraph["path"]: "?"}})
+    assert refused.status_code == 422
+    assert "contains the whole highlighted passage" in refused.json()["error"]
+    assert alice.get(A1).json()["version"] == 0
+    check = alice.post(A1 + "/check", {"passages": passages,
+                                       "exhaustivity": {paragraph["path"]: "?"}}).json()
+    assert check["refused"] == refused.json()["problems"]
+    # 2 for the paragraph: inferred for every element above it
+    check = alice.post(A1 + "/check", {"passages": passages,
+                                       "exhaustivity": {paragraph["path"]: "2"}}).json()
+    assert check["exhaustivity"] == {paragraph["path"]: "2", "/article[1]/bdy[1]/sec[1]": "2",
+                                     "/article[1]/bdy[1]": "2", "/article[1]": "2"}
+    assert check["inferred"] == {"/article[1]": "/article[1]/bdy[1]",
+                                 "/article[1]/bdy[1]": "/article[1]/bdy[1]/sec[1]",
+                                 "/article[1]/bdy[1]/sec[1]": paragraph["path"]}
+    assert check["resets"] == []
+    # a judgement as GET sends it (with its inferred values) can be sent back as it is
+    read = alice.get(A1).json()
+    assert read["inferred"] == {}
+    assert alice.put(A1, {**read, "status": "in-progress"}).status_code == 200

@@ -166,3 +166,35 @@ def test_init_is_in_passages_mode_by_default(tmp_path: Path, campaign_files: dic
     assert "inex2005 format holds exhaustivity, which passages mode does not ask" in err
     code, _, err = run(["assess", "export", str(store), "-o", str(tmp_path / "q.fol")], capsys)
     assert code == 0 and (tmp_path / "q.fol").is_file()
+
+
+def test_init_min_element_chars(tmp_path: Path, campaign_files: dict[str, Path],
+                                capsys: pytest.CaptureFixture[str]) -> None:
+    """`--min-element-chars` is kept with a highlight campaign; the service then never asks
+    about shorter elements (nor inline ones) and /content says which they are."""
+    from inexeval.assess.api import Service
+    from tests.assess.conftest import CHEAP_HASHER
+
+    store = tmp_path / "s.db"
+    files = ["--collection", str(campaign_files["collection"]), "--topics",
+             str(campaign_files["topics"]), "--pool", str(campaign_files["pool"])]
+    code, _, _ = run(["assess", "init", str(store), *files, "--mode", "highlight",
+                      "--min-element-chars", "30"], capsys)
+    assert code == 0
+    with Store.open(store) as opened:
+        assert opened.setting("min_element_chars") == "30"
+        service = Service(opened, opened.mode(), hasher=CHEAP_HASHER)
+        inline = service.structure("co/a1").inline
+        # "XML retrieval evaluates elements." (33 characters) is asked, "Intro" is not
+        assert "/article[1]/bdy[1]/sec[1]/p[1]" not in inline
+        assert "/article[1]/bdy[1]/sec[1]/st[1]" in inline
+        assert "/article[1]/bdy[1]/sec[1]/p[2]" in inline  # "Second & paragraph." (19)
+        assert "/article[1]/bdy[1]/p[1]/it[1]" in service.structure("co/a3").inline
+        service.checks.close()
+    code, _, err = run(["assess", "init", str(tmp_path / "t.db"), *files, "--mode",
+                        "highlight", "--min-element-chars", "-1"], capsys)
+    assert code == 2 and "negative" in err
+    # other modes keep no such setting (nothing is inline there)
+    code, _, _ = run(["assess", "init", str(tmp_path / "p.db"), *files], capsys)
+    with Store.open(tmp_path / "p.db") as opened:
+        assert opened.setting("min_element_chars") is None

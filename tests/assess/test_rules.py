@@ -75,13 +75,13 @@ def test_highlight_done_needs_every_holding_element_and_a_best_entry_point() -> 
     assert problems(partial, DOC, "highlight") == [
         f"{P12} holds highlighted text but has no exhaustivity",
         "a relevant document needs a best entry point"]
-    complete = judged(passages=((25, 30),), exhaustivity={A: "2", S1: "1", P12: "?"},
+    complete = judged(passages=((25, 30),), exhaustivity={A: "2", S1: "1", P12: "1"},
                       best_entry_point=25)
     assert problems(complete, DOC, "highlight") == []
 
 
 def test_highlight_stray_values_are_problems() -> None:
-    stray = judged(passages=((25, 30),), exhaustivity={A: "2", S1: "1", P12: "2", S2: "1"},
+    stray = judged(passages=((25, 30),), exhaustivity={A: "2", S1: "2", P12: "2", S2: "1"},
                    best_entry_point=0)
     assert problems(stray, DOC, "highlight") == [
         f"{S2} has an exhaustivity but holds no highlighted text"]
@@ -144,7 +144,7 @@ def test_apply_merges_and_keeps_the_status() -> None:
 
 def test_a_change_to_a_done_document_makes_it_in_progress() -> None:
     done = judged(status="done", passages=((25, 30),), best_entry_point=25,
-                  exhaustivity={A: "2", S1: "1", P12: "2"})
+                  exhaustivity={A: "2", S1: "2", P12: "2"})
     changed = apply(done, judged(status="done", passages=((25, 31),), best_entry_point=25,
                                  exhaustivity=done.exhaustivity), DOC, "highlight")
     assert changed.status == "in-progress"

@@ -99,11 +99,11 @@ def test_the_page_finds_the_same_problems_as_the_server(
     assert reply.status_code == 200, reply.text
     content = server.api("bob").get("/api/topics/1/docs/co/a1/content").json()
     page = console.watch(browser.new_page())
-    page.goto(f"{server.url}/static/judge.js")
+    page.goto(f"{server.url}/static/rules.js")
     found = page.evaluate(
         """async ([judgement, elements]) => {
-             const judge = await import('/static/judge.js');
-             return judge.highlightProblems(judgement, elements);
+             const rules = await import('/static/rules.js');
+             return rules.highlightProblems(judgement, elements);
            }""", [judgement, content["elements"]])
     assert found == reply.json()["problems"]
     page.close()

@@ -45,6 +45,7 @@ from starlette.routing import Route
 
 from inexeval.assess import rules
 from inexeval.assess.model import MAX_SECONDS, Judgement, merge_passages
+from inexeval.assess.names import MIN_ELEMENT_CHARS, element_names, inline_elements
 from inexeval.assess.store import (
     SESSION_IDLE,
     Conflict,
@@ -66,7 +67,8 @@ ADDRESS_ATTEMPTS = 20
 """Failed logins from one client address before each further attempt waits."""
 MAX_JSON_DEPTH = 32
 """Deeper JSON bodies are refused (422); a judgement is three levels deep."""
-_READ_ONLY = {"topic", "file", "assessor", "updated", "problems", "implicit", "relevant"}
+_READ_ONLY = {"topic", "file", "assessor", "updated", "problems", "implicit", "relevant",
+              "inferred"}
 _FIELDS = {"version", "status", "passages", "best_entry_point", "exhaustivity", "values",
            "seconds"}
 
@@ -178,9 +180,14 @@ class Service:
     _pool_paths: dict[tuple[str, str], list[str]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _logged: set[str] = field(default_factory=set)
+    min_element_chars: int = field(init=False, default=MIN_ELEMENT_CHARS)
+    """Highlight mode: elements with less text are never asked (``assess init``)."""
 
     def __post_init__(self) -> None:
         self.checks = PasswordChecks(self.hasher)
+        if self.mode == "highlight":
+            chars = self.store.setting("min_element_chars")
+            self.min_element_chars = MIN_ELEMENT_CHARS if chars is None else int(chars)
 
     def log_once(self, message: str) -> None:
         """Log a failure of the store once per kind (not once per request)."""
@@ -212,7 +219,9 @@ class Service:
 
     def structure(self, file: str) -> rules.Structure:
         document = self.document(file)
-        return rules.Structure(document.length, document.elements)
+        inline = inline_elements(document.elements, self.min_element_chars) \
+            if self.mode == "highlight" else frozenset()
+        return rules.Structure(document.length, document.elements, inline)
 
 
 def error(status: int, message: str, **extra: Any) -> JSONResponse:
@@ -397,7 +406,16 @@ def _annotated(app: Service, j: Judgement) -> dict[str, Any]:
     structure = app.structure(j.file)
     return {**j.to_api(), "relevant": j.relevant if j.status == "done" else None,
             "problems": rules.problems(j, structure, app.mode, app.pool_paths(j.topic, j.file)),
-            "implicit": rules.implicit_values(j.values, structure, app.mode)}
+            "implicit": rules.implicit_values(j.values, structure, app.mode),
+            **_inferred(app, j, structure)}
+
+
+def _inferred(app: Service, j: Judgement, structure: rules.Structure) -> dict[str, Any]:
+    """Highlight mode: the exhaustivity values the 2005 rules force, each with its cause."""
+    if app.mode != "highlight":
+        return {}
+    held = rules.holding(structure, merge_passages(j.passages))
+    return {"inferred": rules.inferred(j.exhaustivity, structure, held)}
 
 
 def _document(request: Request) -> tuple[Service, str, str]:
@@ -423,8 +441,12 @@ async def get_content(request: Request) -> Response:
         app.store.access(topic, user.name)
         app.store.judgement(topic, file, user.name)
         document = app.document(file)
+        names = element_names(document.elements)
+        inline = app.structure(file).inline
         return {"file": document.file, "text": document.text,
-                "elements": [{"path": p, "start": s, "end": e} for p, s, e in document.elements]}
+                "elements": [{"path": p, "start": s, "end": e, "name": names[p],
+                              "inline": p in inline} for p, s, e in document.elements],
+                "min_element_chars": app.min_element_chars}
 
     return JSONResponse(await run_in_threadpool(load))
 
@@ -475,8 +497,17 @@ async def check_judgement(request: Request) -> Response:
         if errors:
             raise rules.RuleViolation(errors)
         candidate = replace(candidate, passages=merge_passages(candidate.passages))
-        return {"problems": rules.problems(candidate, structure, app.mode,
-                                           app.pool_paths(topic, file)),
+        settled: dict[str, Any] = {}
+        if app.mode == "highlight":
+            try:
+                after = rules.settle(before.exhaustivity, candidate.exhaustivity, structure,
+                                     candidate.passages)
+                settled = {"exhaustivity": after.exhaustivity, "inferred": after.inferred,
+                           "resets": [r.to_api() for r in after.resets]}
+            except rules.RuleViolation as refused:
+                settled = {"refused": refused.messages}
+        return {**settled, "problems": rules.problems(candidate, structure, app.mode,
+                                                      app.pool_paths(topic, file)),
                 "implicit": rules.implicit_values(candidate.values, structure, app.mode),
                 "holding": rules.holding(structure, candidate.passages),
                 "passages": [list(p) for p in candidate.passages],
@@ -728,6 +759,9 @@ _TOPIC = {"name": "topic", "in": "path", "required": True, "schema": {"type": "s
 _FILE = {"name": "file", "in": "path", "required": True, "schema": {"type": "string"},
          "description": "document name, e.g. co/2000/r7108 (may contain slashes)"}
 _PATH_MAP = {"type": "object", "additionalProperties": {"type": "string"}}
+_INFERRED = {**_PATH_MAP, "description": (
+    "highlight mode: the exhaustivity values the INEX 2005 rules force, each with the element "
+    "that forces it (empty for an inline element, which is never asked)")}
 
 OPENAPI: dict[str, Any] = {
     "openapi": "3.1.0",
@@ -884,10 +918,25 @@ OPENAPI: dict[str, Any] = {
             "relevant": {"type": ["boolean", "null"]},
             "problems": {"type": "array", "items": {"type": "string"},
                          "description": "what keeps the document from being done"},
-            "implicit": {**_PATH_MAP, "description": "values deduced by the rules"}}}]},
+            "implicit": {**_PATH_MAP, "description": "values deduced by the rules"},
+            "inferred": _INFERRED}}]},
         "Check": {"type": "object", "properties": {
             "problems": {"type": "array", "items": {"type": "string"}},
             "implicit": _PATH_MAP,
+            "exhaustivity": {**_PATH_MAP, "description": (
+                "highlight mode: the exhaustivity after the INEX 2005 rules' resets and "
+                "inferences, the stored judgement taken as the state before the change (the "
+                "other fields are of the judgement as sent)")},
+            "inferred": _INFERRED,
+            "refused": {"type": "array", "items": {"type": "string"}, "description": (
+                "highlight mode: why the 2005 rules refuse the change (then there is no "
+                "exhaustivity, inferred or resets; a save of it is refused too)")},
+            "resets": {"type": "array", "description": "highlight mode: the values the change "
+                       "made inconsistent, in the order the rules reset them",
+                       "items": {"type": "object", "properties": {
+                           "path": {"type": "string"}, "before": {"type": "string"},
+                           "after": {"type": ["string", "null"]},
+                           "reason": {"type": "string"}}}},
             "holding": {"type": "array", "items": {"type": "string"},
                         "description": "elements holding highlighted text"},
             "passages": {"type": "array", "items": {"type": "array"}},
@@ -896,6 +945,11 @@ OPENAPI: dict[str, Any] = {
             "file": {"type": "string"}, "text": {"type": "string"},
             "elements": {"type": "array", "items": {"type": "object", "properties": {
                 "path": {"type": "string"}, "start": {"type": "integer"},
-                "end": {"type": "integer"}}}}}},
+                "end": {"type": "integer"},
+                "name": {"type": "string", "description": "for people: Section 2 › ¶ 3"},
+                "inline": {"type": "boolean", "description": (
+                    "highlight mode: never asked (inline, or shorter than "
+                    "min_element_chars)")}}}},
+            "min_element_chars": {"type": "integer"}}},
     }},
 }

@@ -153,6 +153,7 @@ def routes(service: Service) -> list[BaseRoute]:
         files = [a["file"] for a in articles]
         return await render(request, "doc.html", {
             "topic": statement, "file": file, "mode": mode,
+            "min_element_chars": service.min_element_chars,
             "position": files.index(file) + 1, "pool_size": len(files),
             "done": sum(a["status"] == "done" for a in articles),
             "relevant": sum(a["status"] == "done" and bool(a.get("relevant"))

@@ -12,10 +12,15 @@ Two kinds of findings:
 
   - passages mode (INEX 2006-2010): a relevant document has a best entry point, a document
     with nothing highlighted has none; exhaustivity is not asked (and refused).
-  - highlight mode (INEX 2005-2008, Pehcevski 2006; Piwowarski et al.): every element that holds
-    highlighted text has an exhaustivity (``2``, ``1`` or ``?`` for too small), no element
-    without highlighted text has one, and a relevant document has a best entry point. A done
-    document with nothing highlighted is non-relevant (and then has no best entry point).
+  - highlight mode (INEX 2005, the relevance assessment guide of Lalmas and Piwowarski as X-Rai
+    enforced it; Pehcevski 2006): every element that holds highlighted text has an exhaustivity
+    (``2``, ``1`` or ``?`` for too small, the lowest), no element without highlighted text has
+    one, an element is at least as exhaustive as any element inside it, an element holding a
+    whole highlighted passage is not too small, and a relevant document has a best entry point.
+    A done document with nothing highlighted is non-relevant (and then has no best entry
+    point). Inline elements (:mod:`inexeval.assess.names`) are never asked: they are ``?``.
+    How one change of the assessor resets the values it makes inconsistent and infers those the
+    rules force is :func:`settle` (the document page runs the same rules, ``static/rules.js``).
   - 2002 mode (Kazai et al., INEX 2002, §4.4 and §5.1): relevance 0 goes with coverage N and
     coverage N with relevance 0; a too small (S) component cannot be highly relevant (3S); an
     element is at least as relevant as any judged descendant; a judged element above a component
@@ -38,6 +43,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
@@ -49,7 +55,7 @@ from inexeval.assess.model import (
     Judgement,
     merge_passages,
 )
-from inexeval.collection.paths import ancestors, is_ancestor_or_self
+from inexeval.collection.paths import ancestors, is_ancestor_or_self, parent
 
 _CODE_2002 = re.compile(r"^([0-3])([NSLE])$")
 _CODE_2003 = re.compile(r"^E([0-3])S([0-3])$")
@@ -67,19 +73,22 @@ class RuleViolation(ValueError):
 @dataclass(frozen=True)
 class Structure:
     """A document as the rules see it: its text length and its elements ``(path, start, end)``
-    in document order (ends exclusive, code point offsets)."""
+    in document order (ends exclusive, code point offsets), and which of them are inline."""
 
     length: int
     elements: tuple[tuple[str, int, int], ...]
+    inline: frozenset[str] = frozenset()
+    """Elements never asked for an exhaustivity in highlight mode (:mod:`inexeval.assess.names`)."""
 
     def paths(self) -> dict[str, tuple[int, int]]:
         return {path: (start, end) for path, start, end in self.elements}
 
 
 def holding(structure: Structure, passages: Sequence[tuple[int, int]]) -> list[str]:
-    """The elements (in document order) whose text intersects a highlighted passage."""
+    """The elements (in document order) whose text intersects a highlighted passage (an empty
+    element, such as an image, holds no text: as ``judge.js`` counts them)."""
     return [path for path, start, end in structure.elements
-            if any(s < end and start < e for s, e in passages)]
+            if any(max(s, start) < min(e, end) for s, e in passages)]
 
 
 def validate(j: Judgement, structure: Structure, mode: str) -> list[str]:
@@ -144,6 +153,17 @@ def _problems_highlight(j: Judgement, structure: Structure) -> list[str]:
     for path in j.exhaustivity:
         if path not in held_set:
             found.append(f"{path} has an exhaustivity but holds no highlighted text")
+    spans = structure.paths()
+    for path, code in j.exhaustivity.items():
+        if code == TOO_SMALL and path in spans and path not in structure.inline:
+            whole = whole_passage(spans[path], j.passages)
+            if whole is not None:
+                found.append(_cannot_be_too_small(path, whole))
+    for path, code in j.exhaustivity.items():
+        for above in ancestors(path):
+            if above in j.exhaustivity and _rank(j.exhaustivity[above]) < _rank(code):
+                found.append(f"{above} ({j.exhaustivity[above]}) is less exhaustive than "
+                             f"{path} ({code}) inside it")
     return found + _problems_best_entry_point(j)
 
 
@@ -234,11 +254,18 @@ def apply(before: Judgement, requested: Judgement, structure: Structure, mode: s
     """The judgement to store when ``requested`` replaces ``before``: passages merged, the
     status as requested except that a change to a done document makes it in-progress again
     and a change to an unseen one makes it in-progress. Raises :class:`RuleViolation` when the
-    request has errors (:func:`validate`) or asks for done while :func:`problems` finds some."""
+    request has errors (:func:`validate`), changes a value the 2005 rules refuse (highlight mode,
+    :func:`refusals`) or asks for done while :func:`problems` finds some. It saves the
+    exhaustivity as requested: the resets and inferences of :func:`settle` are the page's (and
+    ``POST .../check``'s) answer to one change, so that undo can bring back any saved state."""
     errors = validate(requested, structure, mode)
     if errors:
         raise RuleViolation(errors)
     result = replace(requested, passages=merge_passages(requested.passages))
+    if mode == "highlight":
+        refused = refusals(before.exhaustivity, result.exhaustivity, structure, result.passages)
+        if refused:
+            raise RuleViolation(refused)
     changed = _content(result) != _content(before)
     status = result.status
     if changed and (status == "unseen" or status == "done" and before.status == "done"):
@@ -253,3 +280,233 @@ def apply(before: Judgement, requested: Judgement, structure: Structure, mode: s
 
 def _content(j: Judgement) -> tuple[object, ...]:
     return (tuple(j.passages), j.best_entry_point, dict(j.exhaustivity), dict(j.values))
+
+
+# -- highlight mode: the INEX 2005 rules as X-Rai enforced them ----------------------------------
+
+TOO_SMALL = "?"
+HIGHEST = "2"
+_RANKS = {TOO_SMALL: 0, "1": 1, HIGHEST: 2}
+
+
+def _rank(code: str | None) -> int:
+    """Exhaustivity in order: unknown (-1) < too small < 1 < 2."""
+    return -1 if code is None else _RANKS.get(code, -1)
+
+
+def whole_passage(span: tuple[int, int], passages: Sequence[tuple[int, int]],
+                  ) -> tuple[int, int] | None:
+    """The first highlighted passage that lies wholly inside ``span``, or None."""
+    start, end = span
+    return next(((s, e) for s, e in passages if start <= s and e <= end), None)
+
+
+def _cannot_be_too_small(path: str, passage: tuple[int, int]) -> str:
+    return (f"{path} contains the whole highlighted passage [{passage[0]}, {passage[1]}), "
+            "so it cannot be too small (?)")
+
+
+@dataclass(frozen=True)
+class Reset:
+    """A value a change made inconsistent: ``path`` had ``before`` and now has ``after`` (None:
+    unknown again, to be assessed anew; a value: the one the rules now force)."""
+
+    path: str
+    before: str
+    after: str | None
+    reason: str
+
+    def to_api(self) -> dict[str, str | None]:
+        return {"path": self.path, "before": self.before, "after": self.after,
+                "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class Settled:
+    """What the 2005 rules make of a change: the exhaustivity to save, the values the change
+    reset (in the order they were reset) and the inferred values (path: what forces it, the
+    empty string for an inline element)."""
+
+    exhaustivity: dict[str, str]
+    resets: tuple[Reset, ...]
+    inferred: dict[str, str]
+
+
+def refusals(before: Mapping[str, str], requested: Mapping[str, str], structure: Structure,
+             passages: Sequence[tuple[int, int]]) -> list[str]:
+    """The changed values the 2005 rules refuse: too small (``?``) for an element that holds a
+    whole highlighted passage (X-Rai disabled the button; an inline element, never asked, is
+    too small whatever it holds)."""
+    spans = structure.paths()
+    found = []
+    for path, code in requested.items():
+        if before.get(path) == code or path not in spans or path in structure.inline:
+            continue
+        if code == TOO_SMALL:
+            whole = whole_passage(spans[path], passages)
+            if whole is not None:
+                found.append(_cannot_be_too_small(path, whole))
+    return found
+
+
+def settle(before: Mapping[str, str], requested: Mapping[str, str], structure: Structure,
+           passages: Sequence[tuple[int, int]]) -> Settled:
+    """The exhaustivity after an assessor's change from ``before`` to ``requested`` (with the
+    highlighted ``passages`` of after the change), by the rules of the INEX 2005 assessment
+    guide (Lalmas and Piwowarski, section 5.4) as X-Rai applied them; ``?`` (too small) is the
+    lowest value, and a parent is at least as exhaustive as any child:
+
+    1. a value the change refuses (:func:`refusals`) raises :class:`RuleViolation`;
+    2. a kept value of an element that holds no highlighted text any more is reset, and so is a
+       kept ``?`` of an element that now holds a whole passage;
+    3. an element given ``?`` makes every element inside it ``?`` (other values there are
+       reset); one changed from ``?`` to another value resets the ``?`` inside it;
+    4. an element given ``1`` resets the ``2`` inside it and the ``?`` above it; one given ``2``
+       makes every element above it ``2``;
+    5. a value lowered below the value of an element above it that no other element inside
+       supports any more resets that element, unless the change gave it that value (and so on
+       upwards: the guide's example, a section ``2`` whose only paragraph goes from ``2`` to
+       ``1`` is reset);
+    6. inferred: ``2`` above a ``2``, ``?`` inside a ``?``, and ``?`` for an inline element
+       holding highlighted text.
+
+    Values are compared in document order of the changed elements; applying ``settle`` to its
+    own result changes nothing.
+    """
+    errors = refusals(before, requested, structure, passages)
+    if errors:
+        raise RuleViolation(errors)
+    spans = structure.paths()
+    order = {path: i for i, (path, _, _) in enumerate(structure.elements)}
+    held = [path for path in holding(structure, passages)]
+    held_set = set(held)
+    values = {path: code for path, code in requested.items() if path in spans}
+    resets: dict[str, Reset] = {}
+    changed = sorted({p for p in (*before, *requested) if p in spans
+                      and before.get(p) != requested.get(p)}, key=order.__getitem__)
+    changed_set = set(changed)
+    # every change, the assessor's and then the rules' own, goes through the same rules
+    work = deque((path, before.get(path), values.get(path)) for path in changed)
+
+    def reset(path: str, reason: str, after: str | None = None) -> None:
+        old = values.pop(path)
+        if after is not None:
+            values[path] = after
+        first = resets.pop(path, None)
+        resets[path] = Reset(path, first.before if first else old, after, reason)
+        work.append((path, old, after))
+
+    def inside(path: str) -> list[str]:
+        return [d for d in sorted(values, key=order.__getitem__)
+                if d != path and is_ancestor_or_self(path, d)]
+
+    for path in sorted(values, key=order.__getitem__):
+        if path in changed_set:
+            continue
+        if path not in held_set:
+            reset(path, f"{path} holds no highlighted text any more")
+        elif values[path] == TOO_SMALL and path not in structure.inline:
+            whole = whole_passage(spans[path], passages)
+            if whole is not None:
+                reset(path, f"{path} now contains the whole highlighted passage "
+                            f"[{whole[0]}, {whole[1]}), so it cannot be too small (?)")
+    steps = 0
+    while work:
+        path, old, new = work.popleft()
+        steps += 1
+        if values.get(path) != new or steps > 8 * len(order) + 8:
+            continue  # changed again since (the later change is queued), or a runaway
+        if new == TOO_SMALL:
+            for below in inside(path):
+                if values[below] != TOO_SMALL:
+                    reset(below, f"{path} is too small, so everything inside it is", TOO_SMALL)
+        elif old == TOO_SMALL:
+            for below in inside(path):
+                if values[below] == TOO_SMALL and below not in structure.inline:
+                    reset(below, f"{path} is no longer too small: assess what is inside it anew")
+        if new == "1":
+            for below in inside(path):
+                if _rank(values[below]) > _rank(new):
+                    reset(below, f"{path} is now 1, less than this element inside it")
+            for above in ancestors(path):
+                if values.get(above) == TOO_SMALL:
+                    reset(above, f"{path} inside it is now 1, more than too small")
+        elif new == HIGHEST:
+            for above in ancestors(path):
+                if above in values and values[above] != HIGHEST:
+                    reset(above, f"{path} inside it is now 2", HIGHEST)
+        if _rank(new) >= _rank(old):
+            continue
+        for above in ancestors(path):
+            code = values.get(above)
+            if code is None or code == TOO_SMALL or above in structure.inline \
+                    or above in changed_set or not _rank(old) >= _rank(code) > _rank(new):
+                continue
+            if not any(_rank(values[d]) >= _rank(code) for d in inside(above)):
+                reset(above, f"{path} inside it was its only support for {code} and is now "
+                             f"{new or 'unknown'}")
+    inferred = _fill(values, structure, held, order)
+    return Settled(values, tuple(resets.values()), inferred)
+
+
+def _fill(values: dict[str, str], structure: Structure, held: Sequence[str],
+          order: Mapping[str, int]) -> dict[str, str]:
+    """Add the values the rules force to ``values`` (in place); returns every inferred value's
+    cause (see :func:`inferred`)."""
+    for path in held:
+        if path in structure.inline and path not in values:
+            values[path] = TOO_SMALL
+    for path in [p for p in held if values.get(p) == HIGHEST]:
+        for above in ancestors(path):
+            if above in order and above not in values:
+                values[above] = HIGHEST
+    small = [p for p in held if values.get(p) == TOO_SMALL]
+    for path in held:
+        if path not in values and any(is_ancestor_or_self(s, path) for s in small):
+            values[path] = TOO_SMALL
+    return inferred(values, structure, held)
+
+
+def inferred(exhaustivity: Mapping[str, str], structure: Structure,
+             held: Sequence[str]) -> dict[str, str]:
+    """The values the 2005 rules force, each with its cause: ``2`` of an element holding an
+    element of ``2`` (the nearest such), ``?`` of an element inside a ``?`` (the nearest), and
+    ``?`` of an inline element (cause ``""``); ``held`` are the elements holding highlighted
+    text, in document order."""
+    causes: dict[str, str] = {}
+    for path in held:
+        code = exhaustivity.get(path)
+        if code is None:
+            continue
+        if path in structure.inline and code == TOO_SMALL:
+            causes[path] = ""
+        elif code == HIGHEST:
+            below = next((d for d in held if d != path and is_ancestor_or_self(path, d)
+                          and exhaustivity.get(d) == HIGHEST), None)
+            if below is not None:
+                causes[path] = below
+        elif code == TOO_SMALL:
+            above = next((a for a in ancestors(path) if exhaustivity.get(a) == TOO_SMALL), None)
+            if above is not None:
+                causes[path] = above
+    return causes
+
+
+def too_small_rest(exhaustivity: Mapping[str, str], structure: Structure,
+                   passages: Sequence[tuple[int, int]], path: str) -> tuple[dict[str, str], list[str]]:
+    """X-Rai's "assess the remaining children as too small": ``?`` for every child of ``path``
+    that holds highlighted text and has no value yet, except those holding a whole passage
+    (which cannot be too small). Returns the requested exhaustivity (to :func:`settle`) and
+    the children left out."""
+    spans = structure.paths()
+    held = holding(structure, passages)
+    requested = dict(exhaustivity)
+    skipped = []
+    for child in held:
+        if parent(child) != path or child in exhaustivity or child in structure.inline:
+            continue
+        if whole_passage(spans[child], passages) is not None:
+            skipped.append(child)
+        else:
+            requested[child] = TOO_SMALL
+    return requested, skipped

@@ -512,8 +512,9 @@ class Store:
                       sample_rows: Sequence[tuple[str, str, str, str, float, bool]] = (),
                       ) -> None:
         """Fill a new store: the mode, topics (in order), documents and pool rows
-        ``(topic, file, path, min_rank, runs)`` in pool order, all in one transaction; an
-        adaptive campaign's ``settings`` (campaign keys, such as ``strategy``) and
+        ``(topic, file, path, min_rank, runs)`` in pool order, all in one transaction; the
+        campaign's ``settings`` (read back with :meth:`setting`: ``strategy``, ``sample``,
+        ``min_element_chars``), an adaptive campaign's
         ``candidates`` (topic: its runs as JSON), a sampled one's ``sample_rows``
         ``(topic, file, path, stratum, probability, drawn)`` in sample order."""
         for row in topic_rows:

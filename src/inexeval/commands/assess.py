@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from inexeval.assess.model import MODES
-from inexeval.cli import positive
+from inexeval.assess.names import MIN_ELEMENT_CHARS
+from inexeval.cli import non_negative, positive
 from inexeval.cli_args import STRATEGIES, add_run_options, add_strategy_options
 from inexeval.errors import InexevalError
 
@@ -68,6 +69,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                       help="what assessors give: highlighted passages and a best entry point "
                       "(passages, INEX 2006-2010, the default), passages with exhaustivity "
                       "(highlight, INEX 2005), INEX 2002 relevance x coverage, INEX 2003 E x S")
+    init.add_argument("--min-element-chars", metavar="N", type=non_negative,
+                      default=MIN_ELEMENT_CHARS,
+                      help="highlight mode: elements with less text than N characters are never "
+                      "asked for an exhaustivity, nor are inline ones (italics, links...); they "
+                      f"are too small (default {MIN_ELEMENT_CHARS})")
 
     def password_options(command: argparse.ArgumentParser) -> None:
         source = command.add_mutually_exclusive_group()
@@ -200,6 +206,8 @@ def _init(args: argparse.Namespace) -> int:
         topic_rows, document_rows, pool_rows = load_campaign(args.collection, args.topics,
                                                              args.pool)
     with Store.create(args.store) as store:
+        if args.mode == "highlight":
+            settings["min_element_chars"] = str(args.min_element_chars)
         store.init_campaign(args.mode, topic_rows, document_rows, pool_rows, _actor(),
                             settings=settings, candidates=candidates, sample_rows=sample_rows)
     how = (f", served by the {args.strategy} strategy" if args.strategy is not None

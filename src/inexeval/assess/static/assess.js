@@ -4,8 +4,10 @@
 
 import {
   CodePointText, snapToWords, findWords, wordStart, addPassage, subtractPassage, passageAt,
-  elementsHoldingHighlights, highlightProblems, bestEntryPointProblems,
+  elementsHoldingHighlights, bestEntryPointProblems,
 } from "./judge.js";
+import { settle, tooSmallRest, highlightProblems, inferredValues, holding } from "./rules.js";
+import { decorateRow, logResets, nameOf, readableProblems } from "./rules_page.js";
 
 const page = document.body.dataset.page;
 const data = JSON.parse(document.getElementById("page-data")?.textContent || "{}");
@@ -200,7 +202,7 @@ function documentPage() {
     text: null, elements: [], order: new Map(), nodes: [], starts: [], breaks: new Set(),
     made: new Map(), breakList: [],
     judgement: null, mode: data.mode || "highlight", keywords: data.keywords || [],
-    pooled: data.pooled || [], serverProblems: [], implicit: {},
+    pooled: data.pooled || [], serverProblems: [], implicit: {}, names: new Map(), skipped: [],
     pending: [], saving: false, retry: 0, focusPath: null, undo: [], redo: [], advance: false,
     baseSeconds: 0, activeMs: 0, visibleSince: document.hidden ? null : performance.now(),
   };
@@ -305,12 +307,19 @@ function documentPage() {
   };
 
   const held = () => elementsHoldingHighlights(state.elements, state.judgement.passages);
+  /** The first words of the document's text [start, end), for messages. */
+  const quote = (start, end) => state.text.slice(start, Math.min(end, start + 40))
+    .replace(/\s+/g, " ") + (end - start > 40 ? "…" : "");
+  /** Highlight mode: the values the 2005 rules force, each with its cause (rules.js). */
+  const inferred = () => inferredValues(state.judgement.exhaustivity, state.elements,
+    holding(state.elements, state.judgement.passages));
 
   /** The elements the side panel lists: in highlight mode those holding highlighted text;
    * in 2002/2003 modes also the pooled ones and those with an explicit or implicit value. */
   const listed = () => {
     if (state.mode === "passages") return [];
-    const paths = new Set(held().map((el) => el.path));
+    const paths = new Set(held().filter((el) => !(state.mode === "highlight" && el.inline))
+      .map((el) => el.path));
     if (graded) {
       for (const p of [...state.pooled, ...Object.keys(state.judgement.values),
         ...Object.keys(state.implicit)]) paths.add(p);
@@ -329,15 +338,16 @@ function documentPage() {
     const group = document.createElement("span");
     group.className = "scale";
     group.setAttribute("role", "group");
-    group.setAttribute("aria-label", `Exhaustivity of ${path}`);
+    group.setAttribute("aria-label", `Exhaustivity of ${nameOf(state.names, path)}`);
     for (const [value, key, name] of [["2", "2", "highly exhaustive"],
       ["1", "1", "partly exhaustive"], ["?", "3", "too small"]]) {
       const button = document.createElement("button");
       button.type = "button";
       button.textContent = value;
       button.title = `${name} (key ${key})`;
-      button.setAttribute("aria-label", `${path}: ${name} (key ${key})`);
+      button.setAttribute("aria-label", `${nameOf(state.names, path)}: ${name} (key ${key})`);
       button.setAttribute("aria-pressed", String(valueOf(path) === value));
+      button.dataset.value = value;
       button.addEventListener("click", () => setValue(path, value));
       group.append(button);
     }
@@ -407,6 +417,10 @@ function documentPage() {
       snippet.textContent = state.text.slice(el.start, Math.min(el.end, block, el.start + 80));
       label.append(step, " ", snippet);
       li.append(label, state.mode === "highlight" ? scaleButtons(path) : gradedSelect(path));
+      if (state.mode === "highlight") {
+        decorateRow(li, step, path, { names: state.names, inferred: inferred(), element: el,
+          passages: state.judgement.passages });
+      }
       li.addEventListener("focusin", () => { state.focusPath = path; markCurrent(); });
       if (valueOf(path) === undefined && !(path in state.implicit)) li.classList.add("needs");
       if (found.some((line) => line.includes(`${path} `) || line.includes(`${path}:`))) {
@@ -451,7 +465,10 @@ function documentPage() {
     box.dataset.state = found.length === 0 ? "green" : "red";
     document.getElementById("consistency-list").replaceChildren(...found.map((line) => {
       const li = document.createElement("li");
-      li.textContent = line;
+      // highlight mode names elements for people (the XPath in the tooltip)
+      li.textContent = state.mode === "highlight"
+        ? readableProblems([line], state.names, quote)[0] : line;
+      li.title = line;
       return li;
     }));
     const relevant = state.judgement.passages.length > 0
@@ -598,11 +615,13 @@ function documentPage() {
   /** Apply a change to the judgement, draw it and save it; `record` makes it an undo step. */
   const change = (update, status = "in-progress", record = true) => {
     window.inexeval.timings.changed = performance.now();
+    const before = snapshot();
+    update(state.judgement);
+    if (record && state.mode === "highlight" && !applyRules(before)) return false;
     if (record) {
-      state.undo.push(snapshot());
+      state.undo.push(before);
       state.redo = [];
     }
-    update(state.judgement);
     state.judgement.status = status;
     const holding = new Set(held().map((el) => el.path));
     for (const path of Object.keys(state.judgement.exhaustivity)) {
@@ -613,6 +632,27 @@ function documentPage() {
     }
     draw();
     enqueue();
+  };
+
+  /** Highlight mode: the INEX 2005 rules on an assessor's change (rules.js): a refused change
+   * is undone and said; otherwise the values it made inconsistent are reset, those the rules
+   * force are inferred, and the assessor is told what was reset. Undo and redo bring back
+   * saved states as they were, without the rules. */
+  const applyRules = (before) => {
+    const j = state.judgement;
+    const settled = settle(before.exhaustivity, j.exhaustivity, state.elements, j.passages);
+    if (settled.refused) {
+      Object.assign(j, before);
+      notice(`Not possible: ${readableProblems(settled.refused, state.names, quote).join("; ")}.`,
+        "error");
+      draw();
+      return false;
+    }
+    j.exhaustivity = settled.exhaustivity;
+    const told = logResets(settled.resets, state.names, state.skipped, quote);
+    state.skipped = [];
+    if (told !== null) notice(told, "reset");
+    return true;
   };
 
   /** Bring back a snapshot as a change saved like any other. The server makes a changed done
@@ -732,15 +772,34 @@ function documentPage() {
   const setValue = (path, value) => {
     state.focusPath = path;
     const field = state.mode === "highlight" ? "exhaustivity" : "values";
-    change((j) => {
+    const done = change((j) => {
       j[field] = { ...j[field] };
       if (value === null) delete j[field][path];
       else j[field][path] = value;
     });
+    if (done === false) return; // refused by the rules: the element stays current
     const next = listed().find((p) => valueOf(p) === undefined && !(p in state.implicit));
     if (next) state.focusPath = next;
     markCurrent();
     document.querySelector(`#elements li[data-path="${CSS.escape(state.focusPath)}"]`)?.focus();
+  };
+
+  /** t (highlight mode): too small for every remaining child of the current element that
+   * holds highlighted text, and so for everything inside them (X-Rai's one-click button). */
+  const tooSmallRemaining = () => {
+    const path = currentPath();
+    if (path === null) return;
+    const j = state.judgement;
+    const [requested, skipped] = tooSmallRest(j.exhaustivity, state.elements, j.passages, path);
+    if (Object.keys(requested).length === Object.keys(j.exhaustivity).length
+      && skipped.length === 0) {
+      notice(`${nameOf(state.names, path)} has no child left to assess.`, "info");
+      return;
+    }
+    state.skipped = skipped;
+    change((judgement) => { judgement.exhaustivity = requested; });
+    state.focusPath = listed().find((p) => valueOf(p) === undefined) ?? path;
+    markCurrent();
   };
 
   const setBestEntryPoint = () => {
@@ -850,6 +909,7 @@ function documentPage() {
   const keys = {
     h: highlight, u: unhighlight, d: markDone, r: askNonRelevant, x: notRelevant,
     ...(graded ? {} : { b: setBestEntryPoint }),
+    ...(state.mode === "highlight" ? { t: tooSmallRemaining } : {}),
     n: nextUnassessed,
     w: () => {
       keywordsToggle.checked = !keywordsToggle.checked;
@@ -882,7 +942,7 @@ function documentPage() {
   });
   for (const [id, action] of [["do-highlight", highlight], ["do-unhighlight", unhighlight],
     ["do-bep", setBestEntryPoint], ["do-done", markDone], ["do-notrelevant", notRelevant],
-    ["do-undo", undo], ["do-redo", redo]]) {
+    ["do-undo", undo], ["do-redo", redo], ["do-rest-small", tooSmallRemaining]]) {
     const button = document.getElementById(id);
     if (button === null) continue;
     // A mouse press on a button must not clear the text selection it acts on.
@@ -975,6 +1035,7 @@ function documentPage() {
     const t1 = performance.now();
     state.text = new CodePointText(content.text);
     state.elements = content.elements;
+    state.names = new Map(content.elements.map((el) => [el.path, el.name ?? el.path]));
     state.order = new Map(content.elements.map((el, i) => [el.path, i]));
     const rendered = renderDocument(doc, state.text, content.elements);
     state.nodes = rendered.nodes;

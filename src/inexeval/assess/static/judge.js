@@ -1,6 +1,6 @@
 // The assessment logic of the document page with no DOM in it: code-point text, passages,
-// word snapping, the elements that hold highlighted text and what a document still needs
-// before it can be marked done. Offsets are Unicode code points, ends exclusive, as in FOL
+// word snapping, the elements that hold highlighted text and what a passages-mode document
+// still needs before it can be marked done (highlight mode's rules are in rules.js). Offsets are Unicode code points, ends exclusive, as in FOL
 // qrels and the collection index (inexeval.collection); the DOM counts UTF-16 units, so
 // CodePointText converts between the two.
 
@@ -152,27 +152,6 @@ export function highlightedIn(passages, start, end) {
 /** The elements (in document order) whose text contains highlighted characters. */
 export function elementsHoldingHighlights(elements, passages) {
   return elements.filter((el) => el.end > el.start && highlightedIn(passages, el.start, el.end) > 0);
-}
-
-/**
- * What keeps a highlight-mode judgement from being done, one readable line each, in the words
- * and order of inexeval.assess.rules (the server checks the same on every save): every element
- * holding highlighted text has an exhaustivity and no other element has one; a relevant
- * document has a best entry point, a non-relevant one none (Piwowarski et al., INEX 2005).
- */
-export function highlightProblems(judgement, elements) {
-  const found = [];
-  const held = elementsHoldingHighlights(elements, judgement.passages);
-  const heldPaths = new Set(held.map((el) => el.path));
-  for (const el of held) {
-    if (!(el.path in judgement.exhaustivity)) {
-      found.push(`${el.path} holds highlighted text but has no exhaustivity`);
-    }
-  }
-  for (const path of Object.keys(judgement.exhaustivity)) {
-    if (!heldPaths.has(path)) found.push(`${path} has an exhaustivity but holds no highlighted text`);
-  }
-  return [...found, ...bestEntryPointProblems(judgement)];
 }
 
 /** What keeps a passages-mode judgement (INEX 2006-2010) from being done: a relevant document
