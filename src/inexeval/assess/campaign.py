@@ -90,44 +90,58 @@ DEFAULT_FORMAT = {"passages": "fol", "highlight": "fol", "2002": "inex2002", "20
 
 
 def export_campaign(store_url: str | Path, output: str | Path, fmt: str | None,
-                    assessor: str | None) -> list[str]:
+                    assessor: str | None, partial: bool = False) -> list[str]:
     """:func:`export_store` for the store at ``store_url`` (never written over)."""
     store = Store.open(store_url)
     try:
-        return export_store(store, output, fmt, assessor, *store_files(store_url))
+        return export_store(store, output, fmt, assessor, *store_files(store_url),
+                            partial=partial)
     finally:
         store.close()
 
 
 def export_store(store: Store, output: str | Path, fmt: str | None, assessor: str | None,
-                 *inputs: str | None) -> list[str]:
-    """Export the judgements of ``assessor`` or, without one, of each topic's first-assigned
-    assessor, in ``fmt`` (default: the mode's own format) to ``output``; returns notes for the
-    user (topics that have other assessors), the last one saying what was written."""
+                 *inputs: str | None, partial: bool = False) -> list[str]:
+    """Export the judgements of ``assessor`` (``adjudicated``: the adjudicated judgements) or,
+    without one, of each topic's first-assigned assessor, in ``fmt`` (default: the mode's own
+    format) to ``output``. A topic not complete (an article of its pool not done by that
+    assessor) is left out unless ``partial`` or the format is ``json``
+    (:func:`inexeval.assess.organiser.export_plan`).
+    Returns notes for the user: the assessor used for each topic, the topics left out and why,
+    the topics that have other assessors, and last what was written."""
+    from inexeval.assess.organiser import export_plan
+    from inexeval.assess.store import ADJUDICATED
+
     mode = store.mode()
     fmt = fmt or DEFAULT_FORMAT[mode]
     if mode == "passages" and fmt == "inex2005":
         raise InexevalError("the inex2005 format holds exhaustivity, which passages mode does "
                             "not ask: export fol or json")
-    if assessor is not None and store.user(assessor) is None:
+    if assessor is not None and assessor != ADJUDICATED and store.user(assessor) is None:
         raise InexevalError(f"no user {assessor!r} in the store")
     notes: list[str] = []
     chosen: list[Judgement] = []
-    others: list[str] = []
-    for topic in store.topic_ids():
-        assessors = store.assessors(topic)
-        if assessor is not None:
-            if assessor in assessors:
-                chosen.extend(store.judgements(topic, assessor))
+    used: list[str] = []
+    left_out: list[str] = []
+    # the json format keeps every judgement given, whatever its status (a backup)
+    for topic, name, reason in export_plan(store, assessor, partial or fmt == "json"):
+        if reason is not None:
+            if assessor is None or name is not None or reason == "not adjudicated":
+                left_out.append(f"{topic} ({reason})")
             continue
-        if not assessors:
-            continue
-        chosen.extend(store.judgements(topic, assessors[0]))
-        if len(assessors) > 1:
-            others.append(f"{topic} ({', '.join(assessors[1:])})")
-    if others:
-        notes.append("exported each topic's first-assigned assessor; these topics have "
-                     f"others (export them with --assessor): {'; '.join(others)}")
+        assert name is not None
+        chosen.extend(store.judgements(topic, name))
+        used.append(f"{topic}: {name}")
+    if assessor is None:
+        others = [f"{t['topic']} ({', '.join(t['assessors'][1:])})"
+                  for t in store.topics_overview() if len(t["assessors"]) > 1]
+        if others:
+            notes.append("exported each topic's first-assigned assessor; these topics have "
+                         f"others (export them with --assessor): {'; '.join(others)}")
+    if used:
+        notes.append(f"assessor used per topic: {'; '.join(used)}")
+    if left_out:
+        notes.append(f"topics left out: {'; '.join(left_out)}")
     collection = CollectionIndex({
         file: document_index(store.document(file))
         for file in dict.fromkeys(j.file for j in chosen)}) if fmt != "json" else None

@@ -1,5 +1,5 @@
 // The assessment interface: keyboard navigation of the topic page, the document page
-// (rendering, highlighting, exhaustivity, best entry point, saving) and the admin buttons.
+// (rendering, highlighting, exhaustivity, best entry point, saving) (the admin pages: admin.js).
 // Document text only ever enters the page as DOM text nodes, never as HTML.
 
 import {
@@ -998,18 +998,5 @@ function documentPage() {
   });
 }
 
-// ---------------------------------------------------------------- admin page
-
-function adminPage() {
-  for (const button of document.querySelectorAll("[data-lock]")) {
-    button.addEventListener("click", async () => {
-      const response = await api("POST", button.dataset.lock);
-      if (response.ok) window.location.reload();
-      else say("admin-message", await errorMessage(response));
-    });
-  }
-}
-
 if (page === "topic") topicPage();
 else if (page === "doc") documentPage();
-else if (page === "admin") adminPage();

@@ -1,0 +1,235 @@
+// The organiser's pages: assigning, withdrawing and locking on /admin (each asks first), the
+// read-only view of a judgement and the side-by-side adjudication of two judgements.
+// Document text only ever enters the page as DOM text nodes, never as HTML.
+
+const page = document.body.dataset.page;
+const data = JSON.parse(document.getElementById("page-data")?.textContent || "{}");
+
+async function api(method, url, body) {
+  const headers = { Accept: "application/json", "X-CSRF-Token": data.csrf_token };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  return fetch(url, {
+    method, headers, credentials: "same-origin",
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+}
+
+async function getJSON(url) {
+  const response = await fetch(url, { headers: { Accept: "application/json" }, credentials: "same-origin" });
+  if (!response.ok) throw new Error(await errorMessage(response));
+  return response.json();
+}
+
+async function errorMessage(response) {
+  try {
+    const body = await response.json();
+    return body.error || `${response.status} ${response.statusText}`;
+  } catch {
+    return `${response.status} ${response.statusText}`;
+  }
+}
+
+function say(id, text) {
+  const el = document.getElementById(id);
+  if (el) el.textContent = text;
+}
+
+// ---------------------------------------------------------------- /admin
+
+/** A change from the admin page, after the organiser confirms it; the page reloads after. */
+async function change(method, url, body, question) {
+  if (question && !window.confirm(question)) return;
+  const response = await api(method, url, body);
+  if (response.ok) window.location.reload();
+  else say("admin-message", await errorMessage(response));
+}
+
+function adminPage() {
+  for (const button of document.querySelectorAll("button[data-lock]")) {
+    button.addEventListener("click", () => change("POST", button.dataset.lock, undefined, button.dataset.confirm));
+  }
+  for (const button of document.querySelectorAll("button[data-unassign]")) {
+    button.addEventListener("click", () => change("DELETE", button.dataset.unassign, undefined, button.dataset.confirm));
+  }
+  for (const form of document.querySelectorAll("form[data-assign]")) {
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      const assessor = form.elements.assessor.value;
+      if (!assessor) { say("admin-message", "Every assessor has this topic already."); return; }
+      change("POST", form.dataset.assign, { assessor });
+    });
+  }
+}
+
+// ---------------------------------------------------------------- document panes
+
+/** Code point offsets <-> UTF-16 offsets of a text (the API counts code points). */
+function codePointMap(text) {
+  const utf16 = [0];
+  for (const ch of text) utf16.push(utf16[utf16.length - 1] + ch.length);
+  return {
+    toUnits: (cp) => utf16[Math.min(cp, utf16.length - 1)],
+    toCodePoint: (units) => {
+      let lo = 0, hi = utf16.length - 1;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >> 1;
+        if (utf16[mid] <= units) lo = mid; else hi = mid - 1;
+      }
+      return lo;
+    },
+  };
+}
+
+/** Fill a pane with the text, the passages (code point offsets) as <mark> elements. */
+function renderPane(pane, text, map, passages, entry) {
+  pane.replaceChildren();
+  let at = 0;
+  const put = (start, end, marked) => {
+    if (end <= start) return;
+    const piece = text.slice(map.toUnits(start), map.toUnits(end));
+    if (!marked) { pane.append(document.createTextNode(piece)); return; }
+    const mark = document.createElement("mark");
+    mark.dataset.start = String(start);
+    mark.dataset.end = String(end);
+    mark.textContent = piece;
+    pane.append(mark);
+  };
+  for (const [start, end] of passages) {
+    put(at, start, false);
+    put(start, end, true);
+    at = end;
+  }
+  put(at, map.toCodePoint(text.length), false);
+  if (entry !== null && entry !== undefined) {
+    const mark = [...pane.querySelectorAll("mark")].find(
+      (m) => Number(m.dataset.start) <= entry && entry < Number(m.dataset.end));
+    if (mark) { mark.classList.add("entry"); mark.title = "best entry point in this passage"; }
+  }
+}
+
+function verdict(judgement) {
+  if (!judgement) return "not adjudicated";
+  if (judgement.status !== "done") return judgement.status === "unseen" ? "not seen" : "in progress";
+  return judgement.relevant ? `relevant, ${judgement.passages.length} passage(s)` : "not relevant";
+}
+
+/** The selection inside ``pane`` as code point offsets [start, end), or null. */
+function selectedRange(pane, map) {
+  const selection = window.getSelection();
+  if (!selection || selection.rangeCount === 0 || selection.isCollapsed) return null;
+  const range = selection.getRangeAt(0);
+  if (!pane.contains(range.startContainer) || !pane.contains(range.endContainer)) return null;
+  const offset = (node, at) => {
+    const before = document.createRange();
+    before.setStart(pane, 0);
+    before.setEnd(node, at);
+    return before.toString().length;
+  };
+  const start = map.toCodePoint(offset(range.startContainer, range.startOffset));
+  const end = map.toCodePoint(offset(range.endContainer, range.endOffset));
+  return end > start ? [start, end] : null;
+}
+
+function merged(passages) {
+  const out = [];
+  for (const [s, e] of [...passages].sort((x, y) => x[0] - y[0] || x[1] - y[1])) {
+    if (out.length && s <= out[out.length - 1][1]) out[out.length - 1][1] = Math.max(out[out.length - 1][1], e);
+    else out.push([s, e]);
+  }
+  return out;
+}
+
+function subtract(passages, [s, e]) {
+  const out = [];
+  for (const [a, b] of passages) {
+    if (b <= s || a >= e) out.push([a, b]);
+    else {
+      if (a < s) out.push([a, s]);
+      if (b > e) out.push([e, b]);
+    }
+  }
+  return out;
+}
+
+async function judgementPage() {
+  const pane = document.getElementById("pane-view");
+  try {
+    const [content, judgement] = await Promise.all([getJSON(data.content), getJSON(data.judgement)]);
+    const map = codePointMap(content.text);
+    renderPane(pane, content.text, map, judgement.passages, judgement.best_entry_point);
+    say("judgement-summary", `${verdict(judgement)}, version ${judgement.version}` +
+      (judgement.updated ? `, saved ${judgement.updated}` : ""));
+  } catch (failure) {
+    say("judgement-summary", `could not be loaded: ${failure.message}`);
+  }
+  pane.setAttribute("aria-busy", "false");
+  document.body.dataset.ready = "true";
+}
+
+async function adjudicatePage() {
+  const [content, a, b] = await Promise.all(
+    [getJSON(data.content), getJSON(data.judgement_a), getJSON(data.judgement_b)]);
+  let result = await getJSON(data.judgement_result);
+  const map = codePointMap(content.text);
+  const panes = {
+    a: document.getElementById("pane-a"), b: document.getElementById("pane-b"),
+    result: document.getElementById("pane-result"),
+  };
+  let editing = result.status === "done" ? result.passages.map((p) => [...p]) : [];
+  const show = () => {
+    renderPane(panes.result, content.text, map, editing, result.status === "done" ? result.best_entry_point : null);
+    say("verdict-result", result.status === "done" ? verdict(result) : "not adjudicated");
+  };
+  renderPane(panes.a, content.text, map, a.passages, a.best_entry_point);
+  renderPane(panes.b, content.text, map, b.passages, b.best_entry_point);
+  say("verdict-a", verdict(a));
+  say("verdict-b", verdict(b));
+  show();
+  // scrolling one pane scrolls the others to the same share of the text
+  for (const pane of Object.values(panes)) {
+    pane.addEventListener("scroll", () => {
+      const share = pane.scrollTop / Math.max(1, pane.scrollHeight - pane.clientHeight);
+      for (const other of Object.values(panes)) {
+        if (other !== pane && Math.abs(other.scrollTop - share * (other.scrollHeight - other.clientHeight)) > 2) {
+          other.scrollTop = share * (other.scrollHeight - other.clientHeight);
+        }
+      }
+    });
+  }
+  const editRange = (apply) => {
+    const range = selectedRange(panes.result, map) || selectedRange(panes.a, map) || selectedRange(panes.b, map);
+    if (!range) { say("adjudicate-message", "Select text in a pane first."); return; }
+    editing = apply(range);
+    renderPane(panes.result, content.text, map, editing, null);
+    say("verdict-result", "edited, not saved");
+    say("adjudicate-message", "Edited: save the edit to keep it.");
+  };
+  document.getElementById("edit-add")?.addEventListener("click", () => editRange((r) => merged([...editing, r])));
+  document.getElementById("edit-remove")?.addEventListener("click", () => editRange((r) => subtract(editing, r)));
+  document.getElementById("edit-clear")?.addEventListener("click", () => {
+    editing = [];
+    renderPane(panes.result, content.text, map, editing, null);
+    say("verdict-result", "edited, not saved");
+  });
+  for (const button of document.querySelectorAll("button[data-choice]")) {
+    button.addEventListener("click", async () => {
+      const choice = button.dataset.choice;
+      const body = { choice, a: data.a, b: data.b };
+      if (choice === "edit") body.passages = editing;
+      const response = await api("PUT", data.adjudicate, body);
+      if (!response.ok) { say("adjudicate-message", await errorMessage(response)); return; }
+      result = await response.json();
+      editing = result.passages.map((p) => [...p]);
+      show();
+      say("adjudicate-message", `Saved as the adjudicated judgement (version ${result.version}).`);
+    });
+  }
+  document.querySelector(".side-by-side")?.setAttribute("aria-busy", "false");
+  document.body.dataset.ready = "true";
+}
+
+if (page === "admin") adminPage();
+else if (page === "judgement") judgementPage();
+else if (page === "adjudicate-doc") {
+  adjudicatePage().catch((failure) => say("adjudicate-message", `The document could not be loaded: ${failure.message}`));
+}
