@@ -312,7 +312,8 @@ def test_openapi_lists_every_endpoint(connect: Any) -> None:
         "/api/admin/topics/{topic}/disagreements", "/api/admin/topics/{topic}/assessors",
         "/api/admin/topics/{topic}/assessors/{assessor}",
         "/api/admin/topics/{topic}/judgements/{assessor}/docs/{file}",
-        "/api/admin/topics/{topic}/content/{file}", "/api/admin/topics/{topic}/adjudicated/{file}"}
+        "/api/admin/topics/{topic}/content/{file}", "/api/admin/topics/{topic}/adjudicated/{file}",
+        "/api/admin/topics/{topic}/accept-agreed"}
     put = schema["paths"]["/api/topics/{topic}/docs/{file}"]["put"]["responses"]
     assert {"200", "401", "403", "404", "409", "413", "422", "423"} <= set(put)
 

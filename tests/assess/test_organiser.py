@@ -168,6 +168,28 @@ def test_disagreements_and_adjudication(clients: dict[str, Client], organised: s
     assert row["recall"] == pytest.approx(0.4)
 
 
+def test_accept_agreed(clients: dict[str, Client], organised: str) -> None:
+    """At a threshold of 0.4, co/a1 (F1 0.42) is agreed: A's judgement is taken for it, once;
+    co/a2 (relevance) stays to adjudicate."""
+    from inexeval.assess.store import Store
+
+    judge_topic_1(clients)
+    dora = clients["dora"]
+    url = "/api/admin/topics/1/accept-agreed"
+    assert dora.post(url, {}).json()["adjudicated"] == []  # at 0.8 nothing agrees
+    assert dora.post(url, {"threshold": 2}).status_code == 422
+    assert dora.post(url, {"a": "alice", "b": "carol"}).status_code == 422
+    assert dora.post(url, {"other": 1}).status_code == 422
+    found = dora.post(url, {"threshold": 0.4})
+    assert found.json() == {"topic": "1", "a": "alice", "b": "bob", "adjudicated": ["co/a1"]}
+    assert dora.post(url, {"threshold": 0.4}).json()["adjudicated"] == []
+    with Store.open(organised) as store:
+        (taken,) = store.judgements("1", "adjudicated")
+        assert (taken.file, taken.passages, taken.best_entry_point, taken.version) == (
+            "co/a1", ((0, 16),), 0, 1)
+        assert [a["action"] for a in store.actions()][-1] == "adjudicate"
+
+
 def test_adjudicated_is_no_user_name(organised: str) -> None:
     from inexeval.assess.store import Store, StoreError
 
@@ -325,6 +347,7 @@ ADMIN_REQUESTS = [
     ("GET", "/api/admin/topics/1/judgements/bob/docs/co/a1", None),
     ("GET", "/api/admin/topics/1/content/co/a1", None),
     ("PUT", "/api/admin/topics/1/adjudicated/co/a1", {"choice": "a", "a": "alice", "b": "bob"}),
+    ("POST", "/api/admin/topics/1/accept-agreed", {}),
 ]
 
 

@@ -187,4 +187,25 @@ def adjudicate(store: Store, topic: str, file: str, choice: str, a: str, b: str,
     judgement = adjudicated_judgement(store.mode(), choice, first, second,
                                       store.document_lengths().get(file, 0), passages,
                                       best_entry_point)
-    return store.put_adjudicated(judgement, actor)
+    return store.put_adjudicated([judgement], actor)[0]
+
+
+def accept_agreed(store: Store, topic: str, a: str, b: str, actor: str,
+                  threshold: float = THRESHOLD) -> list[str]:
+    """Store A's judgement as the adjudicated one of every article of the topic that ``a`` and
+    ``b`` have both done and agree on (at ``threshold``) and that has no adjudicated judgement
+    yet, in one transaction; returns those articles in pool order."""
+    a, b = pair(store, topic, a, b)
+    mode = store.mode()
+    judged = {(j.assessor, j.file): j for name in (a, b, ADJUDICATED)
+              for j in store.judgements(topic, name)}
+    chosen = []
+    for file in store.pool_files(topic):
+        first, second = judged.get((a, file)), judged.get((b, file))
+        if first is None or second is None or first.status != "done" \
+                or second.status != "done" or (ADJUDICATED, file) in judged:
+            continue
+        if disagreement(first, second, mode, threshold) is None:
+            chosen.append(adjudicated_judgement(mode, "a", first, second, 0))
+    store.put_adjudicated(chosen, actor)
+    return [j.file for j in chosen]

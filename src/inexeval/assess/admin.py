@@ -165,6 +165,35 @@ async def put_adjudicated(request: Request) -> Response:
         return error(423, locked.reason)
 
 
+async def post_accept_agreed(request: Request) -> Response:
+    """Take A's judgement as the adjudicated one of every agreed article not yet adjudicated:
+    body ``{"a": name, "b": name, "threshold": 0.8}`` (all optional)."""
+    user = await authorise(request, change=True, admin=True)
+    store, topic = service(request).store, request.path_params["topic"]
+    body = json_body(await request.body())
+    unknown = sorted(set(body) - {"a", "b", "threshold"})
+    if unknown:
+        return error(422, f"unknown field {unknown[0]!r}")
+    names = [body.get(k) for k in ("a", "b")]
+    if not all(n is None or isinstance(n, str) for n in names):
+        return error(422, "a and b: assessors' names")
+    threshold = body.get("threshold", adjudicate.THRESHOLD)
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) \
+            or not 0 <= threshold <= 1:
+        return error(422, "threshold: a number from 0 to 1")
+
+    def accept() -> dict[str, Any]:
+        store.topic(topic)
+        a, b = adjudicate.pair(store, topic, names[0], names[1])
+        files = adjudicate.accept_agreed(store, topic, a, b, user.name, float(threshold))
+        return {"topic": topic, "a": a, "b": b, "adjudicated": files}
+
+    try:
+        return JSONResponse(await run_in_threadpool(accept))
+    except Locked as locked:
+        return error(423, locked.reason)
+
+
 def _whole(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -231,7 +260,7 @@ def routes(app_service: Service) -> list[BaseRoute]:
         await admin_user(request)
         topic = request.path_params["topic"]
 
-        def load() -> dict[str, Any]:
+        def load() -> tuple[dict[str, Any], dict[str, Any]]:
             statement = store.topic(topic)
             a, b = _pair(request, store, topic)
             threshold = organiser.check_threshold(request.query_params.get("threshold"),
@@ -240,9 +269,12 @@ def routes(app_service: Service) -> list[BaseRoute]:
             for item in found["disagreements"]:
                 item["url"] = (f"/admin/topics/{quote(topic, safe='')}/adjudicate/docs/"
                                f"{quote(item['file'], safe='/')}?a={quote(a)}&b={quote(b)}")
-            return {"topic": statement, "assessors": store.assessors(topic), **found}
+            return {**found, "topic": statement, "assessors": store.assessors(topic)}, {
+                "accept": f"/api/admin/topics/{quote(topic, safe='')}/accept-agreed",
+                "a": a, "b": b, "threshold": threshold}
 
-        return await render(request, "adjudicate.html", await run_in_threadpool(load))
+        context, data = await run_in_threadpool(load)
+        return await render(request, "adjudicate.html", context, data)
 
     async def adjudicate_document(request: Request) -> Response:
         await admin_user(request)
@@ -300,6 +332,7 @@ def routes(app_service: Service) -> list[BaseRoute]:
         Route("/api/admin/topics/{topic}/content/{file:path}", get_content, methods=["GET"]),
         Route("/api/admin/topics/{topic}/adjudicated/{file:path}", put_adjudicated,
               methods=["PUT"]),
+        Route("/api/admin/topics/{topic}/accept-agreed", post_accept_agreed, methods=["POST"]),
         Route("/admin", page(admin)),
         Route("/admin/topics/{topic}/adjudicate", page(adjudication)),
         Route("/admin/topics/{topic}/adjudicate/docs/{file:path}", page(adjudicate_document)),

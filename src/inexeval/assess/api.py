@@ -855,6 +855,13 @@ OPENAPI: dict[str, Any] = {
             "parameters": [_TOPIC, {"name": "assessor", "in": "path", "required": True,
                                     "schema": {"type": "string"}}, _FILE],
             "responses": {"200": _json(_schema_ref("Judgement"), "judgement"), **_COMMON}}},
+        "/api/admin/topics/{topic}/accept-agreed": {"post": {
+            "summary": "Take A's judgement as the adjudicated one of every article A and B "
+                       "agree on that is not adjudicated yet (body {a, b, threshold}, all "
+                       "optional)",
+            "parameters": [_TOPIC, *_CSRF],
+            "responses": {"200": {"description": "the articles adjudicated"}, **_COMMON,
+                          "422": _ERROR, "423": {**_ERROR, "description": "topic locked"}}}},
         "/api/admin/topics/{topic}/content/{file}": {"get": {
             "summary": "A pooled document's text and elements", "parameters": [_TOPIC, _FILE],
             "responses": {"200": _json(_schema_ref("Content"), "content"), **_COMMON}}},

@@ -1015,43 +1015,51 @@ class Store:
                 values=state.get("values") or {})))
         return found
 
-    def put_adjudicated(self, judgement: Judgement, actor: str) -> Judgement:
-        """Store ``judgement`` (status, passages, best entry point, values) as the adjudicated
-        judgement of its topic and document (assessor :data:`ADJUDICATED`, created when
-        absent, next version when present), with its action-log entry, in one transaction.
-        Raises :class:`NotFound` for a document not in the topic's pool, :class:`Locked` for a
-        locked topic."""
-        topic, file = judgement.topic, judgement.file
-        key = _key(topic, file, ADJUDICATED)
+    def put_adjudicated(self, judgements: Sequence[Judgement], actor: str) -> list[Judgement]:
+        """Store each of ``judgements`` (status, passages, best entry point, exhaustivity,
+        values) as the adjudicated judgement of its topic and document (assessor
+        :data:`ADJUDICATED`, created when absent, next version when present), each with its
+        action-log entry, all in one transaction. Raises :class:`NotFound` for a document not
+        in its topic's pool, :class:`Locked` for a locked topic; nothing is written then."""
+        stored = []
         with self._write() as connection:
-            row = connection.execute(sa.select(topics.c.locked).where(
-                topics.c.topic == topic)).first()
-            if row is None:
-                raise NotFound(f"no topic {topic!r} in the store")
-            if row.locked:
-                raise Locked(f"topic {topic} is locked: no further changes")
-            if file not in self._pool_files(connection, topic):
-                raise NotFound(f"document {file!r} is not in the pool of topic {topic!r}")
             if connection.execute(sa.select(users.c.name).where(
                     users.c.name == ADJUDICATED)).first() is None:
                 connection.execute(users.insert().values(name=ADJUDICATED, password_hash="",
                                                          admin=False))
-            found = connection.execute(_LOCK_JUDGEMENT, key).first()
-            before = _judgement(found) if found is not None else None
-            after = Judgement(
-                topic=topic, file=file, assessor=ADJUDICATED, status=judgement.status,
-                passages=merge_passages(judgement.passages),
-                best_entry_point=judgement.best_entry_point,
-                exhaustivity=judgement.exhaustivity, values=judgement.values,
-                version=(before.version if before else 0) + 1, seconds=0.0, updated=now_iso())
-            if before is None:
-                connection.execute(judgements.insert().values(
-                    topic=topic, file=file, assessor=ADJUDICATED, **_judgement_row(after)))
-            else:
-                connection.execute(judgements.update().where(*_KEY).values(
-                    **_judgement_row(after)), key)
-            self._log(connection, actor, "adjudicate", topic=topic, file=file,
-                      before=None if before is None else _state(before), after=_state(after))
+            for judgement in judgements:
+                stored.append(self._put_adjudicated(connection, judgement, actor))
+        return stored
+
+    def _put_adjudicated(self, connection: Connection, judgement: Judgement,
+                         actor: str) -> Judgement:
+        topic, file = judgement.topic, judgement.file
+        key = _key(topic, file, ADJUDICATED)
+        row = connection.execute(sa.select(topics.c.locked).where(
+            topics.c.topic == topic)).first()
+        if row is None:
+            raise NotFound(f"no topic {topic!r} in the store")
+        if row.locked:
+            raise Locked(f"topic {topic} is locked: no further changes")
+        if connection.execute(sa.select(pool.c.file).where(
+                pool.c.topic == topic, pool.c.file == file).limit(1)).first() is None:
+            raise NotFound(f"document {file!r} is not in the pool of topic {topic!r}")
+        found = connection.execute(_LOCK_JUDGEMENT, key).first()
+        before = _judgement(found) if found is not None else None
+        after = Judgement(
+            topic=topic, file=file, assessor=ADJUDICATED, status=judgement.status,
+            passages=merge_passages(judgement.passages),
+            best_entry_point=judgement.best_entry_point,
+            exhaustivity=judgement.exhaustivity, values=judgement.values,
+            version=(before.version if before else 0) + 1, seconds=0.0, updated=now_iso())
+        if before is None:
+            connection.execute(judgements.insert().values(
+                topic=topic, file=file, assessor=ADJUDICATED, **_judgement_row(after)))
+        else:
+            connection.execute(judgements.update().where(*_KEY).values(
+                **_judgement_row(after)), key)
+        self._log(connection, actor, "adjudicate", topic=topic, file=file,
+                  before=None if before is None else _state(before), after=_state(after))
         return after
 
     # -- helpers -------------------------------------------------------------------------------

@@ -2,6 +2,8 @@
 // read-only view of a judgement and the side-by-side adjudication of two judgements.
 // Document text only ever enters the page as DOM text nodes, never as HTML.
 
+import { CodePointText, kinds, mergePassages, subtractPassage } from "./judge.js";
+
 const page = document.body.dataset.page;
 const data = JSON.parse(document.getElementById("page-data")?.textContent || "{}");
 
@@ -63,47 +65,33 @@ function adminPage() {
 
 // ---------------------------------------------------------------- document panes
 
-/** Code point offsets <-> UTF-16 offsets of a text (the API counts code points). */
-function codePointMap(text) {
-  const utf16 = [0];
-  for (const ch of text) utf16.push(utf16[utf16.length - 1] + ch.length);
-  return {
-    toUnits: (cp) => utf16[Math.min(cp, utf16.length - 1)],
-    toCodePoint: (units) => {
-      let lo = 0, hi = utf16.length - 1;
-      while (lo < hi) {
-        const mid = (lo + hi + 1) >> 1;
-        if (utf16[mid] <= units) lo = mid; else hi = mid - 1;
-      }
-      return lo;
-    },
-  };
+/** The code point offsets where a line starts: those of the elements that are not inline. */
+function lineStarts(elements) {
+  const kind = kinds(elements);
+  return new Set(elements.filter((el, i) => kind[i] !== "inline" && el.start > 0).map((el) => el.start));
 }
 
-/** Fill a pane with the text, the passages (code point offsets) as <mark> elements. */
-function renderPane(pane, text, map, passages, entry) {
+/** Fill a pane with the text (a CodePointText), a line break before each block element and
+ * the passages (code point offsets) as <mark> elements, one per line they cover. */
+function renderPane(pane, text, lines, passages, entry) {
   pane.replaceChildren();
-  let at = 0;
-  const put = (start, end, marked) => {
-    if (end <= start) return;
-    const piece = text.slice(map.toUnits(start), map.toUnits(end));
-    if (!marked) { pane.append(document.createTextNode(piece)); return; }
+  const cuts = [...new Set([0, text.length, ...lines, ...passages.flat()])]
+    .filter((at) => at >= 0 && at <= text.length).sort((x, y) => x - y);
+  for (let k = 0; k + 1 < cuts.length; k += 1) {
+    const [start, end] = [cuts[k], cuts[k + 1]];
+    if (lines.has(start)) pane.append(document.createElement("br"));
+    const piece = document.createTextNode(text.slice(start, end));
+    if (!passages.some(([s, e]) => s <= start && end <= e)) { pane.append(piece); continue; }
     const mark = document.createElement("mark");
     mark.dataset.start = String(start);
     mark.dataset.end = String(end);
-    mark.textContent = piece;
+    mark.append(piece);
     pane.append(mark);
-  };
-  for (const [start, end] of passages) {
-    put(at, start, false);
-    put(start, end, true);
-    at = end;
   }
-  put(at, map.toCodePoint(text.length), false);
   if (entry !== null && entry !== undefined) {
     const mark = [...pane.querySelectorAll("mark")].find(
       (m) => Number(m.dataset.start) <= entry && entry < Number(m.dataset.end));
-    if (mark) { mark.classList.add("entry"); mark.title = "best entry point in this passage"; }
+    if (mark) { mark.classList.add("entry"); mark.title = "best entry point"; }
   }
 }
 
@@ -113,8 +101,9 @@ function verdict(judgement) {
   return judgement.relevant ? `relevant, ${judgement.passages.length} passage(s)` : "not relevant";
 }
 
-/** The selection inside ``pane`` as code point offsets [start, end), or null. */
-function selectedRange(pane, map) {
+/** The selection inside ``pane`` as code point offsets [start, end), or null (the pane's
+ * text content is the document's text: line breaks hold no text). */
+function selectedRange(pane, text) {
   const selection = window.getSelection();
   if (!selection || selection.rangeCount === 0 || selection.isCollapsed) return null;
   const range = selection.getRangeAt(0);
@@ -125,38 +114,17 @@ function selectedRange(pane, map) {
     before.setEnd(node, at);
     return before.toString().length;
   };
-  const start = map.toCodePoint(offset(range.startContainer, range.startOffset));
-  const end = map.toCodePoint(offset(range.endContainer, range.endOffset));
+  const start = text.toCp(offset(range.startContainer, range.startOffset));
+  const end = text.toCp(offset(range.endContainer, range.endOffset));
   return end > start ? [start, end] : null;
-}
-
-function merged(passages) {
-  const out = [];
-  for (const [s, e] of [...passages].sort((x, y) => x[0] - y[0] || x[1] - y[1])) {
-    if (out.length && s <= out[out.length - 1][1]) out[out.length - 1][1] = Math.max(out[out.length - 1][1], e);
-    else out.push([s, e]);
-  }
-  return out;
-}
-
-function subtract(passages, [s, e]) {
-  const out = [];
-  for (const [a, b] of passages) {
-    if (b <= s || a >= e) out.push([a, b]);
-    else {
-      if (a < s) out.push([a, s]);
-      if (b > e) out.push([e, b]);
-    }
-  }
-  return out;
 }
 
 async function judgementPage() {
   const pane = document.getElementById("pane-view");
   try {
     const [content, judgement] = await Promise.all([getJSON(data.content), getJSON(data.judgement)]);
-    const map = codePointMap(content.text);
-    renderPane(pane, content.text, map, judgement.passages, judgement.best_entry_point);
+    renderPane(pane, new CodePointText(content.text), lineStarts(content.elements),
+      judgement.passages, judgement.best_entry_point);
     say("judgement-summary", `${verdict(judgement)}, version ${judgement.version}` +
       (judgement.updated ? `, saved ${judgement.updated}` : ""));
   } catch (failure) {
@@ -170,18 +138,19 @@ async function adjudicatePage() {
   const [content, a, b] = await Promise.all(
     [getJSON(data.content), getJSON(data.judgement_a), getJSON(data.judgement_b)]);
   let result = await getJSON(data.judgement_result);
-  const map = codePointMap(content.text);
+  const text = new CodePointText(content.text);
+  const lines = lineStarts(content.elements);
   const panes = {
     a: document.getElementById("pane-a"), b: document.getElementById("pane-b"),
     result: document.getElementById("pane-result"),
   };
   let editing = result.status === "done" ? result.passages.map((p) => [...p]) : [];
   const show = () => {
-    renderPane(panes.result, content.text, map, editing, result.status === "done" ? result.best_entry_point : null);
+    renderPane(panes.result, text, lines, editing, result.status === "done" ? result.best_entry_point : null);
     say("verdict-result", result.status === "done" ? verdict(result) : "not adjudicated");
   };
-  renderPane(panes.a, content.text, map, a.passages, a.best_entry_point);
-  renderPane(panes.b, content.text, map, b.passages, b.best_entry_point);
+  renderPane(panes.a, text, lines, a.passages, a.best_entry_point);
+  renderPane(panes.b, text, lines, b.passages, b.best_entry_point);
   say("verdict-a", verdict(a));
   say("verdict-b", verdict(b));
   show();
@@ -197,18 +166,18 @@ async function adjudicatePage() {
     });
   }
   const editRange = (apply) => {
-    const range = selectedRange(panes.result, map) || selectedRange(panes.a, map) || selectedRange(panes.b, map);
+    const range = selectedRange(panes.result, text) || selectedRange(panes.a, text) || selectedRange(panes.b, text);
     if (!range) { say("adjudicate-message", "Select text in a pane first."); return; }
     editing = apply(range);
-    renderPane(panes.result, content.text, map, editing, null);
+    renderPane(panes.result, text, lines, editing, null);
     say("verdict-result", "edited, not saved");
     say("adjudicate-message", "Edited: save the edit to keep it.");
   };
-  document.getElementById("edit-add")?.addEventListener("click", () => editRange((r) => merged([...editing, r])));
-  document.getElementById("edit-remove")?.addEventListener("click", () => editRange((r) => subtract(editing, r)));
+  document.getElementById("edit-add")?.addEventListener("click", () => editRange((r) => mergePassages([...editing, r])));
+  document.getElementById("edit-remove")?.addEventListener("click", () => editRange((r) => subtractPassage(editing, r)));
   document.getElementById("edit-clear")?.addEventListener("click", () => {
     editing = [];
-    renderPane(panes.result, content.text, map, editing, null);
+    renderPane(panes.result, text, lines, editing, null);
     say("verdict-result", "edited, not saved");
   });
   for (const button of document.querySelectorAll("button[data-choice]")) {
@@ -228,7 +197,19 @@ async function adjudicatePage() {
   document.body.dataset.ready = "true";
 }
 
+function adjudicationList() {
+  const button = document.getElementById("accept-agreed");
+  button?.addEventListener("click", async () => {
+    if (!window.confirm(button.dataset.confirm)) return;
+    const response = await api("POST", data.accept, { a: data.a, b: data.b, threshold: data.threshold });
+    if (!response.ok) { say("adjudicate-message", await errorMessage(response)); return; }
+    const done = await response.json();
+    say("adjudicate-message", `${done.adjudicated.length} agreed article(s) adjudicated as ${done.a} judged them.`);
+  });
+}
+
 if (page === "admin") adminPage();
+else if (page === "adjudicate") adjudicationList();
 else if (page === "judgement") judgementPage();
 else if (page === "adjudicate-doc") {
   adjudicatePage().catch((failure) => say("adjudicate-message", `The document could not be loaded: ${failure.message}`));
