@@ -212,7 +212,7 @@ def routes(app_service: Service) -> list[BaseRoute]:
         if session is None:
             raise _Redirect(f"/login?next={quote(request.url.path)}")
         if not session[0].admin:
-            raise HTTPException(403, "the organiser's pages are for administrators")
+            raise HTTPException(403, "the admin page is for administrators")
         return session
 
     async def render(request: Request, name: str, context: dict[str, Any],
