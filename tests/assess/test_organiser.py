@@ -374,3 +374,42 @@ def test_admin_pages_refuse_others(clients: dict[str, Client], organised: str,
         response = anonymous.get(path, follow_redirects=False)
         assert response.status_code == 303 and response.headers["location"].startswith(
             "/login?next=")
+
+
+def test_2002_mode_agreement_and_adjudication(store_url: str, campaign_files: dict[str, Path],
+                                              tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """Element values: the agreement is that of ``agree --judgements`` on the two inex2002
+    exports (element kappa included); adjudication takes A or B."""
+    init_store(store_url, campaign_files, mode="2002")
+    add_users(store_url, {"alice": ["1"], "bob": ["1"]}, admins=("dora",))
+    p1, p2 = "/article[1]/bdy[1]/p[1]", "/article[1]/bdy[1]/p[2]"
+    with TestClient(app_of(store_url)) as http_a, TestClient(app_of(store_url)) as http_b, \
+            TestClient(app_of(store_url)) as http_d:
+        alice, bob, dora = Client(http_a, "alice"), Client(http_b, "bob"), Client(http_d, "dora")
+        for client, a1, a2 in ((alice, {}, {p1: "2E", p2: "0N"}),
+                               (bob, {"/article[1]": "1S"}, {p1: "0N", p2: "0N"})):
+            for url, values in ((A1, a1), (A2, a2)):
+                saved = client.put(url, {"version": 0, "status": "done", "values": values})
+                assert saved.status_code == 200, saved.text
+        api = dora.get("/api/admin/agreement").json()["topics"][0]
+        found = dora.get("/api/admin/topics/1/disagreements").json()["disagreements"]
+        # co/a1: 0N for alice (no value), 1S for bob; co/a2: relevant for alice only
+        assert [(d["file"], d["reason"]) for d in found] == [("co/a1", "relevance"),
+                                                             ("co/a2", "relevance")]
+        assert dora.put("/api/admin/topics/1/adjudicated/co/a2",
+                        {"choice": "union", "a": "alice", "b": "bob"}).status_code == 422
+        taken = dora.put("/api/admin/topics/1/adjudicated/co/a2",
+                         {"choice": "a", "a": "alice", "b": "bob"})
+        assert taken.status_code == 200 and taken.json()["values"] == {p1: "2E", p2: "0N"}
+    for name in ("alice", "bob"):
+        assert main(["assess", "export", store_url, "-o", str(tmp_path / name), "--assessor",
+                     name]) == 0
+    capsys.readouterr()
+    assert main(["agree", "--judgements", str(tmp_path / "alice"), str(tmp_path / "bob"),
+                 "--format", "json"]) == 0
+    cli = json.loads(capsys.readouterr().out)[0]
+    assert (api["articles"], api["both"], api["only_a"], api["only_b"], api["neither"]) \
+        == (cli["articles"], cli["both"], cli["only_a"], cli["only_b"], cli["neither"]) \
+        == (2, 0, 1, 1, 0)
+    assert api["kappa"] == pytest.approx(cli["kappa"])
