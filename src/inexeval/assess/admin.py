@@ -251,7 +251,8 @@ def routes(app_service: Service) -> list[BaseRoute]:
             found = organiser.overview(store)
             return {**found, "agreement": organiser.agreement(store),
                     "drift": organiser.drift_plot(organiser.drift(store)),
-                    "plan": organiser.export_plan(store, None, False),
+                    "plan": list(zip(organiser.export_plan(store, None, False),
+                                     organiser.export_plan(store, ADJUDICATED, False))),
                     "formats": EXPORTS[store.mode()], "adjudicated": ADJUDICATED}
 
         return await render(request, "admin.html", await run_in_threadpool(load))

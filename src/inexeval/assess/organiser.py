@@ -40,7 +40,7 @@ def overview(store: Store, idle: float = IDLE_SECONDS) -> dict[str, Any]:
     :meth:`~inexeval.assess.store.Store.stats`) and ``users`` (who may be assigned)."""
     stats = store.stats(idle)
     progress = {(row["topic"], row["assessor"]): row for row in stats["topics"]}
-    adjudicated = _done_counts(store.judgements(assessor=ADJUDICATED))
+    done = store.done_counts()
     topics = []
     for topic in store.topics_overview():
         rows = [progress[(topic["topic"], name)] for name in topic["assessors"]]
@@ -48,16 +48,8 @@ def overview(store: Store, idle: float = IDLE_SECONDS) -> dict[str, Any]:
         topics.append({**topic, "progress": rows, "first_file": files[0] if files else None,
                        "complete": [row["assessor"] for row in rows
                                     if row["pool"] and row["done"] == row["pool"]],
-                       "adjudicated": adjudicated.get(topic["topic"], 0)})
+                       "adjudicated": done.get((topic["topic"], ADJUDICATED), 0)})
     return {"topics": topics, "assessors": stats["assessors"], "users": store.assessor_names()}
-
-
-def _done_counts(judgements: Iterable[Judgement]) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for j in judgements:
-        if j.status == "done":
-            counts[j.topic] = counts.get(j.topic, 0) + 1
-    return counts
 
 
 # -- export ------------------------------------------------------------------------------------
@@ -71,9 +63,7 @@ def export_plan(store: Store, assessor: str | None, partial: bool
     ``partial`` is false (the reason counts them); the assessor is None then but for an
     incomplete topic."""
     plan: list[tuple[str, str | None, str | None]] = []
-    done = {}
-    if assessor is not None:
-        done = _done_files(store.judgements(assessor=assessor))
+    done = store.done_counts()
     for topic in store.topics_overview():
         name = topic["topic"]
         chosen = assessor if assessor is not None else next(iter(topic["assessors"]), None)
@@ -83,9 +73,7 @@ def export_plan(store: Store, assessor: str | None, partial: bool
         if chosen != ADJUDICATED and chosen not in topic["assessors"]:
             plan.append((name, None, f"not assigned to {chosen}"))
             continue
-        finished = done.get(name) if assessor is not None else _done_files(
-            store.judgements(name, chosen)).get(name)
-        count = len(finished or ())
+        count = done.get((name, chosen), 0)
         if chosen == ADJUDICATED and not count:
             plan.append((name, None, "not adjudicated"))
         elif count < topic["pool"] and not partial:
@@ -95,14 +83,6 @@ def export_plan(store: Store, assessor: str | None, partial: bool
         else:
             plan.append((name, chosen, None))
     return plan
-
-
-def _done_files(judgements: Iterable[Judgement]) -> dict[str, set[str]]:
-    files: dict[str, set[str]] = {}
-    for j in judgements:
-        if j.status == "done":
-            files.setdefault(j.topic, set()).add(j.file)
-    return files
 
 
 # -- agreement ---------------------------------------------------------------------------------

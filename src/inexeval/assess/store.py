@@ -978,6 +978,18 @@ class Store:
                  "pool": int(pooled.get(r.topic, 0)), "assessors": assigned.get(r.topic, [])}
                 for r in rows]
 
+    def done_counts(self) -> dict[tuple[str, str], int]:
+        """Per (topic, assessor), the pooled articles the assessor has marked done."""
+        pooled = sa.select(pool.c.topic, pool.c.file).distinct().subquery()
+        query = (sa.select(judgements.c.topic, judgements.c.assessor, sa.func.count())
+                 .join(pooled, sa.and_(pooled.c.topic == judgements.c.topic,
+                                       pooled.c.file == judgements.c.file))
+                 .where(judgements.c.status == "done")
+                 .group_by(judgements.c.topic, judgements.c.assessor))
+        with self._read() as connection:
+            return {(topic, assessor): int(count)
+                    for topic, assessor, count in connection.execute(query)}
+
     def document_lengths(self) -> dict[str, int]:
         """The length in characters of every stored document."""
         with self._read() as connection:
