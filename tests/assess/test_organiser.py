@@ -321,17 +321,23 @@ def test_export_leaves_incomplete_topics_out(clients: dict[str, Client], organis
 
 
 def test_admin_page_shows_every_topic(clients: dict[str, Client], organised: str) -> None:
+    from tests.assess.conftest import CHEAP_HASHER, PASSWORD
+
     from inexeval.assess.store import Store
 
     dora = clients["dora"]
+    markup = '<img src=x onerror="alert(1)">'
     with Store.open(organised) as store:
         store.unassign("carol", ["2"], "test")
+        store.add_user(markup, CHEAP_HASHER.hash(PASSWORD), False, "test")
+        store.assign(markup, ["1"], "test")
     judge_topic_1(clients)
     page = dora.get("/admin")
     assert page.status_code == 200
     assert 'data-topic="2"' in page.text and "No assessor" in page.text
     assert "<polyline" in page.text and "Cohen" in page.text
     assert "left out: no assessor assigned" in page.text
+    assert markup not in page.text and "&lt;img src=x onerror=&#34;alert(1)&#34;&gt;" in page.text
     listing = dora.get("/admin/topics/1/adjudicate")
     assert listing.status_code == 200 and "co/a2" in listing.text
     assert dora.get("/admin/topics/2/adjudicate").status_code == 422
