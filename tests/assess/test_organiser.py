@@ -321,9 +321,8 @@ def test_export_leaves_incomplete_topics_out(clients: dict[str, Client], organis
 
 
 def test_admin_page_shows_every_topic(clients: dict[str, Client], organised: str) -> None:
-    from tests.assess.conftest import CHEAP_HASHER, PASSWORD
-
     from inexeval.assess.store import Store
+    from tests.assess.conftest import CHEAP_HASHER, PASSWORD
 
     dora = clients["dora"]
     markup = '<img src=x onerror="alert(1)">'
