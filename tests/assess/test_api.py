@@ -314,7 +314,12 @@ def test_openapi_lists_every_endpoint(connect: Any) -> None:
         "/api/topics/{topic}/pool", "/api/topics/{topic}/next", "/api/topics/{topic}/docs/{file}",
         "/api/topics/{topic}/docs/{file}/content", "/api/topics/{topic}/docs/{file}/check",
         "/api/admin/stats", "/api/admin/export", "/api/admin/topics/{topic}/lock",
-        "/api/admin/topics/{topic}/unlock"}
+        "/api/admin/topics/{topic}/unlock", "/api/admin/agreement", "/api/admin/drift",
+        "/api/admin/topics/{topic}/disagreements", "/api/admin/topics/{topic}/assessors",
+        "/api/admin/topics/{topic}/assessors/{assessor}",
+        "/api/admin/topics/{topic}/judgements/{assessor}/docs/{file}",
+        "/api/admin/topics/{topic}/content/{file}", "/api/admin/topics/{topic}/adjudicated/{file}",
+        "/api/admin/topics/{topic}/accept-agreed"}
     put = schema["paths"]["/api/topics/{topic}/docs/{file}"]["put"]["responses"]
     assert {"200", "401", "403", "404", "409", "413", "422", "423"} <= set(put)
 

@@ -41,7 +41,10 @@ def test_fol_export_evaluated(connect: Any, campaign: str, tmp_path: Path,
     assert main(["assess", "export", campaign, "-o", str(qrels)]) == 0
     out, err = capsys.readouterr()
     assert err == ("inexeval: note: exported each topic's first-assigned assessor; these topics "
-                   "have others (export them with --assessor): 1 (bob)\n")
+                   "have others (export them with --assessor): 1 (bob)\n"
+                   "inexeval: note: assessor used per topic: 1: alice\n"
+                   "inexeval: note: topics left out: 2 (not complete: carol has done 0 of 1 "
+                   "articles (--partial exports them))\n")
     assert out == f"2 documents written to {qrels} (fol)\n"
     assert qrels.read_text().splitlines() == [
         f"1 Q0 co/a1 27 {saved['length']} 22 20:20 48:7",
@@ -112,7 +115,8 @@ def test_admin_export_downloads(connect: Any, tmp_path: Path) -> None:
     assert fol.headers["content-disposition"] == 'attachment; filename="qrels-fol.txt"'
     assert fol.text.splitlines()[0] == f"1 Q0 co/a1 27 {saved['length']} 22 20:20 48:7"
     assert "1 (bob)" in unquote(fol.headers["x-export-notes"])
-    bob = dora.get("/api/admin/export?format=fol&assessor=bob").text
+    assert dora.get("/api/admin/export?format=fol&assessor=bob").text == ""  # not complete
+    bob = dora.get("/api/admin/export?format=fol&assessor=bob&partial=1").text
     assert bob.splitlines() == [f"1 Q0 co/a1 5 {saved['length']} 0 0:5"]
     xml = dora.get("/api/admin/export?format=inex2005")
     with zipfile.ZipFile(io.BytesIO(xml.content)) as bundle:

@@ -49,6 +49,7 @@ def test_topic_page_keys_move_open_and_skip_to_the_next_unassessed(
 def test_admin_sees_progress_and_locks_a_topic(browser: Any, server: Server,
                                                console: ConsoleErrors, tmp_path: Path) -> None:
     page = log_in(browser, server, "boss", console)
+    page.on("dialog", lambda dialog: dialog.accept())  # locking asks first
     page.goto(f"{server.url}/admin")
     screenshot(page, tmp_path, "admin-page")
     assert page.get_by_role("heading", name="Campaign progress").is_visible()

@@ -544,13 +544,14 @@ async def admin_export(request: Request) -> Response:
     await authorise(request, change=False, admin=True)
     app = service(request)
     fmt, assessor = request.query_params.get("format"), request.query_params.get("assessor")
+    partial = request.query_params.get("partial") == "1"
     if fmt is not None and fmt not in EXPORT_FORMATS:
         return error(422, f"format: one of {', '.join(EXPORT_FORMATS)}")
 
     def build() -> tuple[bytes, str, list[str]]:
         with tempfile.TemporaryDirectory() as folder:
             target = Path(folder) / "export"
-            notes = export_store(app.store, target, fmt, assessor)
+            notes = export_store(app.store, target, fmt, assessor, partial=partial)
             if target.is_file():
                 return target.read_bytes(), "", notes
             archive = io.BytesIO()
@@ -861,9 +862,14 @@ OPENAPI: dict[str, Any] = {
                 {"name": "format", "in": "query", "required": False, "schema": {
                     "enum": ["fol", "inex2005", "inex2002", "inex2003", "json"]}},
                 {"name": "assessor", "in": "query", "required": False,
-                 "schema": {"type": "string"}}],
+                 "schema": {"type": "string"},
+                 "description": "adjudicated: the adjudicated judgements"},
+                {"name": "partial", "in": "query", "required": False,
+                 "schema": {"enum": ["1"]},
+                 "description": "also topics not complete (left out otherwise)"}],
             "responses": {"200": {"description": "the file (header X-Export-Notes: notes, "
-                                                 "URL-encoded)"},
+                                                 "URL-encoded: the assessor used per topic, "
+                                                 "the topics left out and why)"},
                           "401": _ERROR, "403": _ERROR, "422": _ERROR}}},
         "/api/admin/topics/{topic}/lock": {"post": {
             "summary": "Lock a topic: no further changes", "parameters": [_TOPIC, *_CSRF],
@@ -871,6 +877,64 @@ OPENAPI: dict[str, Any] = {
         "/api/admin/topics/{topic}/unlock": {"post": {
             "summary": "Unlock a topic", "parameters": [_TOPIC, *_CSRF],
             "responses": {"200": {"description": "unlocked"}, **_COMMON}}},
+        "/api/admin/agreement": {"get": {
+            "summary": "Agreement per topic and pair of its assessors, and per pair over their "
+                       "topics: the columns of inexeval agree --judgements (Cohen's kappa on "
+                       "relevant articles, character precision/recall/F1/Jaccard), over the "
+                       "articles both have done",
+            "responses": {"200": {"description": "columns, topics, pairs"}, "401": _ERROR,
+                          "403": _ERROR}}},
+        "/api/admin/drift": {"get": {
+            "summary": "Per assessor, the relevant rate of the articles done in each hour of "
+                       "assessing",
+            "responses": {"200": {"description": "assessors with points [hour, rate, "
+                                                 "articles]"}, "401": _ERROR, "403": _ERROR}}},
+        "/api/admin/topics/{topic}/disagreements": {"get": {
+            "summary": "The articles two assessors have done and disagree on (relevance, or "
+                       "character F1 below the threshold)",
+            "parameters": [_TOPIC, *({"name": name, "in": "query", "required": False,
+                                      "schema": {"type": "string"}} for name in ("a", "b")),
+                           {"name": "threshold", "in": "query", "required": False,
+                            "schema": {"type": "number", "minimum": 0, "maximum": 1}}],
+            "responses": {"200": {"description": "disagreements"}, **_COMMON,
+                          "422": _ERROR}}},
+        "/api/admin/topics/{topic}/assessors": {"post": {
+            "summary": "Assign the topic to an assessor (body {assessor})",
+            "parameters": [_TOPIC, *_CSRF],
+            "responses": {"200": {"description": "assigned"}, **_COMMON, "422": _ERROR}}},
+        "/api/admin/topics/{topic}/assessors/{assessor}": {"delete": {
+            "summary": "Withdraw the topic from an assessor (the judgements are kept)",
+            "parameters": [_TOPIC, {"name": "assessor", "in": "path", "required": True,
+                                    "schema": {"type": "string"}}, *_CSRF],
+            "responses": {"200": {"description": "withdrawn"}, **_COMMON}}},
+        "/api/admin/topics/{topic}/judgements/{assessor}/docs/{file}": {"get": {
+            "summary": "Any assessor's judgement of a pooled document (adjudicated too), read "
+                       "only",
+            "parameters": [_TOPIC, {"name": "assessor", "in": "path", "required": True,
+                                    "schema": {"type": "string"}}, _FILE],
+            "responses": {"200": _json(_schema_ref("Judgement"), "judgement"), **_COMMON}}},
+        "/api/admin/topics/{topic}/accept-agreed": {"post": {
+            "summary": "Take A's judgement as the adjudicated one of every article A and B "
+                       "agree on that is not adjudicated yet (body {a, b, threshold}, all "
+                       "optional)",
+            "parameters": [_TOPIC, *_CSRF],
+            "responses": {"200": {"description": "the articles adjudicated"}, **_COMMON,
+                          "422": _ERROR, "423": {**_ERROR, "description": "topic locked"}}}},
+        "/api/admin/topics/{topic}/content/{file}": {"get": {
+            "summary": "A pooled document's text and elements", "parameters": [_TOPIC, _FILE],
+            "responses": {"200": _json(_schema_ref("Content"), "content"), **_COMMON}}},
+        "/api/admin/topics/{topic}/adjudicated/{file}": {"put": {
+            "summary": "Store the adjudicated judgement: A's, B's, their union, their "
+                       "intersection, or an edit",
+            "parameters": [_TOPIC, _FILE, *_CSRF],
+            "requestBody": {"required": True, "content": {"application/json": {"schema": {
+                "type": "object", "required": ["choice", "a", "b"], "properties": {
+                    "choice": {"enum": ["a", "b", "union", "intersection", "edit"]},
+                    "a": {"type": "string"}, "b": {"type": "string"},
+                    "passages": {"type": "array", "items": {"type": "array"}},
+                    "best_entry_point": {"type": ["integer", "null"]}}}}}},
+            "responses": {"200": _json(_schema_ref("Judgement"), "stored"), **_COMMON,
+                          "422": _ERROR, "423": {**_ERROR, "description": "topic locked"}}}},
     },
     "components": {"schemas": {
         "Error": {"type": "object", "required": ["error"],

@@ -26,7 +26,7 @@ from starlette.routing import BaseRoute, Mount
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from inexeval.assess import api, pages
+from inexeval.assess import admin, api, pages
 from inexeval.assess.api import refused_text
 from inexeval.assess.store import Store
 from inexeval.errors import InexevalError
@@ -208,7 +208,7 @@ def create_app(store_url: str | Path, *, secure_cookies: bool = False,
     (``hasher``, ``limiter``, ``session_idle``)."""
     store = Store.open(store_url)
     service = api.Service(store, store.mode(), secure_cookies=secure_cookies, **service_options)
-    routes: list[BaseRoute] = [*api.routes(), *pages.routes(service)]
+    routes: list[BaseRoute] = [*api.routes(), *admin.routes(service), *pages.routes(service)]
     if STATIC.is_dir():
         routes.append(Mount("/static", StaticFiles(directory=STATIC), name="static"))
     app = _App(

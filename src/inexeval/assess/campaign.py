@@ -105,20 +105,28 @@ DEFAULT_FORMAT = {"passages": "fol", "highlight": "fol", "2002": "inex2002", "20
 
 
 def export_campaign(store_url: str | Path, output: str | Path, fmt: str | None,
-                    assessor: str | None) -> list[str]:
+                    assessor: str | None, partial: bool = False) -> list[str]:
     """:func:`export_store` for the store at ``store_url`` (never written over)."""
     store = Store.open(store_url)
     try:
-        return export_store(store, output, fmt, assessor, *store_files(store_url))
+        return export_store(store, output, fmt, assessor, *store_files(store_url),
+                            partial=partial)
     finally:
         store.close()
 
 
 def export_store(store: Store, output: str | Path, fmt: str | None, assessor: str | None,
-                 *inputs: str | None) -> list[str]:
-    """Export the judgements of ``assessor`` or, without one, of each topic's first-assigned
-    assessor, in ``fmt`` (default: the mode's own format) to ``output``; returns notes for the
-    user (topics that have other assessors), the last one saying what was written."""
+                 *inputs: str | None, partial: bool = False) -> list[str]:
+    """Export the judgements of ``assessor`` (``adjudicated``: the adjudicated judgements) or,
+    without one, of each topic's first-assigned assessor, in ``fmt`` (default: the mode's own
+    format) to ``output``. A topic not complete (an article of its pool not done by that
+    assessor) is left out unless ``partial`` or the format is ``json``
+    (:func:`inexeval.assess.organiser.export_plan`).
+    Returns notes for the user: the assessor used for each topic, the topics left out and why,
+    the topics that have other assessors, and last what was written."""
+    from inexeval.assess.organiser import export_plan
+    from inexeval.assess.store import ADJUDICATED
+
     mode = store.mode()
     fmt = fmt or DEFAULT_FORMAT[mode]
     sampled = store.setting("sample") is not None
@@ -128,35 +136,54 @@ def export_store(store: Store, output: str | Path, fmt: str | None, assessor: st
     if mode == "passages" and fmt == "inex2005":
         raise InexevalError("the inex2005 format holds exhaustivity, which passages mode does "
                             "not ask: export fol or json")
-    if assessor is not None and store.user(assessor) is None:
+    if assessor is not None and assessor != ADJUDICATED and store.user(assessor) is None:
         raise InexevalError(f"no user {assessor!r} in the store")
     notes: list[str] = []
     chosen: list[Judgement] = []
-    others: list[str] = []
-    for topic in store.topic_ids():
-        assessors = store.assessors(topic)
-        if assessor is not None:
-            if assessor in assessors:
-                chosen.extend(store.judgements(topic, assessor))
-            continue
-        if not assessors:
-            continue
-        if adaptive:
-            # each article served is judged by the assessor it was served to
+    used: list[str] = []
+    left_out: list[str] = []
+    exported: list[str] = []
+    # the json format keeps every judgement given, whatever its status (a backup)
+    keep_all = partial or fmt == "json"
+    if adaptive and assessor is None:
+        # each article served is judged by the assessor it was served to; a topic is complete
+        # when every article served is done
+        for topic in store.topic_ids():
             own = {(j.file, j.assessor): j for j in store.judgements(topic)}
-            chosen.extend(own[key] for key in store.served(topic) if key in own)
-            continue
-        chosen.extend(store.judgements(topic, assessors[0]))
-        if len(assessors) > 1:
-            others.append(f"{topic} ({', '.join(assessors[1:])})")
-    if others and not adaptive:
-        notes.append("exported each topic's first-assigned assessor; these topics have "
-                     f"others (export them with --assessor): {'; '.join(others)}")
+            served = store.served(topic)
+            waiting = sum(1 for key in served if key not in own or own[key].status != "done")
+            if waiting and not keep_all:
+                left_out.append(f"{topic} (not complete: {waiting} of {len(served)} articles "
+                                "served not done; --partial exports them)")
+                continue
+            chosen.extend(own[key] for key in served if key in own)
+            exported.append(topic)
+    else:
+        for topic, name, reason in export_plan(store, assessor, keep_all):
+            if reason is not None:
+                if assessor is None or name is not None or reason == "not adjudicated":
+                    left_out.append(f"{topic} ({reason})")
+                continue
+            assert name is not None
+            chosen.extend(store.judgements(topic, name))
+            used.append(f"{topic}: {name}")
+            exported.append(topic)
+    if assessor is None and not adaptive:
+        others = [f"{t['topic']} ({', '.join(t['assessors'][1:])})"
+                  for t in store.topics_overview() if len(t["assessors"]) > 1]
+        if others:
+            notes.append("exported each topic's first-assigned assessor; these topics have "
+                         f"others (export them with --assessor): {'; '.join(others)}")
+    if used:
+        notes.append(f"assessor used per topic: {'; '.join(used)}")
+    if left_out:
+        notes.append(f"topics left out: {'; '.join(left_out)}")
     collection = CollectionIndex({
         file: document_index(store.document(file))
         for file in dict.fromkeys(j.file for j in chosen)}) if fmt != "json" else None
     if sampled and fmt in SAMPLE_FORMATS:
-        return notes + _export_sample(store, chosen, collection, fmt, output, *inputs)
+        return notes + _export_sample(store, exported, chosen, collection, fmt, output,
+                                      *inputs)
     written = write_export(chosen, collection, fmt, output, *inputs)
     notes.append(f"{written} {'judgements' if fmt == 'json' else 'documents'} written to "
                  f"{output} ({fmt})")
@@ -172,10 +199,11 @@ def store_files(store_url: str | Path) -> list[str]:
     return [text, *(f"{text}{suffix}" for suffix in ("-wal", "-shm", "-journal"))]
 
 
-def _export_sample(store: Store, chosen: list[Judgement], collection: CollectionIndex | None,
-                   fmt: str, output: str | Path, *inputs: str | None) -> list[str]:
-    """The sampled qrels of a sampled campaign (:mod:`inexeval.assess.sample`)."""
-    samples = {topic: store.sample(topic) for topic in store.topic_ids()}
+def _export_sample(store: Store, topics: list[str], chosen: list[Judgement],
+                   collection: CollectionIndex | None, fmt: str, output: str | Path,
+                   *inputs: str | None) -> list[str]:
+    """The sampled qrels of a sampled campaign's ``topics`` (:mod:`inexeval.assess.sample`)."""
+    samples = {topic: store.sample(topic) for topic in topics}
     judged = {(j.topic, j.file): j for j in chosen if j.status == "done"}
     if fmt == "sampled":
         lines = nist_lines(samples, judged)

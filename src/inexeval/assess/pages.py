@@ -165,16 +165,6 @@ def routes(service: Service) -> list[BaseRoute]:
             "next_url": (f"/topics/{quote(topic_id, safe='')}/next" if adaptive
                          else doc_url(topic_id, following) if following else None)})
 
-    async def admin(request: Request) -> Response:
-        user = await login_user(request)
-        if not user.admin:
-            raise HTTPException(403, "the admin page is for administrators")
-        stats = await run_in_threadpool(store.stats)
-        return await render(request, "admin.html", {
-            "topics": _topic_rows(stats["topics"]), "progress": stats["topics"],
-            "assessors": stats["assessors"], "formats": export_formats(store),
-            "names": sorted({row["assessor"] for row in stats["topics"]})})
-
     def page(handler: Handler) -> Handler:
         """The handler with its refusals (403, 404) shown as a page, not as JSON."""
         async def shown(request: Request) -> Response:
@@ -199,9 +189,12 @@ def routes(service: Service) -> list[BaseRoute]:
         if fmt not in export_formats(store):
             raise HTTPException(404, f"no export format {fmt!r} in {mode} mode")
         assessor = request.query_params.get("assessor") or None
-        name, body = await run_in_threadpool(export_download, store, fmt, assessor)
+        partial = request.query_params.get("partial") == "1"
+        name, body, notes = await run_in_threadpool(export_download, store, fmt, assessor,
+                                                    partial)
         return Response(body, media_type="application/octet-stream",
-                        headers={"Content-Disposition": f'attachment; filename="{name}"'})
+                        headers={"Content-Disposition": f'attachment; filename="{name}"',
+                                 "X-Export-Notes": quote(" | ".join(notes))})
 
     async def next_article(request: Request) -> Response:
         """An adaptive campaign's next article for the user (the strategy's pick, served in a
@@ -221,7 +214,6 @@ def routes(service: Service) -> list[BaseRoute]:
         Route("/topics/{topic}", page(topic)),
         Route("/topics/{topic}/next", page(next_article)),
         Route("/topics/{topic}/docs/{file:path}", page(document)),
-        Route("/admin", page(admin)),
         Route("/admin/export", page(export)),
         Route("/favicon.ico", favicon),
     ]
@@ -241,20 +233,23 @@ def export_formats(store: Store) -> tuple[str, ...]:
     return (*formats, "sampled") if store.setting("sample") is not None else formats
 
 
-def export_download(store: Store, fmt: str, assessor: str | None) -> tuple[str, bytes]:
-    """The file name and bytes of an export: the qrels file, or a zip of the per-topic files.
+def export_download(store: Store, fmt: str, assessor: str | None, partial: bool = False
+                    ) -> tuple[str, bytes, list[str]]:
+    """The file name, bytes and notes of an export: the qrels file, or a zip of the per-topic
+    files (topics not complete only when ``partial``; the notes name the assessor used per
+    topic and the topics left out).
     Through the serving process's own store: never a second one on the same file (finding 10
     of issue 25, see :func:`inexeval.assess.store._check_sqlite_file`)."""
     with tempfile.TemporaryDirectory() as folder:
         target = Path(folder) / f"qrels.{fmt}"
-        export_store(store, target, fmt, assessor)
+        notes = export_store(store, target, fmt, assessor, partial=partial)
         if target.is_file():
-            return target.name, target.read_bytes()
+            return target.name, target.read_bytes(), notes
         buffer = io.BytesIO()
         with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
             for file in sorted(target.iterdir()):
                 archive.write(file, f"qrels-{fmt}/{file.name}")
-        return f"qrels-{fmt}.zip", buffer.getvalue()
+        return f"qrels-{fmt}.zip", buffer.getvalue(), notes
 
 
 def _topic(store: Store, topic: str) -> dict[str, Any]:
@@ -273,14 +268,3 @@ def _articles(pool: list[dict[str, Any]], topic: str) -> list[dict[str, Any]]:
                      "elements": len(article.get("elements") or ()),
                      "url": doc_url(topic, article["file"])})
     return rows
-
-
-def _topic_rows(per_assessor: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Per-topic rows of the admin page (pool size, assessors, lock) from the store's progress
-    per (topic, assessor)."""
-    topics: dict[str, dict[str, Any]] = {}
-    for row in per_assessor:
-        entry = topics.setdefault(row["topic"], {"topic": row["topic"], "assessors": [],
-                                                 "locked": row["locked"], "pool": row["pool"]})
-        entry["assessors"].append(row["assessor"])
-    return list(topics.values())

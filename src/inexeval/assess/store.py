@@ -48,6 +48,9 @@ NAME_LENGTH = 128
 """Longest user name or topic id (both back ends)."""
 IDLE_SECONDS = 600.0
 """A pause between two saves of an assessor longer than this is not counted as assessing time."""
+ADJUDICATED = "adjudicated"
+"""The assessor name of a topic's adjudicated judgements (stored by the organiser's adjudication,
+exported by ``assess export --assessor adjudicated``); no user may take this name."""
 
 metadata = sa.MetaData()
 
@@ -638,6 +641,9 @@ class Store:
     def add_user(self, name: str, password_hash: str, admin: bool, actor: str) -> None:
         """Add a user (or give a removed one a password again: its judgements are still there)."""
         check_name("user name", name)
+        if name == ADJUDICATED:
+            raise StoreError(f"{ADJUDICATED!r} is the name of the adjudicated judgements, not "
+                             "available for a user")
         with self._write() as connection:
             found = connection.execute(sa.select(users.c.password_hash)
                                        .where(users.c.name == name)).first()
@@ -1083,6 +1089,122 @@ class Store:
             query = query.limit(limit)
         with self._read() as connection:
             return [dict(row._mapping) for row in connection.execute(query)]
+
+    # -- the organiser's campaign (issue 22) ---------------------------------------------------
+
+    def topics_overview(self) -> list[dict[str, Any]]:
+        """Every topic in topic order, assigned or not: its id, title, lock, the articles of its
+        pool and its assessors in assignment order."""
+        with self._read() as connection:
+            rows = connection.execute(sa.select(topics.c.topic, topics.c.title, topics.c.locked)
+                                      .order_by(topics.c.position)).all()
+            pooled: dict[str, int] = dict(connection.execute(
+                sa.select(pool.c.topic, sa.func.count(sa.distinct(pool.c.file)))
+                .group_by(pool.c.topic)).all())
+            assigned: dict[str, list[str]] = {}
+            for topic, assessor in connection.execute(
+                    sa.select(assignments.c.topic, assignments.c.assessor)
+                    .order_by(assignments.c.id)):
+                assigned.setdefault(topic, []).append(assessor)
+        return [{"topic": r.topic, "title": r.title, "locked": bool(r.locked),
+                 "pool": int(pooled.get(r.topic, 0)), "assessors": assigned.get(r.topic, [])}
+                for r in rows]
+
+    def done_counts(self) -> dict[tuple[str, str], int]:
+        """Per (topic, assessor), the pooled articles the assessor has marked done."""
+        pooled = sa.select(pool.c.topic, pool.c.file).distinct().subquery()
+        query = (sa.select(judgements.c.topic, judgements.c.assessor, sa.func.count())
+                 .join(pooled, sa.and_(pooled.c.topic == judgements.c.topic,
+                                       pooled.c.file == judgements.c.file))
+                 .where(judgements.c.status == "done")
+                 .group_by(judgements.c.topic, judgements.c.assessor))
+        with self._read() as connection:
+            return {(topic, assessor): int(count)
+                    for topic, assessor, count in connection.execute(query)}
+
+    def document_lengths(self) -> dict[str, int]:
+        """The length in characters of every stored document."""
+        with self._read() as connection:
+            return {file: int(length) for file, length in connection.execute(
+                sa.select(documents.c.file, documents.c.length))}
+
+    def assessor_names(self) -> list[str]:
+        """The users who can log in and are not administrators, by name."""
+        with self._read() as connection:
+            return list(connection.execute(
+                sa.select(users.c.name).where(users.c.password_hash != "",
+                                              sa.not_(users.c.admin))
+                .order_by(users.c.name)).scalars())
+
+    def pool_files(self, topic: str) -> list[str]:
+        """The articles of a topic's pool, in pool order."""
+        with self._read() as connection:
+            self._require_topic(connection, topic)
+            return self._pool_files(connection, topic)
+
+    def save_log(self) -> list[tuple[str, float, str, str, Judgement]]:
+        """Every save of the action log, oldest first: ``(assessor, time, topic, file, the
+        judgement after the save)``."""
+        with self._read() as connection:
+            rows = connection.execute(
+                sa.select(actions.c.actor, actions.c.at, actions.c.topic, actions.c.file,
+                          actions.c.after)
+                .where(actions.c.action == "save").order_by(actions.c.id)).all()
+        found = []
+        for row in rows:
+            state = json.loads(row.after)
+            found.append((row.actor, float(row.at), row.topic, row.file, Judgement(
+                topic=row.topic, file=row.file, assessor=row.actor, status=state["status"],
+                passages=tuple((int(s), int(e)) for s, e in state["passages"]),
+                values=state.get("values") or {})))
+        return found
+
+    def put_adjudicated(self, judgements: Sequence[Judgement], actor: str) -> list[Judgement]:
+        """Store each of ``judgements`` (status, passages, best entry point, exhaustivity,
+        values) as the adjudicated judgement of its topic and document (assessor
+        :data:`ADJUDICATED`, created when absent, next version when present), each with its
+        action-log entry, all in one transaction. Raises :class:`NotFound` for a document not
+        in its topic's pool, :class:`Locked` for a locked topic; nothing is written then."""
+        stored = []
+        with self._write() as connection:
+            if connection.execute(sa.select(users.c.name).where(
+                    users.c.name == ADJUDICATED)).first() is None:
+                connection.execute(users.insert().values(name=ADJUDICATED, password_hash="",
+                                                         admin=False))
+            for judgement in judgements:
+                stored.append(self._put_adjudicated(connection, judgement, actor))
+        return stored
+
+    def _put_adjudicated(self, connection: Connection, judgement: Judgement,
+                         actor: str) -> Judgement:
+        topic, file = judgement.topic, judgement.file
+        key = _key(topic, file, ADJUDICATED)
+        row = connection.execute(sa.select(topics.c.locked).where(
+            topics.c.topic == topic)).first()
+        if row is None:
+            raise NotFound(f"no topic {topic!r} in the store")
+        if row.locked:
+            raise Locked(f"topic {topic} is locked: no further changes")
+        if connection.execute(sa.select(pool.c.file).where(
+                pool.c.topic == topic, pool.c.file == file).limit(1)).first() is None:
+            raise NotFound(f"document {file!r} is not in the pool of topic {topic!r}")
+        found = connection.execute(_LOCK_JUDGEMENT, key).first()
+        before = _judgement(found) if found is not None else None
+        after = Judgement(
+            topic=topic, file=file, assessor=ADJUDICATED, status=judgement.status,
+            passages=merge_passages(judgement.passages),
+            best_entry_point=judgement.best_entry_point,
+            exhaustivity=judgement.exhaustivity, values=judgement.values,
+            version=(before.version if before else 0) + 1, seconds=0.0, updated=now_iso())
+        if before is None:
+            connection.execute(judgements.insert().values(
+                topic=topic, file=file, assessor=ADJUDICATED, **_judgement_row(after)))
+        else:
+            connection.execute(judgements.update().where(*_KEY).values(
+                **_judgement_row(after)), key)
+        self._log(connection, actor, "adjudicate", topic=topic, file=file,
+                  before=None if before is None else _state(before), after=_state(after))
+        return after
 
     # -- helpers -------------------------------------------------------------------------------
 

@@ -115,7 +115,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "stratum rel, or fol with the stratum as the last field)")
     export.add_argument("--assessor", metavar="NAME",
                         help="export this assessor's judgements (default: each topic's "
-                        "first-assigned assessor)")
+                        "first-assigned assessor); 'adjudicated': the organiser's adjudicated "
+                        "judgements")
+    export.add_argument("--partial", action="store_true",
+                        help="also export topics that are not complete (an article of the pool "
+                        "not done by the assessor); without it they are left out, and a note "
+                        "on standard error says which and why")
     export.add_argument("--force", action="store_true",
                         help="replace an existing output file (or write into an existing folder)")
 
@@ -332,7 +337,7 @@ def _export(args: argparse.Namespace) -> int:
     check_output(args.output, *store_files(args.store), folder=True)
     if Path(args.output).exists() and not args.force:
         raise InexevalError("exists already (--force replaces it)", args.output)
-    notes = export_campaign(args.store, args.output, args.format, args.assessor)
+    notes = export_campaign(args.store, args.output, args.format, args.assessor, args.partial)
     for note in notes[:-1]:
         print(f"inexeval: note: {note}", file=sys.stderr)
     print(notes[-1])

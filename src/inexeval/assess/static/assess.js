@@ -1,10 +1,10 @@
 // The assessment interface: keyboard navigation of the topic page, the document page
-// (rendering, highlighting, exhaustivity, best entry point, saving) and the admin buttons.
+// (rendering, highlighting, exhaustivity, best entry point, saving) (the admin pages: admin.js).
 // Document text only ever enters the page as DOM text nodes, never as HTML.
 
 import {
   CodePointText, snapToWords, findWords, wordStart, addPassage, subtractPassage, passageAt,
-  elementsHoldingHighlights, bestEntryPointProblems,
+  elementsHoldingHighlights, bestEntryPointProblems, kinds, tagOf, parentPath,
 } from "./judge.js";
 import { settle, tooSmallRest, highlightProblems, inferredValues, holding } from "./rules.js";
 import { decorateRow, logResets, nameOf, readableProblems } from "./rules_page.js";
@@ -89,48 +89,6 @@ function topicPage() {
 }
 
 // ---------------------------------------------------------------- document page
-
-const HEADING = new Set(["st", "atl", "ti", "title", "name", "h", "h1", "h2", "h3", "h4", "h5",
-  "h6", "hdr", "hdr1", "hdr2", "fgc", "caption"]);
-const LIST = new Set(["list", "l1", "l2", "l3", "l4", "l5", "l6", "l7", "l8", "l9", "la", "lb",
-  "lc", "ld", "le", "numeric-list", "numberlist", "normallist", "definitionlist", "ul", "ol",
-  "dl", "ilist"]);
-const ITEM = new Set(["li", "item", "entry", "dd", "dt", "bb"]);
-const BLOCK = new Set(["article", "fm", "bdy", "body", "bm", "sec", "section", "ss1", "ss2",
-  "ss3", "subsection", "p", "p1", "p2", "p3", "ip1", "ip2", "ip3", "ip4", "ip5", "ilrj", "abs",
-  "abstract", "fig", "tbl", "table", "row", "tr", "bib", "bibl", "app", "header", "ack", "au",
-  "div", "blockquote", "pre", "vt", "dialog", "proof", "theorem", "edintro", "kwd", "sgmlmath",
-  "tmath", "figw", "scp"]);
-
-function tagOf(path) {
-  const step = path.slice(path.lastIndexOf("/") + 1);
-  const bracket = step.indexOf("[");
-  const name = bracket < 0 ? step : step.slice(0, bracket);
-  return name.slice(name.indexOf(":") + 1).toLowerCase();
-}
-
-function parentPath(path) {
-  const cut = path.lastIndexOf("/");
-  return cut > 0 ? path.slice(0, cut) : null;
-}
-
-/** The CSS class of an element: heading, list, item, block or inline (block if it holds a block). */
-function kinds(elements) {
-  const kind = elements.map((el) => {
-    const tag = tagOf(el.path);
-    if (HEADING.has(tag)) return "heading";
-    if (LIST.has(tag)) return "list";
-    if (ITEM.has(tag)) return "item";
-    if (BLOCK.has(tag)) return "block";
-    return "inline";
-  });
-  const index = new Map(elements.map((el, i) => [el.path, i]));
-  for (let i = elements.length - 1; i >= 0; i -= 1) {
-    const up = index.get(parentPath(elements[i].path));
-    if (up !== undefined && kind[i] !== "inline" && kind[up] === "inline") kind[up] = "block";
-  }
-  return kind;
-}
 
 /**
  * Build the document into `root` from text nodes only: one DOM element per XML element, its
@@ -1059,18 +1017,5 @@ function documentPage() {
   });
 }
 
-// ---------------------------------------------------------------- admin page
-
-function adminPage() {
-  for (const button of document.querySelectorAll("[data-lock]")) {
-    button.addEventListener("click", async () => {
-      const response = await api("POST", button.dataset.lock);
-      if (response.ok) window.location.reload();
-      else say("admin-message", await errorMessage(response));
-    });
-  }
-}
-
 if (page === "topic") topicPage();
 else if (page === "doc") documentPage();
-else if (page === "admin") adminPage();
