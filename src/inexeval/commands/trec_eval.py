@@ -45,7 +45,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from inexeval.formats.trec import read_trec_eval_qrels, read_trec_eval_run
+    from inexeval.formats.trec_columns import read_trec_eval_qrels, read_trec_eval_run
     from inexeval.measures.trec_eval import choose, evaluate
 
     choose(args.m)  # a wrong measure is told before any file is read
