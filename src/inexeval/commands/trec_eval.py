@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from inexeval.cli import non_negative
+from inexeval.cli import non_negative, positive
 
 NAME = "trec_eval"
 HELP = "evaluate TREC document runs as trec_eval 10.0 does (its options, names and output)"
@@ -42,17 +42,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--keep-repeats", action="store_true",
                         help="a document retrieved twice for a topic is kept twice (trec_eval "
                         "stops with an error)")
+    parser.add_argument("--jobs", type=positive, metavar="N",
+                        help="evaluate several runs in N processes (default: one per processor; "
+                        "the output is the same, in the order the runs are given)")
 
 
 def run(args: argparse.Namespace) -> int:
-    from inexeval.formats.trec_columns import read_trec_eval_qrels, read_trec_eval_run
-    from inexeval.measures.trec_eval import choose, evaluate
+    from inexeval.trec_eval_runs import evaluate_runs, usable_cpus
 
-    choose(args.m)  # a wrong measure is told before any file is read
-    qrels = read_trec_eval_qrels(args.qrels)
-    for path in args.runs:
-        results = evaluate(qrels, read_trec_eval_run(path), args.m, complete=args.c,
-                           relevance_level=args.l, max_docs=args.M, judged_only=args.J,
-                           num_docs=args.N, keep_repeats=args.keep_repeats)
+    jobs = args.jobs if args.jobs is not None else usable_cpus()
+    for results in evaluate_runs(args.qrels, args.runs, args.m, jobs=jobs, complete=args.c,
+                                 relevance_level=args.l, max_docs=args.M, judged_only=args.J,
+                                 num_docs=args.N, keep_repeats=args.keep_repeats):
         sys.stdout.write(results.render(per_topic=args.q, summary=not args.n))
     return 0

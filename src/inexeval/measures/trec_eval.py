@@ -32,7 +32,7 @@ import numpy as np
 import numpy.typing as npt
 
 from inexeval.errors import FormatError, MeasureError
-from inexeval.formats.trec_columns import interned
+from inexeval.formats.trec_columns import byte_ranges, interned, mixed_radix, ranges_union
 
 NONPOOL = -1
 """Level of a retrieved document that the qrels do not list (trec_eval's RELVALUE_NONPOOL)."""
@@ -575,16 +575,16 @@ def _document_keys(judged: Judgements, documents: npt.NDArray[np.bytes_]) -> tup
     numbers; the places and ranges of the qrels and the runs seen so far are kept, and the
     qrels' keys with them, until a run brings a byte outside them. When the keys would not fit
     in 63 bits, the ids are numbered by sorting them all (:func:`interned`)."""
-    run_low, run_high = _byte_ranges(documents)
+    run_low, run_high = byte_ranges(documents)
     kept = judged.keys
     if kept is not None:
-        low, high = _union(run_low, run_high, kept.low, kept.high)
+        low, high = ranges_union(run_low, run_high, kept.low, kept.high)
         if np.array_equal(low, kept.low) and np.array_equal(high, kept.high):
-            return kept, _mixed_radix(documents, low, kept.radix or [])
+            return kept, mixed_radix(documents, low, kept.radix or [])
     topics = max(len(judged.topics), 1)
-    q_low, q_high = _byte_ranges(judged.columns.documents)
-    for low, high in ([_union(run_low, run_high, kept.low, kept.high)] if kept else []) + [
-            _union(run_low, run_high, q_low, q_high)]:
+    q_low, q_high = byte_ranges(judged.columns.documents)
+    for low, high in ([ranges_union(run_low, run_high, kept.low, kept.high)] if kept else []) + [
+            ranges_union(run_low, run_high, q_low, q_high)]:
         radix = (high.astype(np.int64) - low + 1).tolist()
         size = 1
         for r in radix:
@@ -593,7 +593,7 @@ def _document_keys(judged: Judgements, documents: npt.NDArray[np.bytes_]) -> tup
             break
     else:
         return _numbered(judged, documents)
-    keys = judged.topic_of * size + _mixed_radix(judged.columns.documents, low, radix)
+    keys = judged.topic_of * size + mixed_radix(judged.columns.documents, low, radix)
     levels = np.where(judged.levels < 0, UNJUDGED, judged.levels)
     if size * topics <= DENSE:
         table = np.full(size * topics, NONPOOL, dtype=np.int16)
@@ -603,50 +603,7 @@ def _document_keys(judged: Judgements, documents: npt.NDArray[np.bytes_]) -> tup
         order = np.argsort(keys)
         made = _Keys(low, high, radix, size, keys[order], levels[order])
     judged.keys = made
-    return made, _mixed_radix(documents, low, radix)
-
-
-def _union(low: npt.NDArray[np.uint8], high: npt.NDArray[np.uint8],
-           other_low: npt.NDArray[np.uint8], other_high: npt.NDArray[np.uint8]) -> tuple[
-               npt.NDArray[np.uint8], npt.NDArray[np.uint8]]:
-    """The byte ranges that hold both (places past the shorter ids' end hold 0)."""
-    width = max(len(low), len(other_low))
-    return (np.minimum(_padded(low, width), _padded(other_low, width)),
-            np.maximum(_padded(high, width), _padded(other_high, width)))
-
-
-def _byte_ranges(ids: npt.NDArray[np.bytes_]) -> tuple[npt.NDArray[np.uint8],
-                                                        npt.NDArray[np.uint8]]:
-    """The least and the greatest byte at each place of the ids (0 past an id's end): halves of
-    the rows compared until few are left (whole rows at a time, not a reduction down each
-    column)."""
-    low = high = ids.view(np.uint8).reshape(len(ids), ids.dtype.itemsize)
-    while len(low) > 64:
-        half = len(low) // 2
-        odd = low[2 * half:], high[2 * half:]
-        low = np.concatenate([np.minimum(low[:half], low[half:2 * half]), odd[0]])
-        high = np.concatenate([np.maximum(high[:half], high[half:2 * half]), odd[1]])
-    return low.min(axis=0), high.max(axis=0)
-
-
-def _padded(values: npt.NDArray[np.uint8], width: int) -> npt.NDArray[np.uint8]:
-    return np.concatenate([values, np.zeros(width - len(values), dtype=np.uint8)])
-
-
-def _mixed_radix(ids: npt.NDArray[np.bytes_], low: npt.NDArray[np.uint8],
-                 radix: list[int]) -> Ints:
-    """The ids as mixed-radix numbers (see :func:`_document_keys`)."""
-    width = ids.dtype.itemsize
-    matrix = ids.view(np.uint8).reshape(len(ids), width)
-    keys = np.zeros(len(ids), dtype=np.int64)
-    for place, r in enumerate(radix):
-        if r == 1:
-            continue
-        keys *= r
-        if place < width:
-            keys += matrix[:, place]
-            keys -= int(low[place])
-    return keys
+    return made, mixed_radix(documents, low, radix)
 
 
 def _numbered(judged: Judgements, documents: npt.NDArray[np.bytes_]) -> tuple[_Keys, Ints]:
