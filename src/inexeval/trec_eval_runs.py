@@ -3,7 +3,10 @@ qrels read once (:class:`~inexeval.measures.trec_eval.Judgements`), each run rea
 whole topics at a time and evaluated part by part, so that memory holds one part of one run
 whatever the number and size of the runs (a run whose topics resume after others, or standard
 input, is read whole); with ``jobs`` above 1 the runs go to as many worker processes, and the
-results still come in the order the runs are given, the same as from one process.
+results still come in the order the runs are given, the same as from one process. Reading
+overlaps evaluating: the qrels are read in a thread while the first run's first part is, and
+a run's next part is read in a thread while one is evaluated (numpy lets go of the
+interpreter's lock in its loops).
 
 This is :mod:`inexeval.experiment`'s streaming and pool for the one case of trec_eval's
 evaluation, kept apart so that the command starts without the experiment's imports.
@@ -12,10 +15,13 @@ evaluation, kept apart so that the command starts without the experiment's impor
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Sequence
+import queue
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
+from inexeval.formats import source
 from inexeval.formats.source import TopicResumed
 from inexeval.formats.trec_columns import (
     read_trec_eval_qrels,
@@ -34,13 +40,17 @@ def evaluate_runs(qrels: str | Path | Judgements, runs: Sequence[str | Path],
     there are several runs, all in files."""
     measures = list(measures)
     choose(measures)  # a wrong measure is told before any file is read
-    judged = qrels if isinstance(qrels, Judgements) else judgements(read_trec_eval_qrels(qrels))
+    if isinstance(qrels, Judgements):
+        judged: Judgements | _Later[Judgements] = qrels
+    else:
+        path = qrels
+        judged = _Later(lambda: judgements(read_trec_eval_qrels(path)))
     workers = min(jobs, len(runs))
     if workers > 1 and all(_in_file(path) for path in runs):
         import multiprocessing
 
         global _WORK
-        _WORK = (judged, measures, options)
+        _WORK = (_now(judged), measures, options)
         try:
             with multiprocessing.get_context("fork").Pool(workers) as pool:
                 yield from pool.imap(_evaluate_in_worker, [str(path) for path in runs])
@@ -51,16 +61,100 @@ def evaluate_runs(qrels: str | Path | Judgements, runs: Sequence[str | Path],
         yield evaluate_run(judged, path, measures, **options)
 
 
-def evaluate_run(judged: Judgements, path: str | Path, measures: Iterable[str] = (),
-                 **options: Any) -> TrecEvalResults:
-    """One run evaluated a part at a time (whole if it cannot be: standard input, a pipe, a
-    topic that resumes after others)."""
+def evaluate_run(judged: Judgements | _Later[Judgements], path: str | Path,
+                 measures: Iterable[str] = (), **options: Any) -> TrecEvalResults:
+    """One run evaluated a part at a time, the next part read while one is evaluated (the
+    whole run if it cannot be: standard input, a pipe, a topic that resumes after others)."""
     if _in_file(path):
+        parts = _ReadAhead(read_trec_eval_run_parts(path, lines=source.PART_LINES))
         try:
-            return evaluate(judged, read_trec_eval_run_parts(path), measures, **options)
+            return evaluate(_now(judged), parts, measures, **options)
         except TopicResumed:
             pass
-    return evaluate(judged, read_trec_eval_run(path), measures, **options)
+        finally:
+            parts.close()
+    return evaluate(_now(judged), read_trec_eval_run(path), measures, **options)
+
+
+_T = TypeVar("_T")
+
+
+class _Later(Generic[_T]):
+    """A value made in a thread from now on (:meth:`value` waits for it)."""
+
+    def __init__(self, make: Callable[[], _T]) -> None:
+        self._result: list[Any] = []
+        self._thread = threading.Thread(target=self._make, args=(make,), daemon=True)
+        self._thread.start()
+
+    def _make(self, make: Callable[[], _T]) -> None:
+        try:
+            self._result.append((True, make()))
+        except BaseException as error:  # noqa: BLE001 (told to the waiting thread)
+            self._result.append((False, error))
+
+    def value(self) -> _T:
+        self._thread.join()
+        made, value = self._result[0]
+        if not made:
+            raise value
+        result: _T = value
+        return result
+
+
+def _now(value: Judgements | _Later[Judgements]) -> Judgements:
+    return value.value() if isinstance(value, _Later) else value
+
+
+class _ReadAhead(Iterator[_T]):
+    """The items of an iterator, each next one made in a thread while this one is used (at most
+    one waits); :meth:`close` stops the thread and closes the iterator."""
+
+    def __init__(self, items: Iterator[_T]) -> None:
+        self._items = items
+        self._box: queue.Queue[tuple[bool, Any]] = queue.Queue(maxsize=1)
+        self._stop = threading.Event()
+        self._done = False
+        self._thread = threading.Thread(target=self._produce, daemon=True)
+        self._thread.start()
+
+    def _put(self, entry: tuple[bool, Any]) -> bool:
+        while not self._stop.is_set():
+            try:
+                self._box.put(entry, timeout=0.05)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def _produce(self) -> None:
+        try:
+            for item in self._items:
+                if not self._put((True, item)):
+                    return
+            self._put((False, None))
+        except BaseException as error:  # noqa: BLE001 (told to the consumer)
+            self._put((False, error))
+        finally:
+            close = getattr(self._items, "close", None)
+            if close is not None:
+                close()
+
+    def __next__(self) -> _T:
+        if self._done:
+            raise StopIteration
+        made, item = self._box.get()
+        if not made:
+            self._done = True
+            if item is not None:
+                raise item
+            raise StopIteration
+        value: _T = item
+        return value
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join()
 
 
 def usable_cpus() -> int:

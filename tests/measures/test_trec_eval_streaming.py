@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from tests.helpers import PEAK_OF_MAIN
 
+from inexeval import trec_eval_runs
 from inexeval.cli import main
 from inexeval.errors import FormatError
 from inexeval.formats import source
@@ -124,9 +125,13 @@ def test_a_resumed_topic_is_read_whole(tmp_path: Path, capsys: pytest.CaptureFix
                      ["all_trec"])
     monkeypatch.setattr(source, "BLOCK", 300)
     monkeypatch.setattr(source, "PART_LINES", 50)
+    read_whole = []
+    monkeypatch.setattr(trec_eval_runs, "read_trec_eval_run",
+                        lambda path: read_whole.append(path) or read_trec_eval_run(path))
     assert main(["trec_eval", "-q", "-m", "all_trec", str(tmp_path / "q"),
                  str(tmp_path / "r")]) == 0
     assert capsys.readouterr().out == whole.render(per_topic=True)
+    assert read_whole == [str(tmp_path / "r")]  # the parts stopped at the resumed topic
 
 
 def test_an_error_of_reading_comes_before_a_repeated_document(tmp_path: Path,

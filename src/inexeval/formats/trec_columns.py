@@ -395,8 +395,8 @@ def changes(values: npt.NDArray[np.bytes_]) -> npt.NDArray[np.bool_]:
         different: npt.NDArray[np.bool_] = values[1:] != values[:-1]
         return different
     words = values.view(np.uint64).reshape(len(values), size // 8)
-    unequal = words[1:] != words[:-1]
-    return unequal[:, 0] if size == 8 else unequal.any(axis=1)
+    unequal: npt.NDArray[np.bool_] = words[1:] != words[:-1]
+    return unequal[:, 0] if size == 8 else np.any(unequal, axis=1)
 
 
 def _numbers(raw: npt.NDArray[np.uint8], words: npt.NDArray[np.uint64],
