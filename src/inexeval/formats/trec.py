@@ -14,32 +14,31 @@ lines skipped); every problem is a :class:`~inexeval.errors.FormatError` with th
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 import numpy as np
 import numpy.typing as npt
 
 from inexeval.collection.paths import canonical_path
-from inexeval.errors import FormatError, InexevalError, shown
+from inexeval.errors import FormatError, InexevalError
 from inexeval.formats import source as sources
-from inexeval.formats.lines import MAX_DIGITS, Table
+from inexeval.formats.lines import Table
 from inexeval.formats.runbuild import RunBuilder
 from inexeval.formats.source import Source, TopicResumed, opened
 from inexeval.formats.trec_columns import (
     TrecColumns,
     interned,
+    read_qrels_columns,
     read_trec_eval_qrels,
     read_trec_eval_run,
 )
-from inexeval.model.assessments import Assessments, TopicAssessments, build_topic
+from inexeval.model.assessments import Assessments, TopicAssessments
 from inexeval.model.run import Run, TopicRun
 from inexeval.outputs import atomic_output
 
 RUN_KINDS = {6: "document", 7: "element"}
-_INTEGER = re.compile(r"[+-]?[0-9]+")
 
 
 __all__ = ["RUN_KINDS", "TrecColumns", "interned", "read_trec_eval_qrels", "read_trec_eval_run",
@@ -236,38 +235,26 @@ def _distinct(tokens: list[str], convert: Callable[[str], str]
 
 
 def read_trec_qrels(path: str | Path | Source) -> Assessments:
-    """Read TREC document qrels ``topic iter doc rel`` (duplicated (topic, doc) is an error)."""
-    records: dict[str, list[tuple[str, str, dict[str, Any]]]] = {}
-    seen: dict[tuple[str, str], int] = {}
-    with opened(path) as source:
-        name = source.name
-        for line, text in source.lines():
-            fields = text.split()
-            if len(fields) != 4:
-                raise FormatError(f"{len(fields)} columns: expected 4 (topic iter doc rel)",
-                                  name, line)
-            topic, _, document, grade = fields
-            relevance = _int(grade, "relevance", name, line)
-            if (topic, document) in seen:
-                raise FormatError(f"topic {shown(topic)} judges {shown(document)} twice (first "
-                                  f"at line {seen[(topic, document)]})", name, line)
-            seen[(topic, document)] = line
-            records.setdefault(topic, []).append((document, "", {"relevance": relevance}))
-    if not records:
-        raise FormatError("the qrels have no judgement line", name)
-    topics: dict[str, TopicAssessments] = {
-        topic: build_topic(topic, "trec", rows, dim_types={"relevance": int}, source=name)
-        for topic, rows in records.items()
-    }
-    return Assessments(topics=topics, scale="trec", source=name)
-
-
-def _int(value: str, what: str, path: str, line: int) -> int:
-    if not value.lstrip("+-").isascii() or _INTEGER.fullmatch(value) is None:
-        raise FormatError(f"{what} {shown(value)} is not an integer", path, line)
-    if len(value.lstrip("+-")) > MAX_DIGITS:
-        raise FormatError(f"{what} {shown(value)} is too large", path, line)
-    return int(value)
+    """Read TREC document qrels ``topic iter doc rel`` (duplicated (topic, doc) is an error):
+    read as columns (:func:`inexeval.formats.trec_columns.read_qrels_columns`), topics in the
+    order they first appear, each topic's judgements in file order."""
+    columns = read_qrels_columns(path)
+    distinct, codes = interned(columns.topics)
+    order = np.argsort(codes, kind="stable")
+    bounds = np.searchsorted(codes[order], np.arange(len(distinct) + 1))
+    first = np.full(len(distinct), len(codes), dtype=np.int64)
+    np.minimum.at(first, codes, np.arange(len(codes)))
+    documents = np.array([d.decode("utf-8") for d in columns.documents.tolist()], dtype=object)
+    levels = columns.values.astype(np.int64)
+    topics: dict[str, TopicAssessments] = {}
+    for code in np.argsort(first, kind="stable").tolist():
+        rows = order[bounds[code]:bounds[code + 1]]
+        topic = distinct[code].decode("utf-8")
+        topics[topic] = TopicAssessments(
+            topic=topic, scale="trec", files=documents[rows],
+            paths=np.full(len(rows), "", dtype=object), dims={"relevance": levels[rows]},
+            explicit=np.ones(len(rows), dtype=bool), source=columns.source)
+    return Assessments(topics=topics, scale="trec", source=columns.source)
 
 
 def write_trec_run(run: Run, out: str | Path | IO[str]) -> None:

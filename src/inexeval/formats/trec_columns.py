@@ -21,6 +21,7 @@ import numpy.typing as npt
 
 from inexeval.errors import FormatError, shown
 from inexeval.formats.lines import (
+    MAX_DIGITS,
     decimal_values,
     eight_digits,
     field_bounds,
@@ -256,10 +257,45 @@ class _Layout:
     layout: str
     value_field: int
     what: str
+    trec_eval: bool = True
+    """trec_eval's reading: ``#`` comment lines skipped, ids of at most :data:`MAX_ID` bytes;
+    else (``inexeval eval``'s qrels) every line read, and of a block's problems the one on the
+    earliest line told, as a line-by-line reader tells it."""
 
 
 _QRELS = _Layout(4, 4, "topic iter doc rel", 3, "relevance level")
 _RUN = _Layout(6, None, "topic Q0 doc rank score run-id", 4, "score")
+_EVAL_QRELS = _Layout(4, 4, "topic iter doc rel", 3, "relevance", trec_eval=False)
+
+
+def read_qrels_columns(path: str | Path | Source) -> TrecColumns:
+    """TREC qrels ``topic iter doc rel`` as ``inexeval eval`` reads them
+    (:func:`inexeval.formats.trec.read_trec_qrels`): four fields a line, blank lines skipped,
+    the level an integer of at most :data:`~inexeval.formats.lines.MAX_DIGITS` digits, a
+    document judged twice for a topic an error; problems told as a line-by-line reading tells
+    them (the earliest line's; a repeat before a later block's problem)."""
+    held: list[TrecColumns] = []
+    with opened(path) as source:
+        for first, block in source.blocks():
+            try:
+                columns = _columns(block, first, source.name, _EVAL_QRELS)
+            except FormatError as error:
+                # a repeat on an earlier line is told first
+                if error.line is not None and error.line > first:
+                    ends = np.flatnonzero(np.frombuffer(block, dtype=np.uint8) == 10)
+                    before = _columns(block[:int(ends[error.line - first - 1]) + 1], first,
+                                      source.name, _EVAL_QRELS)
+                    held += [before] if before is not None else []
+                if held:
+                    _refuse_repeats(_joined(held, "", source.name), "judges", "twice")
+                raise
+            if columns is not None:
+                held.append(columns)
+        columns = _joined(held, "", source.name)
+    if not len(columns):
+        raise FormatError("the qrels have no judgement line", columns.source)
+    _refuse_repeats(columns, "judges", "twice")
+    return columns
 
 
 def _columns(block: bytes, first: int, name: str, layout: _Layout) -> TrecColumns | None:
@@ -271,13 +307,18 @@ def _columns(block: bytes, first: int, name: str, layout: _Layout) -> TrecColumn
         return None
     numbers, counts = fields.numbers, fields.counts
     comments = raw[fields.start(0)] == ord("#")
-    kept = ~comments if comments.any() else None
+    kept = ~comments if layout.trec_eval and comments.any() else None
     if counts is not None:
         wrong = (counts < least) | (counts > most) if most is not None else counts < least
         if kept is not None:
             wrong &= kept
         if wrong.any():
             at = int(np.argmax(wrong))
+            if not layout.trec_eval and at:  # a bad level on an earlier line is told first
+                before = fields.rows(np.arange(len(numbers)) < at)
+                field = layout.value_field
+                _numbers(raw, word_view(block), before.start(field), before.end(field), False,
+                         layout.what, name, before.numbers, trec_eval=False)
             expected = f"{least}" if most == least else f"at least {least}"
             raise FormatError(f"{int(counts[at])} columns: expected {expected} "
                               f"({layout.layout})", name, int(numbers[at]))
@@ -289,12 +330,12 @@ def _columns(block: bytes, first: int, name: str, layout: _Layout) -> TrecColumn
     words = word_view(block)
     field = layout.value_field
     values = _numbers(raw, words, fields.start(field), fields.end(field), field == 4,
-                      layout.what, name, numbers)
+                      layout.what, name, numbers, layout.trec_eval)
     ids = []
     for at, kind in ((0, "topic id"), (2, "document id")):
         starts, ends = fields.start(at), fields.end(at)
         long_ids = ends - starts > MAX_ID
-        if long_ids.any():
+        if layout.trec_eval and long_ids.any():
             raise FormatError(f"{kind} longer than {MAX_ID} bytes", name,
                               int(numbers[int(np.argmax(long_ids))]))
         ids.append(padded_strings(words, starts, ends))
@@ -401,9 +442,12 @@ def changes(values: npt.NDArray[np.bytes_]) -> npt.NDArray[np.bool_]:
 
 def _numbers(raw: npt.NDArray[np.uint8], words: npt.NDArray[np.uint64],
              starts: npt.NDArray[np.intp], ends: npt.NDArray[np.intp], real: bool, what: str,
-             name: str, lines: npt.NDArray[np.int64]) -> npt.NDArray[Any]:
+             name: str, lines: npt.NDArray[np.int64], trec_eval: bool = True
+             ) -> npt.NDArray[Any]:
     """The fields as finite floats (``real``, as ``float()`` reads them) or integers; the first
-    bad one is an error."""
+    bad one is an error (not ``trec_eval``: an integer of more than
+    :data:`~inexeval.formats.lines.MAX_DIGITS` digits is "too large", as
+    :func:`inexeval.formats.trec.read_trec_qrels` has always said)."""
     if real:
         numbers, unread = decimal_values(raw, words, starts, ends)
         bad = unread | ~np.isfinite(numbers)
@@ -416,8 +460,9 @@ def _numbers(raw: npt.NDArray[np.uint8], words: npt.NDArray[np.uint64],
         read = integer_values(raw, starts, ends)
         if read is not None:
             return read
-        bad = np.array([_integer(raw[a:b].tobytes()) is None
-                        for a, b in zip(starts.tolist(), ends.tolist())])
+        texts = [raw[a:b].tobytes() for a, b in zip(starts.tolist(), ends.tolist())]
+        bad = np.array([_integer(text) is None or (not trec_eval and len(
+            text.lstrip(b"+-")) > MAX_DIGITS) for text in texts])
         if not bad.any():  # integers wider than MAX_DIGITS
             bad = np.ones(len(starts), dtype=bool)
     if not bad.any():
@@ -425,6 +470,8 @@ def _numbers(raw: npt.NDArray[np.uint8], words: npt.NDArray[np.uint64],
     row = int(np.argmax(bad))
     text = raw[starts[row]:ends[row]].tobytes()
     kind = "a finite number" if real else "an integer"
+    if not trec_eval and _integer(text) is not None:
+        raise FormatError(f"{what} {shown(text)} is too large", name, int(lines[row]))
     raise FormatError(f"{what} {shown(text)} is not {kind}", name, int(lines[row]))
 
 
