@@ -349,7 +349,8 @@ class _Fields:
     """The first ``least`` fields of each line of a block of whole lines (LF-ended):
     :meth:`start` and :meth:`end` of field k of every line (any place in the block where a
     line has fewer fields), the lines' ``numbers`` and their ``counts`` of fields (None:
-    ``least`` each)."""
+    ``least`` each). Bounds are held field by field (``ends[k]`` one contiguous row), so that
+    a field's bounds are read without striding over the others'."""
 
     def __init__(self, starts: npt.NDArray[np.intp] | None, ends: npt.NDArray[np.intp],
                  numbers: npt.NDArray[np.int64], counts: npt.NDArray[np.intp] | None) -> None:
@@ -364,15 +365,16 @@ class _Fields:
 
         The common layout, one blank between fields and none at a line's start or end, is
         found with one search for blanks (and, with ``least`` fields a line, a reshape: the
-        ends of a line's fields are a row); any other is cut on the edges of the non-blank
-        bytes, each field placed on its line by a search among the line ends."""
+        ends of a line's fields are a row, a field's the column); any other is cut on the
+        edges of the non-blank bytes, each field placed on its line by a search among the
+        line ends."""
         blank = raw <= 32
         if len(raw) > 1 and raw[0] > 32 and not (blank[1:] & blank[:-1]).any():
             bounds = np.flatnonzero(blank)
             lines = len(bounds) // least
             if (len(bounds) == lines * least and np.count_nonzero(raw == 10) == lines
                     and bool((raw[bounds[least - 1::least]] == 10).all())):
-                return cls(None, bounds.reshape(lines, least),
+                return cls(None, np.ascontiguousarray(bounds.reshape(lines, least).T),
                            np.arange(first, first + lines, dtype=np.int64), None)
             field_starts = np.empty_like(bounds)
             field_starts[0] = 0
@@ -387,29 +389,31 @@ class _Fields:
             line_of = np.searchsorted(np.flatnonzero(raw == 10), field_starts)
         heads = np.flatnonzero(np.concatenate(([True], line_of[1:] != line_of[:-1])))
         counts = np.diff(np.append(heads, len(field_starts)))
-        take = np.minimum(heads[:, None] + np.arange(least), len(field_starts) - 1)
+        take = np.minimum(heads + np.arange(least)[:, None], len(field_starts) - 1)
         return cls(field_starts[take], field_ends[take], first + line_of[heads].astype(np.int64),
                    counts)
 
     def start(self, k: int) -> npt.NDArray[np.intp]:
         if self.starts is not None:
-            return np.ascontiguousarray(self.starts[:, k])
+            given: npt.NDArray[np.intp] = self.starts[k]
+            return given
         if k:
-            starts: npt.NDArray[np.intp] = self.ends[:, k - 1] + 1
+            starts: npt.NDArray[np.intp] = self.ends[k - 1] + 1
             return starts
-        starts = np.empty(len(self.ends), dtype=np.intp)
+        starts = np.empty(self.ends.shape[1], dtype=np.intp)
         starts[0] = 0
-        starts[1:] = self.ends[:-1, -1] + 1
+        starts[1:] = self.ends[-1, :-1] + 1
         return starts
 
     def end(self, k: int) -> npt.NDArray[np.intp]:
-        return np.ascontiguousarray(self.ends[:, k])
+        ends: npt.NDArray[np.intp] = self.ends[k]
+        return ends
 
     def rows(self, kept: npt.NDArray[np.bool_]) -> _Fields:
         """The fields of the ``kept`` lines only."""
         counts = None if self.counts is None else self.counts[kept]
-        starts = np.stack([self.start(k) for k in range(self.ends.shape[1])], axis=1)
-        return _Fields(starts[kept], self.ends[kept], self.numbers[kept], counts)
+        starts = np.stack([self.start(k) for k in range(len(self.ends))])
+        return _Fields(starts[:, kept], self.ends[:, kept], self.numbers[kept], counts)
 
 
 def padded_strings(words: npt.NDArray[np.uint64], starts: npt.NDArray[np.intp],
