@@ -8,15 +8,20 @@ measures ``map ndcg_cut_10 P_10 recip_rank bpref``. Times, start-up included:
   measures, the element-measure path);
 * ten runs: ten ``trec_eval`` processes (as users run it) against one ``inexeval trec_eval``
   call with the ten runs (and one ``inexeval eval`` call);
-* ranx's ``evaluate`` on the ten runs, timed after numba's compilation, in this process
-  (``pip install ranx``; skipped without it).
+* ranx's ``evaluate`` on the ten runs, timed after numba's compilation (and, apart, its
+  reading of the files), in a Python that has ranx (``--ranx-python PATH``, e.g. a venv made
+  for it: ranx is no dependency of inexeval; skipped without it).
 
-CPU is the children's rusage (user + system), peak memory their ``ru_maxrss``; every command runs
-once to warm up first. The outputs of trec_eval and ``inexeval trec_eval`` are compared (they
-must be the same bytes). trec_eval is ``--trec-eval PATH``, ``$TREC_EVAL`` or on the PATH.
+The commands are run in turn, each once to warm up, then ``--repeat`` rounds of all of them
+interleaved (trec_eval, then inexeval, ...), so that a busy machine slows both alike; the least
+wall time and the least CPU time (the process's rusage, user + system, its worker processes
+included) over the rounds are shown, and the peak memory (``ru_maxrss``). The outputs of trec_eval
+and ``inexeval trec_eval`` are compared (they must be the same bytes). trec_eval is
+``--trec-eval PATH``, ``$TREC_EVAL`` or on the PATH. The load (``uptime``) is printed before and
+after.
 
     python benchmarks/vs_trec_eval.py [--topics 200] [--judged 300] [--depth 1000] [--runs 10]
-        [--repeat 3] [--keep DIR]
+        [--repeat 5] [--keep DIR] [--trec-eval PATH] [--ranx-python PATH]
 """
 
 from __future__ import annotations
@@ -24,7 +29,6 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -74,53 +78,79 @@ def generate(folder: Path, topics: int, judged: int, depth: int, runs: int) -> t
     return qrels, paths
 
 
-def measure(commands: list[list[str]], repeat: int) -> Measured:
-    """Median wall time and CPU over ``repeat`` times of running ``commands`` one after the
-    other (after one run to warm up), and the peak RSS of any of them."""
-    for command in commands:
-        subprocess.run(command, stdout=subprocess.DEVNULL, env=ENVIRONMENT, check=True)
-    walls, cpus, peak = [], [], 0.0
+def measure(commands: dict[str, list[list[str]]], repeat: int) -> dict[str, Measured]:
+    """For each label, the least wall time and the least CPU over ``repeat`` rounds of running
+    its commands one after the other (after one run to warm up), the labels interleaved in
+    each round; and the peak RSS of any of them."""
+    for group in commands.values():
+        for command in group:
+            subprocess.run(command, stdout=subprocess.DEVNULL, env=ENVIRONMENT, check=True)
+    best = {label: Measured(float("inf"), float("inf"), 0.0) for label in commands}
     for _ in range(repeat):
-        wall = cpu = 0.0
-        for command in commands:
-            start = time.perf_counter()
-            process = subprocess.Popen(command, stdout=subprocess.DEVNULL, env=ENVIRONMENT)
-            _, status, usage = os.wait4(process.pid, 0)
-            wall += time.perf_counter() - start
-            if os.waitstatus_to_exitcode(status) != 0:
-                raise SystemExit(f"{' '.join(command[:4])} ... failed")
-            cpu += usage.ru_utime + usage.ru_stime
-            peak = max(peak, usage.ru_maxrss / 1024)
-        walls.append(wall)
-        cpus.append(cpu)
-    return Measured(statistics.median(walls), statistics.median(cpus), peak)
+        for label, group in commands.items():
+            wall = cpu = 0.0
+            for command in group:
+                start = time.perf_counter()
+                process = subprocess.Popen(command, stdout=subprocess.DEVNULL, env=ENVIRONMENT)
+                _, status, usage = os.wait4(process.pid, 0)
+                wall += time.perf_counter() - start
+                if os.waitstatus_to_exitcode(status) != 0:
+                    raise SystemExit(f"{' '.join(command[:4])} ... failed")
+                cpu += usage.ru_utime + usage.ru_stime
+                best[label].rss_mib = max(best[label].rss_mib, usage.ru_maxrss / 1024)
+            best[label].wall = min(best[label].wall, wall)
+            best[label].cpu = min(best[label].cpu, cpu)
+    return best
 
 
 def show(label: str, ours: Measured, theirs: Measured | None, name: str) -> None:
-    print(f"  {label:34} wall {ours.wall:6.2f} s  cpu {ours.cpu:6.2f} s  "
+    print(f"  {label:34} wall {ours.wall:6.3f} s  cpu {ours.cpu:6.3f} s  "
           f"peak {ours.rss_mib:5.0f} MiB" + ("" if theirs is None else
                                             f"   ({ours.wall / theirs.wall:.2f}x {name}'s "
                                             f"wall, {ours.cpu / theirs.cpu:.2f}x its cpu)"))
 
 
-def ranx_time(qrels: Path, runs: list[Path], repeat: int) -> float | None:
-    """ranx's ``evaluate`` on the runs (read beforehand), median seconds after a warm-up call
-    that compiles its numba kernels; None without ranx."""
-    try:
-        from ranx import Qrels, Run, evaluate
-    except ImportError:
+RANX = """
+import sys, time
+from ranx import Qrels, Run, evaluate
+qrels, runs, repeat = sys.argv[1], sys.argv[2:-1], int(sys.argv[-1])
+start = time.perf_counter()
+q = Qrels.from_file(qrels, kind="trec")
+loaded = [Run.from_file(r, kind="trec") for r in runs]
+reading = time.perf_counter() - start
+metrics = ["map", "ndcg@10", "precision@10", "mrr", "bpref"]
+evaluate(q, loaded[0], metrics)  # numba compiles here
+best = float("inf")
+for _ in range(repeat):
+    start = time.perf_counter()
+    for run in loaded:
+        evaluate(q, run, metrics)
+    best = min(best, time.perf_counter() - start)
+print(best, reading)
+"""
+
+
+def ranx_time(python: str | None, qrels: Path, runs: list[Path],
+              repeat: int) -> tuple[float, float] | None:
+    """ranx's ``evaluate`` on the runs (read beforehand), the least seconds over ``repeat``
+    rounds after a call that compiles its numba kernels, and the seconds it took to read the
+    files; None without a Python that has ranx."""
+    if python is None:
         return None
-    q = Qrels.from_file(str(qrels), kind="trec")
-    loaded = [Run.from_file(str(r), kind="trec") for r in runs]
-    metrics = ["map", "ndcg@10", "precision@10", "mrr", "bpref"]
-    evaluate(q, loaded[0], metrics)
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        for run in loaded:
-            evaluate(q, run, metrics)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+    done = subprocess.run([python, "-c", RANX, str(qrels), *map(str, runs), str(repeat)],
+                          capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        print(f"  ranx failed: {done.stderr.strip().splitlines()[-1:]}")
+        return None
+    seconds, reading = done.stdout.split()
+    return float(seconds), float(reading)
+
+
+def uptime() -> str:
+    try:
+        return "load average " + " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    except OSError:
+        return "load average unknown"
 
 
 def main() -> None:
@@ -129,10 +159,12 @@ def main() -> None:
     parser.add_argument("--judged", type=int, default=300)
     parser.add_argument("--depth", type=int, default=1000)
     parser.add_argument("--runs", type=int, default=10)
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--trec-eval", default=os.environ.get("TREC_EVAL")
                         or shutil.which("trec_eval"))
     parser.add_argument("--keep", type=Path, help="write the workload into this folder (reused)")
+    parser.add_argument("--ranx-python", metavar="PATH",
+                        help="a Python with ranx installed (e.g. a venv's bin/python)")
     args = parser.parse_args()
     folder = args.keep or Path(tempfile.mkdtemp(prefix="inexeval-vs-trec_eval-"))
     folder.mkdir(parents=True, exist_ok=True)
@@ -153,27 +185,40 @@ def main() -> None:
             print("skipping trec_eval: not found (--trec-eval PATH or $TREC_EVAL)")
         lines = args.topics * args.depth
         print(f"{args.topics} topics x {args.judged} judged, runs of {lines:,} lines; "
-              f"measures {' '.join(MEASURES)}; median of {args.repeat}")
+              f"measures {' '.join(MEASURES)}; least of {args.repeat} interleaved rounds; "
+              f"{os.cpu_count()} processors; {uptime()}")
+        floor = [sys.executable, "-c", "import numpy"]
+        one: dict[str, list[list[str]]] = {"python + import numpy": [floor]}
+        if theirs is not None:
+            one["trec_eval"] = [[*theirs, str(runs[0])]]
+        one["inexeval trec_eval"] = [[*ours, str(runs[0])]]
+        one["inexeval eval"] = [[*element, str(runs[0])]]
         print("one run:")
-        reference = measure([[*theirs, str(runs[0])]], args.repeat) if theirs else None
-        if reference is not None:
-            show("trec_eval", reference, None, "")
-        show("inexeval trec_eval", measure([[*ours, str(runs[0])]], args.repeat), reference,
-             "trec_eval")
-        show("inexeval eval", measure([[*element, str(runs[0])]], args.repeat), reference,
-             "trec_eval")
+        results = measure(one, args.repeat)
+        reference = results.get("trec_eval")
+        for label, measured in results.items():
+            show(label, measured, None if label == "trec_eval" else reference, "trec_eval")
         print(f"{len(runs)} runs:")
-        reference = (measure([[*theirs, str(r)] for r in runs], args.repeat)
-                     if theirs else None)
-        if reference is not None:
-            show(f"trec_eval, {len(runs)} processes", reference, None, "")
-        show("inexeval trec_eval, one call", measure([[*ours, *map(str, runs)]], args.repeat),
-             reference, "trec_eval")
-        show("inexeval eval, one call", measure([[*element, *map(str, runs)]], args.repeat),
-             reference, "trec_eval")
-        seconds = ranx_time(qrels, runs, args.repeat)
-        print("  ranx evaluate (compiled, in process): " + (
-            "skipped (pip install ranx)" if seconds is None else f"{seconds:.2f} s"))
+        many: dict[str, list[list[str]]] = {}
+        if theirs is not None:
+            many[f"trec_eval, {len(runs)} processes"] = [[*theirs, str(r)] for r in runs]
+        many["inexeval trec_eval, one call"] = [[*ours, *map(str, runs)]]
+        many["  the same, --jobs 1"] = [[*ours, "--jobs", "1", *map(str, runs)]]
+        many["inexeval eval, one call"] = [[*element, *map(str, runs)]]
+        results = measure(many, args.repeat)
+        reference = results.get(f"trec_eval, {len(runs)} processes")
+        for label, measured in results.items():
+            show(label, measured, None if label.startswith("trec_eval") else reference,
+                 "trec_eval")
+        timed = ranx_time(args.ranx_python, qrels, runs, args.repeat)
+        if timed is None:
+            print("  ranx evaluate: skipped (--ranx-python PATH of a Python with ranx)")
+        else:
+            ours_call = results["inexeval trec_eval, one call"]
+            print(f"  ranx evaluate (compiled, in process) {timed[0]:6.3f} s, reading the files "
+                  f"{timed[1]:.3f} s; inexeval trec_eval's whole call is "
+                  f"{ours_call.wall / timed[0]:.2f}x ranx's evaluate")
+        print(f"after: {uptime()}")
     finally:
         if args.keep is None:
             shutil.rmtree(folder)

@@ -24,6 +24,7 @@ from inexeval.formats.lines import (
     _general_fields,
     eight_digits,
     integer_values,
+    plain_decimals,
     short_decimals,
     word_view,
 )
@@ -143,6 +144,33 @@ def test_short_decimals_are_the_doubles_python_reads(fields: list[str]) -> None:
         assert missing == (want is None)
         assert np.float64(value).tobytes() == np.float64(math.nan if want is None
                                                           else want).tobytes(), field
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.one_of(score_text, st.text(alphabet="0123456789.+-", min_size=1,
+                                              max_size=18)), min_size=1, max_size=40))
+def test_plain_decimals_are_the_doubles_python_reads(fields: list[str]) -> None:
+    block, starts, ends = _bounds(fields)
+    values, read = plain_decimals(np.frombuffer(block, dtype=np.uint8), word_view(block), starts,
+                                  ends)
+    for field, value, ok in zip(fields, values.tolist(), read.tolist()):
+        if ok:
+            assert np.float64(value).tobytes() == np.float64(float(field)).tobytes(), field
+        plain = field.lstrip("+-")
+        if (len(field) - len(plain) <= 1 and len(plain) <= 16 and plain.count(".") <= 1
+                and 1 <= len(plain.replace(".", "")) <= 15 and plain.replace(".", "").isdigit()):
+            assert ok, field  # the form it reads is read
+
+
+def test_plain_decimals_read_the_commonest_scores() -> None:
+    fields = ["-0.37", "12.345678", "7", ".5", "5.", "-0", "+3.25", "123456789012.345",
+              "0.00000000000001", "1.5e-05", "1..2", "-", "12.34.5", "1234567890123456"]
+    block, starts, ends = _bounds(fields)
+    values, read = plain_decimals(np.frombuffer(block, dtype=np.uint8), word_view(block), starts,
+                                  ends)
+    assert read.tolist() == [True] * 9 + [False] * 5
+    assert values[:9].tolist() == [float(f) for f in fields[:9]]
+    assert math.copysign(1, values[5]) == -1
 
 
 def test_printed_scores_take_the_short_path() -> None:

@@ -7,7 +7,7 @@ import argparse
 import sys
 from typing import Any
 
-from inexeval.cli import non_negative
+from inexeval.cli import non_negative, positive
 
 NAME = "trec_eval"
 HELP = "evaluate TREC document runs as trec_eval 10.0 does (its options, names and output)"
@@ -57,25 +57,38 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--keep-repeats", action="store_true",
                         help="a document retrieved twice for a topic is kept twice (trec_eval "
                         "stops with an error)")
+    parser.add_argument("--jobs", type=positive, metavar="N",
+                        help="evaluate several runs in N processes (default: one per processor; "
+                        "the output is the same, in the order the runs are given)")
 
 
 def run(args: argparse.Namespace) -> int:
-    from inexeval.formats.trec import read_trec_eval_qrels, read_trec_eval_run
-    from inexeval.measures.trec_eval import choose, evaluate
-
     if args.R == "qrels_jg":
         return _judgement_groups(args)
     if args.R != "qrels":
         return _preferences(args)
+    from inexeval.measures.trec_eval import choose
+
     choose(args.m)  # a wrong measure is told before any file is read
-    zscores = _zscores(args)
+    options: dict[str, Any] = {
+        "complete": args.c, "relevance_level": args.l, "max_docs": args.M,
+        "judged_only": args.J, "num_docs": args.N, "keep_repeats": args.keep_repeats,
+        "zscores": _zscores(args)}
     topic = args.D[1] if args.D is not None else None
-    qrels = _only(read_trec_eval_qrels(args.qrels), topic)
-    for path in args.runs:
-        results = evaluate(qrels, _only(read_trec_eval_run(path), topic), args.m,
-                           complete=args.c, relevance_level=args.l, max_docs=args.M,
-                           judged_only=args.J, num_docs=args.N, keep_repeats=args.keep_repeats,
-                           zscores=zscores)
+    if topic is not None:
+        # one topic (-D LEVEL.TOPIC): its lines cut from the whole files
+        from inexeval.formats.trec_columns import read_trec_eval_qrels, read_trec_eval_run
+        from inexeval.measures.trec_eval import evaluate
+
+        qrels = _only(read_trec_eval_qrels(args.qrels), topic)
+        every: Any = (evaluate(qrels, _only(read_trec_eval_run(path), topic), args.m, **options)
+                      for path in args.runs)
+    else:
+        from inexeval.trec_eval_runs import evaluate_runs, usable_cpus
+
+        jobs = args.jobs if args.jobs is not None else usable_cpus()
+        every = evaluate_runs(args.qrels, args.runs, args.m, jobs=jobs, **options)
+    for results in every:
         sys.stdout.write(results.render(per_topic=args.q, summary=not args.n))
     return 0
 

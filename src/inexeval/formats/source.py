@@ -134,7 +134,8 @@ class Source:
         is False, for a format of another encoding). Blocks are about ``size`` bytes
         (:data:`BLOCK` by default)."""
         size = size or BLOCK
-        carry = uncounted = b""
+        carry = b""
+        uncounted = 0
         first = 1
         at_start = True
         while True:
@@ -148,13 +149,13 @@ class Source:
                 at_start = False
             if not data:
                 return
-            if uncounted:
-                first += uncounted.count(b"\n")
-                uncounted = b""
+            first += uncounted
+            uncounted = 0
             if chunk:
                 # a final CR stays back: it may be the first half of a CRLF
                 end = len(data) - 1 if data.endswith(b"\r") else len(data)
-                cut = max(data.rfind(b"\n", 0, end), data.rfind(b"\r", 0, end)) + 1
+                line_feed = data.rfind(b"\n", 0, end)
+                cut = max(line_feed, data.rfind(b"\r", line_feed + 1, end)) + 1
             else:
                 cut = len(data)
             block, carry = data[:cut], data[cut:]
@@ -165,9 +166,9 @@ class Source:
                 block = _normalised(block)
                 if not block.endswith(b"\n"):
                     block += b"\n"
-                _check_block(block, first, self.name, utf8)
+                lines = _check_block(block, first, self.name, utf8)
                 yield first, block
-                uncounted = block  # counted only if more lines follow
+                uncounted = lines  # counted only if more lines follow
             if not chunk and not carry:
                 return
 
@@ -244,14 +245,15 @@ _NOT_CONTROL = bytes(b for b in range(256) if not (b < 9 or 13 < b < 32))
 """Every byte but the control characters (the six blanks are not control characters here)."""
 
 
-def _check_block(block: bytes, first: int, name: str, utf8: bool = True) -> None:
+def _check_block(block: bytes, first: int, name: str, utf8: bool = True) -> int:
     """UTF-8, no control character but the six blanks, and line length of a block of
-    LF-terminated lines."""
+    LF-terminated lines; its number of lines."""
     import numpy as np
 
     raw = np.frombuffer(block, dtype=np.uint8)
     # most text has no byte below 32 but LF: counted with numpy, faster than a translation
-    only_line_feeds = np.count_nonzero(raw < 32) == np.count_nonzero(raw == 10)
+    lines = int(np.count_nonzero(raw == 10))
+    only_line_feeds = np.count_nonzero(raw < 32) == lines
     if not only_line_feeds and block.translate(None, _NOT_CONTROL):
         control = (raw < 9) | ((raw > 13) & (raw < 32))
         at = int(np.argmax(control))
@@ -269,6 +271,7 @@ def _check_block(block: bytes, first: int, name: str, utf8: bool = True) -> None
         long = np.flatnonzero(lengths > LINE_LIMIT)
         if len(long):
             raise FormatError(f"line longer than {LINE_LIMIT} bytes", name, first + int(long[0]))
+    return lines
 
 
 class _Prefixed(io.RawIOBase):

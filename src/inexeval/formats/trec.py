@@ -14,40 +14,37 @@ lines skipped); every problem is a :class:`~inexeval.errors.FormatError` with th
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 import numpy as np
 import numpy.typing as npt
 
 from inexeval.collection.paths import canonical_path
-from inexeval.errors import FormatError, InexevalError, shown
+from inexeval.errors import FormatError, InexevalError
 from inexeval.formats import source as sources
-from inexeval.formats.lines import (
-    MAX_DIGITS,
-    Table,
-    decimal_values,
-    field_bounds,
-    integer_values,
-    word_view,
-)
+from inexeval.formats.lines import Table
 from inexeval.formats.runbuild import RunBuilder
 from inexeval.formats.source import Source, TopicResumed, opened
-from inexeval.model.assessments import Assessments, TopicAssessments, build_topic
+from inexeval.formats.trec_columns import (
+    TrecColumns,
+    interned,
+    read_qrels_columns,
+    read_trec_eval_qrels,
+    read_trec_eval_run,
+)
+from inexeval.model.assessments import Assessments, TopicAssessments
 from inexeval.model.run import Run, TopicRun
 from inexeval.outputs import atomic_output
 
 RUN_KINDS = {6: "document", 7: "element"}
-MAX_LEVEL = 1000
-"""Highest relevance level of :func:`read_trec_eval_qrels` (trec_eval counts every level from 0
-up to the highest, topic by topic)."""
-MAX_ID = 1000
-"""Longest topic or document id of trec_eval's reading (ids are held as fixed-width columns)."""
-_INTEGER = re.compile(r"[+-]?[0-9]+")
 
+
+__all__ = ["RUN_KINDS", "TrecColumns", "interned", "read_trec_eval_qrels", "read_trec_eval_run",
+           "read_trec_qrels", "read_trec_run", "read_trec_run_parts", "write_trec_run"]
+"""(trec_eval's own reading, whole files as columns, is :mod:`inexeval.formats.trec_columns`;
+its names stay importable from here.)"""
 
 _RUN_LINE = "topic Q0 file rank rsv run-id xpath, or 6 without the xpath for a document run"
 
@@ -238,38 +235,26 @@ def _distinct(tokens: list[str], convert: Callable[[str], str]
 
 
 def read_trec_qrels(path: str | Path | Source) -> Assessments:
-    """Read TREC document qrels ``topic iter doc rel`` (duplicated (topic, doc) is an error)."""
-    records: dict[str, list[tuple[str, str, dict[str, Any]]]] = {}
-    seen: dict[tuple[str, str], int] = {}
-    with opened(path) as source:
-        name = source.name
-        for line, text in source.lines():
-            fields = text.split()
-            if len(fields) != 4:
-                raise FormatError(f"{len(fields)} columns: expected 4 (topic iter doc rel)",
-                                  name, line)
-            topic, _, document, grade = fields
-            relevance = _int(grade, "relevance", name, line)
-            if (topic, document) in seen:
-                raise FormatError(f"topic {shown(topic)} judges {shown(document)} twice (first "
-                                  f"at line {seen[(topic, document)]})", name, line)
-            seen[(topic, document)] = line
-            records.setdefault(topic, []).append((document, "", {"relevance": relevance}))
-    if not records:
-        raise FormatError("the qrels have no judgement line", name)
-    topics: dict[str, TopicAssessments] = {
-        topic: build_topic(topic, "trec", rows, dim_types={"relevance": int}, source=name)
-        for topic, rows in records.items()
-    }
-    return Assessments(topics=topics, scale="trec", source=name)
-
-
-def _int(value: str, what: str, path: str, line: int) -> int:
-    if not value.lstrip("+-").isascii() or _INTEGER.fullmatch(value) is None:
-        raise FormatError(f"{what} {shown(value)} is not an integer", path, line)
-    if len(value.lstrip("+-")) > MAX_DIGITS:
-        raise FormatError(f"{what} {shown(value)} is too large", path, line)
-    return int(value)
+    """Read TREC document qrels ``topic iter doc rel`` (duplicated (topic, doc) is an error):
+    read as columns (:func:`inexeval.formats.trec_columns.read_qrels_columns`), topics in the
+    order they first appear, each topic's judgements in file order."""
+    columns = read_qrels_columns(path)
+    distinct, codes = interned(columns.topics)
+    order = np.argsort(codes, kind="stable")
+    bounds = np.searchsorted(codes[order], np.arange(len(distinct) + 1))
+    first = np.full(len(distinct), len(codes), dtype=np.int64)
+    np.minimum.at(first, codes, np.arange(len(codes)))
+    documents = np.array([d.decode("utf-8") for d in columns.documents.tolist()], dtype=object)
+    levels = columns.values.astype(np.int64)
+    topics: dict[str, TopicAssessments] = {}
+    for code in np.argsort(first, kind="stable").tolist():
+        rows = order[bounds[code]:bounds[code + 1]]
+        topic = distinct[code].decode("utf-8")
+        topics[topic] = TopicAssessments(
+            topic=topic, scale="trec", files=documents[rows],
+            paths=np.full(len(rows), "", dtype=object), dims={"relevance": levels[rows]},
+            explicit=np.ones(len(rows), dtype=bool), source=columns.source)
+    return Assessments(topics=topics, scale="trec", source=columns.source)
 
 
 def write_trec_run(run: Run, out: str | Path | IO[str]) -> None:
@@ -292,179 +277,3 @@ def write_trec_run(run: Run, out: str | Path | IO[str]) -> None:
             elif run.kind == "passage":
                 columns += [str(int(results.offsets[i])), str(int(results.lengths[i]))]
             out.write(" ".join(columns) + "\n")
-
-
-# --- trec_eval's own reading: whole files as columns -------------------------------------------
-
-@dataclass(frozen=True)
-class TrecColumns:
-    """The lines of a TREC qrels or document run file as trec_eval reads them, as columns (one
-    row per line, file order): topic and document ids as byte strings (``S`` arrays, which sort
-    as C's ``strcmp``), ``values`` the relevance levels (qrels, int64) or the scores (runs,
-    float64), ``lines`` the line numbers; ``run_id`` the run id of a run's last line (the one
-    trec_eval prints)."""
-
-    topics: npt.NDArray[np.bytes_]
-    documents: npt.NDArray[np.bytes_]
-    values: npt.NDArray[Any]
-    lines: npt.NDArray[np.int64]
-    run_id: str
-    source: str
-
-    def __len__(self) -> int:
-        return len(self.lines)
-
-
-def read_trec_eval_qrels(path: str | Path | Source) -> TrecColumns:
-    """TREC qrels ``topic iter doc rel`` read as trec_eval 10.0 reads them (``get_qrels.c``):
-    exactly four fields a line, ``#`` comment lines and blank lines skipped, the level an integer
-    (negative: in the pool but not judged) and at most :data:`MAX_LEVEL`. A document judged
-    twice for a topic is an error, as in trec_eval."""
-    columns = _trec_eval_columns(path, 4, 4, "topic iter doc rel", 3, "relevance level")
-    if not len(columns):
-        raise FormatError("the qrels have no judgement line", columns.source)
-    high = columns.values > MAX_LEVEL
-    if high.any():
-        row = int(np.argmax(high))
-        raise FormatError(f"relevance level {int(columns.values[row])} is above {MAX_LEVEL} "
-                          "(trec_eval keeps a count for every level up to the highest)",
-                          columns.source, int(columns.lines[row]))
-    _refuse_repeats(columns, "judges", "twice")
-    return columns
-
-
-def read_trec_eval_run(path: str | Path | Source) -> TrecColumns:
-    """A TREC document run ``topic Q0 doc rank score run-id`` read as trec_eval 10.0 reads it
-    (``get_trec_results.c``): at least six fields a line (text after the run id is ignored),
-    ``#`` comment lines and blank lines skipped; the rank is not read (trec_eval orders by
-    score). Scores must be finite numbers (trec_eval's ``atof`` reads any text, ``abc`` as 0)."""
-    columns = _trec_eval_columns(path, 6, None, "topic Q0 doc rank score run-id", 4, "score")
-    if not len(columns):
-        raise FormatError("the run has no result line", columns.source)
-    return columns
-
-
-def _refuse_repeats(columns: TrecColumns, verb: str, what: str) -> None:
-    """A (topic, document) pair on two lines is an error naming the second line."""
-    _, topics = interned(columns.topics)
-    documents, codes = interned(columns.documents)
-    keys = topics * len(documents) + codes
-    order = np.argsort(keys, kind="stable")
-    same = keys[order][1:] == keys[order][:-1]
-    if same.any():
-        pairs = np.flatnonzero(same)
-        at = int(np.argmin(order[pairs + 1]))
-        row, first = int(order[pairs[at] + 1]), int(order[pairs[at]])
-        topic = columns.topics[row].decode("utf-8")
-        document = columns.documents[row].decode("utf-8")
-        raise FormatError(f"topic {shown(topic)} {verb} {shown(document)} {what} (first at line "
-                          f"{int(columns.lines[first])})", columns.source,
-                          int(columns.lines[row]))
-
-
-def interned(values: npt.NDArray[np.bytes_]) -> tuple[npt.NDArray[np.bytes_],
-                                                      npt.NDArray[np.int64]]:
-    """The distinct byte strings of ``values`` in C's ``strcmp`` order, and each value's code
-    into them: the strings compared as big-endian 8-byte words (``np.lexsort`` over the words,
-    not a sort of Python-compared strings); a column of long runs of one value (a topic column)
-    is interned a run at a time."""
-    n, width = len(values), values.dtype.itemsize
-    if n > 64:
-        starts = np.flatnonzero(np.concatenate(([True], values[1:] != values[:-1])))
-        if len(starts) < n // 8:
-            distinct, codes = interned(values[starts])
-            return distinct, np.repeat(codes, np.diff(np.append(starts, n)))
-    k = -(-width // 8)
-    padded = np.zeros((n, 8 * k), dtype=np.uint8)
-    padded[:, :width] = values.view(np.uint8).reshape(n, width)
-    words = padded.view(">u8").astype(np.uint64)
-    order = np.lexsort(words.T[::-1]) if k > 1 else np.argsort(words[:, 0], kind="stable")
-    ordered = words[order]
-    new = np.concatenate(([n > 0], (ordered[1:] != ordered[:-1]).any(axis=1)))
-    codes = np.empty(n, dtype=np.int64)
-    codes[order] = np.cumsum(new) - 1
-    return values[order[new]], codes
-
-
-def _trec_eval_columns(path: str | Path | Source, least: int, most: int | None, layout: str,
-                       value_field: int, what: str) -> TrecColumns:
-    topics: list[npt.NDArray[np.bytes_]] = []
-    documents: list[npt.NDArray[np.bytes_]] = []
-    values: list[npt.NDArray[Any]] = []
-    numbers: list[npt.NDArray[np.int64]] = []
-    run_id = ""
-    with opened(path) as source:
-        name = source.name
-        for first, block in source.blocks():
-            raw = np.frombuffer(block, dtype=np.uint8)
-            _, starts, ends = field_bounds(raw)
-            if not len(starts):
-                continue
-            line_ends = np.flatnonzero(raw == 10)
-            line_of = np.searchsorted(line_ends, starts)
-            heads = np.flatnonzero(np.concatenate(([True], line_of[1:] != line_of[:-1])))
-            counts = np.diff(np.append(heads, len(starts)))
-            kept = raw[starts[heads]] != ord("#")
-            wrong = kept & ((counts < least) | (counts > (most or counts.max())))
-            if wrong.any():
-                at = int(np.argmax(wrong))
-                expected = f"{least}" if most == least else f"at least {least}"
-                raise FormatError(f"{int(counts[at])} columns: expected {expected} ({layout})",
-                                  name, first + int(line_of[heads[at]]))
-            heads = heads[kept]
-            lines = first + line_of[heads].astype(np.int64)
-            values.append(_numbers(raw, starts[heads + value_field],
-                                   ends[heads + value_field], value_field == 4, what, name,
-                                   lines))
-            for field, kind in ((0, "topic id"), (2, "document id")):
-                long_ids = ends[heads + field] - starts[heads + field] > MAX_ID
-                if long_ids.any():
-                    raise FormatError(f"{kind} longer than {MAX_ID} bytes", name,
-                                      int(lines[int(np.argmax(long_ids))]))
-            topics.append(_strings(raw, starts[heads], ends[heads]))
-            documents.append(_strings(raw, starts[heads + 2], ends[heads + 2]))
-            numbers.append(lines)
-            if least == 6 and len(heads):
-                last = int(heads[-1]) + 5
-                run_id = block[int(starts[last]):int(ends[last])].decode("utf-8")
-    empty = np.zeros(0, dtype="S1")
-    return TrecColumns(np.concatenate(topics) if topics else empty,
-                       np.concatenate(documents) if documents else empty,
-                       np.concatenate(values) if values else np.zeros(0),
-                       np.concatenate(numbers) if numbers else np.zeros(0, dtype=np.int64),
-                       run_id, name)
-
-
-def _strings(raw: npt.NDArray[np.uint8], starts: npt.NDArray[np.intp],
-             ends: npt.NDArray[np.intp]) -> npt.NDArray[np.bytes_]:
-    """The fields ``raw[starts:ends]`` as one ``S`` array (zero-padded to the widest)."""
-    widths = ends - starts
-    width = max(int(widths.max(initial=0)), 1)
-    at = starts[:, None] + np.arange(width)
-    inside = np.arange(width) < widths[:, None]
-    matrix = np.where(inside, raw[np.minimum(at, len(raw) - 1)], 0).astype(np.uint8)
-    return np.ascontiguousarray(matrix).view(f"S{width}").ravel()
-
-
-def _numbers(raw: npt.NDArray[np.uint8], starts: npt.NDArray[np.intp],
-             ends: npt.NDArray[np.intp], real: bool, what: str, name: str,
-             lines: npt.NDArray[np.int64]) -> npt.NDArray[Any]:
-    """The fields as finite floats (``real``, as ``float()`` reads them) or integers; the first
-    bad one is an error."""
-    if real:
-        numbers, unread = decimal_values(raw, word_view(raw.tobytes()), starts, ends)
-        bad = unread | ~np.isfinite(numbers)
-    else:
-        read = integer_values(raw, starts, ends)
-        if read is not None:
-            return read
-        bad = np.array([_INTEGER.fullmatch(raw[a:b].tobytes().decode("utf-8", "replace"))
-                        is None for a, b in zip(starts.tolist(), ends.tolist())])
-        if not bad.any():  # integers wider than MAX_DIGITS
-            bad = np.ones(len(starts), dtype=bool)
-    if not bad.any():
-        return numbers
-    row = int(np.argmax(bad))
-    text = raw[starts[row]:ends[row]].tobytes()
-    kind = "a finite number" if real else "an integer"
-    raise FormatError(f"{what} {shown(text)} is not {kind}", name, int(lines[row]))

@@ -32,7 +32,7 @@ import numpy as np
 import numpy.typing as npt
 
 from inexeval.errors import FormatError, MeasureError
-from inexeval.formats.trec import interned
+from inexeval.formats.trec_columns import byte_ranges, interned, mixed_radix, ranges_union
 from inexeval.measures.trec_eval_more import as_zscores, yaap
 
 NONPOOL = -1
@@ -351,94 +351,110 @@ def log2_table(n: int) -> Floats:
     return np.array(_DISCOUNTS[:n])
 
 
+@dataclass
+class Judgements:
+    """TREC qrels (:class:`~inexeval.formats.trec_columns.TrecColumns`) made ready once for any
+    number of runs: the judged topics in ``strcmp`` order, each judgement's topic code and
+    level, ``counts[t, v]`` (documents of topic t judged at level v >= 0), ``ideal[t]`` (the
+    topic's positive levels in decreasing order, 0 past them), ``positive`` (judgements above
+    0), and the qrels keyed for the document ids of the runs seen so far
+    (:func:`_document_keys`)."""
+
+    columns: Any
+    topics: npt.NDArray[np.bytes_]
+    topic_of: Ints
+    levels: Ints
+    counts: Ints
+    ideal: Ints
+    positive: int
+    keys: _Keys | None = None
+
+
+def judgements(qrels: Any) -> Judgements:
+    """The :class:`Judgements` of qrels read by
+    :func:`~inexeval.formats.trec_columns.read_trec_eval_qrels` (given back if made already)."""
+    if isinstance(qrels, Judgements):
+        return qrels
+    topics, topic_of = interned(qrels.topics)
+    levels = qrels.values.astype(np.int64)
+    t = len(topics)
+    judged = levels >= 0
+    top = int(levels.max(initial=0)) + 1
+    counts = np.bincount(topic_of[judged] * top + levels[judged],
+                         minlength=t * top).reshape(t, top).astype(np.int64)
+    positive = levels > 0
+    rows, values = topic_of[positive], levels[positive]
+    order = np.lexsort((-values, rows))
+    rows, values = rows[order], values[order]
+    sizes = np.bincount(rows, minlength=t)
+    ideal = np.zeros((t, max(int(sizes.max(initial=0)), 1)), dtype=np.int64)
+    ideal[rows, np.arange(len(rows)) - (np.cumsum(sizes) - sizes)[rows]] = values
+    return Judgements(qrels, topics, topic_of, levels, counts, ideal,
+                      int(np.count_nonzero(positive)))
+
+
 def lists(qrels: Any, run: Any, *, complete: bool = False, relevance_level: int = 1,
           max_docs: int | None = None, judged_only: bool = False, num_docs: int = 0,
           keep_repeats: bool = False, flat: bool = False) -> Any:
-    """The :class:`Lists` of a run (:class:`~inexeval.formats.trec.TrecColumns`) on qrels (the
-    same), with trec_eval's options: ``complete`` (-c), ``relevance_level`` (-l),
-    ``max_docs`` (-M), ``judged_only`` (-J), ``num_docs`` (-N); a document retrieved twice for
-    a topic is an error, as in trec_eval, unless ``keep_repeats``. ``flat``: the lists as
-    flat columns (:class:`_Ranked`), to be made matrices a group of topics at a time."""
-    n_judged = len(qrels.documents)
-    all_topics, topic_codes_all = interned(np.concatenate([qrels.topics, run.topics]))
-    judged_codes, topic_of_judgement = np.unique(topic_codes_all[:n_judged],
-                                                 return_inverse=True)
-    judged_topics = all_topics[judged_codes]
-    code_to_judged = np.full(len(all_topics), -1, dtype=np.int64)
-    code_to_judged[judged_codes] = np.arange(len(judged_codes))
-    where = code_to_judged[topic_codes_all[n_judged:]]
-    rows = np.flatnonzero(where >= 0)
-    topic_of_result = where[rows]
-    answered = np.unique(topic_of_result)
-    chosen = np.arange(len(judged_topics)) if complete else answered
-    if not len(chosen):
+    """The :class:`Lists` of a run (:class:`~inexeval.formats.trec_columns.TrecColumns`) on
+    qrels (the same, or their :class:`Judgements`), with trec_eval's options: ``complete``
+    (-c), ``relevance_level`` (-l), ``max_docs`` (-M), ``judged_only`` (-J), ``num_docs``
+    (-N); a document retrieved twice for a topic is an error, as in trec_eval, unless
+    ``keep_repeats``. ``flat``: the lists as flat columns (:class:`_Ranked`), to be made
+    matrices a group of topics at a time."""
+    judged = judgements(qrels)
+    ranked = _ranked(judged, run, relevance_level=relevance_level, max_docs=max_docs,
+                     judged_only=judged_only, num_docs=num_docs, keep_repeats=keep_repeats)
+    if complete:
+        missing = np.ones(len(judged.topics), dtype=bool)
+        missing[ranked.chosen] = False
+        ranked = ranked.joined(_bogus(judged, np.flatnonzero(missing),
+                                      relevance_level=relevance_level, max_docs=max_docs,
+                                      judged_only=judged_only, num_docs=num_docs))
+    if not len(ranked.chosen):
         raise FormatError("no topic has both results and judgements", run.source)
-    bogus_topics = np.setdiff1d(chosen, answered)
-    # one document outside the pool for each topic without results (trec_eval's bogus ranking)
-    result_topics = np.concatenate([topic_of_result, bogus_topics])
-    scores = np.concatenate([run.values[rows], np.ones(len(bogus_topics))])
-    documents, codes = interned(np.concatenate([qrels.documents, run.documents[rows]]))
-    judged_keys = topic_of_judgement.astype(np.int64) * len(documents) + codes[:n_judged]
-    result_codes = np.concatenate([codes[n_judged:], np.full(len(bogus_topics), -1)])
-    result_keys = result_topics.astype(np.int64) * len(documents) + result_codes
-    order = np.argsort(judged_keys)
-    sorted_keys = judged_keys[order]
-    at = np.minimum(np.searchsorted(sorted_keys, result_keys), len(sorted_keys) - 1)
-    listed = (sorted_keys[at] == result_keys) & (result_codes >= 0)
-    judged_levels = qrels.values.astype(np.int64)
-    levels = np.where(listed, judged_levels[order[at]], NONPOOL)
-    levels = np.where(listed & (levels < 0), UNJUDGED, levels)
-    ranking = np.lexsort((-result_codes, -scores, result_topics))
-    topic_codes = result_topics[ranking]
-    starts = np.searchsorted(topic_codes, chosen)
-    ends = np.searchsorted(topic_codes, chosen, side="right")
-    place = np.arange(len(ranking)) - np.repeat(starts, ends - starts)
-    kept = place < (max_docs if max_docs is not None else len(ranking) + 1)
-    if not keep_repeats:
-        _refuse_repeated(run, rows, topic_codes[kept], result_codes[ranking][kept],
-                         ranking[kept])
-    ranking, topic_codes = ranking[kept], topic_codes[kept]
-    levels = levels[ranking]
-    if judged_only:
-        judged_rows = levels >= 0
-        levels, topic_codes = levels[judged_rows], topic_codes[judged_rows]
-    ranked = _Ranked(judged_topics, topic_of_judgement, judged_levels, chosen, bogus_topics,
-                     topic_codes, levels, relevance_level, num_docs, complete)
-    return ranked if flat else ranked.lists(chosen)
+    return ranked if flat else ranked.lists(ranked.chosen)
 
 
 @dataclass
 class _Ranked:
-    """The ranked lists of the evaluated topics as flat columns (topic code and level of each
-    place, topic by topic in rank order), before they are made matrices."""
+    """The ranked lists of some topics as flat columns (the topic code and the level of each
+    place, each topic's places together and in rank order), before they are made matrices:
+    ``chosen`` the topics (codes, increasing), ``bogus`` those scored as trec_eval scores a
+    topic without results (``-c``)."""
 
-    judged_topics: npt.NDArray[np.bytes_]
-    topic_of_judgement: Ints
-    judged_levels: Ints
+    judged: Judgements
     chosen: Ints
-    bogus_topics: Ints
+    bogus: Ints
     topic_codes: Ints
     levels: Ints
     relevance_level: int
     num_docs: int
-    complete: bool
+    complete: bool = False
 
     def lists(self, topics: Ints) -> Lists:
         """The :class:`Lists` of some of the chosen topics (codes, in order)."""
         keep = np.isin(self.topic_codes, topics) if len(topics) < len(self.chosen) else None
         codes = self.topic_codes if keep is None else self.topic_codes[keep]
         levels = self.levels if keep is None else self.levels[keep]
-        made = _matrices(self.judged_topics, self.topic_of_judgement, self.judged_levels, topics,
-                         self.bogus_topics, codes, levels, self.relevance_level, self.num_docs)
+        made = _matrices(self.judged, topics, self.bogus, codes, levels, self.relevance_level,
+                         self.num_docs)
         made.complete = self.complete
         return made
+
+    def joined(self, other: _Ranked) -> _Ranked:
+        """These topics and ``other``'s (none in both) as one."""
+        return _Ranked(self.judged, np.sort(np.concatenate([self.chosen, other.chosen])),
+                       np.concatenate([self.bogus, other.bogus]),
+                       np.concatenate([self.topic_codes, other.topic_codes]),
+                       np.concatenate([self.levels, other.levels]), self.relevance_level,
+                       self.num_docs, self.complete or other.complete)
 
     def groups(self) -> list[Ints]:
         """The chosen topics in groups whose lists differ little in length (each group's matrix
         at most about twice its places, plus 2^16), so that one long list does not make every
         topic's row as long; one group in the usual case."""
-        sizes = np.bincount(np.searchsorted(self.chosen, self.topic_codes),
-                            minlength=len(self.chosen))
+        sizes = np.bincount(self.topic_codes, minlength=len(self.judged.topics))[self.chosen]
         if len(self.chosen) * max(int(sizes.max(initial=0)), 1) <= 2 * len(self.levels) + 65536:
             return [self.chosen]
         order = np.argsort(-sizes, kind="stable")
@@ -454,55 +470,208 @@ class _Ranked:
         return groups
 
 
-def _refuse_repeated(run: Any, rows: Ints, topics: Ints, codes: Ints, ranking: Ints) -> None:
-    keys = topics * (int(codes.max(initial=0)) + 2) + codes
+def _ranked(judged: Judgements, run: Any, *, relevance_level: int, max_docs: int | None,
+            judged_only: bool, num_docs: int, keep_repeats: bool) -> _Ranked:
+    """The ranked lists of the judged topics a run (or a part of one: whole topics) answers,
+    ordered as trec_eval orders them (score descending, ties by document id descending), each
+    place with its level in the qrels (NONPOOL, UNJUDGED), cut at ``max_docs`` places, only
+    judged documents kept if ``judged_only``."""
+    distinct, codes = interned(run.topics)
+    at = np.minimum(np.searchsorted(judged.topics, distinct), len(judged.topics) - 1)
+    topic = np.where(judged.topics[at] == distinct, at, -1)[codes]
+    rows = np.flatnonzero(topic >= 0)
+    everything = len(rows) == len(topic)
+    if not everything:
+        topic = topic[rows]
+    answered = np.zeros(len(judged.topics), dtype=bool)
+    answered[topic] = True  # a topic cut to no place by -M or -J still counts
+    chosen = np.flatnonzero(answered)
+    if not len(rows):
+        return _Ranked(judged, chosen, chosen, topic, topic.copy(), relevance_level, num_docs)
+    scores = run.values if everything else run.values[rows]
+    documents = run.documents if everything else run.documents[rows]
+    keyed, keys = _document_keys(judged, documents)
+    ranking = _ranking(topic, scores, keys, keyed.size)
+    if ranking is not None:
+        topic, keys, rows = topic[ranking], keys[ranking], rows[ranking]
+    if max_docs is not None:
+        kept = _places(topic) < max_docs
+        topic, keys, rows = topic[kept], keys[kept], rows[kept]
+    combined = topic * keyed.size + keys
+    levels, repeated = keyed.look_up(combined, repeats=not keep_repeats)
+    if repeated:
+        _refuse_repeated(run, rows, combined)
+    if judged_only:
+        judged_rows = levels >= 0
+        topic, levels = topic[judged_rows], levels[judged_rows]
+    return _Ranked(judged, chosen, chosen[:0], topic, levels, relevance_level, num_docs)
+
+
+def _places(topic: Ints) -> Ints:
+    """Each line's place in its topic's list (0 for the first; a topic's lines together)."""
+    n = len(topic)
+    starts = np.flatnonzero(np.concatenate(([True], topic[1:] != topic[:-1]))) if n else topic
+    places: Ints = np.arange(n) - np.repeat(starts, np.diff(np.append(starts, n)))
+    return places
+
+
+def _bogus(judged: Judgements, topics: Ints, *, relevance_level: int, max_docs: int | None,
+           judged_only: bool, num_docs: int) -> _Ranked:
+    """The lists trec_eval scores for topics without results (``-c``): one document outside the
+    pool (none if the options cut it: -M0, -J)."""
+    listed = topics if (max_docs is None or max_docs > 0) and not judged_only else topics[:0]
+    return _Ranked(judged, topics, topics, listed, np.full(len(listed), NONPOOL),
+                   relevance_level, num_docs, complete=True)
+
+
+def _ranking(topic: Ints, scores: Floats, keys: Ints, size: int) -> Ints | None:
+    """The order of the lines by topic, score descending, document key descending (None: the
+    order they have). A run usually lists each topic's lines together in decreasing scores:
+    then only lines of equal scores move, sorted by one key (nearly in order already)."""
+    n = len(topic)
+    if n < 2:
+        return None
+    same = topic[1:] == topic[:-1]
+    falling = scores[1:] <= scores[:-1]
+    blocks = n - int(np.count_nonzero(same))
+    if bool((falling | ~same).all()) and blocks == np.count_nonzero(np.bincount(topic)):
+        tied = same & (scores[1:] == scores[:-1])
+        if not tied.any():
+            return None
+        group = np.concatenate(([0], np.cumsum(~tied)))
+        if int(group[-1]) < (1 << 62) // size:
+            ranking: Ints = np.argsort(group * size + (size - 1 - keys), kind="stable")
+            return ranking
+        return np.lexsort((-keys, group))
+    return np.lexsort((-keys, -scores, topic))
+
+
+DENSE = 1 << 22
+"""Most (topic, document key) pairs for which the qrels' levels are held as a table, looked up
+without a search."""
+
+
+@dataclass
+class _Keys:
+    """The qrels' judgements keyed by (topic code * ``size`` + document key) for one encoding of
+    the document ids (:func:`_document_keys`): sorted with their levels (UNJUDGED for a
+    negative level), or, when there are at most :data:`DENSE` pairs, as a table of levels."""
+
+    low: npt.NDArray[np.uint8]
+    high: npt.NDArray[np.uint8]
+    radix: list[int] | None
+    size: int
+    sorted: Ints
+    levels: Ints
+    table: npt.NDArray[np.int16] | None = None
+
+    def look_up(self, combined: Ints, repeats: bool) -> tuple[Ints, bool]:
+        """The level of each (topic, document) key (NONPOOL if the qrels do not list it), and
+        whether a key comes twice (looked for only if ``repeats``)."""
+        if self.table is not None:
+            levels = self.table[combined].astype(np.int64)
+            if not repeats:
+                return levels, False
+            seen = np.zeros(len(self.table), dtype=bool)
+            seen[combined] = True
+            return levels, int(np.count_nonzero(seen)) < len(combined)
+        order = np.argsort(combined)
+        ordered = combined[order]
+        repeated = repeats and bool((ordered[1:] == ordered[:-1]).any())
+        at = np.minimum(np.searchsorted(self.sorted, ordered), len(self.sorted) - 1)
+        levels = np.empty(len(combined), dtype=np.int64)
+        levels[order] = np.where(self.sorted[at] == ordered, self.levels[at], NONPOOL)
+        return levels, repeated
+
+
+def _document_keys(judged: Judgements, documents: npt.NDArray[np.bytes_]) -> tuple[_Keys,
+                                                                                   Ints]:
+    """Document ids as integers in ``strcmp`` order, shared by the qrels and the run's lines:
+    the qrels keyed (:class:`_Keys`) and the keys of ``documents``.
+
+    The key reads the ids' bytes as digits of a mixed radix, each byte place from its least to
+    its greatest value among the ids (places where all ids agree left out), so that ids of many
+    bytes with a common shape (``doc001234``, ``clueweb09-en0000-00-00001``) make small whole
+    numbers; the places and ranges of the qrels and the runs seen so far are kept, and the
+    qrels' keys with them, until a run brings a byte outside them. When the keys would not fit
+    in 63 bits, the ids are numbered by sorting them all (:func:`interned`)."""
+    run_low, run_high = byte_ranges(documents)
+    kept = judged.keys
+    if kept is not None:
+        low, high = ranges_union(run_low, run_high, kept.low, kept.high)
+        if np.array_equal(low, kept.low) and np.array_equal(high, kept.high):
+            return kept, mixed_radix(documents, low, kept.radix or [])
+    topics = max(len(judged.topics), 1)
+    q_low, q_high = byte_ranges(judged.columns.documents)
+    for low, high in ([ranges_union(run_low, run_high, kept.low, kept.high)] if kept else []) + [
+            ranges_union(run_low, run_high, q_low, q_high)]:
+        radix = (high.astype(np.int64) - low + 1).tolist()
+        size = 1
+        for r in radix:
+            size *= r
+        if size * topics < 1 << 62:
+            break
+    else:
+        return _numbered(judged, documents)
+    keys = judged.topic_of * size + mixed_radix(judged.columns.documents, low, radix)
+    levels = np.where(judged.levels < 0, UNJUDGED, judged.levels)
+    if size * topics <= DENSE:
+        table = np.full(size * topics, NONPOOL, dtype=np.int16)
+        table[keys] = levels
+        made = _Keys(low, high, radix, size, keys, levels, table)
+    else:
+        order = np.argsort(keys)
+        made = _Keys(low, high, radix, size, keys[order], levels[order])
+    judged.keys = made
+    return made, mixed_radix(documents, low, radix)
+
+
+def _numbered(judged: Judgements, documents: npt.NDArray[np.bytes_]) -> tuple[_Keys, Ints]:
+    """:func:`_document_keys` for ids too varied for mixed-radix keys: their codes among the
+    qrels' and the run's ids together (made again for every run)."""
+    n = len(judged.levels)
+    distinct, codes = interned(np.concatenate([judged.columns.documents, documents]))
+    size = len(distinct)
+    keys = judged.topic_of * size + codes[:n]
+    order = np.argsort(keys)
+    levels = judged.levels[order]
+    empty = np.zeros(0, dtype=np.uint8)
+    return _Keys(empty, empty, None, size, keys[order], np.where(levels < 0, UNJUDGED, levels)
+                 ), codes[n:]
+
+
+def _refuse_repeated(run: Any, rows: Ints, keys: Ints) -> None:
+    """The error for the first line that repeats a (topic, document) of an earlier one among
+    ``rows`` (the run's rows, ``keys`` their topic and document)."""
     order = np.argsort(keys, kind="stable")
-    same = (keys[order][1:] == keys[order][:-1]) & (codes[order][1:] >= 0)
-    if same.any():
-        pair = np.flatnonzero(same)
-        first = rows[ranking[order[pair]]]
-        second = rows[ranking[order[pair + 1]]]
-        later = np.maximum(first, second)
-        at = int(np.argmin(later))
-        line = int(run.lines[later[at]])
-        earlier = int(run.lines[min(first[at], second[at])])
-        document = run.documents[later[at]].decode("utf-8")
-        topic = run.topics[later[at]].decode("utf-8")
-        raise FormatError(f"topic {topic!r} retrieves {document!r} twice (first at line "
-                          f"{earlier}; trec_eval stops there; --keep-repeats keeps both)",
-                          run.source, line)
+    pair = np.flatnonzero(keys[order][1:] == keys[order][:-1])
+    first, second = rows[order[pair]], rows[order[pair + 1]]
+    later = np.maximum(first, second)
+    at = int(np.argmin(later))
+    line = int(run.lines[later[at]])
+    earlier = int(run.lines[min(first[at], second[at])])
+    document = run.documents[later[at]].decode("utf-8")
+    topic = run.topics[later[at]].decode("utf-8")
+    raise FormatError(f"topic {topic!r} retrieves {document!r} twice (first at line "
+                      f"{earlier}; trec_eval stops there; --keep-repeats keeps both)",
+                      run.source, line)
 
 
-def _matrices(judged_topics: npt.NDArray[np.bytes_], topic_of_judgement: Ints,
-              judged_levels: Ints, chosen: Ints, bogus_topics: Ints, topic_codes: Ints,
+def _matrices(judged: Judgements, chosen: Ints, bogus_topics: Ints, topic_codes: Ints,
               levels: Ints, relevance_level: int, num_docs: int) -> Lists:
     t = len(chosen)
-    row_of = np.full(len(judged_topics), -1, dtype=np.int64)
+    row_of = np.full(len(judged.topics), -1, dtype=np.int64)
     row_of[chosen] = np.arange(t)
     rows = row_of[topic_codes]
     num_ret = np.bincount(rows, minlength=t).astype(np.int64)
     width = max(int(num_ret.max(initial=0)), 1)
-    starts = np.concatenate(([0], np.cumsum(num_ret)[:-1]))
-    place = np.arange(len(rows)) - starts[rows]
     matrix = np.full((t, width), PAD, dtype=np.int64)
-    matrix[rows, place] = levels
-    judged_rows = row_of[topic_of_judgement]
-    mine = (judged_rows >= 0) & (judged_levels >= 0)
-    top = int(judged_levels[mine].max(initial=0)) + 1
-    counts = np.bincount(judged_rows[mine] * top + judged_levels[mine],
-                         minlength=t * top).reshape(t, top).astype(np.int64)
-    positive = (judged_rows >= 0) & (judged_levels > 0)
-    ideal_rows, ideal_levels = judged_rows[positive], judged_levels[positive]
-    order = np.lexsort((-ideal_levels, ideal_rows))
-    ideal_rows, ideal_levels = ideal_rows[order], ideal_levels[order]
-    sizes = np.bincount(ideal_rows, minlength=t)
-    ideal = np.zeros((t, max(int(sizes.max(initial=0)), 1)), dtype=np.int64)
-    ideal_starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
-    ideal[ideal_rows, np.arange(len(ideal_rows)) - ideal_starts[ideal_rows]] = ideal_levels
-    bogus = np.isin(chosen, bogus_topics)
-    topics = [judged_topics[c].decode("utf-8") for c in chosen.tolist()]
-    return Lists(topics, matrix, num_ret, counts, ideal, bogus, relevance_level, num_docs,
-                 int(np.count_nonzero(judged_levels > 0)))
+    matrix[rows, _places(rows)] = levels
+    bogus = np.zeros(len(judged.topics), dtype=bool)
+    bogus[bogus_topics] = True
+    topics = [topic.decode("utf-8") for topic in judged.topics[chosen].tolist()]
+    return Lists(topics, matrix, num_ret, judged.counts[chosen], judged.ideal[chosen],
+                 bogus[chosen], relevance_level, num_docs, judged.positive)
 
 
 # --- the measures ------------------------------------------------------------------------------
@@ -1123,21 +1292,51 @@ def evaluate(qrels: Any, run: Any, measures: Iterable[str] = (), *, complete: bo
              num_docs: int = 0, keep_repeats: bool = False,
              zscores: Mapping[str, Mapping[str, tuple[float, float]]] | None = None
              ) -> TrecEvalResults:
-    """Evaluate a run on qrels (:class:`~inexeval.formats.trec.TrecColumns`, from
-    :func:`~inexeval.formats.trec.read_trec_eval_run` and
-    :func:`~inexeval.formats.trec.read_trec_eval_qrels`) as trec_eval 10.0 does, with its
-    ``-m`` arguments (``measures``) and options (see :func:`lists`); ``zscores`` (``-Z``,
+    """Evaluate a run on qrels as trec_eval 10.0 does, with its ``-m`` arguments
+    (``measures``) and options (see :func:`lists`). The run is its columns
+    (:func:`~inexeval.formats.trec_columns.read_trec_eval_run`) or its parts, each of whole
+    topics (:func:`~inexeval.formats.trec_columns.read_trec_eval_run_parts`: only one part is
+    held at a time); the qrels their columns
+    (:func:`~inexeval.formats.trec_columns.read_trec_eval_qrels`) or, for many runs, their
+    :class:`Judgements`. ``zscores`` (``-Z``,
     :func:`~inexeval.formats.trec_zscores.read_zscores`): each topic's values as z-scores
     (:func:`~inexeval.measures.trec_eval_more.as_zscores`) before they are averaged."""
     chosen = choose(measures)
-    ranked: _Ranked = lists(qrels, run, complete=complete, relevance_level=relevance_level,
-                            max_docs=max_docs, judged_only=judged_only, num_docs=num_docs,
-                            keep_repeats=keep_repeats, flat=True)
-    groups = ranked.groups()
-    parts = [_values(ranked.lists(group), chosen) for group in groups]
+    judged = judgements(qrels)
+    options: dict[str, Any] = {"relevance_level": relevance_level, "max_docs": max_docs,
+                               "judged_only": judged_only, "num_docs": num_docs}
+    groups: list[Ints] = []
+    parts: list[tuple[Lists, list[tuple[Floats, list[str] | None]]]] = []
+    answered = np.zeros(len(judged.topics), dtype=bool)
+    failure: FormatError | None = None
+    run_id = source = ""
+    for part in [run] if hasattr(run, "topics") else run:
+        run_id, source = part.run_id, part.source
+        if failure is not None:
+            continue  # trec_eval reads the whole run first: an error of reading comes first
+        try:
+            ranked = _ranked(judged, part, keep_repeats=keep_repeats, **options)
+        except FormatError as error:
+            failure = error
+            continue
+        answered[ranked.chosen] = True
+        if len(ranked.chosen):
+            for group in ranked.groups():
+                groups.append(group)
+                parts.append(_values(ranked.lists(group), chosen))
+    if failure is not None:
+        raise failure
+    if complete and not answered.all():
+        ranked = _bogus(judged, np.flatnonzero(~answered), **options)
+        for group in ranked.groups():
+            groups.append(group)
+            parts.append(_values(ranked.lists(group), chosen))
+    if not parts:
+        raise FormatError("no topic has both results and judgements", source)
     # back to the topics' order
     order = np.argsort(np.concatenate(groups), kind="stable")
     ls = parts[0][0] if len(groups) == 1 else _joined([p[0] for p in parts], order)
+    ls.complete = complete
     evaluated = []
     for j, c in enumerate(chosen):
         if c.definition.printed == "string":
@@ -1149,7 +1348,7 @@ def evaluate(qrels: Any, run: Any, measures: Iterable[str] = (), *, complete: bo
         if zscores is not None:
             values = as_zscores(ls.topics, c.labels, values, zscores)
         evaluated.append(Evaluated(c, values, _overall(ls, c.definition, values)))
-    return TrecEvalResults(ls.topics, run.run_id, evaluated, zscores is not None)
+    return TrecEvalResults(ls.topics, run_id, evaluated, zscores is not None)
 
 
 def _values(ls: Lists, chosen: list[Chosen]) -> tuple[Lists, list[tuple[Floats,
