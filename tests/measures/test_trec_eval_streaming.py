@@ -64,7 +64,10 @@ def test_a_large_run_evaluates_in_the_memory_of_a_small_one(tmp_path: Path) -> N
 
 @pytest.mark.slow
 def test_many_runs_in_the_memory_of_one(tmp_path: Path) -> None:
-    """Eight runs of 200,000 lines one after another: the peak of one run."""
+    """Eight runs of 200,000 lines one after another: about the peak of one. The margin, 20
+    MiB, is the noise of the reading thread (whether the next part is read while one is
+    evaluated: 71 to 84 MiB for one to sixteen runs, measured, flat beyond two); one run held
+    after its evaluation (its columns alone some 5 MiB) would add 35 MiB over the eight."""
     qrels = tmp_path / "qrels"
     qrels.write_text("".join(f"{1000 + t} 0 doc{d * 13} {d % 3}\n" for t in range(200)
                              for d in range(60)))
@@ -73,7 +76,7 @@ def test_many_runs_in_the_memory_of_one(tmp_path: Path) -> None:
     argv = ["trec_eval", "--jobs", "1", "-m", "map", "-m", "P.10", str(qrels)]
     one = _peak([*argv, str(run)])
     eight = _peak([*argv, *[str(run)] * 8])
-    assert eight < one + (10 << 10), (eight >> 10, one >> 10)
+    assert eight < one + (20 << 10), (eight >> 10, one >> 10)
 
 
 def _text(lines: list[tuple[str, str, float]]) -> str:

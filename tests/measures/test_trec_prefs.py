@@ -158,3 +158,10 @@ def test_against_trec_eval_binary(tmp_path: Path, capsys: pytest.CaptureFixture[
     capsys.readouterr()
     assert main(["trec_eval", *argv]) == 0
     assert capsys.readouterr().out == expected
+
+
+def test_trec_eval_names_every_preference_measure() -> None:
+    from inexeval.measures.trec_eval import PREFERENCE_NAMES
+    from inexeval.measures.trec_prefs import NICKNAMES
+
+    assert ("runid", "num_q", *PREFERENCE_NAMES) == NICKNAMES["all_prefs"]

@@ -96,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
 def _preferences(args: argparse.Namespace) -> int:
     """``-R prefs`` and ``-R qrels_prefs``: the preference measures."""
     from inexeval.errors import InexevalError
-    from inexeval.formats.trec import read_trec_eval_run
+    from inexeval.formats.trec_columns import read_trec_eval_run
     from inexeval.formats.trec_prefs import read_prefs
     from inexeval.measures.trec_prefs import choose, evaluate
 
@@ -123,7 +123,7 @@ def _judgement_groups(args: argparse.Namespace) -> int:
     """``-R qrels_jg``: each judgement group's measures, averaged over a topic's groups."""
     import numpy as np
 
-    from inexeval.formats.trec import read_trec_eval_run
+    from inexeval.formats.trec_columns import read_trec_eval_run
     from inexeval.formats.trec_jg import read_qrels_jg
     from inexeval.measures.trec_jg import choose, evaluate_groups
 

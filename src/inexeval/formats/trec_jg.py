@@ -5,7 +5,7 @@ judgements), read as columns whose topic ids are ``topic group`` (for
 
 Read as trec_eval reads them, but strictly: ``#`` comment lines and blank lines are skipped; a
 line with another number of fields, a level that is not an integer or above
-:data:`~inexeval.formats.trec.MAX_LEVEL`, or a document judged twice in one group is an error
+:data:`~inexeval.formats.trec_columns.MAX_LEVEL`, or a document judged twice in one group is an error
 naming the line.
 """
 
@@ -17,7 +17,7 @@ import numpy as np
 
 from inexeval.errors import FormatError, shown
 from inexeval.formats.source import opened
-from inexeval.formats.trec import MAX_LEVEL, TrecColumns
+from inexeval.formats.trec_columns import MAX_LEVEL, TrecColumns
 
 
 def read_qrels_jg(path: str | Path) -> TrecColumns:

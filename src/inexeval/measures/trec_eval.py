@@ -33,7 +33,7 @@ import numpy.typing as npt
 
 from inexeval.errors import FormatError, MeasureError
 from inexeval.formats.trec_columns import byte_ranges, interned, mixed_radix, ranges_union
-from inexeval.measures.trec_eval_more import as_zscores, yaap
+from inexeval.measures.trec_eval_more import as_zscores
 
 NONPOOL = -1
 """Level of a retrieved document that the qrels do not list (trec_eval's RELVALUE_NONPOOL)."""
@@ -187,6 +187,14 @@ def choose(requests: Iterable[str]) -> list[Chosen]:
     return [_chosen(d, given.get(d.name)) for d in DEFINITIONS if d.name in marked]
 
 
+PREFERENCE_NAMES = (
+    "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret", "prefs_simp",
+    "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret",
+    "prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp",
+    "prefs_avgjg_imp")
+"""The preference measures' names (:mod:`inexeval.measures.trec_prefs` computes them; named
+here, which that module imports, to tell a user who asks for one without ``-R prefs``)."""
+
 _INEXEVAL_NAMES = {"AP": "map", "RR": "recip_rank", "R-Prec": "Rprec", "nDCG": "ndcg_cut.10",
                    "R": "recall", "Judged": "unj", "MAP": "map", "MRR": "recip_rank"}
 """inexeval's names of trec_eval's measures, to suggest trec_eval's."""
@@ -197,9 +205,7 @@ def _suggestion(name: str) -> str:
     inexeval measure (``AP`` is ``map``), else the closest name by spelling."""
     import difflib
 
-    from inexeval.measures.trec_prefs import NICKNAMES as PREFS
-
-    if name in PREFS["all_prefs"] or name in PREFS:
+    if name in PREFERENCE_NAMES or name in ("prefs", "all_prefs"):
         return " (a preference measure: give -R prefs or -R qrels_prefs)"
     if name in ("map_avgjg", "P_avgjg", "Rprec_mult_avgjg", "qrels_jg"):
         return " (a judgement-group measure: give -R qrels_jg)"
@@ -1203,6 +1209,20 @@ def _relstring(ls: Lists, chosen: Chosen) -> list[str]:
             str(v) if 0 <= v <= 9 else ">" if v > 9 else "-" if v == NONPOOL else
             "." if v == UNJUDGED else "<" for v in row[:n]))
     return out
+
+
+
+def yaap(ls: Lists, chosen: Chosen) -> Floats:
+    """Robertson's "yet another average precision" (S. Robertson, "On smoothing average
+    precision", ECIR 2012, LNCS 7224, pp. 158-169; ``m_yaap.c``): with S the sum, over the
+    relevant documents retrieved, of the precision at each, ``log((1 + S) / (1 + R - S))``, R
+    the number of relevant documents, S added left to right as trec_eval adds; monotonic with
+    average precision on one topic and finite where AP is 0 or 1."""
+
+    total = _row_sums(_ap_terms(ls))
+    values = [math.log((1.0 + s) / (1.0 + r - s))
+              for s, r in zip(total.tolist(), ls.num_rel.tolist())]
+    return np.array(values, dtype=np.float64).reshape(-1, 1)
 
 
 KERNELS: dict[str, Callable[[Lists, Chosen], Floats]] = {

@@ -1,36 +1,18 @@
-"""trec_eval 10.0's later additions, kept beside :mod:`inexeval.measures.trec_eval` (whose
-table lists them): ``yaap`` (``m_yaap.c``) and ``-Z``, the values as z-scores against a file
-of means and standard deviations (``convert_zscores.c``).
-
-yaap is Robertson's "yet another average precision" (S. Robertson, "On smoothing average
-precision", ECIR 2012, LNCS 7224, pp. 158-169): with S the sum, over the relevant documents
-retrieved, of the precision at each, ``log((1 + S) / (1 + R - S))``, R the number of relevant
-documents; it is monotonic with average precision on one topic and finite where AP is 0 or 1.
-"""
+"""trec_eval 10.0's ``-Z``: the values as z-scores against a file of means and standard
+deviations (``convert_zscores.c``), for :mod:`inexeval.measures.trec_eval` and the preference
+and judgement-group measures alike (a module of its own, which imports none of them)."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
 
 import numpy as np
+import numpy.typing as npt
 
-if TYPE_CHECKING:  # trec_eval's table imports this module's measures
-    from inexeval.measures.trec_eval import Chosen, Floats, Lists
+Floats = npt.NDArray[np.float64]
 
 MISSING_ZSCORE = -1000000.0
 """What trec_eval prints for a value whose topic or measure the z-score file lacks."""
-
-
-def yaap(ls: Lists, chosen: Chosen) -> Floats:
-    """``log((1 + S) / (1 + R - S))``, S added left to right as ``m_yaap.c`` adds."""
-    from inexeval.measures.trec_eval import _ap_terms, _row_sums
-
-    total = _row_sums(_ap_terms(ls))
-    values = [math.log((1.0 + s) / (1.0 + r - s))
-              for s, r in zip(total.tolist(), ls.num_rel.tolist())]
-    return np.array(values, dtype=np.float64).reshape(-1, 1)
 
 
 def as_zscores(topics: list[str], labels: tuple[str, ...], values: Floats,
