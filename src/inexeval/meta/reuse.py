@@ -8,8 +8,8 @@ the other runs exactly as the full pool was (:class:`inexeval.meta.pool.Pooling`
 pooled, ``--runs-per-group M``, from the other pooled runs: a run that was not pooled
 contributed nothing, and leaving it out changes no qrels); the units judged only because of
 the left-out runs (in the full pool, not in the rebuilt one) become unjudged, and the left-out
-runs are scored on those qrels. The unit is the article for FOL and TREC qrels, the element for INEX 2002-2005
-element qrels pooled by depth (:func:`inexeval.meta.pool.pool_unit`).
+runs are scored on those qrels. The unit is the article for FOL and TREC qrels, the element for
+INEX 2002-2005 element qrels pooled by depth (:func:`inexeval.meta.pool.pool_unit`).
 
 Per left-out run and measure (scores are means over every assessed topic, ``eval -c``):
 
