@@ -109,6 +109,21 @@ def test_tau_ap_by_hand() -> None:
     assert rmse(truth, truth + np.array([1.0, -1.0, 1.0, -1.0])) == 1.0
 
 
+def test_kendall_tau_is_scipys_tau_b() -> None:
+    from scipy.stats import kendalltau
+
+    rng = np.random.default_rng(5)
+    for _ in range(200):
+        m = int(rng.integers(2, 60))
+        truth = np.round(rng.random(m), 1)  # ties in both
+        estimate = np.round(truth + rng.normal(0, 0.2, m), 1)
+        expected = float(kendalltau(truth, estimate).statistic)
+        assert kendall_tau(truth, estimate) == pytest.approx(expected, abs=1e-15, nan_ok=True)
+    assert math.isnan(kendall_tau(np.ones(4), np.arange(4.0)))
+    assert math.isnan(kendall_tau(np.array([1.0, np.nan]), np.array([2.0, 3.0])))
+    assert kendall_tau(np.array([1.0, 2.0, np.nan]), np.array([1.0, 3.0, 0.0])) == 1.0
+
+
 # ------------------------------------------------------------------ pools
 
 

@@ -23,7 +23,7 @@ known), and for INEX 2002-2005 element qrels pooled by depth from element runs, 
 the element (as evaluated, implicit assessments included).
 
 For every measure and level the run means on the reduced qrels are compared with those on the
-full qrels: Kendall's tau (tau-b, scipy), tau_AP (Yilmaz, Aslam and Robertson 2008, the full
+full qrels: Kendall's tau (tau-b), tau_AP (Yilmaz, Aslam and Robertson 2008, the full
 qrels as truth) and the RMSE; and the discriminative power of the measure at that level
 (:mod:`inexeval.meta.power`). Scores are averaged over every assessed topic (``eval -c``).
 
@@ -431,16 +431,16 @@ def sampled_units(judged: Judged, rate: float, strategy: str, rng: np.random.Gen
 
 
 def kendall_tau(truth: Floats, estimate: Floats) -> float:
-    """Kendall's tau-b of two score vectors (scipy), over the runs defined in both; NaN when
-    fewer than two or when one is constant."""
-    from scipy.stats import kendalltau
+    """Kendall's tau-b of two score vectors (:func:`inexeval.meta.agree.kendall`, as ``meta
+    agree`` computes it: scipy's ``kendalltau`` to the last bit or two, without importing
+    scipy.stats, a second of CPU), over the runs defined in both; NaN when fewer than two or
+    when one is constant."""
+    from inexeval.meta.agree import kendall
 
     both = ~(np.isnan(truth) | np.isnan(estimate))
     if both.sum() < 2:
         return math.nan
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return float(kendalltau(truth[both], estimate[both]).statistic)
+    return float(kendall(truth[both], estimate[both])[0])
 
 
 def tau_ap(truth: Floats, estimate: Floats) -> float:
