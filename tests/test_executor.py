@@ -86,11 +86,12 @@ def test_shipped_runs_come_back_equal(tmp_path: object) -> None:
     (folder / "a.fol").write_text("1 Q0 d1 1 0.9 a 0 10\n1 Q0 d2 2 0.5 a 5 7\n"
                                   "3 Q0 d1 1 0.3 a 2 9\n")
     runs = [load_run(str(folder / "a.fol")),
-            element_run("b", {"1": [("d1", "/article[1]/sec[2]")], "2": []})]
+            element_run("b", {"1": [("d1", "/article[1]/sec[2]")], "2": []}),
+            element_run("c", {"1": [("", ""), ("x\ny", "/a[1]")]})]  # not one text
     shipped = ShippedRuns(runs)
     back = pickle.loads(pickle.dumps(shipped))
     assert repr(_contents(back)) == repr(_contents(shipped))  # NaN scores too
-    assert len(back) == 2 and back.runs[0].topics["3"].rsv.tolist() == [0.3]
+    assert len(back) == 3 and back.runs[0].topics["3"].rsv.tolist() == [0.3]
 
 
 def test_a_local_dask_cluster_gives_the_same_bytes() -> None:

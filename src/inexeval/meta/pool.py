@@ -146,7 +146,7 @@ class CodedRuns:
     topic, not the runs): ``keys[topic]`` the distinct units sorted (as :func:`unit_keys` makes
     them); ``rounds[topic]`` the results of every run in round-robin order (by rank, then run:
     rank 1 of every run, then rank 2, ...) as four arrays, the code of the unit, the code of its
-    article, the run's position and the rank (the coding of
+    article, the run's position and the rank (32-bit: half the bytes to ship; the coding of
     :func:`inexeval.analysis.pooling.pool_runs`, over whole lists); ``count`` the runs.
 
     The round-robin order of any subset of the runs is this order with the other runs' results
@@ -154,8 +154,8 @@ class CodedRuns:
 
     pooling: Pooling
     keys: Mapping[str, Keys]
-    rounds: Mapping[str, tuple[npt.NDArray[np.int64], npt.NDArray[np.int64],
-                               npt.NDArray[np.int64], npt.NDArray[np.int64]]]
+    rounds: Mapping[str, tuple[npt.NDArray[np.int32], npt.NDArray[np.int32],
+                               npt.NDArray[np.int32], npt.NDArray[np.int32]]]
     count: int
 
     @classmethod
@@ -181,9 +181,9 @@ class CodedRuns:
             rank = np.arange(len(run), dtype=np.int64) - np.repeat(np.cumsum(sizes) - sizes,
                                                                    sizes) + 1
             order = np.lexsort((run, rank))
-            rounds[topic] = (unit_codes.ravel()[order].astype(np.int64),
-                             article_codes.ravel()[order].astype(np.int64), run[order],
-                             rank[order])
+            rounds[topic] = (unit_codes.ravel()[order].astype(np.int32),
+                             article_codes.ravel()[order].astype(np.int32),
+                             run[order].astype(np.int32), rank[order].astype(np.int32))
         return cls(pooling, keys, rounds, len(runs))
 
     def pooled(self, runs: Sequence[int] | None = None, level: int | None = None
@@ -216,7 +216,7 @@ class CodedRuns:
         return pooled
 
 
-def _round_robin_stop(article: npt.NDArray[np.int64], target: int) -> int:
+def _round_robin_stop(article: npt.NDArray[np.int32], target: int) -> int:
     """How many results, in round-robin order, the pool takes: up to the one that brings the
     ``target``-th distinct article (all when there are fewer)."""
     if len(article) == 0:
@@ -265,13 +265,35 @@ class ShippedRuns:
 _COLUMNS = ("files", "paths", "offsets", "lengths", "ranks", "lines", "missing")
 
 
+_NAMES = ("files", "paths")
+"""The columns of strings: shipped as one text each, names separated by newlines (a name read
+from a line holds none; pickling a million small strings one by one cost more than the rest)."""
+
+
+def _as_text(names: npt.NDArray[np.object_]) -> Any:
+    text = "\n".join(names.tolist())
+    return text if text.count("\n") == len(names) - 1 else names
+
+
+def _from_text(text: Any, size: int) -> npt.NDArray[np.object_]:
+    if not isinstance(text, str):
+        return np.asarray(text)
+    names = np.empty(size, dtype=object)
+    names[:] = text.split("\n") if size else []
+    return names
+
+
 def _packed(run: Run) -> tuple[Any, ...]:
     from inexeval.formats.lines import PrintedScores
 
     parts = list(run.topics.values())
     sizes = np.array([len(tr) for tr in parts], dtype=np.int64)
-    columns = {name: (np.concatenate([getattr(tr, name) for tr in parts]) if parts else None)
-               for name in _COLUMNS}
+    columns: dict[str, Any] = {
+        name: (np.concatenate([getattr(tr, name) for tr in parts]) if parts else None)
+        for name in _COLUMNS}
+    for name in _NAMES:
+        if columns[name] is not None:
+            columns[name] = _as_text(columns[name])
     given = [tr.__dict__["rsv"] for tr in parts]
     rsv: Any = (PrintedScores.joined(given) if given and all(isinstance(g, PrintedScores)
                                                              for g in given)
@@ -288,6 +310,9 @@ def _unpacked_runs(packed: tuple[tuple[Any, ...], ...]) -> ShippedRuns:
     runs = []
     for name, kind, source, meta, topics, sizes, columns, rsv, coded, codes in packed:
         bounds = np.concatenate(([0], np.cumsum(sizes))).tolist()
+        for column in _NAMES:
+            if columns[column] is not None:
+                columns[column] = _from_text(columns[column], bounds[-1])
         code_bounds = np.concatenate(([0], np.cumsum(np.where(coded, sizes, 0)))).tolist()
         parts = {}
         for k, topic in enumerate(topics):
