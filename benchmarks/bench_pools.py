@@ -53,6 +53,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -185,6 +186,40 @@ def stop_cluster(processes: dict[str, subprocess.Popen[bytes]]) -> None:
         process.wait(30)
 
 
+def what_travels(runs: list[Path], articles: int, workers: int = 2) -> None:
+    """Print what a Dask executor of ``workers`` workers would send for the reuse study: the
+    shared inputs (to every worker) and each chunk of tasks, pickled as it pickles them."""
+    import pickle
+
+    from inexeval.executor import Serial
+    from inexeval.formats.detect import load_assessments, load_run
+    from inexeval.meta.pool import Pooling, Scoring
+    from inexeval.meta.reuse import reuse_study, run_groups
+
+    class Probe:
+        """Serial, saying it has ``workers`` workers, measuring what it would ship."""
+
+        def __init__(self) -> None:
+            self.workers = workers
+
+        def map(self, fn: Any, tasks: Any, shared: Any = None, *,
+                description: str | None = None) -> list[Any]:
+            start = time.process_time()
+            sizes = [len(pickle.dumps(t, protocol=pickle.HIGHEST_PROTOCOL)) for t in tasks]
+            spent = time.process_time() - start
+            every = len(pickle.dumps(shared, protocol=pickle.HIGHEST_PROTOCOL))
+            print(f"shared inputs: {every / 1e6:.1f} MB to each worker; {len(tasks)} tasks "
+                  f"(chunks): {sum(sizes) / 1e6:.1f} MB, {min(sizes) / 1e6:.1f}-"
+                  f"{max(sizes) / 1e6:.1f} MB each, pickled in {spent:.2f} s of CPU")
+            return Serial().map(fn, tasks, shared)
+
+    qrels = load_assessments(str(QRELS))
+    loaded = [load_run(str(path)) for path in runs]
+    groups = run_groups([r.name for r in loaded], r"^(g\d+)")
+    reuse_study(qrels, loaded, Scoring(task="focused"), Pooling(articles=articles),
+                groups=groups, executor=Probe())
+
+
 def _load() -> str:
     return subprocess.run(["uptime"], check=False, capture_output=True,
                           text=True).stdout.strip()
@@ -211,11 +246,17 @@ def main() -> None:
     parser.add_argument("--idle", type=float, default=10.0,
                         help="seconds a running cluster is watched idle first, to tell its "
                         "ticking (heartbeats) from the study's cost (default 10)")
+    parser.add_argument("--travels", action="store_true",
+                        help="only print what the reuse study ships to 2 Dask workers (bytes "
+                        "of the shared inputs and of each chunk of tasks)")
     parser.add_argument("--skip", action="append", default=[],
                         choices=("jobs2", "dask1", "local"),
                         help="leave out --jobs 2, the 1-worker cluster or local:2 (repeatable)")
     args = parser.parse_args()
     runs = make_runs(args.folder, args.runs, args.groups)
+    if args.travels:
+        what_travels(runs, args.articles)
+        return
     print(f"{len(runs)} runs in {args.groups} groups, {os.cpu_count()} cores; before: "
           f"{_load()}", flush=True)
     command = [sys.executable, "-m", "inexeval.cli", "meta", args.study, str(QRELS),

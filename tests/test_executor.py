@@ -92,6 +92,10 @@ def test_shipped_runs_come_back_equal(tmp_path: object) -> None:
     back = pickle.loads(pickle.dumps(shipped))
     assert repr(_contents(back)) == repr(_contents(shipped))  # NaN scores too
     assert len(back) == 3 and back.runs[0].topics["3"].rsv.tolist() == [0.3]
+    first = back.runs[0].topics["1"]
+    assert {getattr(first, f).dtype for f in ("offsets", "lengths", "ranks", "lines")} == {
+        np.dtype(np.int64)}  # shipped narrower, given back as read
+    assert first.files.dtype == object and first.offsets.tolist() == [0, 5]
 
 
 def test_a_local_dask_cluster_gives_the_same_bytes() -> None:

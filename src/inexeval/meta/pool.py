@@ -297,6 +297,18 @@ def _from_text(text: Any, size: int) -> npt.NDArray[np.object_]:
     return names
 
 
+def _narrow(values: Any) -> Any:
+    """64-bit integers as 32-bit ones when they fit (half the bytes to ship)."""
+    if (values is None or values.dtype != np.int64 or not len(values)
+            or values.min() < -(2**31) or values.max() >= 2**31):
+        return values
+    return values.astype(np.int32)
+
+
+def _widened(values: Any) -> Any:
+    return values.astype(np.int64) if values is not None and values.dtype == np.int32 else values
+
+
 def _packed(run: Run) -> tuple[Any, ...]:
     from inexeval.formats.lines import PrintedScores
 
@@ -308,12 +320,14 @@ def _packed(run: Run) -> tuple[Any, ...]:
     for name in _NAMES:
         if columns[name] is not None:
             columns[name] = _as_text(columns[name])
+    for name in ("offsets", "lengths", "ranks", "lines"):
+        columns[name] = _narrow(columns[name])
     given = [tr.__dict__["rsv"] for tr in parts]
     rsv: Any = (PrintedScores.joined(given) if given and all(isinstance(g, PrintedScores)
                                                              for g in given)
                 else np.concatenate([tr.rsv for tr in parts]) if parts else None)
     coded = np.array([len(tr.codes) > 0 for tr in parts], dtype=bool)
-    codes = np.concatenate([tr.codes for tr in parts]) if parts else None
+    codes = _narrow(np.concatenate([tr.codes for tr in parts])) if parts else None
     return (run.name, run.kind, run.source, dict(run.meta), [tr.topic for tr in parts], sizes,
             columns, rsv, coded, codes)
 
@@ -327,6 +341,9 @@ def _unpacked_runs(packed: tuple[tuple[Any, ...], ...]) -> ShippedRuns:
         for column in _NAMES:
             if columns[column] is not None:
                 columns[column] = _from_text(columns[column], bounds[-1])
+        for column in ("offsets", "lengths", "ranks", "lines"):
+            columns[column] = _widened(columns[column])
+        codes = _widened(codes)
         code_bounds = np.concatenate(([0], np.cumsum(np.where(coded, sizes, 0)))).tolist()
         parts = {}
         for k, topic in enumerate(topics):
