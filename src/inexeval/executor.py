@@ -272,12 +272,11 @@ def map_chunked(executor: Executor, fn: Callable[[Any, T], R], tasks: Sequence[T
                 shared: Any = None, *, per_worker: int = CHUNKS_PER_WORKER,
                 description: str | None = None) -> list[R]:
     """``executor.map(fn, tasks, shared)``, the tasks given out in about ``per_worker`` chunks
-    per worker of the executor (contiguous slices, :func:`chunks`; every task alone on one
-    worker): the same results in task order, whatever the chunking."""
-    workers = worker_count(executor)
-    if workers == 1 or len(tasks) <= 1:
+    per worker of the executor (contiguous slices, :func:`chunks`; :class:`Serial` runs them
+    one by one, as they come): the same results in task order, whatever the chunking."""
+    if isinstance(executor, Serial) or len(tasks) <= 1:
         return executor.map(fn, tasks, shared, description=description)
-    spans = chunks(len(tasks), per_worker * workers)
+    spans = chunks(len(tasks), per_worker * worker_count(executor))
     done = executor.map(_chunk_call, [(fn, tasks[a:b]) for a, b in spans], shared,
                         description=description)
     return [result for part in done for result in part]
