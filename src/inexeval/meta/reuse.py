@@ -27,8 +27,9 @@ Per measure over all runs: ``mean_drop`` and ``max_drop`` of ``difference``, and
 ``score_without`` (each run scored without its own group's contribution).
 
 Every left-out run or group is one task of an :mod:`inexeval.executor`, given out in contiguous
-chunks of tasks (:func:`inexeval.executor.map_chunked`, a few per worker); the output is the
-same bytes whoever runs the tasks, however many at a time.
+chunks of tasks (:func:`inexeval.executor.map_chunked`, a few per worker); this process scores
+every run on the full qrels while the workers run the tasks. The output is the same bytes
+whoever runs the tasks, however many at a time.
 """
 
 from __future__ import annotations
@@ -57,6 +58,7 @@ from inexeval.meta.pool import (
     without_units,
 )
 from inexeval.model import Assessments, Run
+from inexeval.scores import Scores
 
 
 def run_groups(names: Sequence[str], group: str) -> list[str]:
@@ -126,14 +128,13 @@ class _ReuseWork:
     coded: CodedRuns
     full_units: Mapping[str, Keys]
     judged: Mapping[str, Judged]
-    measures: tuple[str, ...]
 
 
 def _left_out_task(work: _ReuseWork, task: tuple[tuple[int, ...], ShippedRuns]
-                   ) -> tuple[Floats, int]:
-    """The means of the left-out runs (their positions and the runs themselves, the only task
-    that needs them) on the qrels of the pool without them (runs × measures), and the relevant
-    units only they contributed."""
+                   ) -> tuple[list[str], Floats, int]:
+    """The measures and the means of the left-out runs (their positions and the runs
+    themselves, the only task that needs them) on the qrels of the pool without them (runs ×
+    measures), and the relevant units only they contributed."""
     left_out, left_out_runs = task
     pooled = work.coded.pooling.pooled
     others = [i for i in (range(work.coded.count) if pooled is None else pooled)
@@ -147,8 +148,7 @@ def _left_out_task(work: _ReuseWork, task: tuple[tuple[int, ...], ShippedRuns]
             unique += int(np.count_nonzero((judged.keys[at] == keys) & judged.relevant[at]))
     reduced = without_units(work.assessments, removed, work.coded.pooling.unit)
     scores = work.scoring.quiet_scores(reduced, list(left_out_runs.runs))
-    means = scores.means()
-    return means[:, [scores.measures.index(m) for m in work.measures]], unique
+    return list(scores.measures), scores.means(), unique
 
 
 def _ranks(scores: Floats, candidates: Floats | None = None) -> list[int | None]:
@@ -186,23 +186,26 @@ def reuse_study(assessments: Assessments, runs: Sequence[Run], scoring: Scoring,
         raise InexevalError(f"every run is in group {labels[0]!r}: leaving it out leaves no "
                             "pool (give a --group that tells the groups apart)")
     check_pooled(pooling, len(runs))
-    full = scoring.scores(assessments, runs)
-    measures = full.measures
-    full_means = full.means()
     coded = CodedRuns.of(runs, list(assessments), pooling)
     work = _ReuseWork(assessments, scoring, coded, coded.pooled(),
-                      judged_units(assessments, pooling.unit), measures)
+                      judged_units(assessments, pooling.unit))
     shipped = assessed_only(runs, assessments)
     tasks = [tuple(members) for members in sets.values()]
     members: tuple[int, ...]
+    scored: list[Scores] = []
+    # the runs scored on the full qrels here, while the workers score them without their
+    # contribution (Serial: first, as one process does everything in order)
     done = map_chunked(
         executor or Serial(), _left_out_task,
         [(members, ShippedRuns([shipped[i] for i in members])) for members in tasks], work,
-        description="left out")
+        description="left out", meanwhile=lambda: scored.append(scoring.scores(assessments,
+                                                                              runs)))
+    measures = scored[0].measures
+    full_means = scored[0].means()
     without = np.full_like(full_means, np.nan)
     unique = np.zeros(len(runs), dtype=np.int64)
-    for members, (means, count) in zip(tasks, done):
-        without[list(members)] = means
+    for members, (named, means, count) in zip(tasks, done):
+        without[list(members)] = means[:, [named.index(m) for m in measures]]
         unique[list(members)] = count
     rows: list[ReuseRow] = []
     summary: list[ReuseSummary] = []
