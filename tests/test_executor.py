@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import pytest
 
 from inexeval.errors import InexevalError
-from inexeval.executor import Processes, Serial, blocks, make_executor, task_seeds
+from inexeval.executor import (
+    Processes,
+    Serial,
+    blocks,
+    chunks,
+    make_executor,
+    map_chunked,
+    task_seeds,
+    worker_count,
+)
 
 
 def _draw(shared: dict[str, int], task: tuple[int, np.random.SeedSequence]) -> list[float]:
@@ -37,6 +48,71 @@ def test_blocks_cover_by_index() -> None:
         list(blocks(3, 0))
     with pytest.raises(InexevalError, match="--jobs"):
         Processes(0)
+
+
+def test_chunks_are_contiguous_and_even() -> None:
+    assert chunks(10, 4) == [(0, 3), (3, 6), (6, 8), (8, 10)]
+    assert chunks(3, 8) == [(0, 1), (1, 2), (2, 3)]
+    assert chunks(0, 4) == []
+    with pytest.raises(InexevalError):
+        chunks(3, 0)
+
+
+def test_chunked_tasks_give_the_results_of_one_task_at_a_time() -> None:
+    serial = Serial().map(_draw, _tasks(11), {"n": 3})
+    assert (worker_count(Serial()), worker_count(Processes(3))) == (1, 3)
+    for executor in (Serial(), Processes(2), Processes(3)):
+        for per_worker in (1, 2, 4, 20):
+            assert map_chunked(executor, _draw, _tasks(11), {"n": 3},
+                               per_worker=per_worker) == serial
+    assert map_chunked(Processes(2), _draw, [], {"n": 3}) == []
+
+
+def test_meanwhile_is_called_once_while_the_tasks_run() -> None:
+    serial = Serial().map(_draw, _tasks(6), {"n": 2})
+    calls: list[str] = []
+    for executor in (Serial(), Processes(2)):
+        assert map_chunked(executor, _draw, _tasks(6), {"n": 2},
+                           meanwhile=partial(calls.append, repr(executor))) == serial
+    assert calls == ["Serial()", "Processes(jobs=2)"]
+
+    def fails() -> None:
+        raise InexevalError("the parent's share failed")
+
+    with pytest.raises(InexevalError, match="parent's share"):
+        map_chunked(Processes(2), _draw, _tasks(6), {"n": 2}, meanwhile=fails)
+
+
+def _contents(runs: object) -> list[object]:
+    return [(run.name, run.kind, run.source, dict(run.meta),
+             {t: {f: getattr(tr, f).tolist() for f in ("files", "paths", "offsets", "lengths",
+                                                      "ranks", "rsv", "lines", "missing",
+                                                      "codes")}
+              for t, tr in run.topics.items()}) for run in runs.runs]  # type: ignore[attr-defined]
+
+
+def test_shipped_runs_come_back_equal(tmp_path: object) -> None:
+    import pickle
+    from pathlib import Path
+
+    from inexeval.formats.detect import load_run
+    from inexeval.meta.pool import ShippedRuns
+    from tests.helpers import element_run
+
+    folder = Path(str(tmp_path))
+    (folder / "a.fol").write_text("1 Q0 d1 1 0.9 a 0 10\n1 Q0 d2 2 0.5 a 5 7\n"
+                                  "3 Q0 d1 1 0.3 a 2 9\n")
+    runs = [load_run(str(folder / "a.fol")),
+            element_run("b", {"1": [("d1", "/article[1]/sec[2]")], "2": []}),
+            element_run("c", {"1": [("", ""), ("x\ny", "/a[1]")]})]  # not one text
+    shipped = ShippedRuns(runs)
+    back = pickle.loads(pickle.dumps(shipped))
+    assert repr(_contents(back)) == repr(_contents(shipped))  # NaN scores too
+    assert len(back) == 3 and back.runs[0].topics["3"].rsv.tolist() == [0.3]
+    first = back.runs[0].topics["1"]
+    assert {getattr(first, f).dtype for f in ("offsets", "lengths", "ranks", "lines")} == {
+        np.dtype(np.int64)}  # shipped narrower, given back as read
+    assert first.files.dtype == object and first.offsets.tolist() == [0, 5]
 
 
 def test_a_local_dask_cluster_gives_the_same_bytes() -> None:

@@ -15,10 +15,17 @@ executor applies it to every task and gives the results **in task order**, whate
 Randomness belongs to the task, never to the worker: :func:`task_seeds` gives task ``i`` the
 ``i``-th child of ``numpy.random.SeedSequence(seed)``, so the output is bit-identical on one
 process, ``--jobs N`` or a cluster (numpy's "Parallel random number generation").
+
+A study's natural task (one left-out group, one level) may be too small to be worth shipping:
+:func:`map_chunked` gives the tasks out in contiguous chunks, about :data:`CHUNKS_PER_WORKER`
+per worker of the executor (:func:`worker_count`), each chunk applying ``fn`` to its tasks in
+order; the results are the same list whatever the chunking, since a task's randomness is its
+own (its index's seed), never its chunk's.
 """
 
 from __future__ import annotations
 
+import pickle
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Protocol, TypeVar
 
@@ -32,7 +39,11 @@ R = TypeVar("R")
 
 
 class Executor(Protocol):
-    """Applies ``fn(shared, task)`` to every task; results in task order."""
+    """Applies ``fn(shared, task)`` to every task; results in task order. An executor may say
+    how many tasks it runs at once (``workers``; :func:`worker_count`). The executors here also
+    take ``meanwhile``, a function this process calls once the tasks are given out, before it
+    collects them (:func:`map_chunked`): its own share of a study, done while the workers do
+    theirs (one process calls it first)."""
 
     def map(self, fn: Callable[[Any, Any], Any], tasks: Sequence[Any], shared: Any = None, *,
             description: str | None = None) -> list[Any]: ...
@@ -54,8 +65,13 @@ def _advance(description: str | None, total: int) -> Callable[[int], None]:
 class Serial:
     """Every task in this process, in order."""
 
+    workers = 1
+
     def map(self, fn: Callable[[Any, T], R], tasks: Sequence[T], shared: Any = None, *,
-            description: str | None = None) -> list[R]:
+            description: str | None = None, meanwhile: Callable[[], None] | None = None
+            ) -> list[R]:
+        if meanwhile is not None:
+            meanwhile()
         advance = _advance(description, len(tasks))
         out = []
         for i, task in enumerate(tasks):
@@ -84,10 +100,16 @@ class Processes:
             raise InexevalError(f"--jobs must be at least 1, not {jobs}")
         self.jobs = jobs
 
+    @property
+    def workers(self) -> int:
+        return self.jobs
+
     def map(self, fn: Callable[[Any, T], R], tasks: Sequence[T], shared: Any = None, *,
-            description: str | None = None) -> list[R]:
+            description: str | None = None, meanwhile: Callable[[], None] | None = None
+            ) -> list[R]:
         if self.jobs == 1 or len(tasks) <= 1:
-            return Serial().map(fn, tasks, shared, description=description)
+            return Serial().map(fn, tasks, shared, description=description,
+                                meanwhile=meanwhile)
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor, as_completed
 
@@ -100,6 +122,8 @@ class Processes:
                                      mp_context=multiprocessing.get_context("fork")) as pool:
                 futures = {pool.submit(_run_task, i): i for i in range(len(tasks))}
                 try:
+                    if meanwhile is not None:
+                        meanwhile()
                     for done, future in enumerate(as_completed(futures), 1):
                         out[futures[future]] = future.result()
                         advance(done)
@@ -115,8 +139,8 @@ class Processes:
         return f"Processes(jobs={self.jobs})"
 
 
-def _dask_call(fn: Callable[[Any, Any], Any], shared: Any, task: Any) -> Any:
-    return fn(shared, task)
+def _dask_call(fn: Callable[[Any, Any], Any], shared: Any, task: bytes) -> Any:
+    return fn(shared, pickle.loads(task))  # our own task, pickled by map
 
 
 class DaskExecutor:
@@ -133,6 +157,8 @@ class DaskExecutor:
                                 "pip install 'inexeval[dask]'") from None
         self.address = address
         self.retries = retries
+        self.last_payload_bytes = 0
+        """The bytes of the tasks the last :meth:`map` sent (pickled), for a benchmark."""
         self._cluster: Any = None
         if address.startswith("local:"):
             count = address.partition(":")[2]
@@ -150,10 +176,13 @@ class DaskExecutor:
                                     f"({error})") from None
 
     def map(self, fn: Callable[[Any, T], R], tasks: Sequence[T], shared: Any = None, *,
-            description: str | None = None) -> list[R]:
+            description: str | None = None, meanwhile: Callable[[], None] | None = None
+            ) -> list[R]:
         from distributed import as_completed
 
         if not tasks:
+            if meanwhile is not None:
+                meanwhile()
             return []
         advance = _advance(description, len(tasks))
         import dask
@@ -161,14 +190,21 @@ class DaskExecutor:
         [shared_future] = self.client.scatter([shared], broadcast=True, hash=False)
         # A task's own inputs (the runs a reuse task scores) travel in the graph, each once, so
         # the scheduler can rerun the task elsewhere when its worker dies (data scattered to a
-        # worker dies with it): a large graph is expected, not worth Dask's warning.
+        # worker dies with it): a large graph is expected, not worth Dask's warning. Each task
+        # is pickled here, once, to bytes: the scheduler passes bytes on without unpickling
+        # and pickling again what it never reads (for the runs of a reuse study, that was as
+        # much CPU as the workers spent reading them).
+        payloads = [pickle.dumps(task, protocol=pickle.HIGHEST_PROTOCOL) for task in tasks]
+        self.last_payload_bytes = sum(len(p) for p in payloads)
         with dask.config.set({"distributed.admin.large-graph-warning-threshold": "64GiB"}):
             futures = self.client.map(_dask_call, [fn] * len(tasks),
-                                      [shared_future] * len(tasks), list(tasks), pure=False,
+                                      [shared_future] * len(tasks), payloads, pure=False,
                                       retries=self.retries)
         index = {future.key: i for i, future in enumerate(futures)}
         out: list[Any] = [None] * len(tasks)
         try:
+            if meanwhile is not None:
+                meanwhile()
             for done, future in enumerate(as_completed(futures), 1):
                 out[index[future.key]] = future.result()
                 advance(done)
@@ -178,6 +214,11 @@ class DaskExecutor:
         finally:
             self.client.cancel([shared_future])
         return out
+
+    @property
+    def workers(self) -> int:
+        """The workers the scheduler knows now (at least 1)."""
+        return max(1, len(self.client.scheduler_info().get("workers", {})))
 
     def close(self) -> None:
         self.client.close()
@@ -209,3 +250,55 @@ def blocks(total: int, size: int) -> Iterator[tuple[int, int]]:
         raise InexevalError(f"a block needs at least one item, not {size}")
     for start in range(0, total, size):
         yield start, min(start + size, total)
+
+
+CHUNKS_PER_WORKER = 4
+"""Chunks per worker :func:`map_chunked` makes: enough for a worker that ends early to take
+another, few enough that each is worth shipping."""
+
+
+def worker_count(executor: Executor) -> int:
+    """How many tasks ``executor`` runs at once (1 unless it says, as the executors here do)."""
+    return max(1, int(getattr(executor, "workers", 1)))
+
+
+def chunks(total: int, parts: int) -> list[tuple[int, int]]:
+    """``(start, stop)`` of ``min(parts, total)`` contiguous slices covering ``total`` items in
+    order, their sizes differing by at most one (the longer ones first)."""
+    if parts < 1:
+        raise InexevalError(f"a study needs at least one chunk, not {parts}")
+    parts = min(parts, total)
+    size, extra = divmod(total, parts) if parts else (0, 0)
+    spans, start = [], 0
+    for k in range(parts):
+        stop = start + size + (1 if k < extra else 0)
+        spans.append((start, stop))
+        start = stop
+    return spans
+
+
+def _chunk_call(shared: Any, chunk: tuple[Callable[[Any, Any], Any], Sequence[Any]]
+                ) -> list[Any]:
+    fn, items = chunk
+    return [fn(shared, item) for item in items]
+
+
+def map_chunked(executor: Executor, fn: Callable[[Any, T], R], tasks: Sequence[T],
+                shared: Any = None, *, per_worker: int = CHUNKS_PER_WORKER,
+                description: str | None = None,
+                meanwhile: Callable[[], None] | None = None) -> list[R]:
+    """``executor.map(fn, tasks, shared)``, the tasks given out in about ``per_worker`` chunks
+    per worker of the executor (contiguous slices, :func:`chunks`; :class:`Serial` runs them
+    one by one, as they come): the same results in task order, whatever the chunking.
+    ``meanwhile`` is called in this process once the tasks are given out (first by an executor
+    that does not take it)."""
+    if meanwhile is not None and not isinstance(executor, (Serial, Processes, DaskExecutor)):
+        meanwhile()
+        meanwhile = None
+    given: dict[str, Any] = {} if meanwhile is None else {"meanwhile": meanwhile}
+    if isinstance(executor, Serial) or len(tasks) <= 1:
+        return executor.map(fn, tasks, shared, description=description, **given)
+    spans = chunks(len(tasks), per_worker * worker_count(executor))
+    done = executor.map(_chunk_call, [(fn, tasks[a:b]) for a, b in spans], shared,
+                        description=description, **given)
+    return [result for part in done for result in part]

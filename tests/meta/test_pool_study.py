@@ -109,6 +109,21 @@ def test_tau_ap_by_hand() -> None:
     assert rmse(truth, truth + np.array([1.0, -1.0, 1.0, -1.0])) == 1.0
 
 
+def test_kendall_tau_is_scipys_tau_b() -> None:
+    from scipy.stats import kendalltau
+
+    rng = np.random.default_rng(5)
+    for _ in range(200):
+        m = int(rng.integers(2, 60))
+        truth = np.round(rng.random(m), 1)  # ties in both
+        estimate = np.round(truth + rng.normal(0, 0.2, m), 1)
+        expected = float(kendalltau(truth, estimate).statistic)
+        assert kendall_tau(truth, estimate) == pytest.approx(expected, abs=1e-15, nan_ok=True)
+    assert math.isnan(kendall_tau(np.ones(4), np.arange(4.0)))
+    assert math.isnan(kendall_tau(np.array([1.0, np.nan]), np.array([2.0, 3.0])))
+    assert kendall_tau(np.array([1.0, 2.0, np.nan]), np.array([1.0, 3.0, 0.0])) == 1.0
+
+
 # ------------------------------------------------------------------ pools
 
 
@@ -266,6 +281,72 @@ def test_groups_are_left_out_whole(inputs: tuple[Path, list[Path]]) -> None:
     assert repr(again) == repr(reuse)
 
 
+# ------------------------------------------------------------------ runs per group
+# --runs-per-group 1 --group '^(grp[A-Z])' pools grpA-one, grpB-solo and grpC-late, not grpA-two.
+FIRST_OF_EACH = (0, 2, 3)
+
+
+def test_the_pools_of_runs_per_group_are_those_of_the_pool_command(
+        inputs: tuple[Path, list[Path]], tmp_path: Path) -> None:
+    from inexeval.analysis.pooling import select_runs
+
+    _, runs = _load(inputs)
+    assert tuple(select_runs([r.name for r in runs], "^(grp[A-Z])", 1)) == FIRST_OF_EACH
+    coded = CodedRuns.of(runs, ["1", "2"], Pooling(depth=4, pooled=FIRST_OF_EACH))
+    for depth in (1, 2, 4):
+        out = tmp_path / f"pool{depth}.tsv"
+        assert main(["pool", *map(str, inputs[1]), "--depth", str(depth), "--runs-per-group",
+                     "1", "--group", "^(grp[A-Z])", "-o", str(out)]) == 0
+        expected = {t: sorted(set(tp.files.tolist())) for t, tp in read_pool(out).items()}
+        assert {t: k.tolist() for t, k in coded.pooled(level=depth).items()} == expected
+    # by hand: rank 1 of one, solo and late; grpA-two's c (topic 1) and h (topic 2) are not in
+    assert {t: k.tolist() for t, k in coded.pooled(level=1).items()} == {
+        "1": ["a", "d", "e"], "2": ["a", "k", "m"]}
+
+
+def test_a_run_that_was_not_pooled_loses_nothing_and_the_pooled_one_loses_its_own(
+        inputs: tuple[Path, list[Path]], tmp_path: Path) -> None:
+    assessments, runs = _load(inputs)
+    pooling = Pooling(depth=4, pooled=FIRST_OF_EACH)
+    reuse = reuse_study(assessments, runs, FOCUSED, pooling)
+    two = [r for r in reuse.runs if r.left_out == "grpA-two"]
+    assert two and all(r.difference == 0.0 and r.unique_relevant == 0 for r in two)
+    # grpA-two returns b too, but is not pooled: b (relevant) was judged for grpA-one alone
+    one = {r.measure: r for r in reuse.runs if r.left_out == "grpA-one"}
+    assert {r.unique_relevant for r in one.values()} == {1}
+    without = tmp_path / "without-b.fol"
+    without.write_text(_qrels_text(QRELS, frozenset({("1", "b")})))
+    expected = FOCUSED.scores(load_assessments(str(without)), [runs[0]])
+    for measure, row in one.items():
+        assert row.score_without == expected.mean(measure, "grpA-one")
+    # by hand, the share of its articles that are relevant: topic 1 a, c, b, d (a, b relevant),
+    # topic 2 k, h (k): (2/4 + 1/2) / 2; without b (1/4 + 1/2) / 2
+    assert (one["art_prec"].score_full, one["art_prec"].score_without) == (0.5, 0.375)
+    assert one["AiP"].difference > 0 and one["iP[0.01]"].difference == 0  # b is at rank 3
+    # with every run pooled, grpA-two keeps b in the pool: grpA-one loses nothing
+    every = reuse_study(assessments, runs, FOCUSED, Pooling(depth=4))
+    assert {r.unique_relevant for r in every.runs if r.left_out == "grpA-one"} == {0}
+
+
+def test_meta_pool_and_reuse_with_runs_per_group(inputs: tuple[Path, list[Path]],
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    qrels, runs = inputs
+    common = [str(qrels), *map(str, runs), "--task", "focused", "--depth", "4",
+              "--runs-per-group", "1", "--group", "^(grp[A-Z])", "--format", "json"]
+    assert main(["meta", "pool", *common, "--depths", "1,4", "--power", "none"]) == 0
+    levels = json.loads(capsys.readouterr().out)["levels"]
+    # depth 1 of the pooled runs leaves b, c, f, g (topic 1) and h (topic 2) of the 11 unjudged;
+    # with every run pooled it would leave b, f, g
+    assert {lv["level"]: lv["judged"] for lv in levels} == {1: 6, 4: 11}
+    assert all(lv["rmse"] == 0.0 for lv in levels if lv["level"] == 4)
+    assert main(["meta", "reuse", *common]) == 0
+    rows = json.loads(capsys.readouterr().out)["runs"]
+    # group A left out: its pooled run grpA-one alone found b
+    assert {r["unique_relevant"] for r in rows if r["left_out"] == "grpA"} == {1}
+    assert main(["meta", "reuse", *common[:-2], "--digits", "2"]) == 0
+    assert "from 1 run(s) per group" in capsys.readouterr().out
+
+
 # ------------------------------------------------------------------ command line
 
 
@@ -323,6 +404,10 @@ def test_measures_given_with_m(inputs: tuple[Path, list[Path]],
     (["reuse", "--depth", "4", "--group", "^x"], "does not match --group"),
     (["reuse", "--depth", "4", "--scheduler", "local:x"], "local:N"),
     (["reuse", "--depth", "4", "--plot", "figure.jpg"], "figure format"),
+    (["reuse", "--depth", "4", "--runs-per-group", "1"], "--runs-per-group M needs --group"),
+    (["pool", "--sample", "random", "--rates", "0.5", "--runs-per-group", "1", "--group", "x"],
+     "give --depth K"),
+    (["pool", "--depth", "4", "--depths", "1", "--group", "^(grp)"], "--group goes with"),
 ])
 def test_bad_requests_are_one_line_and_exit_2(inputs: tuple[Path, list[Path]], argv: list[str],
                                               message: str,

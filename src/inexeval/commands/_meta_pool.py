@@ -60,6 +60,9 @@ def _common(parser: argparse.ArgumentParser) -> None:
     how.add_argument("--articles", type=positive, metavar="N",
                      help="the qrels judge round-robin pools of N articles per topic (as pool "
                      "--articles N)")
+    parser.add_argument("--runs-per-group", type=positive, metavar="M",
+                        help="the pool took the first M runs of each --group only (as pool "
+                        "--runs-per-group M --group REGEX); the others are scored, not pooled")
     parser.add_argument("--format", choices=FORMATS, default="table",
                         help="output format (default table; csv and json at full precision)")
     parser.add_argument("-o", "--output", metavar="FILE",
@@ -100,13 +103,17 @@ def add_pool_arguments(parser: argparse.ArgumentParser) -> None:
                         help="replicates of the power's test (default 1000)")
     parser.add_argument("--alpha", type=probability, default=0.05,
                         help="significance level of the discriminative power (default 0.05)")
+    parser.add_argument("--group", metavar="REGEX",
+                        help="a run's group, the first match group of REGEX in its run name "
+                        "(with --runs-per-group)")
 
 
 def add_reuse_arguments(parser: argparse.ArgumentParser) -> None:
     _common(parser)
     parser.add_argument("--group", metavar="REGEX",
                         help="leave out whole groups (a run's group: the first match group of "
-                        "REGEX in its run name) instead of one run at a time")
+                        "REGEX in its run name) instead of one run at a time; also the groups "
+                        "of --runs-per-group")
 
 
 class _Study:
@@ -115,6 +122,13 @@ class _Study:
     def __init__(self, args: argparse.Namespace) -> None:
         from inexeval.cli_args import experiment
         from inexeval.meta.pool import Pooling, Scoring, pool_unit
+
+        if args.runs_per_group is not None:
+            if args.group is None:
+                raise InexevalError("--runs-per-group M needs --group REGEX (a run's group)")
+            if args.depth is None and args.articles is None:
+                raise InexevalError("--runs-per-group says how the qrels were pooled: give "
+                                    "--depth K or --articles N too")
 
         if args.plot is not None:
             try:
@@ -154,7 +168,14 @@ class _Study:
         self.pooling = None
         if args.depth is not None or args.articles is not None:
             unit = pool_unit(self.assessments, self.runs, args.depth)
-            self.pooling = Pooling(args.depth, args.articles, unit, args.order or "rank")
+            pooled = None
+            if args.runs_per_group is not None:
+                from inexeval.analysis.pooling import select_runs
+
+                pooled = tuple(select_runs([r.name for r in self.runs], args.group,
+                                           args.runs_per_group))
+            self.pooling = Pooling(args.depth, args.articles, unit, args.order or "rank",
+                                   pooled)
 
 
 def _executor(args: argparse.Namespace) -> Any:
@@ -177,6 +198,8 @@ def run_pool(args: argparse.Namespace) -> int:
                             "random|stratified with --rates")
     if (args.sample is None) != (args.rates is None):
         raise InexevalError("--sample and --rates go together")
+    if args.group is not None and args.runs_per_group is None:
+        raise InexevalError("--group goes with --runs-per-group M (how the qrels were pooled)")
     if args.sample is None and args.iterations != 1:
         raise InexevalError("--iterations goes with --sample (a re-pooled level is the same "
                             "every time)")
@@ -266,6 +289,8 @@ def _main(summary: Sequence[Any]) -> str:
 def _title(study: _Study, args: argparse.Namespace, what: str) -> str:
     pooled = (f"pooled to depth {args.depth}" if args.depth is not None else
               f"pooled to {args.articles} articles" if args.articles is not None else "")
+    if pooled and args.runs_per_group is not None:
+        pooled += f" from {args.runs_per_group} run(s) per group"
     unit = study.pooling.unit if study.pooling is not None else ""
     return (f"{what}: {len(study.runs)} runs, {len(study.assessments)} assessed topics"
             + (f", {pooled} ({unit}s)" if pooled else "")

@@ -23,13 +23,15 @@ known), and for INEX 2002-2005 element qrels pooled by depth from element runs, 
 the element (as evaluated, implicit assessments included).
 
 For every measure and level the run means on the reduced qrels are compared with those on the
-full qrels: Kendall's tau (tau-b, scipy), tau_AP (Yilmaz, Aslam and Robertson 2008, the full
+full qrels: Kendall's tau (tau-b), tau_AP (Yilmaz, Aslam and Robertson 2008, the full
 qrels as truth) and the RMSE; and the discriminative power of the measure at that level
 (:mod:`inexeval.meta.power`). Scores are averaged over every assessed topic (``eval -c``).
 
 Every level (and every iteration of a sampling rate) is an independent task run by an
-:mod:`inexeval.executor`; a task's randomness is the ``i``-th child of ``SeedSequence(seed)``,
-so the output is the same bytes on one process, ``--jobs N`` or a Dask cluster.
+:mod:`inexeval.executor`, given out in contiguous chunks (a few per worker,
+:func:`inexeval.executor.map_chunked`); task ``i``'s randomness is the ``i``-th child of
+``SeedSequence(seed)`` whatever its chunk, so the output is the same bytes on one process,
+``--jobs N`` or a Dask cluster.
 """
 
 from __future__ import annotations
@@ -38,14 +40,13 @@ import math
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from itertools import pairwise
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from inexeval.errors import InexevalError, InexevalWarning
-from inexeval.executor import Executor, Serial, task_seeds
+from inexeval.executor import Executor, Serial, map_chunked, task_seeds
 from inexeval.model import Assessments, Run
 from inexeval.model.assessments import TopicAssessments
 from inexeval.model.pool import Pool
@@ -105,12 +106,15 @@ class Scoring:
 class Pooling:
     """How the full pool was built, as ``inexeval pool`` takes it: ``depth`` results per run or
     round-robin to ``articles`` articles per topic (exactly one), of ``unit`` (``article`` or
-    ``element``), results in ``order``."""
+    ``element``), results in ``order``, from the runs at positions ``pooled`` of the study's
+    runs (ascending; default all of them: ``pool --runs-per-group M --group REGEX`` pools the
+    first M runs of each group, :func:`inexeval.analysis.pooling.select_runs`)."""
 
     depth: int | None = None
     articles: int | None = None
     unit: str = "article"
     order: str = "rank"
+    pooled: tuple[int, ...] | None = None
 
     def __post_init__(self) -> None:
         if (self.depth is None) == (self.articles is None):
@@ -138,64 +142,219 @@ class Pooling:
 @dataclass(frozen=True)
 class CodedRuns:
     """Every run's results of each topic as integer codes, coded once, so that a task pools any
-    subset of the runs at any level without the strings (and ships integers, not the runs):
-    ``keys[topic]`` the distinct units sorted (as :func:`unit_keys` makes them), ``units`` and
-    ``articles[topic][r]`` run ``r``'s codes of the unit and of its article in rank order (the
-    coding of :func:`inexeval.analysis.pooling.pool_runs`, over whole lists)."""
+    subset of the runs at any level without the strings (and ships a few integer arrays per
+    topic, not the runs): ``keys[topic]`` the distinct units sorted (as :func:`unit_keys` makes
+    them); ``rounds[topic]`` the results of every run in round-robin order (by rank, then run:
+    rank 1 of every run, then rank 2, ...) as four arrays, the code of the unit, the code of its
+    article, the run's position and the rank (32-bit: half the bytes to ship; the coding of
+    :func:`inexeval.analysis.pooling.pool_runs`, over whole lists); ``count`` the runs.
+
+    The round-robin order of any subset of the runs is this order with the other runs' results
+    left out, so :meth:`pooled` finds a pool in one pass over the results, without sorting."""
 
     pooling: Pooling
     keys: Mapping[str, Keys]
-    units: Mapping[str, list[npt.NDArray[np.int64]]]
-    articles: Mapping[str, list[npt.NDArray[np.int64]]]
+    rounds: Mapping[str, tuple[npt.NDArray[np.int32], npt.NDArray[np.int32],
+                               npt.NDArray[np.int32], npt.NDArray[np.int32]]]
+    count: int
 
     @classmethod
     def of(cls, runs: Sequence[Run], topics: Sequence[str], pooling: Pooling) -> CodedRuns:
-        keys, units, articles = {}, {}, {}
+        keys, rounds = {}, {}
         for topic in natural_order(topics):
             ordered = [run.topics[topic].ordered(pooling.order) for run in runs
                        if topic in run.topics]
-            present = [topic in run.topics for run in runs]
-            sizes = np.cumsum([0, *(len(tr) for tr in ordered)])
+            which = np.array([r for r, run in enumerate(runs) if topic in run.topics],
+                             dtype=np.int64)
+            sizes = np.array([len(tr) for tr in ordered], dtype=np.int64)
             files = (np.concatenate([tr.files for tr in ordered]) if ordered
                      else np.zeros(0, dtype=object))
             paths = (np.concatenate([tr.paths for tr in ordered]) if ordered
                      else np.zeros(0, dtype=object))
-            _, article_codes = np.unique(files.astype(str), return_inverse=True)
-            keys[topic], unit_codes = np.unique(unit_keys(files, paths, pooling.unit),
-                                                return_inverse=True)
-            spans = iter(pairwise(sizes))
-            nothing = np.zeros(0, dtype=np.int64)
-            bounds = [next(spans) if here else (0, 0) for here in present]
-            units[topic] = [unit_codes.ravel()[a:b].astype(np.int64) if b > a else nothing
-                            for a, b in bounds]
-            articles[topic] = [article_codes.ravel()[a:b].astype(np.int64) if b > a
-                               else nothing for a, b in bounds]
-        return cls(pooling, keys, units, articles)
+            article_keys, article_codes = _coded(files)
+            if pooling.unit == "article":
+                keys[topic], unit_codes = article_keys, article_codes
+            else:
+                keys[topic], unit_codes = np.unique(unit_keys(files, paths, pooling.unit),
+                                                    return_inverse=True)
+            run = np.repeat(which, sizes)
+            rank = np.arange(len(run), dtype=np.int64) - np.repeat(np.cumsum(sizes) - sizes,
+                                                                   sizes) + 1
+            order = np.lexsort((run, rank))
+            rounds[topic] = (unit_codes.ravel()[order].astype(np.int32),
+                             article_codes.ravel()[order].astype(np.int32),
+                             run[order].astype(np.int32), rank[order].astype(np.int32))
+        return cls(pooling, keys, rounds, len(runs))
 
     def pooled(self, runs: Sequence[int] | None = None, level: int | None = None
                ) -> dict[str, Keys]:
-        """Per topic, the sorted keys of the units the pool of ``runs`` (positions; default
-        all) holds at ``level`` (default the full depth or article count), as
-        :func:`~inexeval.analysis.pooling.pool_runs` pools them."""
-        from inexeval.analysis.pooling import pool_topic
-
+        """Per topic, the sorted keys of the units the pool of ``runs`` (positions, pooled in
+        their order in the study; default the pooling's ``pooled``, or all) holds at ``level``
+        (default the full depth or article count), as
+        :func:`~inexeval.analysis.pooling.pool_runs` pools them: to a depth,
+        the units at a rank up to it; round-robin, the units met in round-robin order until the
+        ``level``-th distinct article is met (all of them when the runs hold fewer)."""
         level = self.pooling.full_level if level is None else level
-        depth = level if self.pooling.depth is not None else None
-        target = level if self.pooling.articles is not None else None
+        runs = self.pooling.pooled if runs is None else runs
+        chosen = None
+        if runs is not None:
+            chosen = np.zeros(self.count, dtype=bool)
+            chosen[np.asarray(runs, dtype=np.int64)] = True
         pooled = {}
         for topic, keys in self.keys.items():
-            chosen = range(len(self.units[topic])) if runs is None else runs
-            codes, _, _ = pool_topic([self.units[topic][r] for r in chosen],
-                                     [self.articles[topic][r] for r in chosen], depth=depth,
-                                     target_articles=target)
-            pooled[topic] = keys[codes]
+            unit, article, run, rank = self.rounds[topic]
+            if chosen is not None:
+                kept = chosen[run]
+                unit, article, rank = unit[kept], article[kept], rank[kept]
+            if self.pooling.depth is not None:
+                inside = unit[rank <= level]
+            else:
+                inside = unit[: _round_robin_stop(article, level)]
+            holds = np.zeros(len(keys), dtype=bool)
+            holds[inside] = True
+            pooled[topic] = keys[np.flatnonzero(holds)]
         return pooled
+
+
+def _coded(names: npt.NDArray[np.object_]) -> tuple[Keys, npt.NDArray[np.int64]]:
+    """``np.unique(names.astype(str), return_inverse=True)``, a third faster: the names are
+    numbered in a dict as met (a topic's runs repeat each a few dozen times), and only the
+    distinct ones are converted and sorted."""
+    seen: dict[str, int] = {}
+    met = np.fromiter((seen.setdefault(name, len(seen)) for name in names.tolist()),
+                      dtype=np.int64, count=len(names))
+    distinct = np.array(list(seen), dtype=str)
+    order = np.argsort(distinct, kind="stable")
+    code = np.empty(len(order), dtype=np.int64)
+    code[order] = np.arange(len(order), dtype=np.int64)
+    return distinct[order], code[met]
+
+
+def _round_robin_stop(article: npt.NDArray[np.int32], target: int) -> int:
+    """How many results, in round-robin order, the pool takes: up to the one that brings the
+    ``target``-th distinct article (all when there are fewer)."""
+    if len(article) == 0:
+        return 0
+    first = np.full(int(article.max()) + 1, len(article), dtype=np.int64)
+    np.minimum.at(first, article, np.arange(len(article), dtype=np.int64))
+    new = np.zeros(len(article), dtype=bool)
+    new[first[first < len(article)]] = True
+    met = np.cumsum(new)
+    if met[-1] < target:
+        return len(article)
+    return int(np.searchsorted(met, target)) + 1
+
+
+def check_pooled(pooling: Pooling, runs: int) -> None:
+    """The pooled positions are some of the ``runs`` positions, ascending."""
+    pooled = pooling.pooled
+    if pooled is not None and (not pooled or list(pooled) != sorted(set(pooled))
+                               or pooled[0] < 0 or pooled[-1] >= runs):
+        raise ValueError(f"pooled runs {pooled} are not ascending positions of {runs} runs")
 
 
 def assessed_only(runs: Sequence[Run], assessments: Assessments) -> list[Run]:
     """The runs without their topics that have no qrels (never scored: less to ship)."""
     return [replace(run, topics={t: tr for t, tr in run.topics.items() if t in assessments},
                     columns=None) for run in runs]
+
+
+class ShippedRuns:
+    """Runs a task scores, given to it as they are in this process (one process, forked
+    ``--jobs``) and pickled (for a Dask worker) packed: each run's columns joined over its topics
+    (a dozen arrays per run instead of a dozen per topic and run: pickling thousands of small
+    arrays cost more than their bytes), cut back into topics when unpickled. The runs come back
+    equal, array for array."""
+
+    def __init__(self, runs: Sequence[Run]) -> None:
+        self.runs = tuple(runs)
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        return _unpacked_runs, (tuple(_packed(run) for run in self.runs),)
+
+    def __len__(self) -> int:
+        return len(self.runs)
+
+
+_COLUMNS = ("files", "paths", "offsets", "lengths", "ranks", "lines", "missing")
+
+
+_NAMES = ("files", "paths")
+"""The columns of strings: shipped as one text each, names separated by newlines (a name read
+from a line holds none; pickling a million small strings one by one cost more than the rest)."""
+
+
+def _as_text(names: npt.NDArray[np.object_]) -> Any:
+    text = "\n".join(names.tolist())
+    return text if text.count("\n") == len(names) - 1 else names
+
+
+def _from_text(text: Any, size: int) -> npt.NDArray[np.object_]:
+    if not isinstance(text, str):
+        return np.asarray(text)
+    names = np.empty(size, dtype=object)
+    names[:] = text.split("\n") if size else []
+    return names
+
+
+def _narrow(values: Any) -> Any:
+    """64-bit integers as 32-bit ones when they fit (half the bytes to ship)."""
+    if (values is None or values.dtype != np.int64 or not len(values)
+            or values.min() < -(2**31) or values.max() >= 2**31):
+        return values
+    return values.astype(np.int32)
+
+
+def _widened(values: Any) -> Any:
+    return values.astype(np.int64) if values is not None and values.dtype == np.int32 else values
+
+
+def _packed(run: Run) -> tuple[Any, ...]:
+    from inexeval.formats.lines import PrintedScores
+
+    parts = list(run.topics.values())
+    sizes = np.array([len(tr) for tr in parts], dtype=np.int64)
+    columns: dict[str, Any] = {
+        name: (np.concatenate([getattr(tr, name) for tr in parts]) if parts else None)
+        for name in _COLUMNS}
+    for name in _NAMES:
+        if columns[name] is not None:
+            columns[name] = _as_text(columns[name])
+    for name in ("offsets", "lengths", "ranks", "lines"):
+        columns[name] = _narrow(columns[name])
+    given = [tr.__dict__["rsv"] for tr in parts]
+    rsv: Any = (PrintedScores.joined(given) if given and all(isinstance(g, PrintedScores)
+                                                             for g in given)
+                else np.concatenate([tr.rsv for tr in parts]) if parts else None)
+    coded = np.array([len(tr.codes) > 0 for tr in parts], dtype=bool)
+    codes = _narrow(np.concatenate([tr.codes for tr in parts])) if parts else None
+    return (run.name, run.kind, run.source, dict(run.meta), [tr.topic for tr in parts], sizes,
+            columns, rsv, coded, codes)
+
+
+def _unpacked_runs(packed: tuple[tuple[Any, ...], ...]) -> ShippedRuns:
+    from inexeval.model.run import TopicRun
+
+    runs = []
+    for name, kind, source, meta, topics, sizes, columns, rsv, coded, codes in packed:
+        bounds = np.concatenate(([0], np.cumsum(sizes))).tolist()
+        for column in _NAMES:
+            if columns[column] is not None:
+                columns[column] = _from_text(columns[column], bounds[-1])
+        for column in ("offsets", "lengths", "ranks", "lines"):
+            columns[column] = _widened(columns[column])
+        codes = _widened(codes)
+        code_bounds = np.concatenate(([0], np.cumsum(np.where(coded, sizes, 0)))).tolist()
+        parts = {}
+        for k, topic in enumerate(topics):
+            rows = slice(bounds[k], bounds[k + 1])
+            parts[topic] = TopicRun(topic, columns["files"][rows], columns["paths"][rows],
+                                    columns["offsets"][rows], columns["lengths"][rows],
+                                    columns["ranks"][rows], rsv[rows], columns["lines"][rows],
+                                    columns["missing"][rows],
+                                    codes[code_bounds[k]:code_bounds[k + 1]])
+        runs.append(Run(name, kind, parts, source, meta))
+    return ShippedRuns(runs)
 
 
 def pool_unit(assessments: Assessments, runs: Sequence[Run], depth: int | None) -> str:
@@ -328,16 +487,16 @@ def sampled_units(judged: Judged, rate: float, strategy: str, rng: np.random.Gen
 
 
 def kendall_tau(truth: Floats, estimate: Floats) -> float:
-    """Kendall's tau-b of two score vectors (scipy), over the runs defined in both; NaN when
-    fewer than two or when one is constant."""
-    from scipy.stats import kendalltau
+    """Kendall's tau-b of two score vectors (:func:`inexeval.meta.agree.kendall`, as ``meta
+    agree`` computes it: scipy's ``kendalltau`` to the last bit or two, without importing
+    scipy.stats, a second of CPU), over the runs defined in both; NaN when fewer than two or
+    when one is constant."""
+    from inexeval.meta.agree import kendall
 
     both = ~(np.isnan(truth) | np.isnan(estimate))
     if both.sum() < 2:
         return math.nan
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return float(kendalltau(truth[both], estimate[both]).statistic)
+    return float(kendall(truth[both], estimate[both])[0])
 
 
 def tau_ap(truth: Floats, estimate: Floats) -> float:
@@ -422,7 +581,7 @@ class _PoolWork:
     """What every task of a pool study needs (scattered once)."""
 
     assessments: Assessments
-    runs: tuple[Run, ...]
+    runs: ShippedRuns
     scoring: Scoring
     coded: CodedRuns | None
     unit: str
@@ -447,7 +606,8 @@ def _level_task(work: _PoolWork, task: tuple[str, float, int, np.random.SeedSequ
         removed = {topic: sampled_units(work.judged[topic], level, strategy, rng)
                    for topic in natural_order(work.judged)}
     reduced = without_units(work.assessments, removed, work.unit)
-    runs = condensed_runs(work.runs, reduced, work.unit) if work.condensed else list(work.runs)
+    runs = (condensed_runs(work.runs.runs, reduced, work.unit) if work.condensed
+            else list(work.runs.runs))
     scores = work.scoring.quiet_scores(reduced, runs)
     means = scores.means()
     judged = sum(len(j.keys) - len(removed.get(t, ())) for t, j in work.judged.items())
@@ -483,6 +643,8 @@ def pool_study(assessments: Assessments, runs: Sequence[Run], scoring: Scoring, 
             raise InexevalError("--iterations must be at least 1")
     if pooling is not None and any(level < 1 for level in levels):
         raise InexevalError("a pool depth or article count is at least 1")
+    if pooling is not None:
+        check_pooled(pooling, len(runs))
     unit = (pooling.unit if pooling is not None and sample is None else
             "element" if assessments.scale in ELEMENT_SCALES else "article")
     full = scoring.scores(assessments, runs)
@@ -496,9 +658,9 @@ def pool_study(assessments: Assessments, runs: Sequence[Run], scoring: Scoring, 
         if sample is not None else
         [(pooling.strategy, level, 1) for level in levels] if pooling is not None else [])
     seeded = [(*task, child) for task, child in zip(tasks, task_seeds(seed, len(tasks)))]
-    work = _PoolWork(assessments, tuple(assessed_only(runs, assessments)), scoring, coded, unit,
-                     full_units, judged, full.means(), measures, condensed, power)
-    done = (executor or Serial()).map(_level_task, seeded, work, description="levels")
+    work = _PoolWork(assessments, ShippedRuns(assessed_only(runs, assessments)), scoring, coded,
+                     unit, full_units, judged, full.means(), measures, condensed, power)
+    done = map_chunked(executor or Serial(), _level_task, seeded, work, description="levels")
     rows = [row for of_task in done for row in of_task]
     order = {m: i for i, m in enumerate(measures)}
     return sorted(rows, key=lambda r: order[r.measure])

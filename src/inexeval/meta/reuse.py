@@ -4,10 +4,12 @@ Leave-one-run-out and leave-one-group-out (Zobel 1998; Buckley et al. 2007; Voor
 "leave out uniques" test). For each run, or each group of runs (``--group REGEX`` as ``pool``
 has it: a run's group is the first match group of REGEX in its name), the pool is rebuilt from
 the other runs exactly as the full pool was (:class:`inexeval.meta.pool.Pooling`, with
-:func:`inexeval.analysis.pooling.pool_runs`); the units judged only because of the left-out runs
-(in the full pool, not in the rebuilt one) become unjudged, and the left-out runs are scored on
-those qrels. The unit is the article for FOL and TREC qrels, the element for INEX 2002-2005
-element qrels pooled by depth (:func:`inexeval.meta.pool.pool_unit`).
+:func:`inexeval.analysis.pooling.pool_runs`; when only the first M runs of each group were
+pooled, ``--runs-per-group M``, from the other pooled runs: a run that was not pooled
+contributed nothing, and leaving it out changes no qrels); the units judged only because of
+the left-out runs (in the full pool, not in the rebuilt one) become unjudged, and the left-out
+runs are scored on those qrels. The unit is the article for FOL and TREC qrels, the element for
+INEX 2002-2005 element qrels pooled by depth (:func:`inexeval.meta.pool.pool_unit`).
 
 Per left-out run and measure (scores are means over every assessed topic, ``eval -c``):
 
@@ -24,8 +26,10 @@ Per measure over all runs: ``mean_drop`` and ``max_drop`` of ``difference``, and
 ``kendall_tau``, Kendall's tau-b of the ranking by ``score_full`` against the ranking by
 ``score_without`` (each run scored without its own group's contribution).
 
-Every left-out run or group is one task of an :mod:`inexeval.executor`; the output is the same
-bytes whoever runs the tasks.
+Every left-out run or group is one task of an :mod:`inexeval.executor`, given out in contiguous
+chunks of tasks (:func:`inexeval.executor.map_chunked`, a few per worker); this process scores
+every run on the full qrels while the workers run the tasks. The output is the same bytes
+whoever runs the tasks, however many at a time.
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from inexeval.errors import InexevalError
-from inexeval.executor import Executor, Serial
+from inexeval.executor import Executor, Serial, map_chunked
 from inexeval.meta.pool import (
     CodedRuns,
     Floats,
@@ -46,12 +50,15 @@ from inexeval.meta.pool import (
     Keys,
     Pooling,
     Scoring,
+    ShippedRuns,
     assessed_only,
+    check_pooled,
     kendall_tau,
     left_out_units,
     without_units,
 )
 from inexeval.model import Assessments, Run
+from inexeval.scores import Scores
 
 
 def run_groups(names: Sequence[str], group: str) -> list[str]:
@@ -121,16 +128,16 @@ class _ReuseWork:
     coded: CodedRuns
     full_units: Mapping[str, Keys]
     judged: Mapping[str, Judged]
-    measures: tuple[str, ...]
 
 
-def _left_out_task(work: _ReuseWork, task: tuple[tuple[int, ...], tuple[Run, ...]]
-                   ) -> tuple[Floats, int]:
-    """The means of the left-out runs (their positions and the runs themselves, the only task
-    that needs them) on the qrels of the pool without them (runs × measures), and the relevant
-    units only they contributed."""
+def _left_out_task(work: _ReuseWork, task: tuple[tuple[int, ...], ShippedRuns]
+                   ) -> tuple[list[str], Floats, int]:
+    """The measures and the means of the left-out runs (their positions and the runs
+    themselves, the only task that needs them) on the qrels of the pool without them (runs ×
+    measures), and the relevant units only they contributed."""
     left_out, left_out_runs = task
-    others = [i for i in range(len(next(iter(work.coded.units.values()), ())))
+    pooled = work.coded.pooling.pooled
+    others = [i for i in (range(work.coded.count) if pooled is None else pooled)
               if i not in set(left_out)]
     removed = left_out_units(work.full_units, work.coded.pooled(others))
     unique = 0
@@ -140,9 +147,8 @@ def _left_out_task(work: _ReuseWork, task: tuple[tuple[int, ...], tuple[Run, ...
             at = np.minimum(np.searchsorted(judged.keys, keys), len(judged.keys) - 1)
             unique += int(np.count_nonzero((judged.keys[at] == keys) & judged.relevant[at]))
     reduced = without_units(work.assessments, removed, work.coded.pooling.unit)
-    scores = work.scoring.quiet_scores(reduced, list(left_out_runs))
-    means = scores.means()
-    return means[:, [scores.measures.index(m) for m in work.measures]], unique
+    scores = work.scoring.quiet_scores(reduced, list(left_out_runs.runs))
+    return list(scores.measures), scores.means(), unique
 
 
 def _ranks(scores: Floats, candidates: Floats | None = None) -> list[int | None]:
@@ -179,22 +185,27 @@ def reuse_study(assessments: Assessments, runs: Sequence[Run], scoring: Scoring,
     if len(sets) < 2:
         raise InexevalError(f"every run is in group {labels[0]!r}: leaving it out leaves no "
                             "pool (give a --group that tells the groups apart)")
-    full = scoring.scores(assessments, runs)
-    measures = full.measures
-    full_means = full.means()
+    check_pooled(pooling, len(runs))
     coded = CodedRuns.of(runs, list(assessments), pooling)
     work = _ReuseWork(assessments, scoring, coded, coded.pooled(),
-                      judged_units(assessments, pooling.unit), measures)
+                      judged_units(assessments, pooling.unit))
     shipped = assessed_only(runs, assessments)
     tasks = [tuple(members) for members in sets.values()]
     members: tuple[int, ...]
-    done = (executor or Serial()).map(
-        _left_out_task, [(members, tuple(shipped[i] for i in members)) for members in tasks],
-        work, description="left out")
+    scored: list[Scores] = []
+    # the runs scored on the full qrels here, while the workers score them without their
+    # contribution (Serial: first, as one process does everything in order)
+    done = map_chunked(
+        executor or Serial(), _left_out_task,
+        [(members, ShippedRuns([shipped[i] for i in members])) for members in tasks], work,
+        description="left out", meanwhile=lambda: scored.append(scoring.scores(assessments,
+                                                                              runs)))
+    measures = scored[0].measures
+    full_means = scored[0].means()
     without = np.full_like(full_means, np.nan)
     unique = np.zeros(len(runs), dtype=np.int64)
-    for members, (means, count) in zip(tasks, done):
-        without[list(members)] = means
+    for members, (named, means, count) in zip(tasks, done):
+        without[list(members)] = means[:, [named.index(m) for m in measures]]
         unique[list(members)] = count
     rows: list[ReuseRow] = []
     summary: list[ReuseSummary] = []
