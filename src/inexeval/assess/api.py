@@ -44,6 +44,7 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from inexeval.assess import rules
+from inexeval.assess.merge import MergeConflict, three_way
 from inexeval.assess.model import MAX_SECONDS, Judgement, merge_passages
 from inexeval.assess.store import (
     SESSION_IDLE,
@@ -434,14 +435,32 @@ async def put_judgement(request: Request) -> Response:
             return rules.apply(before, replace(before, **fields), structure, app.mode,
                                app.pool_paths(topic, file))
 
-        return _annotated(app, app.store.save(topic, file, user.name, version, change))
+        def merge(base: Judgement, current: Judgement) -> Judgement:
+            # the change alone must be valid (422 otherwise, as for a current version)
+            mine = rules.apply(base, replace(base, **fields), structure, app.mode,
+                               app.pool_paths(topic, file))
+            merged = three_way(base, mine, current)
+            try:
+                return rules.apply(current, merged, structure, app.mode,
+                                   app.pool_paths(topic, file))
+            except rules.RuleViolation as violation:
+                # each side was consistent, the merge is not: the assessor decides
+                raise MergeConflict(current, violation.messages) from None
+
+        saved = app.store.save(topic, file, user.name, version, change, merge)
+        return {**_annotated(app, saved), "merged": saved.version != version + 1}
 
     try:
         return JSONResponse(await run_in_threadpool(save))
+    except MergeConflict as conflict:
+        return error(409, "conflict: the document was changed meanwhile (now version "
+                          f"{conflict.current.version}) and both changes set "
+                          f"{', '.join(conflict.fields)}", current=conflict.current.to_api(),
+                     conflicts=conflict.fields)
     except Conflict as conflict:
         return error(409, f"stale version: the document was changed meanwhile (now version "
                           f"{conflict.current.version}); reload it",
-                     current=conflict.current.to_api())
+                     current=conflict.current.to_api(), conflicts=[])
     except rules.RuleViolation as violation:
         return error(422, str(violation), problems=violation.messages)
     except Locked as locked:
@@ -764,7 +783,10 @@ OPENAPI: dict[str, Any] = {
                     "parameters": [_TOPIC, _FILE],
                     "responses": {"200": _json(_schema_ref("Judgement"), "judgement"),
                                   **_COMMON}},
-            "put": {"summary": "Save the judgement (one transaction, optimistic version check)",
+            "put": {"summary": "Save the judgement (one transaction); a change made on an "
+                               "older version is merged into the current one (three-way, "
+                               "inexeval.assess.merge; merged: true in the answer) unless both "
+                               "changed the same value (409)",
                     "parameters": [_TOPIC, _FILE, *_CSRF],
                     "requestBody": {"required": True, "content": {"application/json": {
                         "schema": _schema_ref("JudgementChange")}}},
@@ -773,8 +795,12 @@ OPENAPI: dict[str, Any] = {
                         **_COMMON,
                         "409": _json({"allOf": [_schema_ref("Error"), {
                             "type": "object", "properties": {
-                                "current": _schema_ref("Judgement")}}]},
-                            "stale version; nothing written"),
+                                "current": _schema_ref("Judgement"),
+                                "conflicts": {"type": "array", "items": {"type": "string"},
+                                              "description": "the values both changes set "
+                                                             "differently"}}}]},
+                            "a true conflict with a change saved meanwhile (or a version "
+                            "the store never had); nothing written"),
                         "413": {**_ERROR, "description": "body too large"},
                         "422": _json(_schema_ref("Problems"), "invalid body or a done status "
                                      "that breaks the consistency rules"),

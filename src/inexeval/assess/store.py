@@ -6,9 +6,10 @@ One schema for both back ends: SQLite (STORE is a file path; WAL journal, foreig
 ``schema_version`` holds the version and :data:`MIGRATIONS` the ordered steps that bring a store
 from one version to the next, each run in its own transaction when a store is opened.
 
-Every change is one transaction. A judgement is saved only when the version the client read is
-still the stored one (optimistic concurrency: a stale version raises :class:`Conflict` and writes
-nothing); the new version is one more. Every change is appended to the action log ``actions``
+Every change is one transaction. A judgement is saved when the version the client read is
+still the stored one (optimistic concurrency); a stale version raises :class:`Conflict` and writes
+nothing, unless the caller gives a three-way merge (:mod:`inexeval.assess.merge`), which is then
+applied to the stored judgement; the new version is one more. Every change is appended to the action log ``actions``
 (who, what, when, the state before and after, as JSON) in the same transaction.
 """
 
@@ -362,6 +363,18 @@ def _state(j: Judgement) -> str:
     for key in ("topic", "file", "assessor"):
         del state[key]
     return _dumps(state)
+
+
+def _from_state(current: Judgement, state: Mapping[str, Any]) -> Judgement:
+    """A judgement of the action log (:func:`_state`) for the key of ``current``."""
+    return Judgement(
+        topic=current.topic, file=current.file, assessor=current.assessor,
+        status=str(state.get("status", "unseen")),
+        passages=merge_passages([(int(s), int(e)) for s, e in state.get("passages", ())]),
+        best_entry_point=state.get("best_entry_point"),
+        exhaustivity=dict(state.get("exhaustivity", {})), values=dict(state.get("values", {})),
+        version=int(state["version"]), seconds=_bounded_seconds(float(state.get("seconds", 0))),
+        updated=state.get("updated"))
 
 
 class Store:
@@ -859,14 +872,21 @@ class Store:
         return _judgement(row)
 
     def save(self, topic: str, file: str, assessor: str, version: int,
-             change: Callable[[Judgement], Judgement]) -> Judgement:
+             change: Callable[[Judgement], Judgement],
+             merge: Callable[[Judgement, Judgement], Judgement] | None = None) -> Judgement:
         """Apply ``change`` to the stored judgement when its version is ``version`` and store
         the result with the next version, in one transaction with its action-log entry.
         Passages are stored sorted and merged whatever ``change`` returns (and read so: a row
         written otherwise is read sorted and merged too).
 
+        When the stored version is newer and ``merge`` is given, the judgement as it was at
+        ``version`` (the *base*, from the action log: :meth:`_base`) is looked up and
+        ``merge(base, stored)`` stored instead (a three-way merge,
+        :mod:`inexeval.assess.merge`); a base that cannot be found is a :class:`Conflict`.
+
         Raises :class:`Conflict` (stale version), :class:`Locked`, :class:`NotFound`,
-        :class:`NotAssigned`, or whatever ``change`` raises; nothing is written then."""
+        :class:`NotAssigned`, or whatever ``change`` or ``merge`` raises; nothing is written
+        then."""
         key = _key(topic, file, assessor)
         with self._write() as connection:
             if self._access(connection, topic, assessor):
@@ -875,21 +895,45 @@ class Store:
             if row is None:
                 raise NotFound(f"document {file!r} is not in the pool of topic {topic!r}")
             before = _judgement(row)
-            if before.version != version:
-                raise Conflict(before)
-            changed = change(before)
+            if before.version == version:
+                changed = change(before)
+            else:
+                base = None if merge is None else self._base(connection, before, version)
+                if merge is None or base is None:
+                    raise Conflict(before)
+                changed = merge(base, before)
             after = Judgement(
                 topic=topic, file=file, assessor=assessor, status=changed.status,
                 passages=merge_passages(changed.passages), best_entry_point=changed.best_entry_point,
                 exhaustivity=changed.exhaustivity, values=changed.values,
-                version=version + 1, seconds=changed.seconds, updated=now_iso())
+                version=before.version + 1, seconds=changed.seconds, updated=now_iso())
             result = connection.execute(_UPDATE_JUDGEMENT, {
-                **key, "key_version": version, **_judgement_row(after)})
+                **key, "key_version": before.version, **_judgement_row(after)})
             if result.rowcount != 1:
                 raise Conflict(before)
             self._log(connection, assessor, "save", topic=topic, file=file,
                       before=_state(before), after=_state(after))
         return after
+
+    def _base(self, connection: Connection, current: Judgement,
+              version: int) -> Judgement | None:
+        """The judgement ``current`` as it was stored at ``version`` (older than its own), from
+        the states the action log keeps of every save; the fresh judgement for version 0; None
+        when the log has no such state (a version the store never had)."""
+        if version == 0:
+            return Judgement(current.topic, current.file, current.assessor)
+        if not 0 < version < current.version:
+            return None
+        rows = connection.execute(
+            sa.select(actions.c.after).where(
+                actions.c.actor == current.assessor, actions.c.action == "save",
+                actions.c.topic == current.topic, actions.c.file == current.file)
+            .order_by(actions.c.id.desc())).scalars()
+        for after in rows:
+            state = json.loads(after)
+            if state.get("version") == version:
+                return _from_state(current, state)
+        return None
 
     def judgements(self, topic: str | None = None,
                    assessor: str | None = None) -> list[Judgement]:
