@@ -100,7 +100,8 @@ def routes(service: Service) -> list[BaseRoute]:
         session = await session_of(request)
         user, csrf = session if session else (None, None)
         base = {"user": user.name if user else None, "is_admin": bool(user and user.admin),
-                "page_data": {"csrf_token": csrf, **(page_data or {})}}
+                "page_data": {"csrf_token": csrf, "user": user.name if user else None,
+                              **(page_data or {})}}
         return templates.TemplateResponse(request, name, {**base, **context})
 
     async def login_user(request: Request, topic: str | None = None) -> User:
@@ -153,7 +154,7 @@ def routes(service: Service) -> list[BaseRoute]:
             "done": sum(a["status"] == "done" for a in articles),
             "relevant": sum(a["status"] == "done" and bool(a.get("relevant"))
                             for a in articles)}, {
-            "user": user.name, "mode": mode, "keywords": keywords(statement),
+            "user": user.name, "file": file, "mode": mode, "keywords": keywords(statement),
             "topic_url": f"/topics/{quote(topic_id, safe='')}",
             "doc_api": f"/api/topics/{quote(topic_id, safe='')}/docs/{quote(file, safe='/')}",
             "pooled": await run_in_threadpool(store.pool_paths, topic_id, file),

@@ -6,6 +6,10 @@ import {
   CodePointText, snapToWords, findWords, wordStart, addPassage, subtractPassage, passageAt,
   elementsHoldingHighlights, highlightProblems, bestEntryPointProblems,
 } from "./judge.js";
+import { mergeJudgement } from "./merge.js";
+import {
+  startOutbox, writeEntry, visitKey, entries, orphaned, rebase, ALIVE_EVERY,
+} from "./outbox.js";
 
 const page = document.body.dataset.page;
 const data = JSON.parse(document.getElementById("page-data")?.textContent || "{}");
@@ -195,7 +199,7 @@ const GRADED_CODES = {
 
 function documentPage() {
   const doc = document.getElementById("doc");
-  const storageKey = `inexeval:${data.user}:${data.doc_api}`;
+  const storageKey = visitKey(data.user);
   const state = {
     text: null, elements: [], order: new Map(), nodes: [], starts: [], breaks: new Set(),
     made: new Map(), breakList: [],
@@ -203,6 +207,7 @@ function documentPage() {
     pooled: data.pooled || [], serverProblems: [], implicit: {},
     pending: [], saving: false, retry: 0, focusPath: null, undo: [], redo: [], advance: false,
     baseSeconds: 0, activeMs: 0, visibleSince: document.hidden ? null : performance.now(),
+    acked: null, created: Date.now(),
   };
   window.inexeval = { state, timings: {} };
   const graded = state.mode === "2002" || state.mode === "2003";
@@ -490,15 +495,18 @@ function documentPage() {
     saved.dataset.state = kind;
   };
 
-  const remember = () => {
-    try {
-      if (state.pending.length === 0) localStorage.removeItem(storageKey);
-      else localStorage.setItem(storageKey, JSON.stringify(
-        { version: state.judgement.version, pending: state.pending }));
-    } catch {
-      // storage full or disabled: the queue in memory still retries
-    }
+  /** The page's queue in the app's outbox (static/outbox.js); `alive` 0 once the page is
+   * left, so that any page of the app sends what is still queued. */
+  const remember = (alive = Date.now()) => {
+    // storage full or disabled: the queue in memory still retries
+    writeEntry(storageKey, {
+      doc_api: data.doc_api, url: window.location.pathname, file: data.file || data.doc_api,
+      version: state.judgement.version, base: state.acked, pending: state.pending, alive,
+      created: state.created,
+    });
   };
+  setInterval(() => { if (state.pending.length > 0) remember(); }, ALIVE_EVERY);
+  window.addEventListener("pagehide", () => { if (state.pending.length > 0) remember(0); });
 
   const enqueue = () => {
     const j = state.judgement;
@@ -515,7 +523,7 @@ function documentPage() {
   };
 
   const flush = async () => {
-    if (state.saving || state.pending.length === 0) return;
+    if (state.saving || state.asking || state.pending.length === 0) return;
     state.saving = true;
     const sending = state.pending[0];
     const started = performance.now();
@@ -541,6 +549,8 @@ function documentPage() {
       window.inexeval.timings.lastSave = performance.now() - started;
       state.pending.shift();
       state.judgement.version = answer.version;
+      state.acked = judgementContent(answer);
+      if (answer.merged) takeMerged(sending, answer);
       if (state.pending.length === 0) {
         window.inexeval.timings.acknowledged = performance.now() - window.inexeval.timings.changed;
         if (answer.status) state.judgement.status = answer.status;
@@ -553,6 +563,15 @@ function documentPage() {
       remember();
       flush();
       return;
+    }
+    if (response.status === 409) {
+      const body = await response.clone().json().catch(() => ({}));
+      if (body.conflicts?.length > 0 && body.current) {
+        state.saving = false;
+        state.asking = true;
+        askConflict(sending, body);
+        return;
+      }
     }
     // Refused: the server's version is reloaded; changes made meanwhile were made on the
     // refused state, so they go too (the assessor is told to redo them).
@@ -583,6 +602,102 @@ function documentPage() {
       showSave("not saved", "error");
       notice(`Not saved: ${message}`, "error");
     }
+  };
+
+  const judgementContent = (j) => ({
+    status: j.status, passages: j.passages || [], best_entry_point: j.best_entry_point ?? null,
+    exhaustivity: { ...(j.exhaustivity || {}) }, values: { ...(j.values || {}) },
+    seconds: j.seconds || 0,
+  });
+
+  /** Show the last queued state, or the server's when nothing is queued. */
+  const showQueued = (answer) => {
+    const last = state.pending[state.pending.length - 1];
+    const shown = last || judgementContent(answer);
+    for (const key of ["status", "passages", "best_entry_point", "exhaustivity", "values"]) {
+      state.judgement[key] = shown[key];
+    }
+    draw();
+  };
+
+  /** The server merged `sent` with changes saved elsewhere (another tab, an older visit): the
+   * queued changes and the undo and redo steps are moved onto the merged state, so that none
+   * of them takes the other changes away. */
+  const takeMerged = (sent, answer) => {
+    const onto = (steps) => steps.map((step) => {
+      const { merged } = mergeJudgement(sent, step, answer, true);
+      delete merged.seconds;
+      return merged;
+    });
+    state.pending = rebase(sent, state.pending, answer);
+    state.undo = onto(state.undo);
+    state.redo = onto(state.redo);
+    state.baseSeconds += Math.max(0, (answer.seconds || 0) - (sent.seconds || 0));
+    showQueued(answer);
+    notice("Merged with changes saved in another tab or window (or an earlier visit).", "info");
+  };
+
+  /** A true conflict: both changed the same value. The assessor keeps theirs (this page's
+   * change wins where both changed a value; the other changes stay) or takes the saved one. */
+  const askConflict = (sent, body) => {
+    const box = conflictDialog();
+    box.querySelector(".conflict-fields").textContent = body.conflicts.join(", ");
+    box.onclose = async () => {
+      state.asking = false;
+      const current = body.current;
+      if (box.returnValue === "mine") {
+        const base = state.acked || judgementContent(current);
+        const { merged } = mergeJudgement(base, sent, current, true);
+        const first = { ...merged, seconds: sent.seconds };
+        state.pending = [first, ...rebase(sent, state.pending.slice(1), first)];
+        state.judgement.version = current.version;
+        state.acked = judgementContent(current);
+        remember();
+        showQueued(current);
+        notice("Your change was kept; the other changes saved meanwhile were kept too.", "info");
+        flush();
+        return;
+      }
+      state.pending = [];
+      state.undo = [];
+      state.redo = [];
+      remember();
+      await load();
+      showSave("reloaded", "conflict");
+      notice("The saved version was taken: your conflicting change was dropped.", "conflict");
+    };
+    showSave("conflict", "conflict");
+    box.showModal();
+  };
+
+  /** The dialog of a true conflict (made once, text only). */
+  const conflictDialog = () => {
+    let box = document.getElementById("merge-conflict");
+    if (box !== null) return box;
+    box = document.createElement("dialog");
+    box.id = "merge-conflict";
+    box.setAttribute("aria-labelledby", "merge-conflict-title");
+    const form = document.createElement("form");
+    form.method = "dialog";
+    const title = document.createElement("h2");
+    title.id = "merge-conflict-title";
+    title.textContent = "This document was changed in another tab or window";
+    const text = document.createElement("p");
+    text.append("Both changed: ");
+    const fields = document.createElement("span");
+    fields.className = "conflict-fields";
+    text.append(fields, ". Keep your change (the other changes are kept too) or take the "
+      + "saved version?");
+    const mine = document.createElement("button");
+    mine.value = "mine";
+    mine.textContent = "Keep mine";
+    const theirs = document.createElement("button");
+    theirs.value = "theirs";
+    theirs.textContent = "Take the saved version";
+    form.append(title, text, mine, " ", theirs);
+    box.append(form);
+    document.body.append(box);
+    return box;
   };
 
   /** The judgement's content and status, as undo and redo keep it. */
@@ -915,6 +1030,7 @@ function documentPage() {
     judgement.exhaustivity = judgement.exhaustivity || {};
     judgement.values = judgement.values || {};
     state.judgement = judgement;
+    state.acked = judgementContent(judgement);
     state.baseSeconds = judgement.seconds || 0;
     state.activeMs = 0;
     state.visibleSince = document.hidden ? null : performance.now();
@@ -922,24 +1038,24 @@ function documentPage() {
     if (state.text !== null) draw();
   };
 
-  /** Changes queued in an earlier visit that never reached the server are sent now when the
-   * document has not changed since; otherwise they are dropped and the assessor told. */
+  /** Changes of this document queued in an earlier visit (the app's outbox) that never
+   * reached the server are taken over and sent now, on the version they were made on: the
+   * server merges them into anything saved since, and a true conflict asks. */
   const restore = () => {
-    let stored = null;
-    try {
-      stored = JSON.parse(localStorage.getItem(storageKey) || "null");
-    } catch {
-      stored = null;
-    }
-    if (stored === null || stored.pending.length === 0) return;
-    if (stored.version !== state.judgement.version) {
-      localStorage.removeItem(storageKey);
-      notice("Changes from an earlier visit were not saved and the document has changed "
-        + "since: they were dropped.", "conflict");
-      return;
-    }
+    const found = entries(data.user).find(([key, e]) => key !== storageKey
+      && e.doc_api === data.doc_api && orphaned(e));
+    if (found === undefined) return;
+    const [key, stored] = found;
+    writeEntry(key, null);
+    const loaded = judgementContent(state.judgement);
+    const base = stored.base || loaded;
+    const last = stored.pending[stored.pending.length - 1];
+    const { merged } = mergeJudgement(base, last, loaded, true);
     state.pending = stored.pending;
-    Object.assign(state.judgement, stored.pending[stored.pending.length - 1]);
+    state.judgement.version = stored.version;
+    state.acked = base;
+    Object.assign(state.judgement, { ...merged, seconds: state.judgement.seconds });
+    remember();
     notice("Unsaved changes from an earlier visit were restored and are being saved.", "info");
     flush();
   };
@@ -983,6 +1099,7 @@ function documentPage() {
     state.breakList = [...rendered.breaks].sort((a, b) => a - b);
     state.made = rendered.made;
     restore();
+    startOutbox({ user: data.user, api, mine: (entry) => entry.doc_api !== data.doc_api });
     drawKeywords();
     draw();
     undoneX();
@@ -1013,3 +1130,4 @@ function adminPage() {
 if (page === "topic") topicPage();
 else if (page === "doc") documentPage();
 else if (page === "admin") adminPage();
+if (page !== "doc" && page !== "login") startOutbox({ user: data.user, api });
