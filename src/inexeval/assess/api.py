@@ -495,6 +495,21 @@ async def check_judgement(request: Request) -> Response:
         return error(422, str(violation), problems=violation.messages)
 
 
+async def get_history(request: Request) -> Response:
+    """The last changes of the user's login session, newest first, said in words."""
+    from inexeval.assess.history import HISTORY_LENGTH, history_rows
+
+    app = service(request)
+
+    def load() -> list[dict[str, Any]]:
+        user = user_of(app, request, change=False)
+        since = app.store.session_started(request.cookies.get(SESSION_COOKIE, "")) or 0.0
+        return history_rows(app.store.history(user.name, since, HISTORY_LENGTH),
+                            lambda file: app.document(file).text)
+
+    return JSONResponse({"changes": await run_in_threadpool(load)})
+
+
 # -- administration ----------------------------------------------------------------------------
 
 async def admin_stats(request: Request) -> Response:
@@ -677,6 +692,7 @@ def routes() -> list[Route]:
         Route("/api/session", get_session, methods=["GET"]),
         Route("/api/openapi.json", openapi, methods=["GET"]),
         Route("/api/topics", list_topics, methods=["GET"]),
+        Route("/api/history", get_history, methods=["GET"]),
         Route("/api/topics/{topic}", get_topic, methods=["GET"]),
         Route("/api/topics/{topic}/pool", get_pool, methods=["GET"]),
         Route(document + "/content", get_content, methods=["GET"]),
@@ -763,6 +779,11 @@ OPENAPI: dict[str, Any] = {
         "/api/session": {"get": {"summary": "The logged-in user and the CSRF token",
                                  "responses": {"200": _json(_schema_ref("Session"), "session"),
                                                "401": _ERROR}}},
+        "/api/history": {"get": {
+            "summary": "The last 20 changes of the login session, newest first: at (seconds "
+                       "since 1970), topic, file, version, change (in words), url (the "
+                       "document page)",
+            "responses": {"200": {"description": "changes"}, "401": _ERROR}}},
         "/api/topics": {"get": {
             "summary": "The user's topics with progress",
             "responses": {"200": _json({"type": "object", "properties": {"topics": {

@@ -29,6 +29,7 @@ from starlette.templating import Jinja2Templates
 
 from inexeval.assess.api import Service, session_of
 from inexeval.assess.campaign import export_store
+from inexeval.assess.model import ACTIVE_SECONDS
 from inexeval.assess.store import NotFound, Store, User
 
 HERE = Path(__file__).parent
@@ -155,6 +156,7 @@ def routes(service: Service) -> list[BaseRoute]:
             "relevant": sum(a["status"] == "done" and bool(a.get("relevant"))
                             for a in articles)}, {
             "user": user.name, "file": file, "mode": mode, "keywords": keywords(statement),
+            "active_seconds": ACTIVE_SECONDS,
             "topic_url": f"/topics/{quote(topic_id, safe='')}",
             "doc_api": f"/api/topics/{quote(topic_id, safe='')}/docs/{quote(file, safe='/')}",
             "pooled": await run_in_threadpool(store.pool_paths, topic_id, file),

@@ -47,8 +47,6 @@ _SEEN_EVERY = 60.0
 """A session's last use is written at most this often (not on every request)."""
 NAME_LENGTH = 128
 """Longest user name or topic id (both back ends)."""
-IDLE_SECONDS = 600.0
-"""A pause between two saves of an assessor longer than this is not counted as assessing time."""
 
 metadata = sa.MetaData()
 
@@ -950,10 +948,13 @@ class Store:
 
     # -- statistics ----------------------------------------------------------------------------
 
-    def stats(self, idle: float = IDLE_SECONDS) -> dict[str, Any]:
+    def stats(self) -> dict[str, Any]:
         """Progress per topic and assessor and throughput per assessor, from the judgements and
-        the action log: assessing time is the sum of the pauses between an assessor's
-        consecutive saves that are at most ``idle`` seconds; documents per hour are the
+        the action log. Assessing time has one definition, the same per topic and per assessor
+        (``/admin`` and ``assess stats`` both show this): the sum of the seconds the judgements
+        record, which the document page counts only while it is visible and the assessor acted
+        (a key, a click, a scroll, a pointer move) within the last ``ACTIVE_SECONDS``
+        (:data:`inexeval.assess.model.ACTIVE_SECONDS`, 2 minutes); documents per hour are the
         documents the assessor marked done divided by that time."""
         with self._read() as connection:
             pairs = connection.execute(
@@ -966,16 +967,17 @@ class Store:
                 sa.select(actions.c.actor, actions.c.at, actions.c.topic, actions.c.file,
                           actions.c.after)
                 .where(actions.c.action == "save").order_by(actions.c.actor, actions.c.id)).all()
+            recorded = connection.execute(
+                sa.select(judgements.c.assessor, judgements.c.seconds)).all()
+        active: dict[str, float] = {}
+        for row in recorded:
+            active[row.assessor] = active.get(row.assessor, 0.0) + _bounded_seconds(row.seconds)
         per_assessor: dict[str, dict[str, Any]] = {}
-        last: dict[str, float] = {}
         done: dict[str, set[tuple[str, str]]] = {}
         for save in saves:
-            entry = per_assessor.setdefault(save.actor, {"assessor": save.actor, "saves": 0,
-                                                         "seconds": 0.0})
+            entry = per_assessor.setdefault(save.actor, {
+                "assessor": save.actor, "saves": 0, "seconds": active.get(save.actor, 0.0)})
             entry["saves"] += 1
-            if save.actor in last and 0 <= save.at - last[save.actor] <= idle:
-                entry["seconds"] += save.at - last[save.actor]
-            last[save.actor] = save.at
             if json.loads(save.after).get("status") == "done":
                 done.setdefault(save.actor, set()).add((save.topic, save.file))
         for name, entry in per_assessor.items():
@@ -987,6 +989,28 @@ class Store:
             entry["seconds"] = round(entry["seconds"], 3)
         return {"topics": per_topic,
                 "assessors": sorted(per_assessor.values(), key=lambda e: str(e["assessor"]))}
+
+    def history(self, assessor: str, since: float = 0.0,
+                limit: int = 20) -> list[dict[str, Any]]:
+        """The assessor's last ``limit`` saves since ``since`` (a time), newest first: when,
+        topic, document, and the states before and after (as the action log keeps them)."""
+        with self._read() as connection:
+            rows = connection.execute(
+                sa.select(actions.c.at, actions.c.topic, actions.c.file, actions.c.before,
+                          actions.c.after)
+                .where(actions.c.actor == assessor, actions.c.action == "save",
+                       actions.c.at >= since)
+                .order_by(actions.c.id.desc()).limit(limit)).all()
+        return [{"at": row.at, "topic": row.topic, "file": row.file,
+                 "before": json.loads(row.before or "{}"), "after": json.loads(row.after or "{}")}
+                for row in rows]
+
+    def session_started(self, token: str) -> float | None:
+        """When the session of ``token`` began (None for an unknown token)."""
+        with self._read() as connection:
+            expires = connection.execute(sa.select(sessions.c.expires).where(
+                sessions.c.token_hash == _token_hash(token))).scalar()
+        return None if expires is None else float(expires) - SESSION_SECONDS
 
     def actions(self, limit: int | None = None) -> list[dict[str, Any]]:
         """The action log, oldest first."""

@@ -7,6 +7,7 @@ import {
   elementsHoldingHighlights, highlightProblems, bestEntryPointProblems,
 } from "./judge.js";
 import { mergeJudgement } from "./merge.js";
+import { startHistory, refreshHistory } from "./history.js";
 import {
   startOutbox, writeEntry, visitKey, entries, orphaned, rebase, ALIVE_EVERY,
 } from "./outbox.js";
@@ -206,7 +207,7 @@ function documentPage() {
     judgement: null, mode: data.mode || "highlight", keywords: data.keywords || [],
     pooled: data.pooled || [], serverProblems: [], implicit: {},
     pending: [], saving: false, retry: 0, focusPath: null, undo: [], redo: [], advance: false,
-    baseSeconds: 0, activeMs: 0, visibleSince: document.hidden ? null : performance.now(),
+    baseSeconds: 0, activeMs: 0,
     acked: null, created: Date.now(),
   };
   window.inexeval = { state, timings: {} };
@@ -260,18 +261,39 @@ function documentPage() {
     return [start, end];
   };
 
-  const seconds = () => {
-    const visible = state.visibleSince === null ? 0 : performance.now() - state.visibleSince;
-    return Math.round((state.baseSeconds + (state.activeMs + visible) / 1000) * 10) / 10;
+  // ---- time: the one definition of inexeval.assess.model.ACTIVE_SECONDS. A moment counts
+  // while the page is visible and the assessor acted (key, click, scroll, wheel, pointer move)
+  // within the last ACTIVE_SECONDS; counted at every act, every second and on hiding.
+  const activeWindow = 1000 * (data.active_seconds || 120);
+  state.lastAct = performance.now();
+  state.lastTick = state.lastAct;
+  const tick = () => {
+    const now = performance.now();
+    if (!document.hidden) {
+      state.activeMs += Math.max(0, Math.min(now, state.lastAct + activeWindow) - state.lastTick);
+    }
+    state.lastTick = now;
   };
+  const acted = () => {
+    tick();
+    state.lastAct = performance.now();
+  };
+  for (const kind of ["keydown", "pointerdown", "pointermove", "wheel", "scroll"]) {
+    window.addEventListener(kind, acted, { capture: true, passive: true });
+  }
+  setInterval(tick, 1000);
   document.addEventListener("visibilitychange", () => {
-    if (document.hidden && state.visibleSince !== null) {
-      state.activeMs += performance.now() - state.visibleSince;
-      state.visibleSince = null;
-    } else if (!document.hidden && state.visibleSince === null) {
-      state.visibleSince = performance.now();
+    if (document.hidden) tick();
+    else {
+      state.lastTick = performance.now();
+      state.lastAct = state.lastTick; // coming back to the page is an act
     }
   });
+  const seconds = () => {
+    tick();
+    return Math.round((state.baseSeconds + state.activeMs / 1000) * 10) / 10;
+  };
+  window.inexeval.activeSeconds = () => seconds() - state.baseSeconds;
 
   // ---- drawing
   const drawPassages = () => {
@@ -558,6 +580,7 @@ function documentPage() {
         showSave("saved", "saved");
         takeRules(answer);
         draw();
+        refreshHistory();
         if (state.advance) moveOn();
       }
       remember();
@@ -1033,7 +1056,7 @@ function documentPage() {
     state.acked = judgementContent(judgement);
     state.baseSeconds = judgement.seconds || 0;
     state.activeMs = 0;
-    state.visibleSince = document.hidden ? null : performance.now();
+    state.lastTick = performance.now();
     takeRules(judgement);
     if (state.text !== null) draw();
   };
@@ -1099,7 +1122,12 @@ function documentPage() {
     state.breakList = [...rendered.breaks].sort((a, b) => a - b);
     state.made = rendered.made;
     restore();
-    startOutbox({ user: data.user, api, mine: (entry) => entry.doc_api !== data.doc_api });
+    startOutbox({
+      user: data.user, api, mine: (entry) => entry.doc_api !== data.doc_api,
+      saved: refreshHistory,
+    });
+    startHistory(getJSON, document.querySelector("aside.side"),
+      { before: document.querySelector("aside.side .help"), open: false });
     drawKeywords();
     draw();
     undoneX();
@@ -1130,4 +1158,7 @@ function adminPage() {
 if (page === "topic") topicPage();
 else if (page === "doc") documentPage();
 else if (page === "admin") adminPage();
-if (page !== "doc" && page !== "login") startOutbox({ user: data.user, api });
+if (page !== "doc" && page !== "login" && data.user) {
+  startOutbox({ user: data.user, api, saved: refreshHistory });
+  if (page === "topic" || page === "topics") startHistory(getJSON, document.getElementById("main"));
+}

@@ -139,6 +139,7 @@ export async function flushOrphans() {
     for (const [key, entry] of entries(context.user)) {
       if (!orphaned(entry) || entry.conflicts || !context.mine(entry)) continue;
       const outcome = await send(key);
+      if (outcome === "saved") context.saved();
       if (outcome === "offline" || outcome === "login") {
         waiting = true;
         context.offline = outcome;
@@ -195,11 +196,14 @@ export function showBanner() {
 /**
  * Start the outbox on a page: `api(method, url, body)` sends a request with the CSRF token;
  * `extra()` counts changes the page holds but has not stored yet; `mine(entry)` says which
- * orphans this page may send (a document page adopts those of its own document itself).
+ * orphans this page may send (a document page adopts those of its own document itself);
+ * `saved()` is called when an entry has been sent.
  */
-export function startOutbox({ user, api, extra = () => 0, mine = () => true }) {
+export function startOutbox({
+  user, api, extra = () => 0, mine = () => true, saved = () => {},
+}) {
   if (!user) return;
-  context = { user, api, extra, mine, refused: [], offline: null };
+  context = { user, api, extra, mine, saved, refused: [], offline: null };
   window.addEventListener("storage", (event) => {
     if (event.key === null || event.key.startsWith(prefix(user))) showBanner();
   });

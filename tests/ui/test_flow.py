@@ -1,0 +1,222 @@
+"""The assessor's flow of issue 22 in Chromium (passages mode): two tabs merging and a true
+conflict asking, one outbox for the whole app surviving a reload while offline, the history
+panel, and assessing time counted only while the page is visible and the assessor acts."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Error as PlaywrightError
+from tests.ui.conftest import (
+    ConsoleErrors,
+    Server,
+    log_in,
+    open_as,
+    open_document,
+    running_server,
+    screenshot,
+)
+from tests.ui.test_assessing import click_word, highlight_words, paragraph, settled, span
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    with running_server(tmp_path_factory.mktemp("campaign-flow"), mode="passages") as up:
+        yield up
+
+
+def offline_noise(console: ConsoleErrors) -> None:
+    """Failed requests while offline are expected console errors."""
+    console[:] = [e for e in console if "ERR_INTERNET_DISCONNECTED" not in e
+                  and "ERR_FAILED" not in e and "409 (Conflict)" not in e]
+
+
+def test_two_tabs_a_true_conflict_asks(browser: Any, server: Server, console: ConsoleErrors,
+                                       tmp_path: Path) -> None:
+    first = log_in(browser, server, "alice", console)
+    second = console.watch(first.context.new_page())
+    open_document(first, server, "1", "co/a2")
+    text, words = paragraph(server, "co/a2")
+    highlight_words(first, words)
+    settled(first)
+    open_document(second, server, "1", "co/a2")
+    # both tabs now start from the same version; each sets the best entry point elsewhere
+    click_word(first, words[1])
+    first.keyboard.press("b")
+    settled(first)
+    click_word(second, words[4])
+    second.keyboard.press("b")
+    mine = second.evaluate("window.inexeval.state.judgement.best_entry_point")
+    dialog = second.locator("#merge-conflict")
+    dialog.wait_for(state="visible")
+    assert "best_entry_point" in dialog.inner_text()
+    screenshot(second, tmp_path, "flow-conflict-dialog")
+    second.get_by_role("button", name="Keep mine").click()
+    settled(second)
+    saved = server.judgement("alice", "1", "co/a2")
+    assert saved["best_entry_point"] == mine != text.index(words[1])
+    assert saved["passages"] == [list(span(text, " ".join(words[0:3]), " ".join(words[3:6])))]
+    # the first tab is stale now: its new best entry point conflicts; it takes the saved one
+    click_word(first, words[2])
+    first.keyboard.press("b")
+    first.locator("#merge-conflict").wait_for(state="visible")
+    first.get_by_role("button", name="Take the saved version").click()
+    first.wait_for_selector("#notice[data-kind=conflict]")
+    settled(first)
+    assert first.evaluate("window.inexeval.state.judgement.best_entry_point") == mine
+    assert server.judgement("alice", "1", "co/a2")["best_entry_point"] == mine
+    offline_noise(console)
+    first.context.close()
+
+
+def test_the_outbox_survives_a_reload_while_offline(browser: Any, server: Server,
+                                                    console: ConsoleErrors,
+                                                    tmp_path: Path) -> None:
+    """Offline, a highlight is queued and counted in the banner; the page is reloaded (which
+    fails: offline) and the browser comes back online on another page of the app, which sends
+    the change; the history panel then lists it with a link back to its document."""
+    page = open_as(browser, server, console, "alice", "1", "co/a3")
+    text, words = paragraph(server, "co/a3")
+    # Chromium's offline emulation lets the old document's retry through while a reload
+    # fails (seen in 3 runs of 3): the saves are refused at the context as well
+    page.context.route("**/api/topics/**", lambda route: route.abort("internetdisconnected")
+                       if route.request.method == "PUT" else route.continue_())
+    page.context.set_offline(True)
+    first, last = highlight_words(page, words)
+    page.wait_for_selector("#saved[data-state=retry]")
+    banner = page.locator("#outbox")
+    banner.wait_for(state="visible")
+    assert banner.inner_text().startswith("1 change not saved yet")
+    screenshot(page, tmp_path, "flow-outbox-banner")
+    page.on("dialog", lambda d: d.accept())
+    with pytest.raises(PlaywrightError):
+        page.reload()
+    assert server.judgement("alice", "1", "co/a3")["passages"] == []
+    page.context.set_offline(False)
+    page.context.unroute("**/api/topics/**")
+    page.goto(f"{server.url}/topics/1")
+    page.wait_for_function("() => document.body.dataset.unsaved === '0'")
+    assert not page.locator("#outbox").is_visible()
+    assert server.judgement("alice", "1", "co/a3")["passages"] == [list(span(text, first, last))]
+    # (a second, empty save may follow: the old document's own retry, which Chromium lets
+    # through as the page comes back online; the server merges it into no change)
+    history = page.locator("#history li", has_text="highlighted")
+    history.wait_for()
+    assert f"co/a3 (topic 1): highlighted “{first} {last}” ({len(first) + len(last) + 1} " \
+        "characters); now in-progress" in history.inner_text()
+    screenshot(page, tmp_path, "flow-history-topic-page")
+    page.locator("#history a", has_text="co/a3").first.click()
+    page.wait_for_url(f"{server.url}/topics/1/docs/co/a3")
+    offline_noise(console)
+    page.context.close()
+
+
+def test_an_orphaned_change_is_sent_from_another_page_and_the_banner_counts_it(
+        browser: Any, server: Server, console: ConsoleErrors) -> None:
+    """A change left in the outbox by a page that is gone (here: put there as a page writes
+    it, made on version 0 while the server has moved on) is sent by the pool page and merged
+    by the server with what was saved meanwhile."""
+    page = log_in(browser, server, "bob", console)
+    api = server.api("bob")
+    text, words = paragraph(server, "co/a4")
+    one = span(text, words[0], words[1])
+    two = span(text, words[4], words[5])
+    assert api.put("/api/topics/1/docs/co/a4", json={
+        "version": 0, "status": "in-progress", "passages": [list(one)]}).status_code == 200
+    page.route("**/api/topics/1/docs/co/a4", lambda route: route.abort()
+               if route.request.method == "PUT" else route.continue_())
+    page.evaluate("""([two]) => localStorage.setItem('inexeval:bob:outbox:test', JSON.stringify({
+        doc_api: '/api/topics/1/docs/co/a4', url: '/topics/1/docs/co/a4', file: 'co/a4',
+        version: 0, base: {status: 'unseen', passages: [], best_entry_point: null,
+                           exhaustivity: {}, values: {}, seconds: 0},
+        pending: [{status: 'in-progress', passages: [two], best_entry_point: null,
+                   exhaustivity: {}, values: {}, seconds: 2}],
+        alive: 0, created: 1}))""", [list(two)])
+    page.goto(f"{server.url}/topics/1")
+    page.locator("#outbox").wait_for(state="visible")
+    assert page.locator("#outbox").inner_text().startswith("1 change not saved yet")
+    page.unroute("**/api/topics/1/docs/co/a4")
+    page.wait_for_function("() => document.body.dataset.unsaved === '0'", timeout=15000)
+    assert server.judgement("bob", "1", "co/a4")["passages"] == [list(one), list(two)]
+    offline_noise(console)
+    page.context.close()
+
+
+def test_history_on_the_document_page(browser: Any, server: Server,
+                                      console: ConsoleErrors, tmp_path: Path) -> None:
+    page = open_as(browser, server, console, "bob", "1", "co/a5")
+    _, words = paragraph(server, "co/a5")
+    highlight_words(page, words)
+    settled(page)
+    page.keyboard.press("u")  # the caret is nowhere: a notice, nothing saved
+    highlight_words(page, words, 8)
+    settled(page)
+    panel = page.locator("#history")
+    panel.locator("summary").click()
+    page.wait_for_function("() => document.querySelector('#history').dataset.count === '2'")
+    rows = panel.locator("li").all_inner_texts()
+    assert all("co/a5 (topic 1): highlighted" in row for row in rows)
+    assert panel.locator("a[aria-current=page]").count() == 2
+    screenshot(page, tmp_path, "flow-history-document-page")
+    page.context.close()
+
+
+PAGE_DATA_WINDOW = re.compile(r'"active_seconds": [0-9.]+')
+
+
+def test_time_counts_only_while_visible_and_active(browser: Any, server: Server,
+                                                   console: ConsoleErrors) -> None:
+    """The activity window shortened to 1 s for the test (the page reads it from the page
+    data): idle time beyond it, and hidden time, do not count; the saved seconds are what the
+    page counted."""
+    page = log_in(browser, server, "alice", console)
+
+    def shorter(route: Any) -> None:
+        response = route.fetch()
+        body = PAGE_DATA_WINDOW.sub('"active_seconds": 1.0', response.text())
+        route.fulfill(response=response, body=body)
+
+    page.route(f"{server.url}/topics/1/docs/co/a5", shorter)
+    open_document(page, server, "1", "co/a5")
+    active = "window.inexeval.activeSeconds()"
+    page.wait_for_timeout(3000)  # no act: at most the first second counts
+    idle = page.evaluate(active)
+    assert 0.5 <= idle <= 1.3, idle
+    for _ in range(4):  # acting every half second: all of it counts
+        page.mouse.move(300, 300 + _ * 5)
+        page.wait_for_timeout(500)
+    busy = page.evaluate(active)
+    assert 1.6 <= busy - idle <= 2.6, (idle, busy)
+    # hidden (as when another tab is in front): acts do not count
+    page.evaluate("""() => {
+        Object.defineProperty(document, 'hidden', {configurable: true, get: () => true});
+        document.dispatchEvent(new Event('visibilitychange'));
+    }""")
+    hidden_at = page.evaluate(active)
+    for _ in range(4):
+        page.mouse.move(400, 300 + _ * 5)
+        page.wait_for_timeout(250)
+    assert page.evaluate(active) - hidden_at < 0.05
+    page.evaluate("""() => {
+        Object.defineProperty(document, 'hidden', {configurable: true, get: () => false});
+        document.dispatchEvent(new Event('visibilitychange'));
+    }""")
+    _, words = paragraph(server, "co/a5")
+    highlight_words(page, words)
+    settled(page)
+    counted = page.evaluate("window.inexeval.state.baseSeconds + "
+                            "window.inexeval.state.activeMs / 1000")
+    saved = server.judgement("alice", "1", "co/a5")["seconds"]
+    assert abs(saved - counted) < 1.0, (saved, counted)
+    stats = server.api("boss").get("/api/admin/stats").json()
+    alice_topic_1 = next(r for r in stats["topics"] if r["assessor"] == "alice"
+                         and r["topic"] == "1")
+    alice = next(r for r in stats["assessors"] if r["assessor"] == "alice")
+    # one definition: the assessor's time is the sum of its judgements' (topic 2 untouched)
+    assert alice_topic_1["seconds"] >= saved
+    assert alice["seconds"] == pytest.approx(alice_topic_1["seconds"], abs=0.001)
+    page.context.close()
