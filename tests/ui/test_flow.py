@@ -220,3 +220,34 @@ def test_time_counts_only_while_visible_and_active(browser: Any, server: Server,
     assert alice_topic_1["seconds"] >= saved
     assert alice["seconds"] == pytest.approx(alice_topic_1["seconds"], abs=0.001)
     page.context.close()
+
+
+def test_forced_colours_and_a_passage_list_for_screen_readers(
+        browser: Any, server: Server, console: ConsoleErrors, tmp_path: Path) -> None:
+    page = open_as(browser, server, console, "alice", "1", "co/a1")
+    text, words = paragraph(server, "co/a1")
+    first, last = highlight_words(page, words[:6])
+    settled(page)
+    start, end = span(text, first, last)
+    # the passages as text, in the accessibility tree, not on the screen
+    heading = page.get_by_role("heading", name="Highlighted text: 1 passage")
+    assert heading.count() == 1 and not heading.is_visible() or heading.bounding_box()[
+        "width"] <= 1
+    assert page.locator("#passage-text li").all_text_contents() == [text[start:end]]
+    snapshot = page.locator("#passage-text").aria_snapshot()
+    assert text[start:end] in snapshot
+    # Windows high contrast: the passage keeps lines above and below, not only a background
+    page.emulate_media(forced_colors="active")
+    assert page.evaluate("matchMedia('(forced-colors: active)').matches")
+    page.wait_for_selector("#outlines-passage span")
+    outline = page.evaluate("""() => {
+        const mark = document.querySelector('#outlines-passage span');
+        const style = getComputedStyle(mark);
+        return [style.outlineStyle, parseFloat(style.outlineWidth), mark.offsetWidth > 20];
+    }""")
+    assert outline == ["solid", 2, True]
+    # keywords: a dashed line only (a highlight would look like a passage)
+    assert page.evaluate("CSS.highlights.has('keyword')") is False
+    assert page.locator("#outlines-keyword span").count() > 0
+    screenshot(page, tmp_path, "flow-forced-colours")
+    page.context.close()

@@ -8,6 +8,7 @@ import {
 } from "./judge.js";
 import { mergeJudgement } from "./merge.js";
 import { startHistory, refreshHistory } from "./history.js";
+import { drawPassageText, drawOutlines, forcedColours } from "./access.js";
 import {
   startOutbox, writeEntry, visitKey, entries, orphaned, rebase, ALIVE_EVERY,
 } from "./outbox.js";
@@ -296,10 +297,12 @@ function documentPage() {
   window.inexeval.activeSeconds = () => seconds() - state.baseSeconds;
 
   // ---- drawing
+  const wrap = doc.parentElement;
   const drawPassages = () => {
+    const ranges = state.judgement.passages.map(([s, e]) => rangeOf(s, e));
+    drawOutlines("passage", ranges, wrap);
     if (!("highlights" in CSS)) return;
-    CSS.highlights.set("passage", new Highlight(
-      ...state.judgement.passages.map(([s, e]) => rangeOf(s, e))));
+    CSS.highlights.set("passage", new Highlight(...ranges));
   };
 
   const keywordsToggle = document.getElementById("keywords-toggle");
@@ -307,11 +310,15 @@ function documentPage() {
     if (!("highlights" in CSS)) return;
     if (!keywordsToggle.checked || state.keywords.length === 0) {
       CSS.highlights.delete("keyword");
+      drawOutlines("keyword", [], wrap);
       return;
     }
     const ranges = findWords(state.text, state.keywords, state.breaks)
       .map(([start, end]) => rangeOf(start, end));
-    CSS.highlights.set("keyword", new Highlight(...ranges));
+    drawOutlines("keyword", ranges, wrap);
+    // in forced colours a keyword would look like a passage: only its dashed outline is drawn
+    if (forcedColours.matches) CSS.highlights.delete("keyword");
+    else CSS.highlights.set("keyword", new Highlight(...ranges));
   };
 
   const marker = document.getElementById("bep-marker");
@@ -504,6 +511,7 @@ function documentPage() {
       if (button) button.setAttribute("aria-disabled", String(steps.length === 0));
     }
     drawPassages();
+    drawPassageText(state.text, state.judgement.passages);
     drawBestEntryPoint();
     drawPanel();
     drawStatus();
@@ -1035,7 +1043,19 @@ function documentPage() {
     }
   });
   window.addEventListener("online", () => { state.retry = 0; flush(); });
-  new ResizeObserver(() => { if (state.judgement) drawBestEntryPoint(); }).observe(doc);
+  new ResizeObserver(() => {
+    if (state.judgement) drawBestEntryPoint();
+    if (state.judgement && state.text !== null && forcedColours.matches) {
+      drawPassages();
+      drawKeywords();
+    }
+  }).observe(doc);
+  forcedColours.addEventListener("change", () => {
+    if (state.judgement && state.text !== null) {
+      drawPassages();
+      drawKeywords();
+    }
+  });
   const head = document.querySelector(".doc-head");
   new ResizeObserver(() => {
     document.documentElement.style.setProperty("--head", `${head.offsetHeight}px`);
