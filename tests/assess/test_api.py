@@ -305,7 +305,7 @@ def test_openapi_lists_every_endpoint(connect: Any) -> None:
     schema = connect(None).get("/api/openapi.json").json()
     assert schema == OPENAPI
     assert set(schema["paths"]) == {
-        "/login", "/logout", "/api/session", "/api/topics", "/api/topics/{topic}",
+        "/login", "/logout", "/api/session", "/api/history", "/api/topics", "/api/topics/{topic}",
         "/api/topics/{topic}/pool", "/api/topics/{topic}/docs/{file}",
         "/api/topics/{topic}/docs/{file}/content", "/api/topics/{topic}/docs/{file}/check",
         "/api/admin/stats", "/api/admin/export", "/api/admin/topics/{topic}/lock",

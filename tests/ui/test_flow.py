@@ -251,3 +251,71 @@ def test_forced_colours_and_a_passage_list_for_screen_readers(
     assert page.locator("#outlines-keyword span").count() > 0
     screenshot(page, tmp_path, "flow-forced-colours")
     page.context.close()
+
+
+def test_the_pool_page_shows_titles_and_filters(browser: Any, server: Server,
+                                                console: ConsoleErrors, tmp_path: Path) -> None:
+    page = log_in(browser, server, "bob", console)
+    api = server.api("bob")
+    assert api.put("/api/topics/1/docs/co/xss", json={"version": 0, "status": "done"}
+                   ).status_code == 200
+    page.goto(f"{server.url}/topics/1")
+    row = page.locator("#pool li[data-file='co/a1']")
+    assert row.locator(".doc-title").inner_text() == "Element retrieval evaluation"
+    assert row.locator(".first-words").inner_text().startswith(
+        "Passages and elements Assessors highlight relevant passages in articles.")
+    # the markup-like text of co/xss is text on the pool page too
+    assert "<script>alert(1)</script>" in page.locator(
+        "#pool li[data-file='co/xss'] .first-words").inner_text()
+    assert page.locator("#pool script").count() == 0
+    total = page.locator("#pool li").count()
+    page.select_option("#pool-status", "non-relevant")
+    assert page.locator("#pool li:visible").all_inner_texts()[0].count("co/xss") == 1
+    assert page.locator("#pool li:visible").count() == 1
+    page.select_option("#pool-status", "waiting")
+    assert page.locator("#pool li:visible").count() == total - 1
+    page.select_option("#pool-status", "all")
+    page.keyboard.press("Escape")
+    page.locator("#pool li a").first.focus()
+    page.keyboard.press("/")
+    page.keyboard.type("astral")
+    assert [r.split()[1] for r in page.locator("#pool li:visible").all_inner_texts()] == [
+        "co/astral"]
+    assert page.locator("#pool-count").inner_text() == f"1 of {total} shown"
+    screenshot(page, tmp_path, "flow-pool-filter")
+    page.keyboard.press("Enter")
+    assert page.evaluate("document.activeElement.textContent") == "co/astral"
+    page.context.close()
+
+
+def test_slash_searches_inside_the_document(browser: Any, server: Server,
+                                            console: ConsoleErrors, tmp_path: Path) -> None:
+    page = open_as(browser, server, console, "bob", "1", "co/a1")
+    text = page.evaluate("window.inexeval.state.text.text")
+    page.keyboard.press("/")
+    page.keyboard.type("ELEMENT")
+    hits = [m.start() for m in re.finditer("element", text, re.IGNORECASE)]
+    assert len(hits) >= 3
+    find = page.locator("#find")
+    assert find.get_attribute("data-hits") == str(len(hits))
+    assert page.locator("#find-count").inner_text() == f"1 of {len(hits)}"
+    page.keyboard.press("Enter")
+    assert find.get_attribute("data-current") == "1"
+    page.keyboard.press("Shift+Enter")
+    page.keyboard.press("Shift+Enter")
+    assert page.locator("#find-count").inner_text() == f"{len(hits)} of {len(hits)}"
+    current = page.evaluate("""() => {
+        const [range] = CSS.highlights.get('search-current');
+        return range.toString();
+    }""")
+    assert current.lower() == "element"
+    screenshot(page, tmp_path, "flow-find")
+    page.keyboard.press("Tab")  # out of the box: ] and [ move too
+    page.keyboard.press("]")
+    assert page.locator("#find-count").inner_text() == f"1 of {len(hits)}"
+    page.keyboard.press("[")
+    assert page.locator("#find-count").inner_text() == f"{len(hits)} of {len(hits)}"
+    page.keyboard.press("/")
+    page.keyboard.press("Escape")
+    assert not find.is_visible() and page.evaluate("CSS.highlights.has('search')") is False
+    page.context.close()

@@ -135,6 +135,7 @@ def routes(service: Service) -> list[BaseRoute]:
         topic_id = request.path_params["topic"]
         user = await login_user(request, topic_id)
         articles = _articles(await run_in_threadpool(store.pool, topic_id, user.name), topic_id)
+        await run_in_threadpool(_summarised, store, articles)
         return await render(request, "topic.html", {
             "topic": _topic(store, topic_id), "articles": articles,
             "done": sum(a["status"] == "done" for a in articles)})
@@ -253,6 +254,15 @@ def _articles(pool: list[dict[str, Any]], topic: str) -> list[dict[str, Any]]:
                      "elements": len(article.get("elements") or ()),
                      "url": doc_url(topic, article["file"])})
     return rows
+
+
+def _summarised(store: Store, articles: list[dict[str, Any]]) -> None:
+    """Each article's ``title`` and ``first_words`` (:mod:`inexeval.assess.summary`)."""
+    from inexeval.assess.summary import summaries
+
+    found = summaries(store, [a["file"] for a in articles])
+    for article in articles:
+        article["title"], article["first_words"] = found.get(article["file"], ("", ""))
 
 
 def _topic_rows(per_assessor: list[dict[str, Any]]) -> list[dict[str, Any]]:

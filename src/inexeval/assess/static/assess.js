@@ -9,6 +9,8 @@ import {
 import { mergeJudgement } from "./merge.js";
 import { startHistory, refreshHistory } from "./history.js";
 import { drawPassageText, drawOutlines, forcedColours } from "./access.js";
+import { startPoolFilter } from "./pool.js";
+import { startFind } from "./find.js";
 import {
   startOutbox, writeEntry, visitKey, entries, orphaned, rebase, ALIVE_EVERY,
 } from "./outbox.js";
@@ -69,10 +71,16 @@ document.getElementById("logout")?.addEventListener("submit", async (event) => {
 function topicPage() {
   const rows = [...document.querySelectorAll("#pool [data-file]")];
   const waiting = (row) => row.dataset.status === "unseen" || row.dataset.status === "in-progress";
+  const pool = document.getElementById("pool");
+  const shows = pool ? startPoolFilter(pool) : () => true;
   let current = Math.max(0, rows.findIndex(waiting));
-  const focus = (i) => {
+  /** Focus row i, or the nearest row the filter shows in the direction of the move. */
+  const focus = (i, step = 1) => {
     if (rows.length === 0) return;
-    current = Math.max(0, Math.min(rows.length - 1, i));
+    let at = Math.max(0, Math.min(rows.length - 1, i));
+    while (at >= 0 && at < rows.length && !shows(rows[at])) at += step;
+    if (at < 0 || at >= rows.length) return;
+    current = at;
     rows[current].querySelector("a").focus();
   };
   rows.forEach((row, i) => row.querySelector("a").addEventListener("focus", () => { current = i; }));
@@ -80,7 +88,7 @@ function topicPage() {
   document.addEventListener("keydown", (event) => {
     if (!plainKey(event)) return;
     if (event.key === "j" || event.key === "ArrowDown") focus(current + 1);
-    else if (event.key === "k" || event.key === "ArrowUp") focus(current - 1);
+    else if (event.key === "k" || event.key === "ArrowUp") focus(current - 1, -1);
     else if (event.key === "Enter" && rows[current]) rows[current].querySelector("a").click();
     else if (event.key === "n") {
       const order = [...rows.slice(current + 1), ...rows.slice(0, current + 1)];
@@ -993,7 +1001,11 @@ function documentPage() {
     document.querySelector(`#elements li[data-path="${CSS.escape(path)}"]`)?.focus();
   };
 
+  const find = startFind({
+    text: () => state.text, rangeOf, before: document.querySelector(".doc-layout"),
+  });
   const keys = {
+    "/": find.open, "]": find.next, "[": find.previous,
     h: highlight, u: unhighlight, d: markDone, r: askNonRelevant, x: notRelevant,
     ...(graded ? {} : { b: setBestEntryPoint }),
     n: nextUnassessed,
