@@ -7,6 +7,7 @@ documents never change after ``assess init``.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import threading
@@ -53,7 +54,7 @@ def summarise(text: str, elements: str) -> tuple[str, str]:
     breaks = sorted({at for path, start, end in found if _tag(path) not in INLINE_TAGS
                      for at in (start, end) if after < at < len(text)})
     cuts = [after, *breaks, len(text)]
-    words = " ".join(text[a:b] for a, b in zip(cuts, cuts[1:])).split()
+    words = " ".join(text[a:b] for a, b in itertools.pairwise(cuts)).split()
     first = " ".join(words[:FIRST_WORDS]) + ("…" if len(words) > FIRST_WORDS else "")
     return title, first
 
