@@ -319,3 +319,52 @@ def test_slash_searches_inside_the_document(browser: Any, server: Server,
     page.keyboard.press("Escape")
     assert not find.is_visible() and page.evaluate("CSS.highlights.has('search')") is False
     page.context.close()
+
+
+STEMS = {"evaluate": "evaluat", "evaluates": "evaluat", "evaluated": "evaluat",
+         "evaluating": "evaluat", "evaluation": "evaluat", "evaluations": "evaluat",
+         "passage": "passag", "passages": "passag", "query": "query", "queries": "query",
+         "running": "run", "run": "run", "assessors": "assessor", "class": "class",
+         "status": "status", "analysis": "analysis", "highlighted": "highlight",
+         "Retrieval's": "retrieval"}
+
+
+def test_keywords_by_stem_or_regular_expression_kept_per_assessor_and_topic(
+        browser: Any, server: Server, console: ConsoleErrors, tmp_path: Path) -> None:
+    page = open_as(browser, server, console, "bob", "1", "co/a1")
+    stems = page.evaluate("""async (words) => {
+        const {stem} = await import('/static/keywords.js');
+        return Object.fromEntries(words.map((w) => [w, stem(w)]));
+    }""", list(STEMS))
+    assert stems == STEMS
+    keyword_texts = """() => [...CSS.highlights.get('keyword') || []].map((r) => r.toString())"""
+    # the topic's keywords "evaluation, passage"
+    assert sorted(page.evaluate(keyword_texts)) == ["Passages", "evaluation", "passages"]
+    editor = page.locator("#keyword-editor")
+    editor.get_by_role("button", name="Remove keyword passage").click()
+    page.wait_for_function("() => (CSS.highlights.get('keyword')?.size ?? 0) === 1")
+    page.fill("#keyword-input", "element")
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => CSS.highlights.get('keyword').size === 4")
+    assert sorted(page.evaluate(keyword_texts)) == [
+        "Element", "Elements", "elements", "evaluation"]
+    page.fill("#keyword-input", "/best \\w+ points?/")
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => CSS.highlights.get('keyword').size === 6")
+    assert {"Best entry points", "best entry point"} <= set(page.evaluate(keyword_texts))
+    page.fill("#keyword-input", "/best (/")
+    page.keyboard.press("Enter")
+    assert page.locator("#keyword-message").inner_text() == "Not a valid regular expression."
+    screenshot(page, tmp_path, "flow-keywords")
+    # kept per assessor and topic: on another document of the topic, and not for alice
+    api = server.api("bob")
+    assert api.get("/api/topics/1/keywords").json() == {
+        "topic": "1", "chosen": True,
+        "keywords": ["evaluation", "element", "/best \\w+ points?/"]}
+    assert server.api("alice").get("/api/topics/1/keywords").json()["chosen"] is False
+    open_document(page, server, "1", "co/a2")
+    assert [li.split()[0] for li in editor.locator("li").all_inner_texts()] == [
+        "evaluation", "element", "/best"]
+    assert api.put("/api/topics/1/keywords", json={"keywords": ["/a(/"]}).status_code == 422
+    assert api.put("/api/topics/2/keywords", json={"keywords": ["x"]}).status_code == 403
+    page.context.close()

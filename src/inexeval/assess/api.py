@@ -495,6 +495,50 @@ async def check_judgement(request: Request) -> Response:
         return error(422, str(violation), problems=violation.messages)
 
 
+MAX_KEYWORDS = 100
+"""Most keywords an assessor keeps for a topic (each at most 100 characters)."""
+
+
+def _keyword_list(raw: bytes) -> list[str]:
+    """The ``keywords`` of a PUT body: a list of at most :data:`MAX_KEYWORDS` distinct strings
+    of 1 to 100 characters (a ``/regular expression/`` must compile); 422 otherwise."""
+    words = json_body(raw).get("keywords")
+    if not isinstance(words, list) or len(words) > MAX_KEYWORDS or not all(
+            isinstance(w, str) and 0 < len(w.strip()) <= 100 for w in words):
+        raise HTTPException(422, f"keywords: a list of at most {MAX_KEYWORDS} strings of 1 to "
+                                 "100 characters is required")
+    for word in words:
+        text = word.strip()
+        if len(text) > 2 and text.startswith("/") and text.rstrip("ims").endswith("/"):
+            try:
+                re.compile(text[1:text.rstrip("ims").rindex("/")])
+            except re.error as bad:
+                raise HTTPException(422, f"keywords: {text} is no regular expression: "
+                                         f"{bad}") from None
+    return list(dict.fromkeys(w.strip() for w in words))
+
+
+async def keywords_of(request: Request) -> Response:
+    """GET: the assessor's keywords for the topic (``chosen`` false: the topic's own); PUT
+    ``{"keywords": [...]}``: keep new ones (an empty list keeps none)."""
+    from inexeval.assess.pages import keywords as topic_keywords
+
+    app, topic = service(request), request.path_params["topic"]
+    raw = await request.body() if request.method == "PUT" else b""
+
+    def run() -> dict[str, Any]:
+        user = user_of(app, request, change=request.method == "PUT")
+        app.store.access(topic, user.name)
+        if request.method == "PUT":
+            app.store.set_assessor_keywords(topic, user.name, _keyword_list(raw))
+        chosen = app.store.assessor_keywords(topic, user.name)
+        return {"topic": topic, "chosen": chosen is not None,
+                "keywords": chosen if chosen is not None else topic_keywords(
+                    app.store.topic(topic))}
+
+    return JSONResponse(await run_in_threadpool(run))
+
+
 async def get_history(request: Request) -> Response:
     """The last changes of the user's login session, newest first, said in words."""
     from inexeval.assess.history import HISTORY_LENGTH, history_rows
@@ -695,6 +739,7 @@ def routes() -> list[Route]:
         Route("/api/history", get_history, methods=["GET"]),
         Route("/api/topics/{topic}", get_topic, methods=["GET"]),
         Route("/api/topics/{topic}/pool", get_pool, methods=["GET"]),
+        Route("/api/topics/{topic}/keywords", keywords_of, methods=["GET", "PUT"]),
         Route(document + "/content", get_content, methods=["GET"]),
         Route(document + "/check", check_judgement, methods=["POST"]),
         Route(document, get_judgement, methods=["GET"]),
@@ -799,6 +844,20 @@ OPENAPI: dict[str, Any] = {
                 "topic": {"type": "string"},
                 "articles": {"type": "array", "items": _schema_ref("PoolArticle")}}}, "pool"),
                 **_COMMON}}},
+        "/api/topics/{topic}/keywords": {
+            "get": {"summary": "The keywords the user coloured in this topic's documents "
+                               "(chosen: false while they are the topic's own)",
+                    "parameters": [_TOPIC],
+                    "responses": {"200": {"description": "keywords"}, **_COMMON}},
+            "put": {"summary": "Keep the user's keywords for the topic: words (matched by "
+                               "stem) or /regular expressions/",
+                    "parameters": [_TOPIC, *_CSRF],
+                    "requestBody": {"required": True, "content": {"application/json": {
+                        "schema": {"type": "object", "properties": {"keywords": {
+                            "type": "array", "maxItems": MAX_KEYWORDS,
+                            "items": {"type": "string"}}}}}}},
+                    "responses": {"200": {"description": "kept"}, **_COMMON,
+                                  "422": _ERROR}}},
         "/api/topics/{topic}/docs/{file}": {
             "get": {"summary": "The user's judgement of the document",
                     "parameters": [_TOPIC, _FILE],

@@ -156,7 +156,9 @@ def routes(service: Service) -> list[BaseRoute]:
             "done": sum(a["status"] == "done" for a in articles),
             "relevant": sum(a["status"] == "done" and bool(a.get("relevant"))
                             for a in articles)}, {
-            "user": user.name, "file": file, "mode": mode, "keywords": keywords(statement),
+            "user": user.name, "file": file, "mode": mode,
+            "keywords": await run_in_threadpool(_keywords_of, store, statement, user.name),
+            "keywords_api": f"/api/topics/{quote(topic_id, safe='')}/keywords",
             "active_seconds": ACTIVE_SECONDS,
             "topic_url": f"/topics/{quote(topic_id, safe='')}",
             "doc_api": f"/api/topics/{quote(topic_id, safe='')}/docs/{quote(file, safe='/')}",
@@ -254,6 +256,12 @@ def _articles(pool: list[dict[str, Any]], topic: str) -> list[dict[str, Any]]:
                      "elements": len(article.get("elements") or ()),
                      "url": doc_url(topic, article["file"])})
     return rows
+
+
+def _keywords_of(store: Store, statement: dict[str, Any], assessor: str) -> list[str]:
+    """The assessor's keywords for the topic, else the topic's own (:func:`keywords`)."""
+    chosen = store.assessor_keywords(statement["topic"], assessor)
+    return keywords(statement) if chosen is None else chosen
 
 
 def _summarised(store: Store, articles: list[dict[str, Any]]) -> None:

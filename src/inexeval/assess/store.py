@@ -36,7 +36,7 @@ from sqlalchemy.engine import Connection, Engine
 from inexeval.assess.model import MAX_SECONDS, Judgement, merge_passages
 from inexeval.errors import InexevalError
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 SESSION_SECONDS = 7 * 24 * 3600
 """How long a login session lasts at most, however active."""
 SESSION_IDLE = 12 * 3600.0
@@ -143,6 +143,13 @@ login_failures = sa.Table(
     sa.Index("login_failures_by_last", "last"),
 )
 
+assessor_keywords = sa.Table(
+    "assessor_keywords", metadata,
+    sa.Column("topic", sa.String(NAME_LENGTH), sa.ForeignKey("topics.topic"), primary_key=True),
+    sa.Column("assessor", sa.String(128), sa.ForeignKey("users.name"), primary_key=True),
+    sa.Column("words", sa.Text, nullable=False),
+)
+
 
 # The statements of every save, built once (a save is the hot path of the service).
 _KEY = (judgements.c.topic == sa.bindparam("key_topic"),
@@ -199,7 +206,13 @@ def _version_2(connection: Connection) -> None:
                 f"ALTER TABLE {table} ALTER COLUMN topic TYPE VARCHAR({NAME_LENGTH})")
 
 
-MIGRATIONS: Sequence[Callable[[Connection], None]] = (_create_version_1, _version_2)
+def _version_3_flow22(connection: Connection) -> None:
+    """The keywords each assessor chose for a topic (``assessor_keywords``; issue 22)."""
+    metadata.create_all(connection, tables=[assessor_keywords])
+
+
+MIGRATIONS: Sequence[Callable[[Connection], None]] = (
+    _create_version_1, _version_2, _version_3_flow22)
 """``MIGRATIONS[i]`` brings a store from schema version ``i`` to ``i + 1``."""
 
 
@@ -989,6 +1002,31 @@ class Store:
             entry["seconds"] = round(entry["seconds"], 3)
         return {"topics": per_topic,
                 "assessors": sorted(per_assessor.values(), key=lambda e: str(e["assessor"]))}
+
+    def assessor_keywords(self, topic: str, assessor: str) -> list[str] | None:
+        """The keywords ``assessor`` chose for ``topic``; None when none were chosen (the
+        page then shows the topic's own)."""
+        with self._read() as connection:
+            words = connection.execute(sa.select(assessor_keywords.c.words).where(
+                assessor_keywords.c.topic == topic,
+                assessor_keywords.c.assessor == assessor)).scalar()
+        return None if words is None else [str(w) for w in json.loads(words)]
+
+    def set_assessor_keywords(self, topic: str, assessor: str, words: Sequence[str]) -> None:
+        """Keep ``words`` as the keywords of ``assessor`` for ``topic`` (one transaction,
+        logged)."""
+        with self._write() as connection:
+            self._access(connection, topic, assessor)
+            key = (assessor_keywords.c.topic == topic, assessor_keywords.c.assessor == assessor)
+            before = connection.execute(sa.select(assessor_keywords.c.words).where(*key)).scalar()
+            if before is None:
+                connection.execute(assessor_keywords.insert().values(
+                    topic=topic, assessor=assessor, words=_dumps(list(words))))
+            else:
+                connection.execute(assessor_keywords.update().where(*key).values(
+                    words=_dumps(list(words))))
+            self._log(connection, assessor, "keywords", topic=topic, before=before,
+                      after=_dumps(list(words)))
 
     def history(self, assessor: str, since: float = 0.0,
                 limit: int = 20) -> list[dict[str, Any]]:

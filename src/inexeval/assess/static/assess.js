@@ -3,7 +3,7 @@
 // Document text only ever enters the page as DOM text nodes, never as HTML.
 
 import {
-  CodePointText, snapToWords, findWords, wordStart, addPassage, subtractPassage, passageAt,
+  CodePointText, snapToWords, wordStart, addPassage, subtractPassage, passageAt,
   elementsHoldingHighlights, highlightProblems, bestEntryPointProblems,
 } from "./judge.js";
 import { mergeJudgement } from "./merge.js";
@@ -11,6 +11,7 @@ import { startHistory, refreshHistory } from "./history.js";
 import { drawPassageText, drawOutlines, forcedColours } from "./access.js";
 import { startPoolFilter } from "./pool.js";
 import { startFind } from "./find.js";
+import { findKeywords, startKeywordEditor } from "./keywords.js";
 import {
   startOutbox, writeEntry, visitKey, entries, orphaned, rebase, ALIVE_EVERY,
 } from "./outbox.js";
@@ -321,7 +322,7 @@ function documentPage() {
       drawOutlines("keyword", [], wrap);
       return;
     }
-    const ranges = findWords(state.text, state.keywords, state.breaks)
+    const ranges = findKeywords(state.text, state.keywords, state.breaks)
       .map(([start, end]) => rangeOf(start, end));
     drawOutlines("keyword", ranges, wrap);
     // in forced colours a keyword would look like a passage: only its dashed outline is drawn
@@ -1160,6 +1161,16 @@ function documentPage() {
     });
     startHistory(getJSON, document.querySelector("aside.side"),
       { before: document.querySelector("aside.side .help"), open: false });
+    startKeywordEditor({
+      parent: document.querySelector("aside.side"), before: document.getElementById("history"),
+      keywords: () => state.keywords,
+      save: async (next) => {
+        const response = await api("PUT", data.keywords_api, { keywords: next });
+        if (!response.ok) throw new Error(await errorMessage(response));
+        state.keywords = (await response.json()).keywords;
+        drawKeywords();
+      },
+    });
     drawKeywords();
     draw();
     undoneX();
