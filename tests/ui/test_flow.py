@@ -368,3 +368,49 @@ def test_keywords_by_stem_or_regular_expression_kept_per_assessor_and_topic(
     assert api.put("/api/topics/1/keywords", json={"keywords": ["/a(/"]}).status_code == 422
     assert api.put("/api/topics/2/keywords", json={"keywords": ["x"]}).status_code == 403
     page.context.close()
+
+
+def test_highlighting_from_the_keyboard(browser: Any, server: Server, console: ConsoleErrors,
+                                        tmp_path: Path) -> None:
+    """No mouse: Tab to the document, arrows move the caret, Shift+arrows select, h saves the
+    offsets shown (code points: the paragraph holds characters outside the BMP), b sets the
+    best entry point at the caret."""
+    page = open_as(browser, server, console, "bob", "1", "co/astral")
+    text = page.evaluate("window.inexeval.state.text.text")
+    for _ in range(40):
+        if page.evaluate("document.activeElement.id") == "doc":
+            break
+        page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.id") == "doc"
+    assert page.locator("#caret-marker").is_visible()
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("ArrowDown")  # title, heading, then the first paragraph
+    page.keyboard.press("Home")
+    for _ in range(4):
+        page.keyboard.press("Shift+ArrowRight")
+    shown = page.evaluate("window.getSelection().toString()")
+    assert shown.strip().startswith("Before") and len(shown.split()) >= 3, shown
+    screenshot(page, tmp_path, "flow-keyboard-selection")
+    page.keyboard.press("h")
+    settled(page)
+    selected = shown.strip()
+    start = text.index(selected)
+    # whole words, no white space at the edges, code points (Python's str counts them)
+    assert server.judgement("bob", "1", "co/astral")["passages"] == [
+        [start, start + len(selected)]]
+    assert len(selected) < len(selected.encode("utf-16-le")) // 2  # astral characters in it
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("Home")
+    page.keyboard.press("b")
+    settled(page)
+    assert server.judgement("bob", "1", "co/astral")["best_entry_point"] == text.index(
+        "The evaluation paragraph")
+    # Shift+arrows across a passage's edge and u: only the selected words go
+    page.keyboard.press("ArrowUp")
+    page.keyboard.press("Home")
+    page.keyboard.press("Shift+ArrowRight")
+    page.keyboard.press("u")
+    settled(page)
+    after = server.judgement("bob", "1", "co/astral")["passages"]
+    assert after == [[text.index(selected.split()[1]), start + len(selected)]]
+    page.context.close()

@@ -6,12 +6,13 @@ import {
   CodePointText, snapToWords, wordStart, addPassage, subtractPassage, passageAt,
   elementsHoldingHighlights, highlightProblems, bestEntryPointProblems,
 } from "./judge.js";
-import { mergeJudgement } from "./merge.js";
+import { mergeJudgement, trimPassages } from "./merge.js";
 import { startHistory, refreshHistory } from "./history.js";
 import { drawPassageText, drawOutlines, forcedColours } from "./access.js";
 import { startPoolFilter } from "./pool.js";
 import { startFind } from "./find.js";
 import { findKeywords, startKeywordEditor } from "./keywords.js";
+import { startCaret } from "./caret.js";
 import {
   startOutbox, writeEntry, visitKey, entries, orphaned, rebase, ALIVE_EVERY,
 } from "./outbox.js";
@@ -845,6 +846,13 @@ function documentPage() {
   const clearNotice = () => { document.getElementById("notice").hidden = true; };
 
   // ---- actions
+  /** After h or u: the selection goes; from the keyboard the caret stays at its end. */
+  const dropSelection = () => {
+    const sel = window.getSelection();
+    if (document.activeElement === doc && sel.rangeCount > 0) sel.collapseToEnd();
+    else sel.removeAllRanges();
+  };
+
   const highlight = () => {
     const sel = selection();
     if (sel === null || sel[0] === sel[1]) {
@@ -855,7 +863,7 @@ function documentPage() {
     if (snapped === null) return;
     clearNotice();
     change((j) => { j.passages = addPassage(j.passages, snapped); });
-    window.getSelection().removeAllRanges();
+    dropSelection();
     const next = held().find((el) => valueOf(el.path) === undefined);
     if (next) state.focusPath = next.path;
     markCurrent();
@@ -880,8 +888,8 @@ function documentPage() {
       if (cut === null) return;
     }
     clearNotice();
-    change((j) => { j.passages = subtractPassage(j.passages, cut); });
-    window.getSelection().removeAllRanges();
+    change((j) => { j.passages = trimPassages(state.text, subtractPassage(j.passages, cut)); });
+    dropSelection();
   };
 
   const setValue = (path, value) => {
@@ -1175,6 +1183,7 @@ function documentPage() {
     draw();
     undoneX();
     reopenAtFirstHighlight();
+    startCaret(doc, wrap);
     doc.setAttribute("aria-busy", "false");
     document.body.dataset.ready = "true";
     const t2 = performance.now();

@@ -71,3 +71,15 @@ export function mergeJudgement(base, mine, theirs, preferMine = false) {
   }
   return { merged, conflicts };
 }
+
+/** The passages with the white space at their edges left out (an unhighlight of a word next
+ * to a space leaves no passage starting or ending with one); empty ones dropped. */
+export function trimPassages(text, passages) {
+  const out = [];
+  for (let [s, e] of passages) {
+    while (s < e && /\s/u.test(text.charAt(s))) s += 1;
+    while (e > s && /\s/u.test(text.charAt(e - 1))) e -= 1;
+    if (s < e) out.push([s, e]);
+  }
+  return out;
+}
