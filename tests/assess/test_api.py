@@ -306,7 +306,8 @@ def test_openapi_lists_every_endpoint(connect: Any) -> None:
     assert schema == OPENAPI
     assert set(schema["paths"]) == {
         "/login", "/logout", "/api/session", "/api/history", "/api/topics", "/api/topics/{topic}",
-        "/api/topics/{topic}/pool", "/api/topics/{topic}/docs/{file}",
+        "/api/topics/{topic}/pool", "/api/topics/{topic}/keywords",
+        "/api/topics/{topic}/docs/{file}",
         "/api/topics/{topic}/docs/{file}/content", "/api/topics/{topic}/docs/{file}/check",
         "/api/admin/stats", "/api/admin/export", "/api/admin/topics/{topic}/lock",
         "/api/admin/topics/{topic}/unlock"}
