@@ -12,7 +12,7 @@ import pytest
 
 from inexeval.analysis.pooling import strategy_pool
 from inexeval.analysis.strategies import StrategyOptions
-from inexeval.assess.store import Store
+from inexeval.assess.store import SCHEMA_VERSION, Store
 from inexeval.cli import main
 from inexeval.formats.detect import load_assessments, load_run
 from tests.assess.conftest import Client, TestClient, add_users, app_of
@@ -193,7 +193,7 @@ def test_a_campaign_that_is_not_adaptive_serves_nothing(connect: Any) -> None:
     assert len(alice.get("/api/topics/1/pool").json()["articles"]) == 2
 
 
-def test_schema_version_3_upgrades_a_version_2_store(campaign: str) -> None:
+def test_a_version_2_store_upgrades_to_the_current_schema(campaign: str) -> None:
     """A store of version 2 gets the tables of adaptive and sampled campaigns; it stays a
     campaign that is neither."""
     import sqlalchemy as sa
@@ -204,7 +204,8 @@ def test_schema_version_3_upgrades_a_version_2_store(campaign: str) -> None:
         connection.execute(sa.text("UPDATE schema_version SET version = 2"))
     with Store.open(campaign) as store:
         with store.engine.connect() as connection:
-            assert connection.execute(sa.text("SELECT version FROM schema_version")).scalar() == 3
+            assert connection.execute(sa.text("SELECT version FROM schema_version")
+                                      ).scalar() == SCHEMA_VERSION
             names = set(sa.inspect(connection).get_table_names())
         assert {"strategy_topics", "served", "sample_units"} <= names
         assert store.setting("strategy") is None and store.served("1") == []

@@ -44,6 +44,7 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from inexeval.assess import rules
+from inexeval.assess.merge import MergeConflict, three_way
 from inexeval.assess.model import MAX_SECONDS, Judgement, merge_passages
 from inexeval.assess.names import MIN_ELEMENT_CHARS, element_names, inline_elements
 from inexeval.assess.store import (
@@ -468,14 +469,32 @@ async def put_judgement(request: Request) -> Response:
             return rules.apply(before, replace(before, **fields), structure, app.mode,
                                app.pool_paths(topic, file))
 
-        return _annotated(app, app.store.save(topic, file, user.name, version, change))
+        def merge(base: Judgement, current: Judgement) -> Judgement:
+            # the change alone must be valid (422 otherwise, as for a current version)
+            mine = rules.apply(base, replace(base, **fields), structure, app.mode,
+                               app.pool_paths(topic, file))
+            merged = three_way(base, mine, current)
+            try:
+                return rules.apply(current, merged, structure, app.mode,
+                                   app.pool_paths(topic, file))
+            except rules.RuleViolation as violation:
+                # each side was consistent, the merge is not: the assessor decides
+                raise MergeConflict(current, violation.messages) from None
+
+        saved = app.store.save(topic, file, user.name, version, change, merge)
+        return {**_annotated(app, saved), "merged": saved.version != version + 1}
 
     try:
         return JSONResponse(await run_in_threadpool(save))
+    except MergeConflict as conflict:
+        return error(409, "conflict: the document was changed meanwhile (now version "
+                          f"{conflict.current.version}) and both changes set "
+                          f"{', '.join(conflict.fields)}", current=conflict.current.to_api(),
+                     conflicts=conflict.fields)
     except Conflict as conflict:
         return error(409, f"stale version: the document was changed meanwhile (now version "
                           f"{conflict.current.version}); reload it",
-                     current=conflict.current.to_api())
+                     current=conflict.current.to_api(), conflicts=[])
     except rules.RuleViolation as violation:
         return error(422, str(violation), problems=violation.messages)
     except Locked as locked:
@@ -517,6 +536,65 @@ async def check_judgement(request: Request) -> Response:
         return JSONResponse(await run_in_threadpool(check))
     except rules.RuleViolation as violation:
         return error(422, str(violation), problems=violation.messages)
+
+
+MAX_KEYWORDS = 100
+"""Most keywords an assessor keeps for a topic (each at most 100 characters)."""
+
+
+def _keyword_list(raw: bytes) -> list[str]:
+    """The ``keywords`` of a PUT body: a list of at most :data:`MAX_KEYWORDS` distinct strings
+    of 1 to 100 characters (a ``/regular expression/`` must compile); 422 otherwise."""
+    words = json_body(raw).get("keywords")
+    if not isinstance(words, list) or len(words) > MAX_KEYWORDS or not all(
+            isinstance(w, str) and 0 < len(w.strip()) <= 100 for w in words):
+        raise HTTPException(422, f"keywords: a list of at most {MAX_KEYWORDS} strings of 1 to "
+                                 "100 characters is required")
+    for word in words:
+        text = word.strip()
+        if len(text) > 2 and text.startswith("/") and text.rstrip("ims").endswith("/"):
+            try:
+                re.compile(text[1:text.rstrip("ims").rindex("/")])
+            except re.error as bad:
+                raise HTTPException(422, f"keywords: {text} is no regular expression: "
+                                         f"{bad}") from None
+    return list(dict.fromkeys(w.strip() for w in words))
+
+
+async def keywords_of(request: Request) -> Response:
+    """GET: the assessor's keywords for the topic (``chosen`` false: the topic's own); PUT
+    ``{"keywords": [...]}``: keep new ones (an empty list keeps none)."""
+    from inexeval.assess.pages import keywords as topic_keywords
+
+    app, topic = service(request), request.path_params["topic"]
+    raw = await request.body() if request.method == "PUT" else b""
+
+    def run() -> dict[str, Any]:
+        user = user_of(app, request, change=request.method == "PUT")
+        app.store.access(topic, user.name)
+        if request.method == "PUT":
+            app.store.set_assessor_keywords(topic, user.name, _keyword_list(raw))
+        chosen = app.store.assessor_keywords(topic, user.name)
+        return {"topic": topic, "chosen": chosen is not None,
+                "keywords": chosen if chosen is not None else topic_keywords(
+                    app.store.topic(topic))}
+
+    return JSONResponse(await run_in_threadpool(run))
+
+
+async def get_history(request: Request) -> Response:
+    """The last changes of the user's login session, newest first, said in words."""
+    from inexeval.assess.history import HISTORY_LENGTH, history_rows
+
+    app = service(request)
+
+    def load() -> list[dict[str, Any]]:
+        user = user_of(app, request, change=False)
+        since = app.store.session_started(request.cookies.get(SESSION_COOKIE, "")) or 0.0
+        return history_rows(app.store.history(user.name, since, HISTORY_LENGTH),
+                            lambda file: app.document(file).text)
+
+    return JSONResponse({"changes": await run_in_threadpool(load)})
 
 
 # -- administration ----------------------------------------------------------------------------
@@ -702,9 +780,11 @@ def routes() -> list[Route]:
         Route("/api/session", get_session, methods=["GET"]),
         Route("/api/openapi.json", openapi, methods=["GET"]),
         Route("/api/topics", list_topics, methods=["GET"]),
+        Route("/api/history", get_history, methods=["GET"]),
         Route("/api/topics/{topic}", get_topic, methods=["GET"]),
         Route("/api/topics/{topic}/pool", get_pool, methods=["GET"]),
         Route("/api/topics/{topic}/next", next_article, methods=["POST"]),
+        Route("/api/topics/{topic}/keywords", keywords_of, methods=["GET", "PUT"]),
         Route(document + "/content", get_content, methods=["GET"]),
         Route(document + "/check", check_judgement, methods=["POST"]),
         Route(document, get_judgement, methods=["GET"]),
@@ -792,6 +872,11 @@ OPENAPI: dict[str, Any] = {
         "/api/session": {"get": {"summary": "The logged-in user and the CSRF token",
                                  "responses": {"200": _json(_schema_ref("Session"), "session"),
                                                "401": _ERROR}}},
+        "/api/history": {"get": {
+            "summary": "The last 20 changes of the login session, newest first: at (seconds "
+                       "since 1970), topic, file, version, change (in words), url (the "
+                       "document page)",
+            "responses": {"200": {"description": "changes"}, "401": _ERROR}}},
         "/api/topics": {"get": {
             "summary": "The user's topics with progress",
             "responses": {"200": _json({"type": "object", "properties": {"topics": {
@@ -818,12 +903,29 @@ OPENAPI: dict[str, Any] = {
             "responses": {"200": _json({"type": "object", "properties": {
                 "topic": {"type": "string"}, "file": {"type": ["string", "null"]}}},
                 "the article to judge"), **_COMMON}}},
+        "/api/topics/{topic}/keywords": {
+            "get": {"summary": "The keywords the user coloured in this topic's documents "
+                               "(chosen: false while they are the topic's own)",
+                    "parameters": [_TOPIC],
+                    "responses": {"200": {"description": "keywords"}, **_COMMON}},
+            "put": {"summary": "Keep the user's keywords for the topic: words (matched by "
+                               "stem) or /regular expressions/",
+                    "parameters": [_TOPIC, *_CSRF],
+                    "requestBody": {"required": True, "content": {"application/json": {
+                        "schema": {"type": "object", "properties": {"keywords": {
+                            "type": "array", "maxItems": MAX_KEYWORDS,
+                            "items": {"type": "string"}}}}}}},
+                    "responses": {"200": {"description": "kept"}, **_COMMON,
+                                  "422": _ERROR}}},
         "/api/topics/{topic}/docs/{file}": {
             "get": {"summary": "The user's judgement of the document",
                     "parameters": [_TOPIC, _FILE],
                     "responses": {"200": _json(_schema_ref("Judgement"), "judgement"),
                                   **_COMMON}},
-            "put": {"summary": "Save the judgement (one transaction, optimistic version check)",
+            "put": {"summary": "Save the judgement (one transaction); a change made on an "
+                               "older version is merged into the current one (three-way, "
+                               "inexeval.assess.merge; merged: true in the answer) unless both "
+                               "changed the same value (409)",
                     "parameters": [_TOPIC, _FILE, *_CSRF],
                     "requestBody": {"required": True, "content": {"application/json": {
                         "schema": _schema_ref("JudgementChange")}}},
@@ -832,8 +934,12 @@ OPENAPI: dict[str, Any] = {
                         **_COMMON,
                         "409": _json({"allOf": [_schema_ref("Error"), {
                             "type": "object", "properties": {
-                                "current": _schema_ref("Judgement")}}]},
-                            "stale version; nothing written"),
+                                "current": _schema_ref("Judgement"),
+                                "conflicts": {"type": "array", "items": {"type": "string"},
+                                              "description": "the values both changes set "
+                                                             "differently"}}}]},
+                            "a true conflict with a change saved meanwhile (or a version "
+                            "the store never had); nothing written"),
                         "413": {**_ERROR, "description": "body too large"},
                         "422": _json(_schema_ref("Problems"), "invalid body or a done status "
                                      "that breaks the consistency rules"),

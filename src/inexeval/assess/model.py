@@ -31,6 +31,11 @@ STATUSES = ("unseen", "in-progress", "done")
 EXHAUSTIVITY_VALUES = ("2", "1", "?")
 MAX_SECONDS = 24 * 3600.0
 """Most seconds one judgement may record (a save claiming more is refused)."""
+ACTIVE_SECONDS = 120.0
+"""Assessing time, the one definition (document page, ``/admin``, ``assess stats``): the seconds a
+document page is visible while the assessor acted on it (a key, a click, a scroll, a pointer
+move) within the last ``ACTIVE_SECONDS``; a judgement's ``seconds`` is the sum of that time over
+its visits (and over tabs, when a merge adds them)."""
 
 Passage = tuple[int, int]
 

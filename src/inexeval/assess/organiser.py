@@ -26,7 +26,7 @@ import numpy as np
 from inexeval.analysis.agreement import JUDGEMENT_COLUMNS, TopicAgreement, judgement_agreement
 from inexeval.assess.export import done_by_topic
 from inexeval.assess.model import Judgement
-from inexeval.assess.store import ADJUDICATED, IDLE_SECONDS, Store
+from inexeval.assess.store import ADJUDICATED, Store
 from inexeval.errors import InexevalError
 from inexeval.model import Assessments
 from inexeval.model.assessments import build_topic
@@ -34,11 +34,11 @@ from inexeval.model.assessments import build_topic
 HOUR = 3600.0
 
 
-def overview(store: Store, idle: float = IDLE_SECONDS) -> dict[str, Any]:
+def overview(store: Store) -> dict[str, Any]:
     """What ``/admin`` shows: ``topics`` (every topic, with per assessor its progress, and
     whether an export would take it), ``assessors`` (time and documents per hour, from
     :meth:`~inexeval.assess.store.Store.stats`) and ``users`` (who may be assigned)."""
-    stats = store.stats(idle)
+    stats = store.stats()
     progress = {(row["topic"], row["assessor"]): row for row in stats["topics"]}
     done = store.done_counts()
     topics = []

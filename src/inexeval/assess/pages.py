@@ -30,6 +30,7 @@ from starlette.templating import Jinja2Templates
 from inexeval.assess.adaptive import serve
 from inexeval.assess.api import Service, session_of
 from inexeval.assess.campaign import export_store
+from inexeval.assess.model import ACTIVE_SECONDS
 from inexeval.assess.store import NotFound, Store, User
 
 HERE = Path(__file__).parent
@@ -101,7 +102,8 @@ def routes(service: Service) -> list[BaseRoute]:
         session = await session_of(request)
         user, csrf = session if session else (None, None)
         base = {"user": user.name if user else None, "is_admin": bool(user and user.admin),
-                "page_data": {"csrf_token": csrf, **(page_data or {})}}
+                "page_data": {"csrf_token": csrf, "user": user.name if user else None,
+                              **(page_data or {})}}
         return templates.TemplateResponse(request, name, {**base, **context})
 
     async def login_user(request: Request, topic: str | None = None) -> User:
@@ -136,6 +138,7 @@ def routes(service: Service) -> list[BaseRoute]:
         await run_in_threadpool(serve, store, topic_id, user.name)
         articles = _articles(await run_in_threadpool(store.assessor_pool, topic_id, user.name),
                              topic_id)
+        await run_in_threadpool(_summarised, store, articles)
         return await render(request, "topic.html", {
             "topic": _topic(store, topic_id), "articles": articles,
             "done": sum(a["status"] == "done" for a in articles)})
@@ -158,7 +161,10 @@ def routes(service: Service) -> list[BaseRoute]:
             "done": sum(a["status"] == "done" for a in articles),
             "relevant": sum(a["status"] == "done" and bool(a.get("relevant"))
                             for a in articles)}, {
-            "user": user.name, "mode": mode, "keywords": keywords(statement),
+            "user": user.name, "file": file, "mode": mode,
+            "keywords": await run_in_threadpool(_keywords_of, store, statement, user.name),
+            "keywords_api": f"/api/topics/{quote(topic_id, safe='')}/keywords",
+            "active_seconds": ACTIVE_SECONDS,
             "topic_url": f"/topics/{quote(topic_id, safe='')}",
             "doc_api": f"/api/topics/{quote(topic_id, safe='')}/docs/{quote(file, safe='/')}",
             "pooled": await run_in_threadpool(store.pool_paths, topic_id, file),
@@ -268,3 +274,19 @@ def _articles(pool: list[dict[str, Any]], topic: str) -> list[dict[str, Any]]:
                      "elements": len(article.get("elements") or ()),
                      "url": doc_url(topic, article["file"])})
     return rows
+
+
+def _keywords_of(store: Store, statement: dict[str, Any], assessor: str) -> list[str]:
+    """The assessor's keywords for the topic, else the topic's own (:func:`keywords`)."""
+    chosen = store.assessor_keywords(statement["topic"], assessor)
+    return keywords(statement) if chosen is None else chosen
+
+
+def _summarised(store: Store, articles: list[dict[str, Any]]) -> None:
+    """Each article's ``title`` and ``first_words`` (:mod:`inexeval.assess.summary`)."""
+    from inexeval.assess.summary import summaries
+
+    found = summaries(store, [a["file"] for a in articles])
+    for article in articles:
+        article["title"], article["first_words"] = found.get(article["file"], ("", ""))
+

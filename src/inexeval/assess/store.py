@@ -6,9 +6,10 @@ One schema for both back ends: SQLite (STORE is a file path; WAL journal, foreig
 ``schema_version`` holds the version and :data:`MIGRATIONS` the ordered steps that bring a store
 from one version to the next, each run in its own transaction when a store is opened.
 
-Every change is one transaction. A judgement is saved only when the version the client read is
-still the stored one (optimistic concurrency: a stale version raises :class:`Conflict` and writes
-nothing); the new version is one more. Every change is appended to the action log ``actions``
+Every change is one transaction. A judgement is saved when the version the client read is
+still the stored one (optimistic concurrency); a stale version raises :class:`Conflict` and writes
+nothing, unless the caller gives a three-way merge (:mod:`inexeval.assess.merge`), which is then
+applied to the stored judgement; the new version is one more. Every change is appended to the action log ``actions``
 (who, what, when, the state before and after, as JSON) in the same transaction.
 """
 
@@ -35,7 +36,7 @@ from sqlalchemy.engine import Connection, Engine
 from inexeval.assess.model import MAX_SECONDS, Judgement, merge_passages
 from inexeval.errors import InexevalError
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 SESSION_SECONDS = 7 * 24 * 3600
 """How long a login session lasts at most, however active."""
 SESSION_IDLE = 12 * 3600.0
@@ -46,8 +47,6 @@ _SEEN_EVERY = 60.0
 """A session's last use is written at most this often (not on every request)."""
 NAME_LENGTH = 128
 """Longest user name or topic id (both back ends)."""
-IDLE_SECONDS = 600.0
-"""A pause between two saves of an assessor longer than this is not counted as assessing time."""
 ADJUDICATED = "adjudicated"
 """The assessor name of a topic's adjudicated judgements (stored by the organiser's adjudication,
 exported by ``assess export --assessor adjudicated``); no user may take this name."""
@@ -175,6 +174,12 @@ sample_units = sa.Table(
     sa.Column("drawn", sa.Boolean, nullable=False),
 )
 """A sampled campaign's sample: every unit of the strata, drawn (pooled, judged) or not."""
+assessor_keywords = sa.Table(
+    "assessor_keywords", metadata,
+    sa.Column("topic", sa.String(NAME_LENGTH), sa.ForeignKey("topics.topic"), primary_key=True),
+    sa.Column("assessor", sa.String(128), sa.ForeignKey("users.name"), primary_key=True),
+    sa.Column("words", sa.Text, nullable=False),
+)
 
 
 # The statements of every save, built once (a save is the hot path of the service).
@@ -239,8 +244,13 @@ def _version_3_assess24(connection: Connection) -> None:
     metadata.create_all(connection, tables=[strategy_topics, served, sample_units])
 
 
-MIGRATIONS: Sequence[Callable[[Connection], None]] = (_create_version_1, _version_2,
-                                                       _version_3_assess24)
+def _version_4_flow22(connection: Connection) -> None:
+    """The keywords each assessor chose for a topic (``assessor_keywords``; issue 22)."""
+    metadata.create_all(connection, tables=[assessor_keywords])
+
+
+MIGRATIONS: Sequence[Callable[[Connection], None]] = (
+    _create_version_1, _version_2, _version_3_assess24, _version_4_flow22)
 """``MIGRATIONS[i]`` brings a store from schema version ``i`` to ``i + 1``."""
 
 
@@ -402,6 +412,18 @@ def _state(j: Judgement) -> str:
     for key in ("topic", "file", "assessor"):
         del state[key]
     return _dumps(state)
+
+
+def _from_state(current: Judgement, state: Mapping[str, Any]) -> Judgement:
+    """A judgement of the action log (:func:`_state`) for the key of ``current``."""
+    return Judgement(
+        topic=current.topic, file=current.file, assessor=current.assessor,
+        status=str(state.get("status", "unseen")),
+        passages=merge_passages([(int(s), int(e)) for s, e in state.get("passages", ())]),
+        best_entry_point=state.get("best_entry_point"),
+        exhaustivity=dict(state.get("exhaustivity", {})), values=dict(state.get("values", {})),
+        version=int(state["version"]), seconds=_bounded_seconds(float(state.get("seconds", 0))),
+        updated=state.get("updated"))
 
 
 class Store:
@@ -997,14 +1019,21 @@ class Store:
         return _judgement(row)
 
     def save(self, topic: str, file: str, assessor: str, version: int,
-             change: Callable[[Judgement], Judgement]) -> Judgement:
+             change: Callable[[Judgement], Judgement],
+             merge: Callable[[Judgement, Judgement], Judgement] | None = None) -> Judgement:
         """Apply ``change`` to the stored judgement when its version is ``version`` and store
         the result with the next version, in one transaction with its action-log entry.
         Passages are stored sorted and merged whatever ``change`` returns (and read so: a row
         written otherwise is read sorted and merged too).
 
+        When the stored version is newer and ``merge`` is given, the judgement as it was at
+        ``version`` (the *base*, from the action log: :meth:`_base`) is looked up and
+        ``merge(base, stored)`` stored instead (a three-way merge,
+        :mod:`inexeval.assess.merge`); a base that cannot be found is a :class:`Conflict`.
+
         Raises :class:`Conflict` (stale version), :class:`Locked`, :class:`NotFound`,
-        :class:`NotAssigned`, or whatever ``change`` raises; nothing is written then."""
+        :class:`NotAssigned`, or whatever ``change`` or ``merge`` raises; nothing is written
+        then."""
         key = _key(topic, file, assessor)
         with self._write() as connection:
             if self._access(connection, topic, assessor):
@@ -1013,21 +1042,45 @@ class Store:
             if row is None:
                 raise NotFound(f"document {file!r} is not in the pool of topic {topic!r}")
             before = _judgement(row)
-            if before.version != version:
-                raise Conflict(before)
-            changed = change(before)
+            if before.version == version:
+                changed = change(before)
+            else:
+                base = None if merge is None else self._base(connection, before, version)
+                if merge is None or base is None:
+                    raise Conflict(before)
+                changed = merge(base, before)
             after = Judgement(
                 topic=topic, file=file, assessor=assessor, status=changed.status,
                 passages=merge_passages(changed.passages), best_entry_point=changed.best_entry_point,
                 exhaustivity=changed.exhaustivity, values=changed.values,
-                version=version + 1, seconds=changed.seconds, updated=now_iso())
+                version=before.version + 1, seconds=changed.seconds, updated=now_iso())
             result = connection.execute(_UPDATE_JUDGEMENT, {
-                **key, "key_version": version, **_judgement_row(after)})
+                **key, "key_version": before.version, **_judgement_row(after)})
             if result.rowcount != 1:
                 raise Conflict(before)
             self._log(connection, assessor, "save", topic=topic, file=file,
                       before=_state(before), after=_state(after))
         return after
+
+    def _base(self, connection: Connection, current: Judgement,
+              version: int) -> Judgement | None:
+        """The judgement ``current`` as it was stored at ``version`` (older than its own), from
+        the states the action log keeps of every save; the fresh judgement for version 0; None
+        when the log has no such state (a version the store never had)."""
+        if version == 0:
+            return Judgement(current.topic, current.file, current.assessor)
+        if not 0 < version < current.version:
+            return None
+        rows = connection.execute(
+            sa.select(actions.c.after).where(
+                actions.c.actor == current.assessor, actions.c.action == "save",
+                actions.c.topic == current.topic, actions.c.file == current.file)
+            .order_by(actions.c.id.desc())).scalars()
+        for after in rows:
+            state = json.loads(after)
+            if state.get("version") == version:
+                return _from_state(current, state)
+        return None
 
     def judgements(self, topic: str | None = None,
                    assessor: str | None = None) -> list[Judgement]:
@@ -1044,10 +1097,13 @@ class Store:
 
     # -- statistics ----------------------------------------------------------------------------
 
-    def stats(self, idle: float = IDLE_SECONDS) -> dict[str, Any]:
+    def stats(self) -> dict[str, Any]:
         """Progress per topic and assessor and throughput per assessor, from the judgements and
-        the action log: assessing time is the sum of the pauses between an assessor's
-        consecutive saves that are at most ``idle`` seconds; documents per hour are the
+        the action log. Assessing time has one definition, the same per topic and per assessor
+        (``/admin`` and ``assess stats`` both show this): the sum of the seconds the judgements
+        record, which the document page counts only while it is visible and the assessor acted
+        (a key, a click, a scroll, a pointer move) within the last ``ACTIVE_SECONDS``
+        (:data:`inexeval.assess.model.ACTIVE_SECONDS`, 2 minutes); documents per hour are the
         documents the assessor marked done divided by that time."""
         with self._read() as connection:
             pairs = connection.execute(
@@ -1060,16 +1116,17 @@ class Store:
                 sa.select(actions.c.actor, actions.c.at, actions.c.topic, actions.c.file,
                           actions.c.after)
                 .where(actions.c.action == "save").order_by(actions.c.actor, actions.c.id)).all()
+            recorded = connection.execute(
+                sa.select(judgements.c.assessor, judgements.c.seconds)).all()
+        active: dict[str, float] = {}
+        for row in recorded:
+            active[row.assessor] = active.get(row.assessor, 0.0) + _bounded_seconds(row.seconds)
         per_assessor: dict[str, dict[str, Any]] = {}
-        last: dict[str, float] = {}
         done: dict[str, set[tuple[str, str]]] = {}
         for save in saves:
-            entry = per_assessor.setdefault(save.actor, {"assessor": save.actor, "saves": 0,
-                                                         "seconds": 0.0})
+            entry = per_assessor.setdefault(save.actor, {
+                "assessor": save.actor, "saves": 0, "seconds": active.get(save.actor, 0.0)})
             entry["saves"] += 1
-            if save.actor in last and 0 <= save.at - last[save.actor] <= idle:
-                entry["seconds"] += save.at - last[save.actor]
-            last[save.actor] = save.at
             if json.loads(save.after).get("status") == "done":
                 done.setdefault(save.actor, set()).add((save.topic, save.file))
         for name, entry in per_assessor.items():
@@ -1081,6 +1138,53 @@ class Store:
             entry["seconds"] = round(entry["seconds"], 3)
         return {"topics": per_topic,
                 "assessors": sorted(per_assessor.values(), key=lambda e: str(e["assessor"]))}
+
+    def assessor_keywords(self, topic: str, assessor: str) -> list[str] | None:
+        """The keywords ``assessor`` chose for ``topic``; None when none were chosen (the
+        page then shows the topic's own)."""
+        with self._read() as connection:
+            words = connection.execute(sa.select(assessor_keywords.c.words).where(
+                assessor_keywords.c.topic == topic,
+                assessor_keywords.c.assessor == assessor)).scalar()
+        return None if words is None else [str(w) for w in json.loads(words)]
+
+    def set_assessor_keywords(self, topic: str, assessor: str, words: Sequence[str]) -> None:
+        """Keep ``words`` as the keywords of ``assessor`` for ``topic`` (one transaction,
+        logged)."""
+        with self._write() as connection:
+            self._access(connection, topic, assessor)
+            key = (assessor_keywords.c.topic == topic, assessor_keywords.c.assessor == assessor)
+            before = connection.execute(sa.select(assessor_keywords.c.words).where(*key)).scalar()
+            if before is None:
+                connection.execute(assessor_keywords.insert().values(
+                    topic=topic, assessor=assessor, words=_dumps(list(words))))
+            else:
+                connection.execute(assessor_keywords.update().where(*key).values(
+                    words=_dumps(list(words))))
+            self._log(connection, assessor, "keywords", topic=topic, before=before,
+                      after=_dumps(list(words)))
+
+    def history(self, assessor: str, since: float = 0.0,
+                limit: int = 20) -> list[dict[str, Any]]:
+        """The assessor's last ``limit`` saves since ``since`` (a time), newest first: when,
+        topic, document, and the states before and after (as the action log keeps them)."""
+        with self._read() as connection:
+            rows = connection.execute(
+                sa.select(actions.c.at, actions.c.topic, actions.c.file, actions.c.before,
+                          actions.c.after)
+                .where(actions.c.actor == assessor, actions.c.action == "save",
+                       actions.c.at >= since)
+                .order_by(actions.c.id.desc()).limit(limit)).all()
+        return [{"at": row.at, "topic": row.topic, "file": row.file,
+                 "before": json.loads(row.before or "{}"), "after": json.loads(row.after or "{}")}
+                for row in rows]
+
+    def session_started(self, token: str) -> float | None:
+        """When the session of ``token`` began (None for an unknown token)."""
+        with self._read() as connection:
+            expires = connection.execute(sa.select(sessions.c.expires).where(
+                sessions.c.token_hash == _token_hash(token))).scalar()
+        return None if expires is None else float(expires) - SESSION_SECONDS
 
     def actions(self, limit: int | None = None) -> list[dict[str, Any]]:
         """The action log, oldest first."""

@@ -3,11 +3,21 @@
 // Document text only ever enters the page as DOM text nodes, never as HTML.
 
 import {
-  CodePointText, snapToWords, findWords, wordStart, addPassage, subtractPassage, passageAt,
+  CodePointText, snapToWords, wordStart, addPassage, subtractPassage, passageAt,
   elementsHoldingHighlights, bestEntryPointProblems, kinds, tagOf, parentPath,
 } from "./judge.js";
 import { settle, tooSmallRest, highlightProblems, inferredValues, holding } from "./rules.js";
 import { decorateRow, logResets, nameOf, readableProblems } from "./rules_page.js";
+import { mergeJudgement, trimPassages } from "./merge.js";
+import { startHistory, refreshHistory } from "./history.js";
+import { drawPassageText, drawOutlines, forcedColours } from "./access.js";
+import { startPoolFilter } from "./pool.js";
+import { startFind } from "./find.js";
+import { findKeywords, startKeywordEditor } from "./keywords.js";
+import { startCaret } from "./caret.js";
+import {
+  startOutbox, writeEntry, visitKey, entries, orphaned, rebase, ALIVE_EVERY,
+} from "./outbox.js";
 
 const page = document.body.dataset.page;
 const data = JSON.parse(document.getElementById("page-data")?.textContent || "{}");
@@ -65,10 +75,16 @@ document.getElementById("logout")?.addEventListener("submit", async (event) => {
 function topicPage() {
   const rows = [...document.querySelectorAll("#pool [data-file]")];
   const waiting = (row) => row.dataset.status === "unseen" || row.dataset.status === "in-progress";
+  const pool = document.getElementById("pool");
+  const shows = pool ? startPoolFilter(pool) : () => true;
   let current = Math.max(0, rows.findIndex(waiting));
-  const focus = (i) => {
+  /** Focus row i, or the nearest row the filter shows in the direction of the move. */
+  const focus = (i, step = 1) => {
     if (rows.length === 0) return;
-    current = Math.max(0, Math.min(rows.length - 1, i));
+    let at = Math.max(0, Math.min(rows.length - 1, i));
+    while (at >= 0 && at < rows.length && !shows(rows[at])) at += step;
+    if (at < 0 || at >= rows.length) return;
+    current = at;
     rows[current].querySelector("a").focus();
   };
   rows.forEach((row, i) => row.querySelector("a").addEventListener("focus", () => { current = i; }));
@@ -76,7 +92,7 @@ function topicPage() {
   document.addEventListener("keydown", (event) => {
     if (!plainKey(event)) return;
     if (event.key === "j" || event.key === "ArrowDown") focus(current + 1);
-    else if (event.key === "k" || event.key === "ArrowUp") focus(current - 1);
+    else if (event.key === "k" || event.key === "ArrowUp") focus(current - 1, -1);
     else if (event.key === "Enter" && rows[current]) rows[current].querySelector("a").click();
     else if (event.key === "n") {
       const order = [...rows.slice(current + 1), ...rows.slice(0, current + 1)];
@@ -155,14 +171,15 @@ const GRADED_CODES = {
 
 function documentPage() {
   const doc = document.getElementById("doc");
-  const storageKey = `inexeval:${data.user}:${data.doc_api}`;
+  const storageKey = visitKey(data.user);
   const state = {
     text: null, elements: [], order: new Map(), nodes: [], starts: [], breaks: new Set(),
     made: new Map(), breakList: [],
     judgement: null, mode: data.mode || "highlight", keywords: data.keywords || [],
     pooled: data.pooled || [], serverProblems: [], implicit: {}, names: new Map(), skipped: [],
     pending: [], saving: false, retry: 0, focusPath: null, undo: [], redo: [], advance: false,
-    baseSeconds: 0, activeMs: 0, visibleSince: document.hidden ? null : performance.now(),
+    baseSeconds: 0, activeMs: 0,
+    acked: null, created: Date.now(),
   };
   window.inexeval = { state, timings: {} };
   const graded = state.mode === "2002" || state.mode === "2003";
@@ -215,24 +232,47 @@ function documentPage() {
     return [start, end];
   };
 
-  const seconds = () => {
-    const visible = state.visibleSince === null ? 0 : performance.now() - state.visibleSince;
-    return Math.round((state.baseSeconds + (state.activeMs + visible) / 1000) * 10) / 10;
+  // ---- time: the one definition of inexeval.assess.model.ACTIVE_SECONDS. A moment counts
+  // while the page is visible and the assessor acted (key, click, scroll, wheel, pointer move)
+  // within the last ACTIVE_SECONDS; counted at every act, every second and on hiding.
+  const activeWindow = 1000 * (data.active_seconds || 120);
+  state.lastAct = performance.now();
+  state.lastTick = state.lastAct;
+  const tick = () => {
+    const now = performance.now();
+    if (!document.hidden) {
+      state.activeMs += Math.max(0, Math.min(now, state.lastAct + activeWindow) - state.lastTick);
+    }
+    state.lastTick = now;
   };
+  const acted = () => {
+    tick();
+    state.lastAct = performance.now();
+  };
+  for (const kind of ["keydown", "pointerdown", "pointermove", "wheel", "scroll"]) {
+    window.addEventListener(kind, acted, { capture: true, passive: true });
+  }
+  setInterval(tick, 1000);
   document.addEventListener("visibilitychange", () => {
-    if (document.hidden && state.visibleSince !== null) {
-      state.activeMs += performance.now() - state.visibleSince;
-      state.visibleSince = null;
-    } else if (!document.hidden && state.visibleSince === null) {
-      state.visibleSince = performance.now();
+    if (document.hidden) tick();
+    else {
+      state.lastTick = performance.now();
+      state.lastAct = state.lastTick; // coming back to the page is an act
     }
   });
+  const seconds = () => {
+    tick();
+    return Math.round((state.baseSeconds + state.activeMs / 1000) * 10) / 10;
+  };
+  window.inexeval.activeSeconds = () => seconds() - state.baseSeconds;
 
   // ---- drawing
+  const wrap = doc.parentElement;
   const drawPassages = () => {
+    const ranges = state.judgement.passages.map(([s, e]) => rangeOf(s, e));
+    drawOutlines("passage", ranges, wrap);
     if (!("highlights" in CSS)) return;
-    CSS.highlights.set("passage", new Highlight(
-      ...state.judgement.passages.map(([s, e]) => rangeOf(s, e))));
+    CSS.highlights.set("passage", new Highlight(...ranges));
   };
 
   const keywordsToggle = document.getElementById("keywords-toggle");
@@ -240,11 +280,15 @@ function documentPage() {
     if (!("highlights" in CSS)) return;
     if (!keywordsToggle.checked || state.keywords.length === 0) {
       CSS.highlights.delete("keyword");
+      drawOutlines("keyword", [], wrap);
       return;
     }
-    const ranges = findWords(state.text, state.keywords, state.breaks)
+    const ranges = findKeywords(state.text, state.keywords, state.breaks)
       .map(([start, end]) => rangeOf(start, end));
-    CSS.highlights.set("keyword", new Highlight(...ranges));
+    drawOutlines("keyword", ranges, wrap);
+    // in forced colours a keyword would look like a passage: only its dashed outline is drawn
+    if (forcedColours.matches) CSS.highlights.delete("keyword");
+    else CSS.highlights.set("keyword", new Highlight(...ranges));
   };
 
   const marker = document.getElementById("bep-marker");
@@ -452,6 +496,7 @@ function documentPage() {
       if (button) button.setAttribute("aria-disabled", String(steps.length === 0));
     }
     drawPassages();
+    drawPassageText(state.text, state.judgement.passages);
     drawBestEntryPoint();
     drawPanel();
     drawStatus();
@@ -465,15 +510,18 @@ function documentPage() {
     saved.dataset.state = kind;
   };
 
-  const remember = () => {
-    try {
-      if (state.pending.length === 0) localStorage.removeItem(storageKey);
-      else localStorage.setItem(storageKey, JSON.stringify(
-        { version: state.judgement.version, pending: state.pending }));
-    } catch {
-      // storage full or disabled: the queue in memory still retries
-    }
+  /** The page's queue in the app's outbox (static/outbox.js); `alive` 0 once the page is
+   * left, so that any page of the app sends what is still queued. */
+  const remember = (alive = Date.now()) => {
+    // storage full or disabled: the queue in memory still retries
+    writeEntry(storageKey, {
+      doc_api: data.doc_api, url: window.location.pathname, file: data.file || data.doc_api,
+      version: state.judgement.version, base: state.acked, pending: state.pending, alive,
+      created: state.created,
+    });
   };
+  setInterval(() => { if (state.pending.length > 0) remember(); }, ALIVE_EVERY);
+  window.addEventListener("pagehide", () => { if (state.pending.length > 0) remember(0); });
 
   const enqueue = () => {
     const j = state.judgement;
@@ -490,7 +538,7 @@ function documentPage() {
   };
 
   const flush = async () => {
-    if (state.saving || state.pending.length === 0) return;
+    if (state.saving || state.asking || state.pending.length === 0) return;
     state.saving = true;
     const sending = state.pending[0];
     const started = performance.now();
@@ -516,6 +564,8 @@ function documentPage() {
       window.inexeval.timings.lastSave = performance.now() - started;
       state.pending.shift();
       state.judgement.version = answer.version;
+      state.acked = judgementContent(answer);
+      if (answer.merged) takeMerged(sending, answer);
       if (state.pending.length === 0) {
         window.inexeval.timings.acknowledged = performance.now() - window.inexeval.timings.changed;
         if (answer.status) state.judgement.status = answer.status;
@@ -523,11 +573,21 @@ function documentPage() {
         showSave("saved", "saved");
         takeRules(answer);
         draw();
+        refreshHistory();
         if (state.advance) moveOn();
       }
       remember();
       flush();
       return;
+    }
+    if (response.status === 409) {
+      const body = await response.clone().json().catch(() => ({}));
+      if (body.conflicts?.length > 0 && body.current) {
+        state.saving = false;
+        state.asking = true;
+        askConflict(sending, body);
+        return;
+      }
     }
     // Refused: the server's version is reloaded; changes made meanwhile were made on the
     // refused state, so they go too (the assessor is told to redo them).
@@ -558,6 +618,102 @@ function documentPage() {
       showSave("not saved", "error");
       notice(`Not saved: ${message}`, "error");
     }
+  };
+
+  const judgementContent = (j) => ({
+    status: j.status, passages: j.passages || [], best_entry_point: j.best_entry_point ?? null,
+    exhaustivity: { ...(j.exhaustivity || {}) }, values: { ...(j.values || {}) },
+    seconds: j.seconds || 0,
+  });
+
+  /** Show the last queued state, or the server's when nothing is queued. */
+  const showQueued = (answer) => {
+    const last = state.pending[state.pending.length - 1];
+    const shown = last || judgementContent(answer);
+    for (const key of ["status", "passages", "best_entry_point", "exhaustivity", "values"]) {
+      state.judgement[key] = shown[key];
+    }
+    draw();
+  };
+
+  /** The server merged `sent` with changes saved elsewhere (another tab, an older visit): the
+   * queued changes and the undo and redo steps are moved onto the merged state, so that none
+   * of them takes the other changes away. */
+  const takeMerged = (sent, answer) => {
+    const onto = (steps) => steps.map((step) => {
+      const { merged } = mergeJudgement(sent, step, answer, true);
+      delete merged.seconds;
+      return merged;
+    });
+    state.pending = rebase(sent, state.pending, answer);
+    state.undo = onto(state.undo);
+    state.redo = onto(state.redo);
+    state.baseSeconds += Math.max(0, (answer.seconds || 0) - (sent.seconds || 0));
+    showQueued(answer);
+    notice("Merged with changes saved in another tab or window (or an earlier visit).", "info");
+  };
+
+  /** A true conflict: both changed the same value. The assessor keeps theirs (this page's
+   * change wins where both changed a value; the other changes stay) or takes the saved one. */
+  const askConflict = (sent, body) => {
+    const box = conflictDialog();
+    box.querySelector(".conflict-fields").textContent = body.conflicts.join(", ");
+    box.onclose = async () => {
+      state.asking = false;
+      const current = body.current;
+      if (box.returnValue === "mine") {
+        const base = state.acked || judgementContent(current);
+        const { merged } = mergeJudgement(base, sent, current, true);
+        const first = { ...merged, seconds: sent.seconds };
+        state.pending = [first, ...rebase(sent, state.pending.slice(1), first)];
+        state.judgement.version = current.version;
+        state.acked = judgementContent(current);
+        remember();
+        showQueued(current);
+        notice("Your change was kept; the other changes saved meanwhile were kept too.", "info");
+        flush();
+        return;
+      }
+      state.pending = [];
+      state.undo = [];
+      state.redo = [];
+      remember();
+      await load();
+      showSave("reloaded", "conflict");
+      notice("The saved version was taken: your conflicting change was dropped.", "conflict");
+    };
+    showSave("conflict", "conflict");
+    box.showModal();
+  };
+
+  /** The dialog of a true conflict (made once, text only). */
+  const conflictDialog = () => {
+    let box = document.getElementById("merge-conflict");
+    if (box !== null) return box;
+    box = document.createElement("dialog");
+    box.id = "merge-conflict";
+    box.setAttribute("aria-labelledby", "merge-conflict-title");
+    const form = document.createElement("form");
+    form.method = "dialog";
+    const title = document.createElement("h2");
+    title.id = "merge-conflict-title";
+    title.textContent = "This document was changed in another tab or window";
+    const text = document.createElement("p");
+    text.append("Both changed: ");
+    const fields = document.createElement("span");
+    fields.className = "conflict-fields";
+    text.append(fields, ". Keep your change (the other changes are kept too) or take the "
+      + "saved version?");
+    const mine = document.createElement("button");
+    mine.value = "mine";
+    mine.textContent = "Keep mine";
+    const theirs = document.createElement("button");
+    theirs.value = "theirs";
+    theirs.textContent = "Take the saved version";
+    form.append(title, text, mine, " ", theirs);
+    box.append(form);
+    document.body.append(box);
+    return box;
   };
 
   /** The judgement's content and status, as undo and redo keep it. */
@@ -688,6 +844,13 @@ function documentPage() {
   const clearNotice = () => { document.getElementById("notice").hidden = true; };
 
   // ---- actions
+  /** After h or u: the selection goes; from the keyboard the caret stays at its end. */
+  const dropSelection = () => {
+    const sel = window.getSelection();
+    if (document.activeElement === doc && sel.rangeCount > 0) sel.collapseToEnd();
+    else sel.removeAllRanges();
+  };
+
   const highlight = () => {
     const sel = selection();
     if (sel === null || sel[0] === sel[1]) {
@@ -698,7 +861,7 @@ function documentPage() {
     if (snapped === null) return;
     clearNotice();
     change((j) => { j.passages = addPassage(j.passages, snapped); });
-    window.getSelection().removeAllRanges();
+    dropSelection();
     const next = held().find((el) => valueOf(el.path) === undefined);
     if (next) state.focusPath = next.path;
     markCurrent();
@@ -723,8 +886,8 @@ function documentPage() {
       if (cut === null) return;
     }
     clearNotice();
-    change((j) => { j.passages = subtractPassage(j.passages, cut); });
-    window.getSelection().removeAllRanges();
+    change((j) => { j.passages = trimPassages(state.text, subtractPassage(j.passages, cut)); });
+    dropSelection();
   };
 
   const setValue = (path, value) => {
@@ -864,7 +1027,11 @@ function documentPage() {
     document.querySelector(`#elements li[data-path="${CSS.escape(path)}"]`)?.focus();
   };
 
+  const find = startFind({
+    text: () => state.text, rangeOf, before: document.querySelector(".doc-layout"),
+  });
   const keys = {
+    "/": find.open, "]": find.next, "[": find.previous,
     h: highlight, u: unhighlight, d: markDone, r: askNonRelevant, x: notRelevant,
     ...(graded ? {} : { b: setBestEntryPoint }),
     ...(state.mode === "highlight" ? { t: tooSmallRemaining } : {}),
@@ -915,7 +1082,19 @@ function documentPage() {
     }
   });
   window.addEventListener("online", () => { state.retry = 0; flush(); });
-  new ResizeObserver(() => { if (state.judgement) drawBestEntryPoint(); }).observe(doc);
+  new ResizeObserver(() => {
+    if (state.judgement) drawBestEntryPoint();
+    if (state.judgement && state.text !== null && forcedColours.matches) {
+      drawPassages();
+      drawKeywords();
+    }
+  }).observe(doc);
+  forcedColours.addEventListener("change", () => {
+    if (state.judgement && state.text !== null) {
+      drawPassages();
+      drawKeywords();
+    }
+  });
   const head = document.querySelector(".doc-head");
   new ResizeObserver(() => {
     document.documentElement.style.setProperty("--head", `${head.offsetHeight}px`);
@@ -933,31 +1112,32 @@ function documentPage() {
     judgement.exhaustivity = judgement.exhaustivity || {};
     judgement.values = judgement.values || {};
     state.judgement = judgement;
+    state.acked = judgementContent(judgement);
     state.baseSeconds = judgement.seconds || 0;
     state.activeMs = 0;
-    state.visibleSince = document.hidden ? null : performance.now();
+    state.lastTick = performance.now();
     takeRules(judgement);
     if (state.text !== null) draw();
   };
 
-  /** Changes queued in an earlier visit that never reached the server are sent now when the
-   * document has not changed since; otherwise they are dropped and the assessor told. */
+  /** Changes of this document queued in an earlier visit (the app's outbox) that never
+   * reached the server are taken over and sent now, on the version they were made on: the
+   * server merges them into anything saved since, and a true conflict asks. */
   const restore = () => {
-    let stored = null;
-    try {
-      stored = JSON.parse(localStorage.getItem(storageKey) || "null");
-    } catch {
-      stored = null;
-    }
-    if (stored === null || stored.pending.length === 0) return;
-    if (stored.version !== state.judgement.version) {
-      localStorage.removeItem(storageKey);
-      notice("Changes from an earlier visit were not saved and the document has changed "
-        + "since: they were dropped.", "conflict");
-      return;
-    }
+    const found = entries(data.user).find(([key, e]) => key !== storageKey
+      && e.doc_api === data.doc_api && orphaned(e));
+    if (found === undefined) return;
+    const [key, stored] = found;
+    writeEntry(key, null);
+    const loaded = judgementContent(state.judgement);
+    const base = stored.base || loaded;
+    const last = stored.pending[stored.pending.length - 1];
+    const { merged } = mergeJudgement(base, last, loaded, true);
     state.pending = stored.pending;
-    Object.assign(state.judgement, stored.pending[stored.pending.length - 1]);
+    state.judgement.version = stored.version;
+    state.acked = base;
+    Object.assign(state.judgement, { ...merged, seconds: state.judgement.seconds });
+    remember();
     notice("Unsaved changes from an earlier visit were restored and are being saved.", "info");
     flush();
   };
@@ -1002,10 +1182,27 @@ function documentPage() {
     state.breakList = [...rendered.breaks].sort((a, b) => a - b);
     state.made = rendered.made;
     restore();
+    startOutbox({
+      user: data.user, api, mine: (entry) => entry.doc_api !== data.doc_api,
+      saved: refreshHistory,
+    });
+    startHistory(getJSON, document.querySelector("aside.side"),
+      { before: document.querySelector("aside.side .help"), open: false });
+    startKeywordEditor({
+      parent: document.querySelector("aside.side"), before: document.getElementById("history"),
+      keywords: () => state.keywords,
+      save: async (next) => {
+        const response = await api("PUT", data.keywords_api, { keywords: next });
+        if (!response.ok) throw new Error(await errorMessage(response));
+        state.keywords = (await response.json()).keywords;
+        drawKeywords();
+      },
+    });
     drawKeywords();
     draw();
     undoneX();
     reopenAtFirstHighlight();
+    startCaret(doc, wrap);
     doc.setAttribute("aria-busy", "false");
     document.body.dataset.ready = "true";
     const t2 = performance.now();
@@ -1019,3 +1216,7 @@ function documentPage() {
 
 if (page === "topic") topicPage();
 else if (page === "doc") documentPage();
+if (page !== "doc" && page !== "login" && data.user) {
+  startOutbox({ user: data.user, api, saved: refreshHistory });
+  if (page === "topic" || page === "topics") startHistory(getJSON, document.getElementById("main"));
+}

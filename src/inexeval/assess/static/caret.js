@@ -1,0 +1,80 @@
+// Highlighting from the keyboard: the document takes the focus (Tab, or a click) and shows a
+// caret; the arrow keys move it (Left/Right by word, Up/Down by line, Home/End to the line's
+// edges), Shift+arrows extend the selection from where it was; h then highlights the selection
+// (whole words, white space at its edges left out), u unhighlights, b sets the best entry
+// point at the caret. The selection is the browser's own (Selection.modify), so what is shown
+// is what h saves.
+
+const MOVES = {
+  ArrowLeft: ["backward", "word"], ArrowRight: ["forward", "word"],
+  ArrowUp: ["backward", "line"], ArrowDown: ["forward", "line"],
+  Home: ["backward", "lineboundary"], End: ["forward", "lineboundary"],
+};
+
+/** Start the keyboard caret of `doc` (the document's element) drawn inside `wrap`. */
+export function startCaret(doc, wrap) {
+  doc.tabIndex = 0;
+  doc.setAttribute("role", "document");
+  doc.setAttribute("aria-label", "Document text: arrow keys move the caret, Shift and arrow "
+    + "keys select, h highlights, b sets the best entry point");
+  const marker = document.createElement("span");
+  marker.id = "caret-marker";
+  marker.hidden = true;
+  marker.setAttribute("aria-hidden", "true");
+  wrap.append(marker);
+
+  const inside = (node) => node !== null && doc.contains(node);
+  const firstText = () => {
+    const walker = document.createTreeWalker(doc, NodeFilter.SHOW_TEXT,
+      (node) => (/\S/.test(node.data) ? NodeFilter.FILTER_ACCEPT : NodeFilter.FILTER_SKIP));
+    return walker.nextNode();
+  };
+  /** Put the caret in the document when the selection is elsewhere (or nowhere). */
+  const ensure = () => {
+    const sel = window.getSelection();
+    if (sel.rangeCount > 0 && inside(sel.focusNode)) return sel;
+    const node = firstText();
+    if (node === null) return null;
+    sel.collapse(node, node.data.search(/\S/));
+    return sel;
+  };
+  const draw = () => {
+    const sel = window.getSelection();
+    if (document.activeElement !== doc || sel.rangeCount === 0 || !inside(sel.focusNode)) {
+      marker.hidden = true;
+      return;
+    }
+    const range = document.createRange();
+    range.setStart(sel.focusNode, sel.focusOffset);
+    const rects = range.getClientRects();
+    const rect = rects.length > 0 ? rects[0] : range.getBoundingClientRect();
+    if (rect.height === 0 && rect.width === 0 && rect.top === 0) {
+      marker.hidden = true;
+      return;
+    }
+    const box = wrap.getBoundingClientRect();
+    marker.hidden = false;
+    marker.style.left = `${rect.left - box.left}px`;
+    marker.style.top = `${rect.top - box.top}px`;
+    marker.style.height = `${Math.max(rect.height, 14)}px`;
+  };
+
+  doc.addEventListener("focus", () => {
+    ensure();
+    draw();
+  });
+  doc.addEventListener("blur", draw);
+  document.addEventListener("selectionchange", draw);
+  doc.addEventListener("keydown", (event) => {
+    const move = MOVES[event.key];
+    if (move === undefined || event.ctrlKey || event.metaKey || event.altKey) return;
+    const sel = ensure();
+    if (sel === null) return;
+    event.preventDefault();
+    sel.modify(event.shiftKey ? "extend" : "move", ...move);
+    const focus = sel.focusNode?.parentElement;
+    focus?.scrollIntoView({ block: "nearest" });
+    draw();
+  });
+  return { draw };
+}

@@ -1,0 +1,80 @@
+"""What the pool page shows of each document: its title and its first words.
+
+Read from the first characters of the stored text and of the element list only (a pool of a
+thousand articles would otherwise read every article whole), once per document per process:
+documents never change after ``assess init``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+import threading
+from collections.abc import Sequence
+
+import sqlalchemy as sa
+
+from inexeval.assess.store import Store, documents
+
+TITLE_TAGS = ("atl", "ti", "title", "name", "st", "h1", "hdr")
+"""Tags whose first element names a document (IEEE ``fm/tig/atl``, Wikipedia ``name``, ...),
+in order of preference."""
+PREFIX = 2000
+"""Characters of the text and of the element list read."""
+FIRST_WORDS = 25
+
+INLINE_TAGS = frozenset({"it", "i", "b", "bold", "em", "emph", "emph2", "u", "tt", "code", "sub",
+                         "sup", "ref", "scp", "a", "link", "collectionlink", "math", "span"})
+"""Tags whose edges are no word break (the stored text has no space between elements)."""
+
+_ELEMENT = re.compile(r'\["((?:[^"\\]|\\.)*)",(\d+),(\d+)\]')
+_cache: dict[tuple[str, str], tuple[str, str]] = {}
+_lock = threading.Lock()
+
+
+def _tag(path: str) -> str:
+    step = path.rsplit("/", 1)[-1]
+    return step.split("[", 1)[0].rsplit(":", 1)[-1].lower()
+
+
+def summarise(text: str, elements: str) -> tuple[str, str]:
+    """``(title, first words)`` from the start of a document's text and of its element list
+    (JSON ``[[path, start, end], ...]``, possibly cut short)."""
+    found = [(json.loads(f'"{path}"'), int(start), int(end))
+             for path, start, end in _ELEMENT.findall(elements)]
+    title, after = "", 0
+    for tag in TITLE_TAGS:
+        match = next(((s, e) for path, s, e in found if _tag(path) == tag and e <= len(text)),
+                     None)
+        if match is not None:
+            title = " ".join(text[match[0]:match[1]].split())
+            after = match[1]
+            break
+    breaks = sorted({at for path, start, end in found if _tag(path) not in INLINE_TAGS
+                     for at in (start, end) if after < at < len(text)})
+    cuts = [after, *breaks, len(text)]
+    words = " ".join(text[a:b] for a, b in itertools.pairwise(cuts)).split()
+    first = " ".join(words[:FIRST_WORDS]) + ("…" if len(words) > FIRST_WORDS else "")
+    return title, first
+
+
+def summaries(store: Store, files: Sequence[str]) -> dict[str, tuple[str, str]]:
+    """``{file: (title, first words)}`` for ``files`` (cached per store and file)."""
+    with _lock:
+        known = {f: _cache[(store.url, f)] for f in files if (store.url, f) in _cache}
+    missing = [f for f in files if f not in known]
+    for chunk in range(0, len(missing), 500):
+        part = missing[chunk:chunk + 500]
+        with store.engine.connect() as connection:
+            rows = connection.execute(sa.select(
+                documents.c.file, sa.func.substr(documents.c.text, 1, PREFIX).label("text"),
+                sa.func.substr(documents.c.elements, 1, PREFIX).label("elements"))
+                .where(documents.c.file.in_(part))).all()
+        for row in rows:
+            known[row.file] = summarise(row.text, row.elements)
+    with _lock:
+        for file in missing:
+            if file in known:
+                _cache[(store.url, file)] = known[file]
+    return known

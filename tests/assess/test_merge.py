@@ -1,0 +1,130 @@
+"""The three-way merge of a change made on a stale version (inexeval.assess.merge), alone and
+through ``PUT /api/topics/{topic}/docs/{file}`` on both back ends."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from inexeval.assess.merge import MergeConflict, merge_passage_sets, subtract, three_way
+from inexeval.assess.model import Judgement
+from tests.assess.conftest import Client, TestClient, add_users, app_of, init_store
+
+A1 = "/api/topics/1/docs/co/a1"
+
+
+def _j(passages: tuple[tuple[int, int], ...] = (), status: str = "in-progress",
+       best: int | None = None, exhaustivity: dict[str, str] | None = None,
+       seconds: float = 0.0, version: int = 0) -> Judgement:
+    return Judgement("1", "co/a1", "alice", status=status, passages=passages,
+                     best_entry_point=best, exhaustivity=exhaustivity or {}, seconds=seconds,
+                     version=version)
+
+
+def test_subtract_by_hand() -> None:
+    assert subtract([(0, 10), (20, 30)], [(5, 25)]) == ((0, 5), (25, 30))
+    assert subtract([(0, 10)], [(0, 10)]) == ()
+    assert subtract([(0, 10)], [(2, 3), (5, 6)]) == ((0, 2), (3, 5), (6, 10))
+    assert subtract([(0, 10)], []) == ((0, 10),)
+
+
+def test_passages_are_sets_of_characters() -> None:
+    # base [10, 20); mine adds [30, 40) and removes [10, 15); theirs adds [50, 60)
+    merged = merge_passage_sets([(10, 20)], [(15, 20), (30, 40)], [(10, 20), (50, 60)])
+    assert merged == ((15, 20), (30, 40), (50, 60))
+    # theirs removed part of what mine keeps: it stays removed (mine did not touch it)
+    assert merge_passage_sets([(10, 20)], [(10, 20), (30, 35)], [(10, 12)]) == (
+        (10, 12), (30, 35))
+    # both add overlapping text: one passage
+    assert merge_passage_sets([], [(0, 10)], [(5, 15)]) == ((0, 15),)
+
+
+def test_scalars_merge_unless_both_changed_them_differently() -> None:
+    base = _j(((0, 10),), best=0, exhaustivity={"/a[1]": "1", "/a[1]/b[1]": "2"}, seconds=5)
+    mine = _j(((0, 10),), best=4, exhaustivity={"/a[1]": "2", "/a[1]/b[1]": "2"}, seconds=12)
+    theirs = _j(((0, 10), (20, 30)), best=0, exhaustivity={"/a[1]": "1", "/a[1]/b[1]": "?"},
+                seconds=9, version=3)
+    merged = three_way(base, mine, theirs)
+    assert merged.best_entry_point == 4 and merged.version == 3
+    assert merged.exhaustivity == {"/a[1]": "2", "/a[1]/b[1]": "?"}
+    assert merged.passages == ((0, 10), (20, 30))
+    assert merged.seconds == 9 + 7
+    with pytest.raises(MergeConflict) as conflict:
+        three_way(base, mine, _j(((0, 10),), best=6, exhaustivity={"/a[1]": "?"}))
+    # /a[1]/b[1]: only theirs removed it (mine kept base's "2"): no conflict
+    assert conflict.value.fields == ["best_entry_point", "exhaustivity /a[1]"]
+    # the same change on both sides is no conflict
+    assert three_way(base, mine, mine).exhaustivity == mine.exhaustivity
+
+
+def test_status() -> None:
+    base = _j(status="unseen")
+    # two different changes of the status: in-progress (one tab's work is not finished)
+    assert three_way(base, _j(status="in-progress"), _j(status="done")).status == "in-progress"
+    assert three_way(_j(), _j(), _j(status="done")).status == "done"
+    assert three_way(_j(), _j(status="done"), _j()).status == "done"
+    # done on one side and a change on the other: not done (nothing is lost)
+    done = _j(((0, 4),), status="done", best=0)
+    assert three_way(_j(((0, 4),), best=0), done, _j(((0, 4), (8, 9)), best=0)).status \
+        == "in-progress"
+    assert three_way(base, _j(status="done"), _j(status="in-progress", passages=((0, 3),))
+                     ).status == "in-progress"
+
+
+@pytest.fixture
+def passages_client(store_url: str, campaign_files: dict[str, Path]) -> Iterator[Any]:
+    init_store(store_url, campaign_files, mode="passages")
+    add_users(store_url, {"alice": ["1"]})
+    clients = []
+
+    def make() -> Client:
+        client = TestClient(app_of(store_url))
+        client.__enter__()
+        clients.append(client)
+        return Client(client, "alice")
+
+    yield make
+    for client in clients:
+        client.__exit__(None, None, None)
+
+
+def test_two_tabs_merge_through_the_api(passages_client: Any) -> None:
+    first, second = passages_client(), passages_client()
+    one = first.put(A1, {"version": 0, "status": "in-progress", "passages": [[0, 6]],
+                         "seconds": 4})
+    assert one.status_code == 200 and one.json()["merged"] is False
+    # the second tab still has version 0: its highlight elsewhere is merged, not refused
+    two = second.put(A1, {"version": 0, "status": "in-progress", "passages": [[20, 30]],
+                          "seconds": 3})
+    assert two.status_code == 200, two.text
+    assert two.json()["merged"] is True and two.json()["version"] == 2
+    assert two.json()["passages"] == [[0, 6], [20, 30]] and two.json()["seconds"] == 7
+    # the first tab (version 1) unhighlights part of its passage: only those characters go
+    three = first.put(A1, {"version": 1, "status": "in-progress", "passages": [[0, 3]]})
+    assert three.json()["passages"] == [[0, 3], [20, 30]] and three.json()["merged"] is True
+    # best entry points set differently in both tabs: a true conflict, nothing written
+    four = first.put(A1, {"version": 3, "status": "in-progress", "best_entry_point": 0})
+    assert four.status_code == 200 and four.json()["best_entry_point"] == 0
+    five = second.put(A1, {"version": 3, "status": "in-progress", "best_entry_point": 20})
+    assert five.status_code == 409
+    assert five.json()["conflicts"] == ["best_entry_point"]
+    assert five.json()["current"]["version"] == 4
+    assert first.get(A1).json()["best_entry_point"] == 0
+    # the same change from a stale tab, and marking done from it, merge
+    six = second.put(A1, {"version": 3, "status": "done", "best_entry_point": 0})
+    assert six.status_code == 200 and six.json()["status"] == "done"
+    assert six.json()["passages"] == [[0, 3], [20, 30]]
+
+
+def test_a_stale_change_the_rules_refuse_is_still_refused(passages_client: Any) -> None:
+    tab = passages_client()
+    assert tab.put(A1, {"version": 0, "status": "in-progress", "passages": [[0, 6]]}
+                   ).status_code == 200
+    outside = tab.put(A1, {"version": 0, "status": "in-progress", "passages": [[0, 10 ** 6]]})
+    assert outside.status_code == 422
+    # done without a best entry point is the change's own fault: 422, not a conflict
+    undone = tab.put(A1, {"version": 0, "status": "done", "passages": [[8, 9]]})
+    assert undone.status_code == 422
