@@ -183,6 +183,23 @@ class Source:
                     yield number, text
 
 
+def fields_of(path: str | Path, width: int, layout: str, comments: bool = True
+              ) -> Iterator[tuple[str, int, list[str]]]:
+    """``(file name, line number, fields)`` of each line of a small text file read as
+    trec_eval reads its side files (z-scores, preferences, judgement groups): fields split on
+    white space, blank lines skipped and, with ``comments``, lines starting ``#``; a line of
+    another number of fields than ``width`` is an error naming the ``layout``."""
+    with opened(path) as source:
+        for number, text in source.lines():
+            if comments and text.startswith("#"):
+                continue
+            fields = text.split()
+            if len(fields) != width:
+                raise FormatError(f"expected {width} fields ({layout}), found {len(fields)}",
+                                  source.name, number)
+            yield source.name, number, fields
+
+
 def open_source(path: str | Path | Source) -> Source:
     """A :class:`Source` for ``path`` (``-`` is standard input); a Source is returned as is,
     still owned by whoever opened it."""

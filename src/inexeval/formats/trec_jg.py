@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from inexeval.errors import FormatError, shown
-from inexeval.formats.source import opened
+from inexeval.formats.source import fields_of
 from inexeval.formats.trec_columns import MAX_LEVEL, TrecColumns
 
 
@@ -27,35 +27,25 @@ def read_qrels_jg(path: str | Path) -> TrecColumns:
     levels: list[int] = []
     lines: list[int] = []
     seen: dict[tuple[bytes, bytes], int] = {}
-    with opened(path) as source:
-        name = source.name
-        for number, text in source.lines():
-            if text.startswith("#"):
-                continue
-            fields = text.split()
-            if not fields:
-                continue
-            if len(fields) != 4:
-                raise FormatError(f"{len(fields)} columns: expected 4 (topic group doc level)",
-                                  name, number)
-            try:
-                level = int(fields[3])
-            except ValueError:
-                raise FormatError(f"the relevance level {shown(fields[3])} is not an integer",
-                                  name, number) from None
-            if level > MAX_LEVEL:
-                raise FormatError(f"relevance level {level} is above {MAX_LEVEL}", name, number)
-            key = f"{fields[0]} {fields[1]}".encode()
-            document = fields[2].encode()
-            if (key, document) in seen:
-                raise FormatError(f"topic {fields[0]!r} group {fields[1]!r} judges "
-                                  f"{fields[2]!r} twice (first at line "
-                                  f"{seen[(key, document)]})", name, number)
-            seen[(key, document)] = number
-            keys.append(key)
-            documents.append(document)
-            levels.append(level)
-            lines.append(number)
+    name = str(path)
+    for name, number, fields in fields_of(path, 4, "topic group doc level"):
+        try:
+            level = int(fields[3])
+        except ValueError:
+            raise FormatError(f"the relevance level {shown(fields[3])} is not an integer",
+                              name, number) from None
+        if level > MAX_LEVEL:
+            raise FormatError(f"relevance level {level} is above {MAX_LEVEL}", name, number)
+        key = f"{fields[0]} {fields[1]}".encode()
+        document = fields[2].encode()
+        if (key, document) in seen:
+            raise FormatError(f"topic {fields[0]!r} group {fields[1]!r} judges {fields[2]!r} "
+                              f"twice (first at line {seen[(key, document)]})", name, number)
+        seen[(key, document)] = number
+        keys.append(key)
+        documents.append(document)
+        levels.append(level)
+        lines.append(number)
     if not keys:
         raise FormatError("the qrels have no judgement line", name)
     return TrecColumns(np.array(keys), np.array(documents), np.array(levels, dtype=np.int64),

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from inexeval.errors import FormatError, shown
-from inexeval.formats.source import opened
+from inexeval.formats.source import fields_of
 
 
 @dataclass(frozen=True)
@@ -37,26 +37,16 @@ def read_prefs(path: str | Path, qrels: bool = False) -> dict[str, list[Preferen
     width = 4 if qrels else 5
     expected = "topic jg doc level" if qrels else "topic jg jsg doc level"
     out: dict[str, list[Preference]] = {}
-    with opened(path) as source:
-        for number, text in source.lines():
-            if text.startswith("#"):
-                continue
-            fields = text.split()
-            if not fields:
-                continue
-            if len(fields) != width:
-                raise FormatError(f"expected {width} fields ({expected}), found {len(fields)}",
-                                  path, number)
-            try:
-                level = float(fields[-1])
-            except ValueError:
-                level = math.nan
-            if not math.isfinite(level):
-                raise FormatError(f"the level {shown(fields[-1])} is not a finite number", path,
-                                  number)
-            jsg = "0" if qrels else fields[2]
-            out.setdefault(fields[0], []).append(
-                Preference(fields[1], jsg, fields[-2], level))
+    for name, number, fields in fields_of(path, width, expected):
+        try:
+            level = float(fields[-1])
+        except ValueError:
+            level = math.nan
+        if not math.isfinite(level):
+            raise FormatError(f"the level {shown(fields[-1])} is not a finite number", name,
+                              number)
+        jsg = "0" if qrels else fields[2]
+        out.setdefault(fields[0], []).append(Preference(fields[1], jsg, fields[-2], level))
     if not out:
         raise FormatError("the preferences have no judgement line", path)
     return {topic: out[topic] for topic in sorted(out, key=lambda t: t.encode("utf-8"))}

@@ -13,7 +13,7 @@ import math
 from pathlib import Path
 
 from inexeval.errors import FormatError, shown
-from inexeval.formats.source import opened
+from inexeval.formats.source import fields_of
 
 ZScores = dict[str, dict[str, tuple[float, float]]]
 """``{topic: {measure: (mean, sd)}}``."""
@@ -22,21 +22,14 @@ ZScores = dict[str, dict[str, tuple[float, float]]]
 def read_zscores(path: str | Path) -> ZScores:
     """The means and standard deviations of a z-score file, by topic and measure."""
     out: ZScores = {}
-    with opened(path) as source:
-        for number, text in source.lines():
-            fields = text.split()
-            if not fields:
-                continue
-            if len(fields) != 4:
-                raise FormatError(f"expected 4 fields (topic measure mean sd), found "
-                                  f"{len(fields)}", path, number)
-            topic, measure, mean, sd = fields
-            pair = (_number(mean, "mean", path, number), _number(sd, "sd", path, number))
-            known = out.setdefault(topic, {})
-            if measure in known:
-                raise FormatError(f"topic {shown(topic)} measure {shown(measure)} given twice",
-                                  path, number)
-            known[measure] = pair
+    for name, number, fields in fields_of(path, 4, "topic measure mean sd", comments=False):
+        topic, measure, mean, sd = fields
+        pair = (_number(mean, "mean", name, number), _number(sd, "sd", name, number))
+        known = out.setdefault(topic, {})
+        if measure in known:
+            raise FormatError(f"topic {shown(topic)} measure {shown(measure)} given twice",
+                              name, number)
+        known[measure] = pair
     if not out:
         raise FormatError("the z-score file has no line", path)
     return out
