@@ -317,7 +317,7 @@ def test_openapi_lists_every_endpoint(connect: Any) -> None:
         "/api/topics/{topic}/docs/{file}/content", "/api/topics/{topic}/docs/{file}/check",
         "/api/admin/stats", "/api/admin/export", "/api/admin/topics/{topic}/lock",
         "/api/admin/topics/{topic}/unlock", "/api/admin/agreement", "/api/admin/drift",
-        "/api/admin/topics/{topic}/disagreements", "/api/admin/topics/{topic}/assessors",
+        "/api/admin/self-agreement", "/api/admin/topics/{topic}/disagreements", "/api/admin/topics/{topic}/assessors",
         "/api/admin/topics/{topic}/assessors/{assessor}",
         "/api/admin/topics/{topic}/judgements/{assessor}/docs/{file}",
         "/api/admin/topics/{topic}/content/{file}", "/api/admin/topics/{topic}/adjudicated/{file}",

@@ -346,6 +346,7 @@ def test_admin_page_shows_every_topic(clients: dict[str, Client], organised: str
 
 ADMIN_REQUESTS = [
     ("GET", "/api/admin/agreement", None), ("GET", "/api/admin/drift", None),
+    ("GET", "/api/admin/self-agreement", None),
     ("GET", "/api/admin/topics/1/disagreements", None),
     ("POST", "/api/admin/topics/1/assessors", {"assessor": "carol"}),
     ("DELETE", "/api/admin/topics/1/assessors/bob", None),

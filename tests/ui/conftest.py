@@ -67,13 +67,15 @@ class Server:
 
 
 @contextmanager
-def running_server(folder: Path, mode: str = "highlight") -> Iterator[Server]:
+def running_server(folder: Path, mode: str = "highlight",
+                   init_options: tuple[str, ...] = ()) -> Iterator[Server]:
     """``inexeval assess serve`` on a free loopback port over a fresh store in ``folder``
-    (the 2002/2003 modes with an element pool)."""
+    (the 2002/2003 modes with an element pool; ``init_options`` added to ``assess init``)."""
     files = write_campaign(folder, element_pool=mode in ("2002", "2003"))
     store = folder / "store.db"
     cli("assess", "init", str(store), "--collection", str(files["collection"]),
-        "--topics", str(files["topics"]), "--pool", str(files["pool"]), "--mode", mode)
+        "--topics", str(files["topics"]), "--pool", str(files["pool"]), "--mode", mode,
+        *init_options)
     for name, admin in (("alice", False), ("bob", False), ("boss", True)):
         cli("assess", "add-user", str(store), name, "--password-stdin",
             *(["--admin"] if admin else []), stdin=PASSWORD + "\n")

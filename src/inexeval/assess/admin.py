@@ -40,6 +40,12 @@ async def get_agreement(request: Request) -> Response:
     return JSONResponse(await run_in_threadpool(organiser.agreement, service(request).store))
 
 
+async def get_self_agreement(request: Request) -> Response:
+    await authorise(request, change=False, admin=True)
+    return JSONResponse(await run_in_threadpool(organiser.self_agreement,
+                                                service(request).store))
+
+
 async def get_drift(request: Request) -> Response:
     await authorise(request, change=False, admin=True)
     return JSONResponse({"assessors": await run_in_threadpool(organiser.drift,
@@ -249,7 +255,9 @@ def routes(app_service: Service) -> list[BaseRoute]:
 
         def load() -> dict[str, Any]:
             found = organiser.overview(store)
-            return {**found, "agreement": organiser.agreement(store),
+            selves = organiser.self_agreement(store)
+            return {**found, "agreement": organiser.agreement(store), "self_agreement": selves,
+                    "self_by_assessor": {r["assessor"]: r for r in selves["assessors"]},
                     "drift": organiser.drift_plot(organiser.drift(store)),
                     "plan": list(zip(organiser.export_plan(store, None, False),
                                      organiser.export_plan(store, ADJUDICATED, False))),
@@ -323,6 +331,7 @@ def routes(app_service: Service) -> list[BaseRoute]:
 
     return [
         Route("/api/admin/agreement", get_agreement, methods=["GET"]),
+        Route("/api/admin/self-agreement", get_self_agreement, methods=["GET"]),
         Route("/api/admin/drift", get_drift, methods=["GET"]),
         Route("/api/admin/topics/{topic}/disagreements", get_disagreements, methods=["GET"]),
         Route("/api/admin/topics/{topic}/assessors", post_assessor, methods=["POST"]),

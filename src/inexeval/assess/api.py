@@ -990,6 +990,12 @@ OPENAPI: dict[str, Any] = {
                        "articles both have done",
             "responses": {"200": {"description": "columns, topics, pairs"}, "401": _ERROR,
                           "403": _ERROR}}},
+        "/api/admin/self-agreement": {"get": {
+            "summary": "Per assessor (and per topic), the agreement of their second judgement of "
+                       "the articles assess init --duplicates repeats with their first: the "
+                       "columns of inexeval agree --judgements over the repeats done twice",
+            "responses": {"200": {"description": "columns, topics, assessors"}, "401": _ERROR,
+                          "403": _ERROR}}},
         "/api/admin/drift": {"get": {
             "summary": "Per assessor, the relevant rate of the articles done in each hour of "
                        "assessing",

@@ -190,6 +190,47 @@ def agreement(store: Store) -> dict[str, Any]:
             "topics": topic_rows, "pairs": pair_rows}
 
 
+def self_agreement(store: Store) -> dict[str, Any]:
+    """Per assessor, the agreement of their second judgement of each repeated article (the
+    unannounced repeats of ``assess init --duplicates``, :mod:`inexeval.assess.repeats`) with
+    their first: :func:`pair_agreement` with the first pass as A and the repeat as B, over the
+    repeated articles both passes of which are done. ``topics`` per topic, ``assessors`` over
+    all of the assessor's topics (topic ``all``), each row with ``assessor`` and ``repeats``
+    (the repeats drawn; ``articles`` counts those done twice); an assessor with repeats but
+    none done twice has an ``all`` row of 0 articles and None values. Empty when the campaign has no repeats."""
+    drawn = store.repeats()
+    if not drawn:
+        return {"columns": ["assessor", "repeats", *JUDGEMENT_COLUMNS], "topics": [],
+                "assessors": []}
+    mode = store.mode()
+    lengths = store.document_lengths()
+    seconds: dict[str, list[Judgement]] = {}
+    for _, j in drawn:
+        seconds.setdefault(j.assessor, []).append(j)
+    topic_rows: list[dict[str, Any]] = []
+    assessor_rows: list[dict[str, Any]] = []
+    for name in sorted(seconds):
+        repeated = {(j.topic, j.file) for j in seconds[name]}
+        first = [j for j in store.judgements(assessor=name) if (j.topic, j.file) in repeated]
+        per_topic: dict[str, int] = {}
+        for j in seconds[name]:
+            per_topic[j.topic] = per_topic.get(j.topic, 0) + 1
+        rows = pair_agreement(store, mode, first, seconds[name], lengths)
+        for item in rows[:-1]:
+            topic_rows.append({"assessor": name, "repeats": per_topic[item.topic],
+                               **_row(item, name, name)})
+        if rows:
+            assessor_rows.append({"assessor": name, "repeats": len(seconds[name]),
+                                  **_row(rows[-1], name, name)})
+        else:
+            assessor_rows.append({"assessor": name, "repeats": len(seconds[name]),
+                                  "assessor_a": name, "assessor_b": name,
+                                  **dict.fromkeys(JUDGEMENT_COLUMNS), "topic": "all",
+                                  "articles": 0})
+    return {"columns": ["assessor", "repeats", *JUDGEMENT_COLUMNS], "topics": topic_rows,
+            "assessors": assessor_rows}
+
+
 # -- drift -------------------------------------------------------------------------------------
 
 def drift(store: Store) -> list[dict[str, Any]]:

@@ -154,8 +154,10 @@ def routes(service: Service) -> list[BaseRoute]:
         following = next_unassessed(articles, file)
         mode = store.mode()
         files = [a["file"] for a in articles]
+        # a repeat (assess init --duplicates) is shown under its article's name
+        name = next((a.get("name", file) for a in articles if a["file"] == file), file)
         return await render(request, "doc.html", {
-            "topic": statement, "file": file, "mode": mode,
+            "topic": statement, "file": name, "mode": mode,
             "min_element_chars": service.min_element_chars,
             "position": files.index(file) + 1, "pool_size": len(files),
             "done": sum(a["status"] == "done" for a in articles),
@@ -270,7 +272,8 @@ def _articles(pool: list[dict[str, Any]], topic: str) -> list[dict[str, Any]]:
     for article in pool:
         key = status_key(article)
         icon, label = STATUS_ICONS[key]
-        rows.append({**article, "status_key": key, "icon": icon, "status_label": label,
+        rows.append({**article, "name": article.get("name", article["file"]),
+                     "status_key": key, "icon": icon, "status_label": label,
                      "elements": len(article.get("elements") or ()),
                      "url": doc_url(topic, article["file"])})
     return rows
@@ -286,7 +289,8 @@ def _summarised(store: Store, articles: list[dict[str, Any]]) -> None:
     """Each article's ``title`` and ``first_words`` (:mod:`inexeval.assess.summary`)."""
     from inexeval.assess.summary import summaries
 
-    found = summaries(store, [a["file"] for a in articles])
+    found = summaries(store, [a.get("name", a["file"]) for a in articles])
     for article in articles:
-        article["title"], article["first_words"] = found.get(article["file"], ("", ""))
+        article["title"], article["first_words"] = found.get(article.get("name", article["file"]),
+                                                             ("", ""))
 

@@ -25,7 +25,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -34,9 +34,13 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
 from inexeval.assess.model import MAX_SECONDS, Judgement, merge_passages
+from inexeval.assess.repeats import MARK as REPEAT_MARK
+from inexeval.assess.repeats import draw as draw_repeats
+from inexeval.assess.repeats import place as place_repeats
+from inexeval.assess.repeats import split as split_repeat
 from inexeval.errors import InexevalError
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 SESSION_SECONDS = 7 * 24 * 3600
 """How long a login session lasts at most, however active."""
 SESSION_IDLE = 12 * 3600.0
@@ -180,6 +184,19 @@ assessor_keywords = sa.Table(
     sa.Column("assessor", sa.String(128), sa.ForeignKey("users.name"), primary_key=True),
     sa.Column("words", sa.Text, nullable=False),
 )
+repeats = sa.Table(
+    "repeats", metadata,
+    sa.Column("topic", sa.String(NAME_LENGTH), sa.ForeignKey("topics.topic"), primary_key=True),
+    sa.Column("file", sa.String(512), sa.ForeignKey("documents.file"), primary_key=True),
+    sa.Column("assessor", sa.String(128), sa.ForeignKey("users.name"), primary_key=True),
+    sa.Column("after_file", sa.String(512), nullable=False),
+    sa.Column("position", sa.Integer, nullable=False),
+    *[sa.Column(c.name, c.type, nullable=c.nullable) for c in judgements.c
+      if not c.primary_key],
+)
+"""The unannounced repeats of ``assess init --duplicates`` (:mod:`inexeval.assess.repeats`):
+the second judgement of an article by the same assessor, keyed like ``judgements``, shown right
+after ``after_file`` (``position``: the order drawn)."""
 
 
 # The statements of every save, built once (a save is the hot path of the service).
@@ -190,6 +207,17 @@ _SELECT_JUDGEMENT = sa.select(judgements).where(*_KEY)
 _LOCK_JUDGEMENT = _SELECT_JUDGEMENT.with_for_update()
 _UPDATE_JUDGEMENT = judgements.update().where(
     *_KEY, judgements.c.version == sa.bindparam("key_version"))
+_REPEAT_KEY = (repeats.c.topic == sa.bindparam("key_topic"),
+               repeats.c.file == sa.bindparam("key_file"),
+               repeats.c.assessor == sa.bindparam("key_assessor"))
+_SELECT_REPEAT = sa.select(repeats).where(*_REPEAT_KEY)
+_STATEMENTS = {
+    False: ("save", _SELECT_JUDGEMENT, _LOCK_JUDGEMENT, _UPDATE_JUDGEMENT),
+    True: ("repeat", _SELECT_REPEAT, _SELECT_REPEAT.with_for_update(), repeats.update().where(
+        *_REPEAT_KEY, repeats.c.version == sa.bindparam("key_version"))),
+}
+"""Per kind of judgement (a repeat or not): the action its saves are logged as, and the
+statements that read, lock and update it."""
 _ACCESS = (sa.select(topics.c.locked, assignments.c.id)
            .select_from(topics.outerjoin(assignments, sa.and_(
                assignments.c.topic == topics.c.topic,
@@ -249,8 +277,13 @@ def _version_4_flow22(connection: Connection) -> None:
     metadata.create_all(connection, tables=[assessor_keywords])
 
 
+def _version_5_dups22(connection: Connection) -> None:
+    """Unannounced repeats of articles (``repeats``; ``assess init --duplicates``, issue 22)."""
+    metadata.create_all(connection, tables=[repeats])
+
+
 MIGRATIONS: Sequence[Callable[[Connection], None]] = (
-    _create_version_1, _version_2, _version_3_assess24, _version_4_flow22)
+    _create_version_1, _version_2, _version_3_assess24, _version_4_flow22, _version_5_dups22)
 """``MIGRATIONS[i]`` brings a store from schema version ``i`` to ``i + 1``."""
 
 
@@ -632,6 +665,37 @@ class Store:
                 self._log(connection, assessor, "serve", topic=topic, file=chosen)
             return chosen
 
+    def _draw_repeats(self, connection: Connection, topic: str, assessor: str,
+                      files: Sequence[str]) -> None:
+        """At assignment: the assessor's repeats of the topic drawn when the campaign repeats
+        a share of the articles (``duplicates``) and none were drawn before (a topic assigned
+        again keeps them)."""
+        share = connection.execute(sa.select(campaign.c.value).where(
+            campaign.c.key == "duplicates")).scalar()
+        if share is None or connection.execute(sa.select(repeats.c.file).where(
+                repeats.c.topic == topic, repeats.c.assessor == assessor)).first():
+            return
+        fresh = _judgement_row(Judgement(topic=topic, file="", assessor=assessor))
+        rows = [{"topic": topic, "file": f, "assessor": assessor, "after_file": after,
+                 "position": i, **fresh}
+                for i, (f, after) in enumerate(draw_repeats(float(share), topic, assessor, files))]
+        if rows:
+            connection.execute(repeats.insert(), rows)
+
+    def repeats(self, topic: str | None = None, assessor: str | None = None
+                ) -> list[tuple[str, Judgement]]:
+        """The repeats drawn (all, or of a topic or assessor) in topic order, then assessor,
+        then as drawn: ``(the article they follow, the repeat's judgement)``; the
+        judgement's file is the article's own (not the key)."""
+        query = (sa.select(repeats).join(topics, topics.c.topic == repeats.c.topic)
+                 .order_by(topics.c.position, repeats.c.assessor, repeats.c.position))
+        if topic is not None:
+            query = query.where(repeats.c.topic == topic)
+        if assessor is not None:
+            query = query.where(repeats.c.assessor == assessor)
+        with self._read() as connection:
+            return [(str(row.after_file), _judgement(row)) for row in connection.execute(query)]
+
     def served(self, topic: str) -> list[tuple[str, str]]:
         """An adaptive campaign's articles served for ``topic``: ``(file, assessor)`` in the
         order served."""
@@ -645,9 +709,22 @@ class Store:
         to the assessor in the order served; else the whole pool."""
         articles = self.pool(topic, assessor)
         if self.setting("strategy") is None:
-            return articles
+            return self._with_repeats(articles, topic, assessor)
         by_file = {a["file"]: a for a in articles}
         return [by_file[f] for f, who in self.served(topic) if who == assessor and f in by_file]
+
+    def _with_repeats(self, articles: list[dict[str, Any]], topic: str,
+                      assessor: str) -> list[dict[str, Any]]:
+        """The pool entries with the assessor's repeats placed after the articles they follow:
+        each a copy of its article's entry with the repeat's status, its key as ``file`` and
+        the article's file as ``name``."""
+        by_file = {a["file"]: a for a in articles}
+        entries = []
+        for after, j in self.repeats(topic, assessor):
+            entries.append((j.file, after, {
+                **by_file[j.file], "file": j.file + REPEAT_MARK, "name": j.file, "status": j.status,
+                "relevant": j.relevant if j.status == "done" else None, "version": j.version}))
+        return place_repeats(articles, entries) if entries else articles
 
     def sample(self, topic: str) -> list[tuple[str, str, str, float, bool]]:
         """A sampled campaign's sample of ``topic``: ``(file, path, stratum, probability,
@@ -815,6 +892,7 @@ class Store:
                         for f in files if f not in have]
                 if rows:
                     connection.execute(judgements.insert(), rows)
+                self._draw_repeats(connection, topic, assessor, files)
                 self._log(connection, actor, "assign", topic=topic,
                           after=_dumps({"assessor": assessor}))
                 added.append(topic)
@@ -989,15 +1067,25 @@ class Store:
         return list(articles.values())
 
     def pool_paths(self, topic: str, file: str) -> list[str]:
-        """The pooled elements of a document (empty for an article pool)."""
+        """The pooled elements of a document (empty for an article pool); a repeat's key
+        gives those of its article."""
         with self._read() as connection:
-            return [p for p in connection.execute(sa.select(pool.c.path).where(
-                pool.c.topic == topic, pool.c.file == file).order_by(pool.c.position)).scalars()
-                if p]
+            found = [p for p in connection.execute(sa.select(pool.c.path).where(
+                pool.c.topic == topic, pool.c.file == file).order_by(pool.c.position)).scalars()]
+            if not found and split_repeat(file)[1]:
+                found = list(connection.execute(sa.select(pool.c.path).where(
+                    pool.c.topic == topic, pool.c.file == split_repeat(file)[0])
+                    .order_by(pool.c.position)).scalars())
+        return [p for p in found if p]
 
     def document(self, file: str) -> Document:
+        """The document ``file``, or the one a repeat's key names
+        (:func:`inexeval.assess.repeats.split`)."""
         with self._read() as connection:
             row = connection.execute(sa.select(documents).where(documents.c.file == file)).first()
+            if row is None and split_repeat(file)[1]:
+                row = connection.execute(sa.select(documents).where(
+                    documents.c.file == split_repeat(file)[0])).first()
         if row is None:
             raise NotFound(f"no document {file!r} in the store")
         return Document(row.file, row.text,
@@ -1012,11 +1100,29 @@ class Store:
     # -- judgements ----------------------------------------------------------------------------
 
     def judgement(self, topic: str, file: str, assessor: str) -> Judgement:
+        """The assessor's judgement of ``file``, or of a repeat for a repeat's key
+        (:mod:`inexeval.assess.repeats`; the judgement then carries the key as its file)."""
         with self._read() as connection:
-            row = connection.execute(_SELECT_JUDGEMENT, _key(topic, file, assessor)).first()
+            stored, repeat = self._resolve(connection, topic, file, assessor)
+            row = connection.execute(_STATEMENTS[repeat][1],
+                                     _key(topic, stored, assessor)).first()
         if row is None:
             raise NotFound(f"document {file!r} is not in the pool of topic {topic!r}")
-        return _judgement(row)
+        return replace(_judgement(row), file=file)
+
+    def _resolve(self, connection: Connection, topic: str, key: str,
+                 assessor: str) -> tuple[str, bool]:
+        """``(the stored file, whether it is a repeat)`` of a document key: a pooled file is
+        itself; the key of a repeat drawn for the assessor names the repeat."""
+        file, marked = split_repeat(key)
+        if not marked or connection.execute(sa.select(repeats.c.file).where(
+                repeats.c.topic == topic, repeats.c.file == file,
+                repeats.c.assessor == assessor)).first() is None:
+            return key, False
+        if connection.execute(sa.select(pool.c.file).where(
+                pool.c.topic == topic, pool.c.file == key)).first() is not None:
+            return key, False
+        return file, True
 
     def save(self, topic: str, file: str, assessor: str, version: int,
              change: Callable[[Judgement], Judgement],
@@ -1034,18 +1140,21 @@ class Store:
         Raises :class:`Conflict` (stale version), :class:`Locked`, :class:`NotFound`,
         :class:`NotAssigned`, or whatever ``change`` or ``merge`` raises; nothing is written
         then."""
-        key = _key(topic, file, assessor)
         with self._write() as connection:
             if self._access(connection, topic, assessor):
                 raise Locked(f"topic {topic} is locked: no further changes")
-            row = connection.execute(_LOCK_JUDGEMENT, key).first()
+            stored, repeat = self._resolve(connection, topic, file, assessor)
+            action, _, lock, update = _STATEMENTS[repeat]
+            key = _key(topic, stored, assessor)
+            row = connection.execute(lock, key).first()
             if row is None:
                 raise NotFound(f"document {file!r} is not in the pool of topic {topic!r}")
-            before = _judgement(row)
+            before = replace(_judgement(row), file=file)
             if before.version == version:
                 changed = change(before)
             else:
-                base = None if merge is None else self._base(connection, before, version)
+                base = None if merge is None else self._base(connection, before, version,
+                                                             action)
                 if merge is None or base is None:
                     raise Conflict(before)
                 changed = merge(base, before)
@@ -1054,16 +1163,16 @@ class Store:
                 passages=merge_passages(changed.passages), best_entry_point=changed.best_entry_point,
                 exhaustivity=changed.exhaustivity, values=changed.values,
                 version=before.version + 1, seconds=changed.seconds, updated=now_iso())
-            result = connection.execute(_UPDATE_JUDGEMENT, {
+            result = connection.execute(update, {
                 **key, "key_version": before.version, **_judgement_row(after)})
             if result.rowcount != 1:
                 raise Conflict(before)
-            self._log(connection, assessor, "save", topic=topic, file=file,
+            self._log(connection, assessor, action, topic=topic, file=file,
                       before=_state(before), after=_state(after))
         return after
 
     def _base(self, connection: Connection, current: Judgement,
-              version: int) -> Judgement | None:
+              version: int, action: str = "save") -> Judgement | None:
         """The judgement ``current`` as it was stored at ``version`` (older than its own), from
         the states the action log keeps of every save; the fresh judgement for version 0; None
         when the log has no such state (a version the store never had)."""
@@ -1073,7 +1182,7 @@ class Store:
             return None
         rows = connection.execute(
             sa.select(actions.c.after).where(
-                actions.c.actor == current.assessor, actions.c.action == "save",
+                actions.c.actor == current.assessor, actions.c.action == action,
                 actions.c.topic == current.topic, actions.c.file == current.file)
             .order_by(actions.c.id.desc())).scalars()
         for after in rows:

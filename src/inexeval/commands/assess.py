@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import getpass
+import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -74,6 +75,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                       help="highlight mode: elements with less text than N characters are never "
                       "asked for an exhaustivity, nor are inline ones (italics, links...); they "
                       f"are too small (default {MIN_ELEMENT_CHARS})")
+
+    init.add_argument("--duplicates", metavar="P", type=_share,
+                      help="quality control: show a share P (0 < P <= 1) of each assessor's "
+                      "articles a second time, unannounced, later in their pool (round(P x "
+                      "pool) per assessor and topic, halves up, drawn when the topic is "
+                      "assigned); /admin reports each assessor's agreement with themselves. "
+                      "Not with --strategy or --sample")
 
     def password_options(command: argparse.ArgumentParser) -> None:
         source = command.add_mutually_exclusive_group()
@@ -172,6 +180,17 @@ def _actor() -> str:
         return "cli"
 
 
+def _share(text: str) -> float:
+    """``--duplicates``: a share above 0, at most 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: a share above 0 and at most 1 is required")
+    return value
+
+
 def _init(args: argparse.Namespace) -> int:
     from inexeval.assess.campaign import campaign_rows, load_campaign
     from inexeval.assess.store import Store
@@ -182,7 +201,12 @@ def _init(args: argparse.Namespace) -> int:
         for option in ("depth", "budget"):
             if getattr(args, option) is not None:
                 raise InexevalError(f"--{option} goes with --strategy")
+    if args.duplicates is not None and (args.strategy is not None or args.sample is not None):
+        raise InexevalError("--duplicates goes with --pool only (an adaptive or sampled "
+                            "campaign serves each article once)")
     settings: dict[str, str] = {}
+    if args.duplicates is not None:
+        settings["duplicates"] = repr(args.duplicates)
     candidates: dict[str, str] = {}
     sample_rows: list[Any] = []
     if args.strategy is not None:
