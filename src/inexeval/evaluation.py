@@ -101,6 +101,8 @@ class Evaluator:
             raise InexevalError(f"unknown option {', '.join(map(repr, unknown))} (known: "
                                 f"{', '.join(EVALUATOR_OPTIONS)})")
         self.shared: dict[Any, Any] = {}
+        self.fast: bool | None = None
+        """Document runs ranked for all topics at once (:meth:`_ranked`), decided once."""
 
     def _topics_for(self, run: Run, complete: bool | None = None) -> list[str]:
         assessed = [t for t in self.assessments if self.topics is None or t in self.topics]
@@ -154,11 +156,18 @@ class Evaluator:
         """The rows of ``topics`` (a topic not in ``run`` is scored as an empty list)."""
         groups = [(ms[0].settings, [m.cutoff for m in ms], ms) for ms in _group(self.measures).values()]
         names = {id(ms): [str(m) for m in ms] for _, _, ms in groups}
+        ranked = self._ranked(run, topics)
         for topic in topics:
             topic_run = run.topics.get(topic) or make_topic_run(topic, [])
-            topic_run = topic_run.ordered(self._order(run))
             context = TopicContext(self.collection, self.num_docs, self.options,
                                    shared=self.shared)
+            if topic in ranked:
+                # ordered and looked up with the run's other topics: the kernels read the
+                # positions where judged_positions keeps them
+                context.memo[("judged", id(self.assessments[topic]))] = ranked[topic]
+                yield from self._values(run.name, topic, topic_run, context, groups, names)
+                continue
+            topic_run = topic_run.ordered(self._order(run))
             if run.kind == "passage" and self.passage_limit and len(topic_run) > self.passage_limit:
                 warn(f"topic {topic}: {len(topic_run)} results, cut to the first "
                      f"{self.passage_limit}", run.source)
@@ -171,19 +180,47 @@ class Evaluator:
                 context.memo["ids"] = ids
                 if self.collection is not None and run.kind == "element":
                     self._check_collection(topic_run, ids, run.source)
-            assessed = self.assessments[topic]
-            # A topic without results scores 0, not what a measure would give an empty list
-            # (inex_eval's virtual final rank alone would give it some precision); it stays
-            # undefined (None, or NaN as the official tools print) where the topic has nothing
-            # relevant. Counts (summed in ``all``, as num_rel) are those of the empty list.
-            missing = len(topic_run) == 0
-            for settings, cutoffs, members in groups:
-                values = members[0].family.kernel(assessed, topic_run, context, settings, cutoffs)
-                counted = members[0].family.aggregate == "sum"
-                for name, value in zip(names[id(members)], values):
-                    if missing and not counted and value is not None and not math.isnan(value):
-                        value = 0.0
-                    yield Row(run.name, topic, name, value)
+            yield from self._values(run.name, topic, topic_run, context, groups, names)
+
+    def _values(self, run_name: str, topic: str, topic_run: TopicRun, context: TopicContext,
+                groups: list[tuple[Any, list[Any], list[Measure]]],
+                names: dict[int, list[str]]) -> Iterator[Row]:
+        """The rows of one topic's list, ready to be scored."""
+        assessed = self.assessments[topic]
+        # A topic without results scores 0, not what a measure would give an empty list
+        # (inex_eval's virtual final rank alone would give it some precision); it stays
+        # undefined (None, or NaN as the official tools print) where the topic has nothing
+        # relevant. Counts (summed in ``all``, as num_rel) are those of the empty list.
+        missing = len(topic_run) == 0
+        for settings, cutoffs, members in groups:
+            values = members[0].family.kernel(assessed, topic_run, context, settings, cutoffs)
+            counted = members[0].family.aggregate == "sum"
+            for name, value in zip(names[id(members)], values):
+                if missing and not counted and value is not None and not math.isnan(value):
+                    value = 0.0
+                yield Row(run_name, topic, name, value)
+
+    def _ranked(self, run: Run, topics: list[str]) -> dict[str, npt.NDArray[np.int64]]:
+        """Each topic's results ranked and looked up in its qrels at once
+        (:mod:`inexeval.measures.trec_ranked`) when the measures and options allow (a document
+        run on TREC qrels, :func:`~inexeval.measures.trec_ranked.fast_measures`); else, or when
+        the run has repeats or scores that are not numbers, nothing (each topic goes the
+        general way)."""
+        if self.fast is None:
+            from inexeval.measures.trec_ranked import fast_measures
+
+            self.fast = fast_measures(self.measures, self.assessments.scale, order=self.order,
+                                      limit=self.limit, keep_repeats=self.keep_repeats,
+                                      collection=self.collection, options=self.options)
+        if not self.fast or run.kind != "document":
+            return {}
+        from inexeval.measures.trec_ranked import Lookup, positions
+
+        lookup = self.shared.get("trec ranked")
+        if lookup is None:
+            lookup = self.shared["trec ranked"] = Lookup(self.assessments)
+        chosen = [t for t in topics if t in run.topics and len(run.topics[t])]
+        return positions(lookup, run, chosen) or {}
 
     def _check_collection(self, run: TopicRun, ids: npt.NDArray[np.int64],
                           source: str | None) -> None:
