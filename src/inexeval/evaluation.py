@@ -101,8 +101,6 @@ class Evaluator:
             raise InexevalError(f"unknown option {', '.join(map(repr, unknown))} (known: "
                                 f"{', '.join(EVALUATOR_OPTIONS)})")
         self.shared: dict[Any, Any] = {}
-        self.fast: bool | None = None
-        """Document runs ranked for all topics at once (:meth:`_ranked`), decided once."""
 
     def _topics_for(self, run: Run, complete: bool | None = None) -> list[str]:
         assessed = [t for t in self.assessments if self.topics is None or t in self.topics]
@@ -154,20 +152,12 @@ class Evaluator:
 
     def _topic_rows(self, run: Run, topics: list[str]) -> Iterator[Row]:
         """The rows of ``topics`` (a topic not in ``run`` is scored as an empty list)."""
-        groups = [(ms[0].settings, [m.cutoff for m in ms], ms) for ms in _group(self.measures).values()]
-        names = {id(ms): [str(m) for m in ms] for _, _, ms in groups}
-        ranked = self._ranked(run, topics)
+        groups, names = self._groups()
         for topic in topics:
             topic_run = run.topics.get(topic) or make_topic_run(topic, [])
+            topic_run = topic_run.ordered(self._order(run))
             context = TopicContext(self.collection, self.num_docs, self.options,
                                    shared=self.shared)
-            if topic in ranked:
-                # ordered and looked up with the run's other topics: the kernels read the
-                # positions where judged_positions keeps them
-                context.memo[("judged", id(self.assessments[topic]))] = ranked[topic]
-                yield from self._values(run.name, topic, topic_run, context, groups, names)
-                continue
-            topic_run = topic_run.ordered(self._order(run))
             if run.kind == "passage" and self.passage_limit and len(topic_run) > self.passage_limit:
                 warn(f"topic {topic}: {len(topic_run)} results, cut to the first "
                      f"{self.passage_limit}", run.source)
@@ -181,6 +171,12 @@ class Evaluator:
                 if self.collection is not None and run.kind == "element":
                     self._check_collection(topic_run, ids, run.source)
             yield from self._values(run.name, topic, topic_run, context, groups, names)
+
+    def _groups(self) -> tuple[list[tuple[Any, list[Any], list[Measure]]], dict[int, list[str]]]:
+        """The measures by family and parameters (one kernel call each), and their names."""
+        groups = [(ms[0].settings, [m.cutoff for m in ms], ms)
+                  for ms in _group(self.measures).values()]
+        return groups, {id(ms): [str(m) for m in ms] for _, _, ms in groups}
 
     def _values(self, run_name: str, topic: str, topic_run: TopicRun, context: TopicContext,
                 groups: list[tuple[Any, list[Any], list[Measure]]],
@@ -199,28 +195,6 @@ class Evaluator:
                 if missing and not counted and value is not None and not math.isnan(value):
                     value = 0.0
                 yield Row(run_name, topic, name, value)
-
-    def _ranked(self, run: Run, topics: list[str]) -> dict[str, npt.NDArray[np.int64]]:
-        """Each topic's results ranked and looked up in its qrels at once
-        (:mod:`inexeval.measures.trec_ranked`) when the measures and options allow (a document
-        run on TREC qrels, :func:`~inexeval.measures.trec_ranked.fast_measures`); else, or when
-        the run has repeats or scores that are not numbers, nothing (each topic goes the
-        general way)."""
-        if self.fast is None:
-            from inexeval.measures.trec_ranked import fast_measures
-
-            self.fast = fast_measures(self.measures, self.assessments.scale, order=self.order,
-                                      limit=self.limit, keep_repeats=self.keep_repeats,
-                                      collection=self.collection, options=self.options)
-        if not self.fast or run.kind != "document":
-            return {}
-        from inexeval.measures.trec_ranked import Lookup, positions
-
-        lookup = self.shared.get("trec ranked")
-        if lookup is None:
-            lookup = self.shared["trec ranked"] = Lookup(self.assessments)
-        chosen = [t for t in topics if t in run.topics and len(run.topics[t])]
-        return positions(lookup, run, chosen) or {}
 
     def _check_collection(self, run: TopicRun, ids: npt.NDArray[np.int64],
                           source: str | None) -> None:
