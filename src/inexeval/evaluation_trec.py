@@ -94,12 +94,9 @@ def _judgements(evaluator: Evaluator) -> Any:
     topics = list(evaluator.assessments)
     sizes = [len(evaluator.assessments[t]) for t in topics]
     files = [f for t in topics for f in evaluator.assessments[t].files.tolist()]
-    if topics and min(sizes) > 0 and max(sizes) < _MOST_JUDGED and all(
-            isinstance(f, str) and f.isascii() and f.isprintable() and " " not in f
-            for f in [*files, *topics]):
-        topic_ids = np.array([t.encode() for t in topics], dtype=bytes)
-        column = np.repeat(topic_ids, sizes)
-        documents = np.array([f.encode() for f in files], dtype=bytes)
+    if topics and min(sizes) > 0 and max(sizes) < _MOST_JUDGED and _printable([*files, *topics]):
+        column = np.repeat(np.array(topics, dtype=bytes), sizes)
+        documents = np.array(files, dtype=bytes)
         positions = np.concatenate([np.arange(n, dtype=np.int64) for n in sizes])
         columns = TrecColumns(column, documents, positions, np.arange(len(positions)), "",
                               str(evaluator.assessments.source or ""))
@@ -112,6 +109,18 @@ def _judgements(evaluator: Evaluator) -> Any:
             made = None
     evaluator.shared["columns judgements"] = made
     return made
+
+
+def _printable(ids: list[Any]) -> bool:
+    """Whether every id is a non-empty string of printable ASCII without blanks (as byte
+    strings they compare and sort as the strings do)."""
+    if not all(isinstance(i, str) and i for i in ids):
+        return False
+    joined = "\n".join(ids)
+    if not joined.isascii():
+        return False
+    raw = np.frombuffer(joined.encode("ascii"), dtype=np.uint8)
+    return bool(((raw > 32) & (raw < 127) | (raw == 10)).all())
 
 
 def evaluate_file(evaluator: Evaluator, path: str, topics: set[str] | None
@@ -147,6 +156,13 @@ def _evaluate(evaluator: Evaluator, judged: Any, path: str, chosen: set[str] | N
         np.minimum.at(first, codes, np.arange(len(codes)))
         listed = [t.decode() for t in distinct[np.argsort(first, kind="stable")].tolist()]
         kept = [t for t in listed if chosen is None or t in chosen]
+        scored = np.isin(part.topics, np.array([t.encode() for t in kept if t in assessments],
+                                               dtype=bytes))
+        if not scored.all():  # _ranked looks for repeats only among the lines it scores
+            others = np.flatnonzero(~scored)
+            pairs = set(zip(part.topics[others].tolist(), part.documents[others].tolist()))
+            if len(pairs) < len(others):
+                raise _GiveUp  # the reader drops the repeat with a warning
         if len(kept) < len(listed):
             wanted = np.isin(part.topics, np.array([t.encode() for t in kept], dtype=bytes))
             part = TrecColumns(part.topics[wanted], part.documents[wanted],
