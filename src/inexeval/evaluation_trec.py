@@ -183,8 +183,8 @@ def _evaluate(evaluator: Evaluator, judged: Any, path: str, chosen: set[str] | N
             ta = assessments[topic]
             context = TopicContext(None, None, {}, shared=evaluator.shared)
             context.memo[("judged", id(ta))] = positions[start:end]
-            rows[topic] = list(evaluator._values(name, topic, _Sized(topic, end - start),
-                                                 context, groups, names))  # type: ignore[arg-type]
+            sized: Any = _Sized(topic, end - start)
+            rows[topic] = list(evaluator._values(name, topic, sized, context, groups, names))
     answered = [t for t in order if t in assessments]
     if not answered:
         raise _GiveUp  # the general path says the run has no assessed topic

@@ -12,7 +12,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import inexeval.evaluation_trec as evaluation_trec
+from inexeval import evaluation_trec
 from inexeval.cli import main
 
 MEASURES = ["AP", "P@1", "P@5", "P@10", "R@5", "R@100", "nDCG@10", "nDCG@3", "nDCG", "RR",
@@ -49,7 +49,7 @@ def _run(draw: st.DrawFn, run_id: str) -> str:
     lines = []
     for topic in draw(st.lists(st.sampled_from(TOPICS), min_size=1, max_size=5, unique=True)):
         documents = draw(st.lists(st.sampled_from(DOCUMENTS), min_size=1, max_size=10,
-                                  unique=not draw(st.integers(0, 9)) == 0))
+                                  unique=draw(st.integers(0, 9)) != 0))
         for rank, document in enumerate(documents):
             score = draw(st.sampled_from(SCORES))
             lines.append(f"{topic} Q0 {document} {rank + 1} {score} {run_id}\n")
