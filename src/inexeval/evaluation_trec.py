@@ -105,7 +105,8 @@ def _judgements(evaluator: Evaluator) -> Any:
         made = Judgements(columns, distinct, topic_of, positions, empty, empty, 0)
         # a document judged twice for a topic: its first judgement (judged_positions' choice)
         keys = topic_of * (len(documents) + 1) + interned(documents)[1]
-        if len(np.unique(keys)) < len(keys):
+        keys = np.sort(keys)
+        if bool((keys[1:] == keys[:-1]).any()):  # (np.unique would import numpy.ma)
             made = None
     evaluator.shared["columns judgements"] = made
     return made
@@ -154,17 +155,18 @@ def _evaluate(evaluator: Evaluator, judged: Any, path: str, chosen: set[str] | N
         distinct, codes = interned(part.topics)
         first = np.full(len(distinct), len(codes))
         np.minimum.at(first, codes, np.arange(len(codes)))
-        listed = [t.decode() for t in distinct[np.argsort(first, kind="stable")].tolist()]
+        names_of = [t.decode() for t in distinct.tolist()]
+        listed = [names_of[i] for i in np.argsort(first, kind="stable").tolist()]
         kept = [t for t in listed if chosen is None or t in chosen]
-        scored = np.isin(part.topics, np.array([t.encode() for t in kept if t in assessments],
-                                               dtype=bytes))
+        wanted_codes = np.array([chosen is None or t in chosen for t in names_of])
+        scored = (wanted_codes & np.array([t in assessments for t in names_of]))[codes]
         if not scored.all():  # _ranked looks for repeats only among the lines it scores
             others = np.flatnonzero(~scored)
             pairs = set(zip(part.topics[others].tolist(), part.documents[others].tolist()))
             if len(pairs) < len(others):
                 raise _GiveUp  # the reader drops the repeat with a warning
         if len(kept) < len(listed):
-            wanted = np.isin(part.topics, np.array([t.encode() for t in kept], dtype=bytes))
+            wanted = wanted_codes[codes]
             part = TrecColumns(part.topics[wanted], part.documents[wanted],
                                part.values[wanted], part.lines[wanted], part.run_id,
                                part.source)
@@ -242,7 +244,7 @@ def _parts(path: str) -> Iterator[TrecColumns]:
             words = word_view(block)
             topics = padded_strings(words, table.starts[:, 0], table.ends[:, 0])
             documents = padded_strings(words, table.starts[:, 2], table.ends[:, 2])
-            if given and bool(np.isin(topics, np.array(sorted(given), dtype=bytes)).any()):
+            if given and not given.isdisjoint(interned(topics)[0].tolist()):
                 raise _GiveUp
             held.append(TrecColumns(topics, documents, scores, table.numbers, run_id, name))
             count += len(topics)
@@ -255,7 +257,7 @@ def _parts(path: str) -> Iterator[TrecColumns]:
             head = whole.topics[:cut]
             if bool((head == last).any()):
                 raise _GiveUp  # the last topic resumes after others
-            given.update(np.unique(head).tolist())
+            given.update(interned(head)[0].tolist())
             yield _rows(whole, slice(0, cut))
             held = [_rows(whole, slice(cut, None))]
             count = len(whole) - cut
