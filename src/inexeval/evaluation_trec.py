@@ -115,10 +115,11 @@ def _judgements(evaluator: Evaluator) -> Any:
 def _printable(ids: list[Any]) -> bool:
     """Whether every id is a non-empty string of printable ASCII without blanks (as byte
     strings they compare and sort as the strings do)."""
-    if not all(isinstance(i, str) and i for i in ids):
+    try:
+        joined = "\n".join(ids)
+    except TypeError:  # not all strings
         return False
-    joined = "\n".join(ids)
-    if not joined.isascii():
+    if not joined.isascii() or "\n\n" in f"\n{joined}\n":  # an empty id
         return False
     raw = np.frombuffer(joined.encode("ascii"), dtype=np.uint8)
     return bool(((raw > 32) & (raw < 127) | (raw == 10)).all())
