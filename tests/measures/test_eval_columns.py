@@ -6,9 +6,11 @@ topic and mean, with and without -c and --topics, in every output format."""
 from __future__ import annotations
 
 import contextlib
+import gzip
 import io
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -30,6 +32,30 @@ def _cli(argv: list[str]) -> tuple[int, str, str]:
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         code = main(argv)
     return code, out.getvalue(), err.getvalue()
+
+
+def _both(argv: list[str]) -> tuple[tuple[int, str, str], tuple[int, str, str], list[bool]]:
+    """``inexeval eval`` with the columns path (and whether each run took it) and without."""
+    taken: list[bool] = []
+    fast = evaluation_trec.evaluate_file
+
+    def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
+        done = fast(*args, **kwargs)
+        taken.append(done is not None)
+        return done
+
+    evaluation_trec.evaluate_file = counted
+    try:
+        new = _cli(argv)
+    finally:
+        evaluation_trec.evaluate_file = fast
+    usable = evaluation_trec.usable
+    evaluation_trec.usable = lambda evaluator: False  # the general path
+    try:
+        old = _cli(argv)
+    finally:
+        evaluation_trec.usable = usable
+    return new, old, taken
 
 
 @st.composite
@@ -80,25 +106,7 @@ def test_all_topics_at_once_prints_what_the_general_path_prints(
     argv = ["eval", *[a for m in measures for a in ("-m", m)], "--format", fmt,
             *(["-c"] if complete else []), *(["-q"] if per_topic else []),
             *(["--topics", ",".join(topics)] if topics else []), str(folder / "qrels"), *paths]
-    taken = []
-    fast = evaluation_trec.evaluate_file
-
-    def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
-        done = fast(*args, **kwargs)
-        taken.append(done is not None)
-        return done
-
-    evaluation_trec.evaluate_file = counted
-    try:
-        new = _cli(argv)
-    finally:
-        evaluation_trec.evaluate_file = fast
-    usable = evaluation_trec.usable
-    evaluation_trec.usable = lambda evaluator: False  # the general path
-    try:
-        old = _cli(argv)
-    finally:
-        evaluation_trec.usable = usable
+    new, old, taken = _both(argv)
     assert new == old
     if "duplicate" not in old[2] and "repeated" not in old[2] and old[0] == 0 and all(
             m.split("(")[0].split("@")[0] in ("AP", "P", "R", "nDCG", "RR", "R-Prec", "bpref",
@@ -118,20 +126,10 @@ def test_the_columns_path_is_taken_and_gives_the_general_paths_bytes(tmp_path: P
     run = tmp_path / "run"
     run.write_text("1 Q0 d10 1 5 r\n1 Q0 d2 2 5 r\n1 Q0 d4 3 1 r\n1 Q0 u 4 0.5 r\n"
                    "9 Q0 d1 1 3 r\n")
-    taken = []
-    fast = evaluation_trec.evaluate_file
-
-    def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
-        done = fast(*args, **kwargs)
-        taken.append(done is not None)
-        return done
-
-    evaluation_trec.evaluate_file = counted
-    try:
-        code, out, err = _cli(["eval", "-m", "AP", "-m", "P@2", "-m", "RR", "-m", "bpref",
-                               "-q", "-c", str(qrels), str(run)])
-    finally:
-        evaluation_trec.evaluate_file = fast
+    new, old, taken = _both(["eval", "-m", "AP", "-m", "P@2", "-m", "RR", "-m", "bpref",
+                             "-q", "-c", str(qrels), str(run)])
+    assert new == old
+    code, out, err = new
     assert taken == [True]
     assert code == 0
     # topic 1 ranked d2 (0), d10 (1), d4 (2), u: AP = (1/2 + 2/3) / 2, P@2 = 1/2, RR = 1/2,
@@ -143,3 +141,50 @@ def test_the_columns_path_is_taken_and_gives_the_general_paths_bytes(tmp_path: P
     assert "AP\t2\t0.0000\n" in out  # judged, no results (-c)
     assert "AP\tall\t0.2917\n" in out
     assert "1 topic(s) in the run have no assessments and are ignored: 9" in err
+
+
+_LINES = "1 Q0 d10 1 5 r\n1 Q0 d2 2 5 r\n1 Q0 d4 3 1 r\n2 Q0 x 1 2.5 r\n2 Q0 d2 2 1e0 r\n"
+_VARIANTS = {  # content, and whether the columns path takes it (None: not asked)
+    "plain": (_LINES.encode(), True),
+    "crlf": (_LINES.replace("\n", "\r\n").encode(), True),
+    "tabs and blanks": (_LINES.replace(" Q0 ", "\tQ0  ").replace("\n2 ", "\n\n  2 ").encode(),
+                        True),
+    "no final newline": (_LINES.rstrip("\n").encode(), True),
+    "bom": (b"\xef\xbb\xbf" + _LINES.encode(), True),
+    "repeat": ((_LINES + "2 Q0 x 3 0 r\n").encode(), False),
+    "9 columns": (_LINES.replace("5 r\n", "5 r a b c\n", 1).encode(), None),
+    "7 columns": (_LINES.replace(" r\n", " r /a[1]\n").encode(), None),
+    "negative rank": (_LINES.replace(" 3 1 r", " -3 1 r").encode(), False),
+    "nan score": (_LINES.replace(" 2.5 r", " nan r").encode(), False),
+    "comment": (b"# a comment line\n" + _LINES.encode(), None),
+    "latin-1 id": (_LINES.replace("d4", "d\xe9").encode("latin-1"), False),
+    "utf-8 id": (_LINES.replace("d4", "d\xe9").encode(), False),
+    "topic resumed": ((_LINES + "1 Q0 d7 9 0 r\n").encode(), True),
+    "no assessed topic": (b"9 Q0 d1 1 1 r\n", False),
+}
+
+
+@pytest.mark.parametrize("variant", sorted(_VARIANTS))
+@pytest.mark.parametrize("options", [["-q"], ["-q", "-c"], ["--jobs", "2", "-q"]])
+def test_files_of_every_shape_print_what_the_general_path_prints(
+        tmp_path: Path, variant: str, options: list[str]) -> None:
+    """Line ends, blanks, a byte-order mark, compressed files, and the files that go the
+    general way (a repeat, an element run, lines the reader refuses, ids outside ASCII): the
+    same bytes, exit code and messages as the general path, the columns path taken where
+    expected."""
+    content, expected = _VARIANTS[variant]
+    qrels = tmp_path / "qrels"
+    qrels.write_text("1 0 d10 1\n1 0 d2 0\n1 0 d3 -1\n1 0 d4 2\n2 0 x 1\n3 0 y 1\n")
+    run = tmp_path / "run"
+    run.write_bytes(content)
+    packed = tmp_path / "run.gz"
+    packed.write_bytes(gzip.compress(content))
+    for path in (run, packed):
+        copy = path.with_name(f"copy-{path.name}")  # several runs: in worker processes
+        copy.write_bytes(path.read_bytes())
+        argv = ["eval", *options, "-m", "AP", "-m", "P@2", "-m", "nDCG@2", str(qrels),
+                str(path), *([str(copy)] if "--jobs" in options else [])]
+        new, old, taken = _both(argv)
+        assert new == old, variant
+        if "--jobs" not in options and expected is not None:  # (workers' calls not counted)
+            assert taken == [expected], (variant, taken)
