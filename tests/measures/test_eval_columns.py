@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from inexeval import evaluation_trec
 from inexeval.cli import main
+from inexeval.formats import source as sources
 
 MEASURES = ["AP", "P@1", "P@5", "P@10", "R@5", "R@100", "nDCG@10", "nDCG@3", "nDCG", "RR",
             "RR@3", "R-Prec", "bpref", "Judged@5", "num_ret", "num_rel", "num_rel_ret",
@@ -92,10 +93,14 @@ def _run(draw: st.DrawFn, run_id: str) -> str:
        complete=st.booleans(), per_topic=st.booleans(),
        topics=st.none() | st.lists(st.sampled_from(TOPICS), min_size=1, max_size=3,
                                    unique=True),
-       fmt=st.sampled_from(["trec", "json", "csv", "table", "trec_eval", "scores"]))
+       fmt=st.sampled_from(["trec", "json", "csv", "table", "trec_eval", "scores"]),
+       part_lines=st.sampled_from([2, 5, sources.PART_LINES]))
 def test_all_topics_at_once_prints_what_the_general_path_prints(
         tmp_path: Path, qrels: str, runs: tuple[str, ...], measures: list[str],
-        complete: bool, per_topic: bool, topics: list[str] | None, fmt: str) -> None:
+        complete: bool, per_topic: bool, topics: list[str] | None, fmt: str,
+        part_lines: int) -> None:
+    """(``part_lines``: runs read in groups of whole topics of at least that many lines, so
+    that small runs come in several parts, a topic may resume in a later one.)"""
     folder = tmp_path / str(abs(hash((qrels, runs))))
     folder.mkdir(exist_ok=True)
     (folder / "qrels").write_text(qrels)
@@ -106,7 +111,12 @@ def test_all_topics_at_once_prints_what_the_general_path_prints(
     argv = ["eval", *[a for m in measures for a in ("-m", m)], "--format", fmt,
             *(["-c"] if complete else []), *(["-q"] if per_topic else []),
             *(["--topics", ",".join(topics)] if topics else []), str(folder / "qrels"), *paths]
-    new, old, taken = _both(argv)
+    given = sources.PART_LINES
+    sources.PART_LINES = part_lines
+    try:
+        new, old, taken = _both(argv)
+    finally:
+        sources.PART_LINES = given
     assert new == old
     if "duplicate" not in old[2] and "repeated" not in old[2] and old[0] == 0 and all(
             m.split("(")[0].split("@")[0] in ("AP", "P", "R", "nDCG", "RR", "R-Prec", "bpref",
