@@ -23,8 +23,9 @@ MEASURES = ["AP", "P@1", "P@5", "P@10", "R@5", "R@100", "nDCG@10", "nDCG@3", "nD
             "AP(rel=2)", "bpref(rel=2)", "R(rel=2)@5", "P(quant=binary)@5", "map", "P_10",
             "P.5,10", "ndcg_cut_10", "recip_rank", "Rprec", "recall_5", "num_rel_ret"]
 
-TOPICS = ["1", "2", "3", "10", "20", "7a"]
-DOCUMENTS = ["d1", "d10", "d2", "d20", "D1", "d1x", "d", "e99", "doc-3", "zz", "d100", "a"]
+TOPICS = ["1", "2", "3", "10", "20", "7a", "topic-100000"]
+DOCUMENTS = ["d1", "d10", "d2", "d20", "D1", "d1x", "d", "e99", "doc-3", "zz", "d100", "a",
+             "clueweb09-en0000-00-00001", "clueweb09-en0000-00-00010", "doc00000001"]
 SCORES = ["1", "0.5", "2", "-1", "0", "-0", "1.5", "3e1", "0.50", "7"]
 
 
