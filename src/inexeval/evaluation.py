@@ -152,8 +152,7 @@ class Evaluator:
 
     def _topic_rows(self, run: Run, topics: list[str]) -> Iterator[Row]:
         """The rows of ``topics`` (a topic not in ``run`` is scored as an empty list)."""
-        groups = [(ms[0].settings, [m.cutoff for m in ms], ms) for ms in _group(self.measures).values()]
-        names = {id(ms): [str(m) for m in ms] for _, _, ms in groups}
+        groups, names = self._groups()
         for topic in topics:
             topic_run = run.topics.get(topic) or make_topic_run(topic, [])
             topic_run = topic_run.ordered(self._order(run))
@@ -171,19 +170,31 @@ class Evaluator:
                 context.memo["ids"] = ids
                 if self.collection is not None and run.kind == "element":
                     self._check_collection(topic_run, ids, run.source)
-            assessed = self.assessments[topic]
-            # A topic without results scores 0, not what a measure would give an empty list
-            # (inex_eval's virtual final rank alone would give it some precision); it stays
-            # undefined (None, or NaN as the official tools print) where the topic has nothing
-            # relevant. Counts (summed in ``all``, as num_rel) are those of the empty list.
-            missing = len(topic_run) == 0
-            for settings, cutoffs, members in groups:
-                values = members[0].family.kernel(assessed, topic_run, context, settings, cutoffs)
-                counted = members[0].family.aggregate == "sum"
-                for name, value in zip(names[id(members)], values):
-                    if missing and not counted and value is not None and not math.isnan(value):
-                        value = 0.0
-                    yield Row(run.name, topic, name, value)
+            yield from self._values(run.name, topic, topic_run, context, groups, names)
+
+    def _groups(self) -> tuple[list[tuple[Any, list[Any], list[Measure]]], dict[int, list[str]]]:
+        """The measures by family and parameters (one kernel call each), and their names."""
+        groups = [(ms[0].settings, [m.cutoff for m in ms], ms)
+                  for ms in _group(self.measures).values()]
+        return groups, {id(ms): [str(m) for m in ms] for _, _, ms in groups}
+
+    def _values(self, run_name: str, topic: str, topic_run: TopicRun, context: TopicContext,
+                groups: list[tuple[Any, list[Any], list[Measure]]],
+                names: dict[int, list[str]]) -> Iterator[Row]:
+        """The rows of one topic's list, ready to be scored."""
+        assessed = self.assessments[topic]
+        # A topic without results scores 0, not what a measure would give an empty list
+        # (inex_eval's virtual final rank alone would give it some precision); it stays
+        # undefined (None, or NaN as the official tools print) where the topic has nothing
+        # relevant. Counts (summed in ``all``, as num_rel) are those of the empty list.
+        missing = len(topic_run) == 0
+        for settings, cutoffs, members in groups:
+            values = members[0].family.kernel(assessed, topic_run, context, settings, cutoffs)
+            counted = members[0].family.aggregate == "sum"
+            for name, value in zip(names[id(members)], values):
+                if missing and not counted and value is not None and not math.isnan(value):
+                    value = 0.0
+                yield Row(run_name, topic, name, value)
 
     def _check_collection(self, run: TopicRun, ids: npt.NDArray[np.int64],
                           source: str | None) -> None:

@@ -833,8 +833,12 @@ def _evaluate(job: _Job, index: int) -> RunOutcome:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            run = (_streamed(job, source, outcome)
+            run = (_as_columns(job, source, outcome)
                    if in_file and experiment.num_docs is None else None)
+            if run is None:
+                del caught[:]
+                run = (_streamed(job, source, outcome)
+                       if in_file and experiment.num_docs is None else None)
             if run is None:  # read whole, checked before it is evaluated
                 from inexeval.options import check_run
 
@@ -863,6 +867,28 @@ def _evaluate(job: _Job, index: int) -> RunOutcome:
                                 InexevalError(error.reason, source, error.line))
     outcome.warnings = [w.message for w in caught]
     return outcome
+
+
+def _as_columns(job: _Job, path: str, outcome: RunOutcome) -> Any:
+    """A TREC document run on TREC qrels evaluated for all its topics at once
+    (:func:`inexeval.evaluation_trec.evaluate_file`, when the measures and options allow):
+    the run's outline (its name and the topics chosen, without results), or None to go the
+    general way."""
+    evaluator = job.evaluator
+    if evaluator is None or job.experiment.run_format not in (None, "trec"):
+        return None
+    from inexeval.evaluation_trec import evaluate_file, usable
+
+    if not usable(evaluator):
+        return None
+    done = evaluate_file(evaluator, path, job.experiment.topics)
+    if done is None:
+        return None
+    outcome.results, answered = done
+    from inexeval.model import Run
+
+    return Run(name=outcome.results.runs()[0], kind="document",
+               topics={t: None for t in answered}, source=path)  # type: ignore[misc]
 
 
 def _streamed(job: _Job, path: str, outcome: RunOutcome) -> Any:
