@@ -315,6 +315,7 @@ def test_openapi_lists_every_endpoint(connect: Any) -> None:
         "/api/topics/{topic}/pool", "/api/topics/{topic}/next", "/api/topics/{topic}/keywords",
         "/api/topics/{topic}/docs/{file}",
         "/api/topics/{topic}/docs/{file}/content", "/api/topics/{topic}/docs/{file}/check",
+        "/api/topics/{topic}/docs/{file}/keywords",
         "/api/admin/stats", "/api/admin/export", "/api/admin/topics/{topic}/lock",
         "/api/admin/topics/{topic}/unlock", "/api/admin/agreement", "/api/admin/drift",
         "/api/admin/self-agreement", "/api/admin/topics/{topic}/disagreements", "/api/admin/topics/{topic}/assessors",

@@ -452,6 +452,29 @@ async def get_content(request: Request) -> Response:
     return JSONResponse(await run_in_threadpool(load))
 
 
+async def get_keyword_spans(request: Request) -> Response:
+    """The user's keywords for the topic and the [start, end) of the document's words whose
+    Snowball stem is a keyword's (``assess/stems.py``; ``/regular expressions/`` are left to
+    the page)."""
+    from inexeval.assess.pages import keywords as topic_keywords
+    from inexeval.assess.stems import keyword_spans
+
+    app, topic, file = _document(request)
+
+    def load() -> dict[str, Any]:
+        user = user_of(app, request, change=False)
+        app.store.access(topic, user.name)
+        app.store.judgement(topic, file, user.name)
+        chosen = app.store.assessor_keywords(topic, user.name)
+        words = chosen if chosen is not None else topic_keywords(app.store.topic(topic))
+        document = app.document(file)
+        edges = [at for _, start, end in document.elements for at in (start, end)]
+        return {"topic": topic, "file": document.file, "keywords": words,
+                "spans": [list(span) for span in keyword_spans(document.text, words, edges)]}
+
+    return JSONResponse(await run_in_threadpool(load))
+
+
 async def put_judgement(request: Request) -> Response:
     app, topic, file = _document(request)
     raw = await request.body()
@@ -786,6 +809,7 @@ def routes() -> list[Route]:
         Route("/api/topics/{topic}/next", next_article, methods=["POST"]),
         Route("/api/topics/{topic}/keywords", keywords_of, methods=["GET", "PUT"]),
         Route(document + "/content", get_content, methods=["GET"]),
+        Route(document + "/keywords", get_keyword_spans, methods=["GET"]),
         Route(document + "/check", check_judgement, methods=["POST"]),
         Route(document, get_judgement, methods=["GET"]),
         Route(document, put_judgement, methods=["PUT"]),
@@ -949,6 +973,12 @@ OPENAPI: dict[str, Any] = {
                        "ends exclusive)",
             "parameters": [_TOPIC, _FILE],
             "responses": {"200": _json(_schema_ref("Content"), "content"), **_COMMON}}},
+        "/api/topics/{topic}/docs/{file}/keywords": {"get": {
+            "summary": "The user's keywords for the topic and the [start, end) code point spans "
+                       "of the document's words whose Snowball English stem is a keyword's "
+                       "(/regular expressions/ are matched by the page)",
+            "parameters": [_TOPIC, _FILE],
+            "responses": {"200": {"description": "keywords and spans"}, **_COMMON}}},
         "/api/topics/{topic}/docs/{file}/check": {"post": {
             "summary": "Check a judgement against the consistency rules without saving it",
             "parameters": [_TOPIC, _FILE, *_CSRF],

@@ -175,7 +175,7 @@ function documentPage() {
   const state = {
     text: null, elements: [], order: new Map(), nodes: [], starts: [], breaks: new Set(),
     made: new Map(), breakList: [],
-    judgement: null, mode: data.mode || "highlight", keywords: data.keywords || [],
+    judgement: null, mode: data.mode || "highlight", keywords: data.keywords || [], stemSpans: [],
     pooled: data.pooled || [], serverProblems: [], implicit: {}, names: new Map(), skipped: [],
     pending: [], saving: false, retry: 0, focusPath: null, undo: [], redo: [], advance: false,
     baseSeconds: 0, activeMs: 0,
@@ -283,12 +283,26 @@ function documentPage() {
       drawOutlines("keyword", [], wrap);
       return;
     }
-    const ranges = findKeywords(state.text, state.keywords, state.breaks)
+    const ranges = findKeywords(state.text, state.keywords, state.breaks, state.stemSpans)
       .map(([start, end]) => rangeOf(start, end));
     drawOutlines("keyword", ranges, wrap);
     // in forced colours a keyword would look like a passage: only its dashed outline is drawn
     if (forcedColours.matches) CSS.highlights.delete("keyword");
     else CSS.highlights.set("keyword", new Highlight(...ranges));
+  };
+
+  // the spans of the words matching the keywords by Snowball stem, from the server (the latest
+  // asked wins; offline, regular expressions are still coloured)
+  let stemAsked = 0;
+  const loadStemSpans = async () => {
+    const asked = ++stemAsked;
+    try {
+      const found = await getJSON(`${data.doc_api}/keywords`);
+      if (asked === stemAsked) state.stemSpans = found.spans;
+    } catch {
+      if (asked === stemAsked) state.stemSpans = [];
+    }
+    if (asked === stemAsked) drawKeywords();
   };
 
   const marker = document.getElementById("bep-marker");
@@ -1195,10 +1209,11 @@ function documentPage() {
         const response = await api("PUT", data.keywords_api, { keywords: next });
         if (!response.ok) throw new Error(await errorMessage(response));
         state.keywords = (await response.json()).keywords;
-        drawKeywords();
+        await loadStemSpans();
       },
     });
     drawKeywords();
+    loadStemSpans();
     draw();
     undoneX();
     reopenAtFirstHighlight();

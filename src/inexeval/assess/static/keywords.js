@@ -1,33 +1,11 @@
 // The assessor's keywords: matched by word stem, or by a regular expression written /like this/.
 //
-// The stem is a small English suffix-stripping rule (no dependency: the Snowball stemmer would
-// be one more package for the browser and the server to agree on): lower case, a trailing
-// "'s" dropped, then the first of the suffixes below that leaves at least 3 letters replaced,
-// then a trailing "e" dropped and a doubled final consonant made single (running -> run). So
-// evaluate, evaluates, evaluated, evaluating, evaluation and evaluations share "evaluat";
-// passage and passages "passag"; query and queries "query". Words it misses (retrieval and
-// retrieve) can be added one by one, or matched with a regular expression: /retriev\w*/.
+// Stems are Snowball's English (Porter2) stemmer, run by the server (inexeval/assess/stems.py,
+// the snowballstemmer package): GET {document}/keywords gives the [start, end) code-point spans
+// of the words whose stem is a keyword's, so evaluate, evaluated, evaluating and evaluation
+// (all "evalu") match. Regular expressions run here, in the assessor's own browser.
 
-const SUFFIXES = [
-  ["izations", "ize"], ["ization", "ize"], ["ational", "ate"], ["ations", "ate"],
-  ["ation", "ate"], ["ments", ""], ["ment", ""], ["nesses", ""], ["ness", ""], ["ings", ""],
-  ["ing", ""], ["ies", "y"], ["ied", "y"], ["es", ""], ["ed", ""], ["ly", ""], ["s", ""],
-];
-
-/** The stem of a word (see the module comment). */
-export function stem(word) {
-  let w = word.toLowerCase().replace(/['’]s$/u, "");
-  for (const [suffix, replacement] of SUFFIXES) {
-    if (w.endsWith(suffix) && w.length - suffix.length >= 3
-      && !(suffix === "s" && (w.endsWith("ss") || w.endsWith("us") || w.endsWith("is")))) {
-      w = w.slice(0, w.length - suffix.length) + replacement;
-      break;
-    }
-  }
-  if (w.length > 3 && w.endsWith("e")) w = w.slice(0, -1);
-  if (w.length > 3 && /([^aeiouylsz])\1$/u.test(w)) w = w.slice(0, -1);
-  return w;
-}
+import { isWordChar } from "./judge.js";
 
 /** A keyword written /pattern/ (flags s and m allowed; case is always ignored) as a RegExp; null for a plain word,
  * or for a pattern that is no valid regular expression. */
@@ -50,36 +28,23 @@ export function validKeyword(keyword) {
   return true;
 }
 
-const WORD = /[\p{L}\p{N}_]+(?:['’][\p{L}]+)?/gu;
-
 /**
- * The [start, end) code-point offsets of every word of `text` (a CodePointText) whose stem is a
- * keyword's stem, and of every match of the /regular expression/ keywords; a word never runs
- * across `breaks` (the edges of block elements). Sorted.
+ * The [start, end) code-point offsets to colour in `text` (a CodePointText): the server's
+ * `stemSpans` that are whole words by the page's rule (a word never runs across `breaks`, the
+ * edges of block elements; the server offers every run of pieces between element edges) and
+ * every match of the /regular expression/ keywords. Sorted.
  */
-export function findKeywords(text, keywords, breaks = new Set()) {
-  const stems = new Set();
-  const patterns = [];
+export function findKeywords(text, keywords, breaks = new Set(), stemSpans = []) {
+  const edge = (at) => breaks.has(at) || !isWordChar(text.charAt(at - 1))
+    || !isWordChar(text.charAt(at));
+  const found = stemSpans.filter(([start, end]) => {
+    if (!edge(start) || !edge(end)) return false;
+    for (let at = start + 1; at < end; at += 1) if (breaks.has(at)) return false;
+    return true;
+  });
   for (const keyword of keywords) {
     const pattern = keywordPattern(keyword);
-    if (pattern !== null) patterns.push(pattern);
-    else for (const word of keyword.match(WORD) || []) stems.add(stem(word));
-  }
-  const found = [];
-  if (stems.size > 0) {
-    for (const match of text.text.matchAll(WORD)) {
-      const start = text.toCp(match.index);
-      const end = text.toCp(match.index + match[0].length);
-      let from = start;
-      for (let at = start + 1; at <= end; at += 1) {
-        if (at === end || breaks.has(at)) {
-          if (stems.has(stem(text.slice(from, at)))) found.push([from, at]);
-          from = at;
-        }
-      }
-    }
-  }
-  for (const pattern of patterns) {
+    if (pattern === null) continue;
     for (const match of text.text.matchAll(pattern)) {
       if (match[0].length === 0) continue;
       found.push([text.toCp(match.index), text.toCp(match.index + match[0].length)]);

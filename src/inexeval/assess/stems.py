@@ -1,0 +1,87 @@
+"""The assessor's keywords matched by word stem: Snowball's English (Porter2) stemmer, from the
+``snowballstemmer`` package (issue 22).
+
+A word is a run of letters, numbers, marks and ``_`` (``isWordChar`` of ``static/judge.js``:
+``[\\p{L}\\p{N}\\p{M}_]``). The page also ends a word at the edges of block elements, which it
+tells from tag names; the server does not repeat that rule: for a run of word characters that
+element edges cut into pieces it returns every run of consecutive pieces whose stem matches,
+and the page keeps those that are words by its own rule (``static/keywords.js``). Offsets are
+code points of the document's text, as everywhere in the API.
+
+A keyword written ``/like this/`` is a regular expression and is left to the page (it runs in
+the assessor's browser, so a slow pattern slows no one else).
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import unicodedata
+from bisect import bisect_left
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
+
+import snowballstemmer
+
+_local = threading.local()
+
+
+def is_word_char(ch: str) -> bool:
+    """A letter, number, mark or ``_`` (``isWordChar`` of ``static/judge.js``)."""
+    return ch == "_" or unicodedata.category(ch)[0] in "LNM"
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """The Snowball English stem of ``word`` in lower case ("elements" -> "element")."""
+    stemmer = getattr(_local, "stemmer", None)
+    if stemmer is None:  # a stemmer keeps state while it works: one per thread
+        stemmer = _local.stemmer = snowballstemmer.stemmer("english")
+    result: str = stemmer.stemWord(word.lower())
+    return result
+
+
+def is_pattern(keyword: str) -> bool:
+    """Whether a keyword is a ``/regular expression/`` (``keywordPattern`` of the page)."""
+    return re.fullmatch(r"/(.+)/[a-z]*", keyword.strip(), re.DOTALL) is not None
+
+
+def words(text: str) -> Iterable[tuple[int, int]]:
+    """The [start, end) of every run of word characters of ``text``."""
+    start = None
+    for at, ch in enumerate(text):
+        if is_word_char(ch):
+            if start is None:
+                start = at
+        elif start is not None:
+            yield start, at
+            start = None
+    if start is not None:
+        yield start, len(text)
+
+
+def keyword_stems(keywords: Iterable[str]) -> set[str]:
+    """The stems of the words of the keywords that are no regular expression."""
+    return {stem(keyword[s:e]) for keyword in keywords if not is_pattern(keyword)
+            for s, e in words(keyword)}
+
+
+def keyword_spans(text: str, keywords: Iterable[str],
+                  edges: Sequence[int] = ()) -> list[tuple[int, int]]:
+    """The [start, end) of the words of ``text`` whose stem is a keyword's stem, sorted. A run of
+    word characters with element ``edges`` inside gives every run of its consecutive pieces (the
+    page keeps those its block edges make words)."""
+    stems = keyword_stems(keywords)
+    if not stems:
+        return []
+    cuts = sorted(set(edges))
+    found = []
+    for start, end in words(text):
+        lo, hi = bisect_left(cuts, start + 1), bisect_left(cuts, end)
+        bounds = [start, *cuts[lo:hi], end]
+        for i in range(len(bounds) - 1):
+            for j in range(i + 1, len(bounds)):
+                if stem(text[bounds[i]:bounds[j]]) in stems:
+                    found.append((bounds[i], bounds[j]))
+    return found
+
