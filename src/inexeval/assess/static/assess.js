@@ -1183,7 +1183,11 @@ function documentPage() {
 
   const start = async () => {
     const t0 = performance.now();
-    const [content] = await Promise.all([getJSON(`${data.doc_api}/content`), load()]);
+    // the words matching the keywords by stem come with the text (none when they cannot)
+    const stems = getJSON(`${data.doc_api}/keywords`).then((found) => found.spans, () => []);
+    const [content, , stemSpans] = await Promise.all(
+      [getJSON(`${data.doc_api}/content`), load(), stems]);
+    state.stemSpans = stemSpans;
     const t1 = performance.now();
     state.text = new CodePointText(content.text);
     state.elements = content.elements;
@@ -1213,7 +1217,6 @@ function documentPage() {
       },
     });
     drawKeywords();
-    loadStemSpans();
     draw();
     undoneX();
     reopenAtFirstHighlight();
