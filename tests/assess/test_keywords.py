@@ -78,6 +78,11 @@ def test_words_and_spans_by_hand() -> None:
     assert keyword_spans("IntroXML", ["xml"], [0, 5, 8]) == [(5, 8)]
     assert keyword_spans("elements", ["element"], [3]) == [(0, 8)]
     assert keyword_spans("elements", ["ele"], [3]) == [(0, 3)]
+    # a word cut by an edge at every letter: runs of at most 8 pieces are stemmed
+    assert keyword_spans("a" * 30, ["a" * 8], range(31)) == [(s, s + 8) for s in range(23)]
+    assert keyword_spans("a" * 30, ["a" * 9], range(31)) == []
+    # and words of at most 200 letters
+    assert keyword_spans("a" * 200 + " " + "a" * 201, ["a" * 200, "a" * 201]) == [(0, 200)]
 
 
 def test_document_spans_by_stem(connect: Any) -> None:

@@ -25,6 +25,14 @@ import snowballstemmer
 
 _local = threading.local()
 
+LONGEST_WORD = 200
+"""Longer words are never a keyword's form (keywords have at most 100 characters and a stem
+drops a few letters only): not stemmed."""
+
+MOST_PIECES = 8
+"""Most pieces (between element edges) of one word: a run of word characters cut by many edges
+(``<sup>`` in a formula, an element per letter) costs at most this many stems per piece."""
+
 
 def is_word_char(ch: str) -> bool:
     """A letter, number, mark or ``_`` (``isWordChar`` of ``static/judge.js``)."""
@@ -70,7 +78,8 @@ def keyword_spans(text: str, keywords: Iterable[str],
                   edges: Sequence[int] = ()) -> list[tuple[int, int]]:
     """The [start, end) of the words of ``text`` whose stem is a keyword's stem, sorted. A run of
     word characters with element ``edges`` inside gives every run of its consecutive pieces (the
-    page keeps those its block edges make words)."""
+    page keeps those its block edges make words); words longer than :data:`LONGEST_WORD`
+    characters or :data:`MOST_PIECES` pieces are skipped."""
     stems = keyword_stems(keywords)
     if not stems:
         return []
@@ -80,7 +89,9 @@ def keyword_spans(text: str, keywords: Iterable[str],
         lo, hi = bisect_left(cuts, start + 1), bisect_left(cuts, end)
         bounds = [start, *cuts[lo:hi], end]
         for i in range(len(bounds) - 1):
-            for j in range(i + 1, len(bounds)):
+            for j in range(i + 1, min(i + 1 + MOST_PIECES, len(bounds))):
+                if bounds[j] - bounds[i] > LONGEST_WORD:
+                    break
                 if stem(text[bounds[i]:bounds[j]]) in stems:
                     found.append((bounds[i], bounds[j]))
     return found
