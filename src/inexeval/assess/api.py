@@ -45,7 +45,7 @@ from starlette.routing import Route
 
 from inexeval.assess import rules
 from inexeval.assess.merge import MergeConflict, three_way
-from inexeval.assess.model import MAX_SECONDS, Judgement, merge_passages
+from inexeval.assess.model import MAX_SECONDS, Judgement, merge_passages, topic_keywords
 from inexeval.assess.names import MIN_ELEMENT_CHARS, element_names, inline_elements
 from inexeval.assess.store import (
     SESSION_IDLE,
@@ -456,7 +456,6 @@ async def get_keyword_spans(request: Request) -> Response:
     """The user's keywords for the topic and the [start, end) of the document's words whose
     Snowball stem is a keyword's (``assess/stems.py``; ``/regular expressions/`` are left to
     the page)."""
-    from inexeval.assess.pages import keywords as topic_keywords
     from inexeval.assess.stems import keyword_spans
 
     app, topic, file = _document(request)
@@ -587,8 +586,6 @@ def _keyword_list(raw: bytes) -> list[str]:
 async def keywords_of(request: Request) -> Response:
     """GET: the assessor's keywords for the topic (``chosen`` false: the topic's own); PUT
     ``{"keywords": [...]}``: keep new ones (an empty list keeps none)."""
-    from inexeval.assess.pages import keywords as topic_keywords
-
     app, topic = service(request), request.path_params["topic"]
     raw = await request.body() if request.method == "PUT" else b""
 

@@ -22,6 +22,7 @@ highlight  passages; ``exhaustivity`` ``"2"``, ``"1"`` or ``"?"`` (too small) fo
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -89,3 +90,12 @@ def merge_passages(passages: list[Passage] | tuple[Passage, ...]) -> tuple[Passa
 def _is_zero(code: str) -> bool:
     """``"0N"`` (2002) and ``"E0S0"`` (2003) are the non-relevant codes."""
     return code in ("0N", "E0S0")
+
+
+def topic_keywords(topic: dict[str, Any]) -> list[str]:
+    """The words to colour in documents: the topic's keywords (comma or semicolon separated),
+    else the words of its title (operators, quotes and structural hints removed)."""
+    listed = [k.strip() for k in re.split(r"[,;\n]", topic.get("keywords") or "") if k.strip()]
+    if listed:
+        return listed
+    return [w for w in re.findall(r"[\w-]+", topic.get("title") or "") if len(w) > 2]

@@ -12,7 +12,6 @@ the page receives it as JSON and builds DOM text nodes from it.
 from __future__ import annotations
 
 import io
-import re
 import tempfile
 import zipfile
 from collections.abc import Awaitable, Callable
@@ -30,7 +29,7 @@ from starlette.templating import Jinja2Templates
 from inexeval.assess.adaptive import serve
 from inexeval.assess.api import Service, session_of
 from inexeval.assess.campaign import export_store
-from inexeval.assess.model import ACTIVE_SECONDS
+from inexeval.assess.model import ACTIVE_SECONDS, topic_keywords
 from inexeval.assess.store import NotFound, Store, User
 
 HERE = Path(__file__).parent
@@ -58,15 +57,6 @@ def duration(seconds: float | None) -> str:
     if minutes:
         return f"{minutes} min"
     return f"{secs} s"
-
-
-def keywords(topic: dict[str, Any]) -> list[str]:
-    """The words to colour in documents: the topic's keywords (comma or semicolon separated),
-    else the words of its title (operators, quotes and structural hints removed)."""
-    listed = [k.strip() for k in re.split(r"[,;\n]", topic.get("keywords") or "") if k.strip()]
-    if listed:
-        return listed
-    return [w for w in re.findall(r"[\w-]+", topic.get("title") or "") if len(w) > 2]
 
 
 def status_key(article: dict[str, Any]) -> str:
@@ -282,7 +272,7 @@ def _articles(pool: list[dict[str, Any]], topic: str) -> list[dict[str, Any]]:
 def _keywords_of(store: Store, statement: dict[str, Any], assessor: str) -> list[str]:
     """The assessor's keywords for the topic, else the topic's own (:func:`keywords`)."""
     chosen = store.assessor_keywords(statement["topic"], assessor)
-    return keywords(statement) if chosen is None else chosen
+    return topic_keywords(statement) if chosen is None else chosen
 
 
 def _summarised(store: Store, articles: list[dict[str, Any]]) -> None:
