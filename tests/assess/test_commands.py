@@ -150,6 +150,21 @@ def test_commands_on_a_missing_store(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert code == 2 and "no assessment store there" in err
 
 
+def test_without_the_assess_extra_one_error_line(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # a core install (pip install inexeval) has no SQLAlchemy: one line, exit 2, no traceback
+    import importlib.util
+
+    found = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "sqlalchemy" else found(name, *a))
+    assert main(["assess", "stats", str(tmp_path / "s.db")]) == 2
+    err = capsys.readouterr().err
+    assert err == ("inexeval: error: inexeval assess needs the assess extra (missing: "
+                   "sqlalchemy): pip install 'inexeval[assess]'\n")
+
+
 def test_init_is_in_passages_mode_by_default(tmp_path: Path, campaign_files: dict[str, Path],
                                              capsys: pytest.CaptureFixture[str]) -> None:
     """`assess init` without --mode is the INEX 2006-2010 passages mode; its export is FOL

@@ -156,7 +156,23 @@ def _hours(text: str) -> float:
     return value
 
 
+ASSESS_MODULES = ("sqlalchemy", "starlette", "uvicorn", "jinja2", "argon2", "multipart",
+                  "snowballstemmer")
+"""What the ``assess`` extra installs (psycopg only for a PostgreSQL store: asked there)."""
+
+
+def _check_extra() -> None:
+    """One error line, not a traceback, when the ``assess`` extra is not installed."""
+    import importlib.util
+
+    missing = [name for name in ASSESS_MODULES if importlib.util.find_spec(name) is None]
+    if missing:
+        raise InexevalError(f"inexeval assess needs the assess extra (missing: "
+                            f"{', '.join(missing)}): pip install 'inexeval[assess]'")
+
+
 def run(args: argparse.Namespace) -> int:
+    _check_extra()
     import sqlalchemy as sa
 
     from inexeval.assess.store import StoreError
