@@ -9,7 +9,8 @@ import httpx
 from tests.ui.campaign import XSS_IMG, XSS_SCRIPT
 from tests.ui.conftest import Server
 
-from inexeval.assess.pages import duration, keywords, next_unassessed, status_key
+from inexeval.assess.model import topic_keywords
+from inexeval.assess.pages import duration, next_unassessed, status_key
 
 
 def test_pages_need_a_login_and_an_assignment(server: Server) -> None:
@@ -48,9 +49,9 @@ def test_the_topic_page_lists_the_pool_with_status_icons(server: Server) -> None
 def test_helpers() -> None:
     assert [duration(s) for s in (None, 40.4, 725, 3900)] == ["0 s", "40 s", "12 min",
                                                               "1 h 05 min"]
-    assert keywords({"keywords": "xml, retrieval; ranking", "title": "t"}) == [
+    assert topic_keywords({"keywords": "xml, retrieval; ranking", "title": "t"}) == [
         "xml", "retrieval", "ranking"]
-    assert keywords({"keywords": "", "title": "XML element retrieval of a"}) == [
+    assert topic_keywords({"keywords": "", "title": "XML element retrieval of a"}) == [
         "XML", "element", "retrieval"]
     articles = [{"file": f, "status": s} for f, s in
                 (("a", "done"), ("b", "unseen"), ("c", "done"), ("d", "in-progress"))]
