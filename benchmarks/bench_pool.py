@@ -20,6 +20,7 @@ import resource
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -48,12 +49,17 @@ def _judged() -> dict[str, list[str]]:
     return judged
 
 
-def make_runs(folder: Path, count: int) -> list[Path]:
-    """Write ``count`` FOL runs over the 107 INEX 2010 topics into ``folder`` (once)."""
-    paths = [folder / f"run{k:03d}.fol" for k in range(count)]
-    if all(p.exists() for p in paths):
-        return paths
-    folder.mkdir(parents=True, exist_ok=True)
+Swaps = Callable[[np.random.Generator, str, list[tuple[str, int, int]], dict[str, list[str]],
+                  list[str]], dict[str, str]]
+"""Which articles of a topic's results a derived run replaces, and by what: ``(rng, topic,
+results, judged articles per topic, every article)``."""
+
+
+def write_runs(paths: list[Path], run_id: Callable[[int, Path], str], swaps: Swaps) -> None:
+    """Write FOL runs over the 107 INEX 2010 topics: run k takes the real run's results of
+    topic t from one of its topics, replaces the articles ``swaps`` picks and perturbs the
+    ranks, all drawn from ``default_rng(k * 1000 + t)``."""
+    paths[0].parent.mkdir(parents=True, exist_ok=True)
     real = _real_run()
     sources = sorted(real)
     judged = _judged()
@@ -64,17 +70,30 @@ def make_runs(folder: Path, count: int) -> list[Path]:
         for t, topic in enumerate(topics):
             items = real[sources[t % len(sources)]]
             rng = np.random.default_rng(k * 1000 + t)
-            candidates = judged.get(topic) or every
-            articles = sorted({f for f, _, _ in items})
-            swap = {a: str(candidates[int(rng.integers(len(candidates)))])
-                    for a in articles if rng.random() < 0.6}
+            swap = swaps(rng, topic, items, judged, every)
             order = np.argsort(np.arange(len(items)) + rng.normal(0, 20, len(items)),
                                kind="stable")
             for rank, i in enumerate(order, 1):
                 file, offset, length = items[int(i)]
                 lines.append(f"{topic} Q0 {swap.get(file, file)} {rank} {1.0 / rank:.6f} "
-                             f"bench{k:03d} {offset} {length}\n")
+                             f"{run_id(k, path)} {offset} {length}\n")
         path.write_text("".join(lines))
+
+
+def _random_swaps(rng: np.random.Generator, topic: str, items: list[tuple[str, int, int]],
+                  judged: dict[str, list[str]], every: list[str]) -> dict[str, str]:
+    """Each article, with probability 0.6, replaced by a judged article of the topic (or any)."""
+    candidates = judged.get(topic) or every
+    articles = sorted({f for f, _, _ in items})
+    return {a: str(candidates[int(rng.integers(len(candidates)))])
+            for a in articles if rng.random() < 0.6}
+
+
+def make_runs(folder: Path, count: int) -> list[Path]:
+    """Write ``count`` FOL runs over the 107 INEX 2010 topics into ``folder`` (once)."""
+    paths = [folder / f"run{k:03d}.fol" for k in range(count)]
+    if not all(p.exists() for p in paths):
+        write_runs(paths, lambda k, _: f"bench{k:03d}", _random_swaps)
     return paths
 
 

@@ -59,45 +59,31 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_pool import QRELS, TOPICS, _judged, _real_run
+from bench_pool import QRELS, write_runs
 
 
 def make_runs(folder: Path, count: int, groups: int) -> list[Path]:
     """Write ``count`` FOL runs over the 107 INEX 2010 topics, ``count / groups`` per group."""
-    import re
-
     per_group = max(count // groups, 1)
     paths = [folder / f"g{k // per_group:02d}r{k % per_group}.fol" for k in range(count)]
-    if all(p.exists() for p in paths):
-        return paths
-    folder.mkdir(parents=True, exist_ok=True)
-    real = _real_run()
-    sources = sorted(real)
-    judged = _judged()
-    topics = re.findall(r'<topic[^>]*\bid="(\d+)"', TOPICS.read_text())
-    every = sorted({f for items in real.values() for f, _, _ in items})
-    for k, path in enumerate(paths):
-        lines = []
-        for t, topic in enumerate(topics):
-            items = real[sources[t % len(sources)]]
-            rng = np.random.default_rng(k * 1000 + t)
-            articles = list(dict.fromkeys(f for f, _, _ in items))
-            candidates = [a for a in dict.fromkeys(judged.get(topic) or every)
-                          if a not in set(articles)]
-            picked = rng.permutation(len(candidates))
-            swap, used = {}, 0
-            for a in articles:
-                if rng.random() < 0.6 and used < len(candidates):
-                    swap[a] = candidates[int(picked[used])]
-                    used += 1
-            order = np.argsort(np.arange(len(items)) + rng.normal(0, 20, len(items)),
-                               kind="stable")
-            for rank, i in enumerate(order, 1):
-                file, offset, length = items[int(i)]
-                lines.append(f"{topic} Q0 {swap.get(file, file)} {rank} {1.0 / rank:.6f} "
-                             f"{path.stem} {offset} {length}\n")
-        path.write_text("".join(lines))
+    if not all(p.exists() for p in paths):
+        write_runs(paths, lambda _, path: path.stem, _distinct_swaps)
     return paths
+
+
+def _distinct_swaps(rng: np.random.Generator, topic: str, items: list[tuple[str, int, int]],
+                    judged: dict[str, list[str]], every: list[str]) -> dict[str, str]:
+    """Each article, with probability 0.6, replaced by a judged article of the topic (or any)
+    that the results do not hold, no two by the same."""
+    articles = list(dict.fromkeys(f for f, _, _ in items))
+    candidates = [a for a in dict.fromkeys(judged.get(topic) or every) if a not in set(articles)]
+    picked = rng.permutation(len(candidates))
+    swap, used = {}, 0
+    for a in articles:
+        if rng.random() < 0.6 and used < len(candidates):
+            swap[a] = candidates[int(picked[used])]
+            used += 1
+    return swap
 
 
 def _ticks(pid: int) -> float:
