@@ -10,7 +10,9 @@ measures ``map ndcg_cut_10 P_10 recip_rank bpref``. Times, start-up included:
   call with the ten runs (and one ``inexeval eval`` call);
 * ranx's ``evaluate`` on the ten runs, timed after numba's compilation (and, apart, its
   reading of the files), in a Python that has ranx (``--ranx-python PATH``, e.g. a venv made
-  for it: ranx is no dependency of inexeval; skipped without it).
+  for it: ranx is no dependency of inexeval; skipped without it); against it, the whole
+  ``inexeval trec_eval`` call (start-up and reading included) and, timed as ranx is, inexeval's
+  ``evaluate`` on the runs read beforehand, in one process and one thread.
 
 The commands are run in turn, each once to warm up, then ``--repeat`` rounds of all of them
 interleaved (trec_eval, then inexeval, ...), so that a busy machine slows both alike; the least
@@ -130,6 +132,34 @@ print(best, reading)
 """
 
 
+IN_PROCESS = """
+import sys, time
+from inexeval.formats.trec_columns import read_trec_eval_qrels, read_trec_eval_run
+from inexeval.measures.trec_eval import evaluate, judgements
+qrels, runs, repeat = sys.argv[1], sys.argv[2:-1], int(sys.argv[-1])
+judged = judgements(read_trec_eval_qrels(qrels))
+loaded = [read_trec_eval_run(r) for r in runs]
+measures = ["map", "ndcg_cut.10", "P.10", "recip_rank", "bpref"]
+evaluate(judged, loaded[0], measures)
+best = float("inf")
+for _ in range(repeat):
+    start = time.perf_counter()
+    for run in loaded:
+        evaluate(judged, run, measures)
+    best = min(best, time.perf_counter() - start)
+print(best)
+"""
+
+
+def in_process_time(qrels: Path, runs: list[Path], repeat: int) -> float:
+    """inexeval's evaluation of the runs read beforehand, in one process, timed as ranx's
+    ``evaluate`` is: the least seconds over ``repeat`` rounds after one call."""
+    done = subprocess.run([sys.executable, "-c", IN_PROCESS, str(qrels), *map(str, runs),
+                           str(repeat)], capture_output=True, text=True, check=True,
+                          env=ENVIRONMENT)
+    return float(done.stdout)
+
+
 def ranx_time(python: str | None, qrels: Path, runs: list[Path],
               repeat: int) -> tuple[float, float] | None:
     """ranx's ``evaluate`` on the runs (read beforehand), the least seconds over ``repeat``
@@ -215,9 +245,12 @@ def main() -> None:
             print("  ranx evaluate: skipped (--ranx-python PATH of a Python with ranx)")
         else:
             ours_call = results["inexeval trec_eval, one call"]
+            inside = in_process_time(qrels, runs, args.repeat)
             print(f"  ranx evaluate (compiled, in process) {timed[0]:6.3f} s, reading the files "
-                  f"{timed[1]:.3f} s; inexeval trec_eval's whole call is "
-                  f"{ours_call.wall / timed[0]:.2f}x ranx's evaluate")
+                  f"{timed[1]:.3f} s; inexeval trec_eval's whole call (start-up, reading, "
+                  f"evaluating) is {ours_call.wall / timed[0]:.2f}x ranx's evaluate")
+            print(f"  inexeval evaluate (in process, one thread, runs read beforehand, as ranx "
+                  f"is timed) {inside:6.3f} s: {inside / timed[0]:.2f}x ranx's evaluate")
         print(f"after: {uptime()}")
     finally:
         if args.keep is None:

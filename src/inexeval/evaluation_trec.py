@@ -37,7 +37,7 @@ import numpy.typing as npt
 from inexeval.errors import InexevalError
 from inexeval.evaluation import Evaluator, _warn_unassessed
 from inexeval.formats import source as sources
-from inexeval.formats.lines import Table, word_view
+from inexeval.formats.lines import Table, little_word_view
 from inexeval.formats.source import opened
 from inexeval.formats.trec_columns import TrecColumns, interned, padded_strings
 from inexeval.measures.registry import TopicContext
@@ -242,7 +242,7 @@ def _parts(path: str) -> Iterator[TrecColumns]:
             _, scores, unread = table.ranks_and_scores()
             if unread.any():
                 raise _GiveUp
-            words = word_view(block)
+            words = little_word_view(block)
             topics = padded_strings(words, table.starts[:, 0], table.ends[:, 0])
             documents = padded_strings(words, table.starts[:, 2], table.ends[:, 2])
             if given and not given.isdisjoint(interned(topics)[0].tolist()):

@@ -38,10 +38,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from inexeval.allocator import keep_freed_memory
     from inexeval.cli_args import experiment
     from inexeval.errors import InexevalError
     from inexeval.options import check_eval_options
 
+    keep_freed_memory()
     check_eval_options(args)
     fmt = "table" if args.table else args.format
     labels = _trec_eval_names(args)

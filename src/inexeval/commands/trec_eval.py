@@ -63,6 +63,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from inexeval.allocator import keep_freed_memory
+
+    keep_freed_memory()
     if args.R == "qrels_jg":
         return _judgement_groups(args)
     if args.R != "qrels":

@@ -282,12 +282,15 @@ def _check_block(block: bytes, first: int, name: str, utf8: bool = True) -> int:
         except UnicodeDecodeError as error:
             raise FormatError(f"text is not UTF-8 ({error.reason})", name,
                               first + block.count(b"\n", 0, error.start)) from None
-    if len(block) > LINE_LIMIT:
-        ends = np.flatnonzero(np.frombuffer(block, dtype=np.uint8) == 10)
-        lengths = np.diff(ends, prepend=-1) - 1
-        long = np.flatnonzero(lengths > LINE_LIMIT)
-        if len(long):
-            raise FormatError(f"line longer than {LINE_LIMIT} bytes", name, first + int(long[0]))
+    # a line longer than LINE_LIMIT: from each line start, the last line end within reach
+    # (one backward search per LINE_LIMIT bytes, not a look at every line)
+    start = 0
+    while len(block) - start > LINE_LIMIT + 1:
+        end = block.rfind(b"\n", start, start + LINE_LIMIT + 1)
+        if end < 0:
+            raise FormatError(f"line longer than {LINE_LIMIT} bytes", name,
+                              first + block.count(b"\n", 0, start))
+        start = end + 1
     return lines
 
 

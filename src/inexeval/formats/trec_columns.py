@@ -26,6 +26,7 @@ from inexeval.formats.lines import (
     eight_digits,
     field_bounds,
     integer_values,
+    little_word_view,
     word_view,
 )
 from inexeval.formats.source import PART_LINES, Source, TopicResumed, opened
@@ -327,7 +328,7 @@ def _columns(block: bytes, first: int, name: str, layout: _Layout) -> TrecColumn
         numbers = fields.numbers
         if not len(numbers):
             return None
-    words = word_view(block)
+    words, little = word_view(block), little_word_view(block)
     field = layout.value_field
     values = _numbers(raw, words, fields.start(field), fields.end(field), field == 4,
                       layout.what, name, numbers, layout.trec_eval)
@@ -338,7 +339,7 @@ def _columns(block: bytes, first: int, name: str, layout: _Layout) -> TrecColumn
         if layout.trec_eval and long_ids.any():
             raise FormatError(f"{kind} longer than {MAX_ID} bytes", name,
                               int(numbers[int(np.argmax(long_ids))]))
-        ids.append(padded_strings(words, starts, ends))
+        ids.append(padded_strings(little, starts, ends))
     run_id = ""
     if least == 6:
         run_id = block[int(fields.start(5)[-1]):int(fields.end(5)[-1])].decode("utf-8")
@@ -419,17 +420,18 @@ class _Fields:
 def padded_strings(words: npt.NDArray[np.uint64], starts: npt.NDArray[np.intp],
                    ends: npt.NDArray[np.intp]) -> npt.NDArray[np.bytes_]:
     """The fields ``[starts, ends)`` of a block as one ``S`` array, zero-padded to a multiple of
-    8 bytes (``words`` is :func:`~inexeval.formats.lines.word_view` of the block): each 8-byte
-    piece of a field is the word that ends where the piece ends, shifted left past the bytes
-    before the piece (a shift of 64 bits or more gives 0 in numpy)."""
+    8 bytes (``words`` is :func:`~inexeval.formats.lines.little_word_view` of the block): each
+    8-byte piece of a field is the word that ends where the piece ends, its bytes before the
+    piece shifted out (memory order is little-endian order here, so no byte is swapped; a
+    shift of 64 bits or more gives 0 in numpy)."""
     widths = ends - starts
     pieces = max(-(-int(widths.max(initial=1)) // 8), 1)
-    matrix = np.empty((len(starts), pieces), dtype=">u8")
+    matrix = np.empty((len(starts), pieces), dtype="<u8")
     for piece in range(pieces):
         begin = starts + 8 * piece
         end = np.minimum(begin + 8, ends)
         shift = (64 - 8 * np.clip(end - begin, 0, 8)).astype(np.uint64)
-        matrix[:, piece] = words[end].astype(np.uint64) << shift
+        np.right_shift(words[end], shift, out=matrix[:, piece])
     return matrix.view(f"S{8 * pieces}").ravel()
 
 

@@ -671,8 +671,12 @@ def _matrices(judged: Judgements, chosen: Ints, bogus_topics: Ints, topic_codes:
     rows = row_of[topic_codes]
     num_ret = np.bincount(rows, minlength=t).astype(np.int64)
     width = max(int(num_ret.max(initial=0)), 1)
-    matrix = np.full((t, width), PAD, dtype=np.int64)
-    matrix[rows, _places(rows)] = levels
+    if len(levels) == t * width and bool((rows[1:] >= rows[:-1]).all()):
+        # every list as long, in row order (a run of 1,000 results a topic): the rows as they are
+        matrix = levels.astype(np.int64).reshape(t, width)
+    else:
+        matrix = np.full((t, width), PAD, dtype=np.int64)
+        matrix[rows, _places(rows)] = levels
     bogus = np.zeros(len(judged.topics), dtype=bool)
     bogus[bogus_topics] = True
     topics = [topic.decode("utf-8") for topic in judged.topics[chosen].tolist()]
@@ -943,8 +947,11 @@ def _nothing(ls: Lists, chosen: Chosen) -> Floats:
 
 def _ndcg_cut(ls: Lists, chosen: Chosen) -> Floats:
     table = log2_table(max(ls.width, ls.ideal.shape[1]) + 2)
-    gains = np.where(ls.levels > 0, ls.levels, 0).astype(np.float64)
-    dcg = np.cumsum(np.where(gains > 0, gains / table[2:ls.width + 2], 0.0), axis=1)
+    # the sums only as deep as the deepest cut-off (a prefix sum is the same however far it goes)
+    deepest = max(min(max((int(k) for k in chosen.values), default=ls.width), ls.width), 1)
+    levels = ls.levels[:, :deepest]
+    gains = np.where(levels > 0, levels, 0).astype(np.float64)
+    dcg = np.cumsum(np.where(gains > 0, gains / table[2:deepest + 2], 0.0), axis=1)
     ideal = ls.ideal.astype(np.float64)
     idcg = np.cumsum(np.where(ideal > 0, ideal / table[2:ideal.shape[1] + 2], 0.0), axis=1)
     columns = []
