@@ -214,7 +214,7 @@ def _parts(path: str) -> Iterator[TrecColumns]:
     """The run's lines in groups of whole topics (at least :data:`~inexeval.formats.source.
     PART_LINES` lines, but the last), read and checked as
     :func:`inexeval.formats.trec.read_trec_run` reads them, ids as byte strings; the run id
-    the first line's. Gives up on a 7-column run, a byte outside printable ASCII and a topic
+    the first line's. Gives up on a 7-column run, text after the run id, a byte outside printable ASCII and a topic
     that comes back after its group was given."""
     from inexeval.formats.trec import _RUN_LINE, _width
 
@@ -226,7 +226,10 @@ def _parts(path: str) -> Iterator[TrecColumns]:
     with opened(path) as source:
         name = source.name
         for first, block in source.blocks():
-            columns = columns or _width(block, first, name)
+            if not columns:
+                columns, text_after = _width(block, first, name)
+                if text_after:
+                    raise _GiveUp
             if not columns:
                 continue
             if columns != 6:

@@ -156,3 +156,43 @@ def test_trec_qrels(tmp_path: Path) -> None:
     file.write_text("1 0 d1 yes\n")
     with pytest.raises(FormatError, match="not an integer"):
         read_trec_qrels(file)
+
+
+@pytest.mark.parametrize("block", [None, 40])
+def test_text_after_the_run_id_is_ignored_as_trec_eval_ignores_it(tmp_path: Path,
+                                                                   block: int | None) -> None:
+    """A document run's line may go on after the run id (trec_eval reads six fields): from the
+    first line, or only on later lines (a later block); the lines keep their numbers."""
+    from inexeval.formats import source
+    from inexeval.formats.detect import detect_run_format, detect_run_kind
+
+    lines = ["7 Q0 d2 1 0.9 r", "7 Q0 d1 2 0.5 r", "8 Q0 d3 1 0.4 r", "8 Q0 d4 2 0.3 r"]
+    plain = tmp_path / "plain"
+    plain.write_text("".join(f"{line}\n" for line in lines))
+    default = source.BLOCK
+    try:
+        source.BLOCK = block or default
+        expected = read_trec_run(plain)
+        for after in (["", "", " 0 x", "\t0"], [" extra", " more text", "", " /a[1]"],
+                      [" x"] * 4, [" x y"] * 4):
+            text = tmp_path / "text"
+            text.write_text("".join(f"{line}{tail}\n" for line, tail in zip(lines, after)))
+            assert detect_run_format(text) == "trec"
+            assert detect_run_kind(text) == "document"
+            run = read_trec_run(text)
+            assert run.kind == "document"
+            for topic in ("7", "8"):
+                assert run[topic].files.tolist() == expected[topic].files.tolist()
+                assert run[topic].rsv.tolist() == expected[topic].rsv.tolist()
+                assert run[topic].lines.tolist() == expected[topic].lines.tolist()
+        bad = tmp_path / "bad"
+        bad.write_text("7 Q0 d2 1 0.9 r extra\n\n7 Q0 d1 2 high r more\n")
+        with pytest.raises(FormatError, match="score") as caught:
+            read_trec_run(bad)
+        assert caught.value.line == 3
+        bad.write_text("7 Q0 d2 1 0.9 r extra\n7 Q0 d1 2 0.5\n")
+        with pytest.raises(FormatError, match="fields missing") as caught:
+            read_trec_run(bad)
+        assert caught.value.line == 2
+    finally:
+        source.BLOCK = default

@@ -101,3 +101,22 @@ def test_defaults_on_trec_qrels_are_the_document_measures(
     assert captured.err.count("measures for") == 1 and "TREC document qrels" in captured.err
     names = [line.split("\t")[0] for line in captured.out.splitlines()]
     assert names[:5] == ["num_q", "num_ret", "num_rel", "num_rel_ret", "AP"]
+
+
+def test_text_after_the_run_id_in_eval_as_in_trec_eval(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``eval`` reads trec_eval's test run with text after the run id on some lines (not on
+    the first, then on the first too) to the same values as without it."""
+    suite = Path(__file__).resolve().parents[1] / "data" / "trec_eval"
+    qrels = str(suite / "qrels.test")
+    lines = (suite / "results.test").read_text().splitlines()
+    args = ["-m", "map", "-m", "P@10", "-m", "nDCG@10", "-m", "bpref", "--format", "json", "-q"]
+    assert main(["eval", qrels, str(suite / "results.test"), *args]) == 0
+    expected = capsys.readouterr().out.replace(str(suite / "results.test"), "RUN")
+    for start in (1, 0):
+        text = tmp_path / f"text{start}"
+        # (two more fields, one a number, would be a FOL line's offset and length)
+        text.write_text("".join(f"{line} extra text\n" if i % 3 == start else f"{line}\n"
+                                for i, line in enumerate(lines)))
+        assert main(["eval", qrels, str(text), *args]) == 0
+        assert capsys.readouterr().out.replace(str(text), "RUN") == expected

@@ -3,7 +3,8 @@
 * Element runs (INEX 2009+ style, 7 columns): ``topic Q0 file rank rsv run-id xpath`` -> a
   :class:`~inexeval.model.run.Run` of kind ``element`` (paths canonicalised, spec §1.2).
 * Document runs (6 columns, trec_eval's format): ``topic Q0 doc rank rsv run-id`` -> kind
-  ``document``.
+  ``document``; as trec_eval reads them, text after the run id is ignored (a line of more
+  columns whose seventh is not an element's path, and not a FOL line's offset and length).
 * Document qrels: ``topic iter doc rel`` -> :class:`~inexeval.model.assessments.Assessments` of
   scale ``trec`` with the integer grade in the ``relevance`` dimension.
 
@@ -29,6 +30,7 @@ from inexeval.formats.runbuild import RunBuilder
 from inexeval.formats.source import Source, TopicResumed, opened
 from inexeval.formats.trec_columns import (
     TrecColumns,
+    _Fields,
     interned,
     read_qrels_columns,
     read_trec_eval_qrels,
@@ -96,6 +98,7 @@ class _TrecColumns:
 def _parts(path: str | Path | Source, keep_repeats: bool, whole: bool) -> Iterator[Run]:
     """The run in parts of whole topics (one part if ``whole``)."""
     columns = 0
+    text_after = False
     held = _TrecColumns()
     given: set[str] = set()
     name = run_id = ""
@@ -103,10 +106,21 @@ def _parts(path: str | Path | Source, keep_repeats: bool, whole: bool) -> Iterat
         name = source.name
         builder = RunBuilder(name, keep_repeats)
         for first, block in source.blocks():
-            columns = columns or _width(block, first, name)
+            if not columns:
+                columns, text_after = _width(block, first, name)
             if not columns:
                 continue
-            table = Table(block, first, name, columns, _RUN_LINE)
+            if text_after:
+                block = _without_text_after(block, first)
+            try:
+                table = Table(block, first, name, columns, _RUN_LINE)
+            except FormatError:
+                if columns != 6 or text_after:
+                    raise
+                # a later line with text after the run id: such lines cut from here on
+                text_after = True
+                block = _without_text_after(block, first)
+                table = Table(block, first, name, columns, _RUN_LINE)
             if not len(table):
                 continue
             run_id = run_id or table.field(0, 5).decode("utf-8")
@@ -142,17 +156,38 @@ def _parts(path: str | Path | Source, keep_repeats: bool, whole: bool) -> Iterat
     yield run
 
 
-def _width(block: bytes, first: int, name: str) -> int:
-    """Fields of the block's first non-blank line (0 if it has none): 6 or 7."""
+def _width(block: bytes, first: int, name: str) -> tuple[int, bool]:
+    """The fields read of each line, from the block's first non-blank line (0 if it has none):
+    6 (a document run) or 7 (an element run); and whether that line has text after the run id
+    (more than 6 fields, the seventh not a path), which is ignored as trec_eval ignores it; a
+    path followed by more text is an error."""
     for number, line in enumerate(block.split(b"\n"), first):
         fields = line.split()
         if fields:
-            if len(fields) not in RUN_KINDS:
+            path = len(fields) > 6 and fields[6].startswith(b"/")
+            if len(fields) < 6 or path and len(fields) > 7:
                 raise FormatError(f"{len(fields)} columns: expected 6 (document run) or 7 "
                                   "(element run: topic Q0 file rank rsv run-id xpath)",
                                   name, number)
-            return len(fields)
-    return 0
+            return (7, False) if path else (6, len(fields) > 6)
+    return 0, False
+
+
+def _without_text_after(block: bytes, first: int) -> bytes:
+    """A document run's block with whatever follows the sixth field of a line cut off (lines
+    of fewer fields kept whole, for the reader to tell; every line end stays, so that lines
+    keep their numbers)."""
+    raw = np.frombuffer(block, dtype=np.uint8)
+    fields = _Fields.of(raw, first, 6)
+    if fields is None or fields.counts is None or not (fields.counts > 6).any():
+        return block
+    line_ends = np.flatnonzero(raw == 10)
+    cut = line_ends.copy()  # a line without fields keeps what it has (blanks)
+    rows = fields.numbers - first
+    cut[rows] = np.where(fields.counts >= 6, fields.end(5), line_ends[rows])
+    line_of = np.cumsum(raw == 10) - (raw == 10)
+    kept = (np.arange(len(raw)) < cut[line_of]) | (raw == 10)
+    return raw[kept].tobytes()
 
 
 def _build_run(name: str, run_id: str, kind: str, builder: RunBuilder, topic_tokens: list[str],
