@@ -9,8 +9,9 @@ executor applies it to every task and gives the results **in task order**, whate
   shared inputs inherited by fork, never pickled per task;
 * :class:`DaskExecutor`: a Dask cluster (``--scheduler ADDRESS``, or ``local:N`` for a
   ``LocalCluster`` of N single-threaded worker processes); the shared inputs are scattered to
-  every worker once, tasks are retried elsewhere when a worker dies (Dask's own retries), and an
-  interrupted study cancels what is still queued. Needs the ``dask`` extra.
+  every worker once, each task's own inputs (pickled once) to one worker, straight from this
+  process rather than through the scheduler; a task whose worker dies is given out again with
+  its inputs, and an interrupted study cancels what is still queued. Needs the ``dask`` extra.
 
 Randomness belongs to the task, never to the worker: :func:`task_seeds` gives task ``i`` the
 ``i``-th child of ``numpy.random.SeedSequence(seed)``, so the output is bit-identical on one
