@@ -93,6 +93,7 @@ def _contents(runs: object) -> list[object]:
 
 def test_shipped_runs_come_back_equal(tmp_path: object) -> None:
     import pickle
+    from dataclasses import replace
     from pathlib import Path
 
     from inexeval.formats.detect import load_run
@@ -102,13 +103,18 @@ def test_shipped_runs_come_back_equal(tmp_path: object) -> None:
     folder = Path(str(tmp_path))
     (folder / "a.fol").write_text("1 Q0 d1 1 0.9 a 0 10\n1 Q0 d2 2 0.5 a 5 7\n"
                                   "3 Q0 d1 1 0.3 a 2 9\n")
+    (folder / "d.fol").write_text("4 Q0 a0 1 0.9 d 0 10\n1 Q0 d1 1 0.9 d 0 10\n"
+                                  "1 Q0 d2 2 0.5 d 5 7\n1 Q0 d1 3 0.4 d 30 7\n")
+    read = load_run(str(folder / "d.fol"))
     runs = [load_run(str(folder / "a.fol")),
             element_run("b", {"1": [("d1", "/article[1]/sec[2]")], "2": []}),
-            element_run("c", {"1": [("", ""), ("x\ny", "/a[1]")]})]  # not one text
+            element_run("c", {"1": [("", ""), ("x\ny", "/a[1]")]}),  # not one text
+            replace(read, topics={"1": read.topics["1"]}, columns=None)]  # a0's code unused
     shipped = ShippedRuns(runs)
     back = pickle.loads(pickle.dumps(shipped))
     assert repr(_contents(back)) == repr(_contents(shipped))  # NaN scores too
-    assert len(back) == 3 and back.runs[0].topics["3"].rsv.tolist() == [0.3]
+    assert len(back) == 4 and back.runs[0].topics["3"].rsv.tolist() == [0.3]
+    assert back.runs[3].topics["1"].files.tolist() == ["d1", "d2", "d1"]
     first = back.runs[0].topics["1"]
     assert {getattr(first, f).dtype for f in ("offsets", "lengths", "ranks", "lines")} == {
         np.dtype(np.int64)}  # shipped narrower, given back as read

@@ -167,6 +167,26 @@ def test_a_worker_killed_during_a_study_changes_nothing(cluster: Cluster,
 
 
 @pytest.mark.slow
+def test_a_task_whose_worker_dies_is_given_out_again_with_its_payload(
+        cluster: Cluster, tmp_path: Path) -> None:
+    from inexeval.executor import DaskExecutor
+
+    def dies_once(marker: str, task: int) -> int:  # by value: the workers cannot import tests
+        if task == 3 and not os.path.exists(marker):
+            with open(marker, "w") as note:
+                note.write(str(os.getpid()))
+            os._exit(1)  # the worker holding this task's payload (scattered to it) dies
+        return task * 10
+
+    marker = tmp_path / "died"
+    with DaskExecutor(cluster.address) as executor:
+        assert executor.map(dies_once, list(range(8)), str(marker)) == [t * 10 for t in range(8)]
+    died = int(marker.read_text())
+    assert died in [w.pid for w in cluster.workers.values()]
+    assert next(w for w in cluster.workers.values() if w.pid == died).poll() is not None
+
+
+@pytest.mark.slow
 def test_ctrl_c_leaves_no_worker_busy(cluster: Cluster, tmp_path: Path) -> None:
     from distributed import Client
 

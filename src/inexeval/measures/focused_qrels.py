@@ -92,51 +92,74 @@ def judged_articles(assessed: TopicAssessments | Assessments) -> JudgedArticles:
 
 
 def _prepare(topics: Sequence[TopicAssessments]) -> JudgedArticles:
-    names: dict[str, int] = {}
-    codes, topic_of, rsizes, lengths, beps, highlights = [], [], [], [], [], []
-    trel, nrel = [], []
-    for t, assessed in enumerate(topics):
-        rsize = assessed.dim("rsize").astype(np.int64)
-        seen = first_seen_codes(assessed.files)
-        first = np.flatnonzero(seen == np.arange(len(seen)))
-        articles = assessed.files[first].tolist()
-        codes.append(np.array([names.setdefault(a, len(names)) for a in articles],
-                              dtype=np.int64))
-        topic_of.append(np.full(len(first), t, dtype=np.int64))
-        rsizes.append(rsize[first])
-        lengths.append(assessed.dim("length").astype(np.int64)[first])
-        beps.append(np.array([int(assessed.best_entry_points.get(a, -1)) for a in articles],
-                             dtype=np.int64))
-        highlights.append([assessed.highlights.get(a, _NO_HIGHLIGHTS) for a in articles])
-        positive = rsize > 0
-        trel.append(int(rsize[positive].sum()))
-        nrel.append(int(np.count_nonzero(positive)))
-    topic = _joined(topic_of)
-    name_of = _joined(codes)
+    # Every topic's records at once: a name is numbered where it first appears (topics in
+    # order), a topic's rows are its records of an article first met in the topic, and only
+    # the articles with a best entry point or highlights are looked up one by one (a pool
+    # study prepares a reduced qrels per task: per-article work was 50 ms of each).
+    sizes = np.array([len(a.files) for a in topics], dtype=np.int64)
+    files = (np.concatenate([a.files for a in topics]) if len(topics)
+             else np.zeros(0, dtype=object))
+    record_topic = np.repeat(np.arange(len(topics), dtype=np.int64), sizes)
+    met, code = np.unique(first_seen_codes(files), return_inverse=True)
+    code = code.ravel().astype(np.int64)
+    names = dict(zip(files[met].tolist(), range(len(met))))
+    record_key = record_topic * len(names) + code
+    _, first = np.unique(record_key, return_index=True)
+    first.sort()
+    rsize = _joined([a.dim("rsize").astype(np.int64) for a in topics])
+    topic, name_of = record_topic[first], code[first]
     keys = topic * len(names) + name_of
     order = np.argsort(keys, kind="stable")
+    sorted_keys = keys[order]
+
+    bep_at, bep_value, marked_at, marked = [], [], [], []
+    for t, assessed in enumerate(topics):
+        base = t * len(names)
+        for article, point in assessed.best_entry_points.items():
+            bep_at.append(base + names.get(article, -base - 1))
+            bep_value.append(int(point))
+        for article, spans_of in assessed.highlights.items():
+            marked_at.append(base + names.get(article, -base - 1))
+            marked.append(spans_of)
+    bep = np.full(len(first), -1, dtype=np.int64)
+    rows_of_beps = _rows(sorted_keys, order, np.array(bep_at, dtype=np.int64))
+    known = rows_of_beps >= 0
+    bep[rows_of_beps[known]] = np.array(bep_value, dtype=np.int64)[known]
+    rows_of_marks = _rows(sorted_keys, order, np.array(marked_at, dtype=np.int64))
+    kept = [k for k in np.argsort(rows_of_marks, kind="stable").tolist()
+            if rows_of_marks[k] >= 0]
+    passages = (np.concatenate([marked[k] for k in kept]).astype(np.int64).reshape(-1, 2)
+                if kept else np.zeros((0, 2), dtype=np.int64))
+    doc = np.repeat(rows_of_marks[kept], [len(marked[k]) for k in kept]).astype(np.int64)
+    start, end = passages[:, 0].copy(), passages[:, 1].copy()
+    positive = rsize > 0
+    trel = np.zeros(len(topics), dtype=np.int64)
+    np.add.at(trel, record_topic[positive], rsize[positive])
     sole = np.full(len(names), -1, dtype=np.int64)
     once = np.bincount(name_of, minlength=len(names))[name_of] == 1
     sole[name_of[once]] = np.flatnonzero(once)
     packed, fits = pack_names(list(names))
     by_number = np.flatnonzero(fits)[np.argsort(packed[fits])]
-    per_row = [h for of_topic in highlights for h in of_topic]
-    passages = (np.concatenate(per_row).astype(np.int64).reshape(-1, 2) if per_row
-                else np.zeros((0, 2), dtype=np.int64))
-    doc = np.repeat(np.arange(len(per_row)), [len(h) for h in per_row])
-    start, end = passages[:, 0].copy(), passages[:, 1].copy()
     return JudgedArticles(
         topics=tuple(a.topic for a in topics),
-        row_of={a.topic: t for t, a in enumerate(topics)}, names=names, keys=keys[order],
+        row_of={a.topic: t for t, a in enumerate(topics)}, names=names, keys=sorted_keys,
         rows=order,
         sole=sole, packed=packed[by_number], packed_codes=by_number, topic=topic,
-        rsize=_joined(rsizes), length=_joined(lengths), bep=_joined(beps),
-        doc=doc, passages=np.searchsorted(doc, np.arange(len(per_row) + 1)), start=start,
-        end=end, trel=np.array(trel, dtype=np.int64),
-        nrel=np.array(nrel, dtype=np.int64), highlighted=spans.Coverage(start, end, doc))
+        rsize=rsize[first], length=_joined([a.dim("length").astype(np.int64)
+                                            for a in topics])[first], bep=bep,
+        doc=doc, passages=np.searchsorted(doc, np.arange(len(first) + 1)), start=start,
+        end=end, trel=trel, nrel=np.bincount(record_topic[positive],
+                                             minlength=len(topics)).astype(np.int64),
+        highlighted=spans.Coverage(start, end, doc))
 
 
-_NO_HIGHLIGHTS = np.zeros((0, 2), dtype=np.int64)
+def _rows(sorted_keys: IntArray, order: IntArray, wanted: IntArray) -> IntArray:
+    """The row of each wanted key (``topic * names + name``; negative for a name not judged
+    anywhere), -1 for a key no row has."""
+    if not len(sorted_keys):
+        return np.full(len(wanted), -1, dtype=np.int64)
+    at = np.minimum(np.searchsorted(sorted_keys, wanted), len(sorted_keys) - 1)
+    return np.where((wanted >= 0) & (sorted_keys[at] == wanted), order[at], -1)
 
 
 def _joined(arrays: Sequence[npt.NDArray[Any]]) -> IntArray:

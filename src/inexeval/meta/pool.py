@@ -281,7 +281,9 @@ _COLUMNS = ("files", "paths", "offsets", "lengths", "ranks", "lines", "missing")
 
 _NAMES = ("files", "paths")
 """The columns of strings: shipped as one text each, names separated by newlines (a name read
-from a line holds none; pickling a million small strings one by one cost more than the rest)."""
+from a line holds none; pickling a million small strings one by one cost more than the rest);
+a run whose reader numbered its documents (``codes``, one name each) ships each document's name
+once, a column of empty names (the paths of a passage run) as its size."""
 
 
 def _as_text(names: npt.NDArray[np.object_]) -> Any:
@@ -292,9 +294,23 @@ def _as_text(names: npt.NDArray[np.object_]) -> Any:
 def _from_text(text: Any, size: int) -> npt.NDArray[np.object_]:
     if not isinstance(text, str):
         return np.asarray(text)
+    if len(text) == size - 1:  # only separators: every name empty
+        return np.full(size, "", dtype=object)
     names = np.empty(size, dtype=object)
     names[:] = text.split("\n") if size else []
     return names
+
+
+def _named_documents(files: npt.NDArray[np.object_], codes: npt.NDArray[np.int64]
+                     ) -> tuple[Any, int]:
+    """The name of each document code as text (:func:`_as_text`; a code no result has, of a
+    topic left out, an empty name) and the number of codes."""
+    count = int(codes.max()) + 1 if len(codes) else 0
+    line_of = np.full(count, -1, dtype=np.int64)
+    line_of[codes] = np.arange(len(codes), dtype=np.int64)
+    names = np.full(count, "", dtype=object)
+    names[line_of >= 0] = files[line_of[line_of >= 0]]
+    return _as_text(names), count
 
 
 def _narrow(values: Any) -> Any:
@@ -317,8 +333,12 @@ def _packed(run: Run) -> tuple[Any, ...]:
     columns: dict[str, Any] = {
         name: (np.concatenate([getattr(tr, name) for tr in parts]) if parts else None)
         for name in _COLUMNS}
+    coded = np.array([len(tr.codes) > 0 for tr in parts], dtype=bool)
+    codes = np.concatenate([tr.codes for tr in parts]) if parts else None
+    if parts and coded.all():
+        columns["files"] = _named_documents(columns["files"], codes)
     for name in _NAMES:
-        if columns[name] is not None:
+        if columns[name] is not None and not isinstance(columns[name], tuple):
             columns[name] = _as_text(columns[name])
     for name in ("offsets", "lengths", "ranks", "lines"):
         columns[name] = _narrow(columns[name])
@@ -326,8 +346,7 @@ def _packed(run: Run) -> tuple[Any, ...]:
     rsv: Any = (PrintedScores.joined(given) if given and all(isinstance(g, PrintedScores)
                                                              for g in given)
                 else np.concatenate([tr.rsv for tr in parts]) if parts else None)
-    coded = np.array([len(tr.codes) > 0 for tr in parts], dtype=bool)
-    codes = _narrow(np.concatenate([tr.codes for tr in parts])) if parts else None
+    codes = _narrow(codes)
     return (run.name, run.kind, run.source, dict(run.meta), [tr.topic for tr in parts], sizes,
             columns, rsv, coded, codes)
 
@@ -338,12 +357,15 @@ def _unpacked_runs(packed: tuple[tuple[Any, ...], ...]) -> ShippedRuns:
     runs = []
     for name, kind, source, meta, topics, sizes, columns, rsv, coded, codes in packed:
         bounds = np.concatenate(([0], np.cumsum(sizes))).tolist()
+        codes = _widened(codes)
+        if isinstance(columns["files"], tuple):
+            text, count = columns["files"]
+            columns["files"] = _from_text(text, count)[codes]
         for column in _NAMES:
-            if columns[column] is not None:
+            if columns[column] is not None and not isinstance(columns[column], np.ndarray):
                 columns[column] = _from_text(columns[column], bounds[-1])
         for column in ("offsets", "lengths", "ranks", "lines"):
             columns[column] = _widened(columns[column])
-        codes = _widened(codes)
         code_bounds = np.concatenate(([0], np.cumsum(np.where(coded, sizes, 0)))).tolist()
         parts = {}
         for k, topic in enumerate(topics):
