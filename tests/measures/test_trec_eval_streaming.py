@@ -126,8 +126,8 @@ def test_a_resumed_topic_is_read_whole(tmp_path: Path, capsys: pytest.CaptureFix
     (tmp_path / "r").write_text(run_text)
     whole = evaluate(read_trec_eval_qrels(tmp_path / "q"), read_trec_eval_run(tmp_path / "r"),
                      ["all_trec"])
-    monkeypatch.setattr(source, "BLOCK", 300)
-    monkeypatch.setattr(source, "PART_LINES", 50)
+    monkeypatch.setattr(trec_eval_runs, "BLOCK", 300)
+    monkeypatch.setattr(trec_eval_runs, "PART_LINES", 50)
     read_whole = []
     monkeypatch.setattr(trec_eval_runs, "read_trec_eval_run",
                         lambda path: read_whole.append(path) or read_trec_eval_run(path))

@@ -87,20 +87,21 @@ def read_trec_eval_run(path: str | Path | Source) -> TrecColumns:
     return parts[0]
 
 
-def read_trec_eval_run_parts(path: str | Path | Source,
-                             lines: int | None = PART_LINES) -> Iterator[TrecColumns]:
+def read_trec_eval_run_parts(path: str | Path | Source, lines: int | None = PART_LINES,
+                             block: int | None = None) -> Iterator[TrecColumns]:
     """The run of :func:`read_trec_eval_run` a group of whole topics at a time: after a block in
     which at least ``lines`` lines are held, the lines before the last topic's are given out
-    (None: the whole run at once). Each part's ``run_id`` is that of its last line. A topic
-    whose lines resume after a part that held it raises
+    (None: the whole run at once), the file read ``block`` bytes at a time (None:
+    :data:`~inexeval.formats.source.BLOCK`). Each part's ``run_id`` is that of its last line. A
+    topic whose lines resume after a part that held it raises
     :class:`~inexeval.formats.source.TopicResumed` (read the run whole then)."""
     held: list[TrecColumns] = []
     count = 0
     given: set[bytes] = set()
     with opened(path) as source:
         name = source.name
-        for first, block in source.blocks():
-            columns = _columns(block, first, name, _RUN)
+        for first, data in source.blocks(block):
+            columns = _columns(data, first, name, _RUN)
             if columns is None:
                 continue
             held.append(columns)
