@@ -35,3 +35,18 @@ def keep_freed_memory() -> bool:
     mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
     return bool(mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD)) and bool(
         mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD))
+
+
+def give_back_freed_memory() -> bool:
+    """Return the heap's free memory to the kernel (glibc's ``malloc_trim``), e.g. before
+    forking workers, whose new arrays would otherwise be made in copies of this process's free
+    pages; whether it could be asked."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        trim = ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):
+        return False
+    trim.argtypes = [ctypes.c_size_t]
+    trim(0)
+    return True

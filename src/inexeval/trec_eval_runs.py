@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
+from inexeval.allocator import give_back_freed_memory
 from inexeval.formats.source import TopicResumed
 from inexeval.formats.trec_columns import (
     read_trec_eval_qrels,
@@ -53,6 +54,9 @@ def evaluate_runs(qrels: str | Path | Judgements, runs: Sequence[str | Path],
 
         global _WORK
         _WORK = (_now(judged), measures, options, workers < usable_cpus())
+        # the freed heap given back first: a worker's arrays then take fresh pages, rather
+        # than copies of this process's free ones (copy-on-write)
+        give_back_freed_memory()
         try:
             with multiprocessing.get_context("fork").Pool(workers) as pool:
                 yield from pool.imap(_evaluate_in_worker, [str(path) for path in runs])
