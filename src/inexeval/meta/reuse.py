@@ -125,28 +125,24 @@ class _ReuseWork:
 
     assessments: Assessments
     scoring: Scoring
-    coded: CodedRuns
-    full_units: Mapping[str, Keys]
+    unit: str
     judged: Mapping[str, Judged]
 
 
-def _left_out_task(work: _ReuseWork, task: tuple[tuple[int, ...], ShippedRuns]
+def _left_out_task(work: _ReuseWork,
+                   task: tuple[tuple[int, ...], Mapping[str, Keys], ShippedRuns]
                    ) -> tuple[list[str], Floats, int]:
-    """The measures and the means of the left-out runs (their positions and the runs
-    themselves, the only task that needs them) on the qrels of the pool without them (runs ×
-    measures), and the relevant units only they contributed."""
-    left_out, left_out_runs = task
-    pooled = work.coded.pooling.pooled
-    others = [i for i in (range(work.coded.count) if pooled is None else pooled)
-              if i not in set(left_out)]
-    removed = left_out_units(work.full_units, work.coded.pooled(others))
+    """The measures and the means of the left-out runs (their positions, the units judged only
+    because of them and the runs themselves: what only this task needs) on the qrels of the
+    pool without them (runs × measures), and the relevant units only they contributed."""
+    _, removed, left_out_runs = task
     unique = 0
     for topic, keys in removed.items():
         judged = work.judged.get(topic)
         if judged is not None and len(keys) and len(judged.keys):
             at = np.minimum(np.searchsorted(judged.keys, keys), len(judged.keys) - 1)
             unique += int(np.count_nonzero((judged.keys[at] == keys) & judged.relevant[at]))
-    reduced = without_units(work.assessments, removed, work.coded.pooling.unit)
+    reduced = without_units(work.assessments, removed, work.unit)
     scores = work.scoring.quiet_scores(reduced, list(left_out_runs.runs))
     return list(scores.measures), scores.means(), unique
 
@@ -187,17 +183,25 @@ def reuse_study(assessments: Assessments, runs: Sequence[Run], scoring: Scoring,
                             "pool (give a --group that tells the groups apart)")
     check_pooled(pooling, len(runs))
     coded = CodedRuns.of(runs, list(assessments), pooling)
-    work = _ReuseWork(assessments, scoring, coded, coded.pooled(),
+    work = _ReuseWork(assessments, scoring, pooling.unit,
                       judged_units(assessments, pooling.unit))
     shipped = assessed_only(runs, assessments)
     tasks = [tuple(members) for members in sets.values()]
     members: tuple[int, ...]
+    # each left-out group's pool rebuilt here, in one pass over the coded runs each: a task
+    # gets the units that leaving its runs out unjudges, not every run's pooling order
+    full_units = coded.pooled()
+    everyone = range(coded.count) if pooling.pooled is None else pooling.pooled
+    removed = [left_out_units(full_units, coded.pooled([i for i in everyone
+                                                        if i not in set(members)]))
+               for members in tasks]
     scored: list[Scores] = []
     # the runs scored on the full qrels here, while the workers score them without their
     # contribution (Serial: first, as one process does everything in order)
     done = map_chunked(
         executor or Serial(), _left_out_task,
-        [(members, ShippedRuns([shipped[i] for i in members])) for members in tasks], work,
+        [(members, gone, ShippedRuns([shipped[i] for i in members]))
+         for members, gone in zip(tasks, removed)], work,
         description="left out", meanwhile=lambda: scored.append(scoring.scores(assessments,
                                                                               runs)))
     measures = scored[0].measures
