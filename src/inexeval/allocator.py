@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ctypes
 import sys
+from typing import Any
 
 M_TRIM_THRESHOLD = -1
 M_MMAP_THRESHOLD = -3
@@ -26,14 +27,8 @@ TRIM_THRESHOLD = 128 << 20
 def keep_freed_memory() -> bool:
     """Raise glibc's mmap and trim thresholds for this process (and the processes it forks);
     whether they were set."""
-    if not sys.platform.startswith("linux"):
-        return False
-    try:
-        mallopt = ctypes.CDLL(None).mallopt
-    except (OSError, AttributeError):
-        return False
-    mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
-    return bool(mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD)) and bool(
+    mallopt = _glibc("mallopt", ctypes.c_int, ctypes.c_int)
+    return mallopt is not None and bool(mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD)) and bool(
         mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD))
 
 
@@ -41,12 +36,19 @@ def give_back_freed_memory() -> bool:
     """Return the heap's free memory to the kernel (glibc's ``malloc_trim``), e.g. before
     forking workers, whose new arrays would otherwise be made in copies of this process's free
     pages; whether it could be asked."""
+    trim = _glibc("malloc_trim", ctypes.c_size_t)
+    if trim is not None:
+        trim(0)
+    return trim is not None
+
+
+def _glibc(name: str, *argtypes: type) -> Any:
+    """The C library's function ``name`` taking ``argtypes`` (None off Linux or without it)."""
     if not sys.platform.startswith("linux"):
-        return False
+        return None
     try:
-        trim = ctypes.CDLL(None).malloc_trim
+        function = getattr(ctypes.CDLL(None), name)
     except (OSError, AttributeError):
-        return False
-    trim.argtypes = [ctypes.c_size_t]
-    trim(0)
-    return True
+        return None
+    function.argtypes = list(argtypes)
+    return function
