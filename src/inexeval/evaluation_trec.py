@@ -225,9 +225,10 @@ def _parts(path: str) -> Iterator[TrecColumns]:
     run_id = ""
     with opened(path) as source:
         name = source.name
+        opening = source.head()
         for first, block in source.blocks():
             if not columns:
-                columns, text_after = _width(block, first, name)
+                columns, text_after = _width(block, first, name, opening)
                 if text_after:
                     raise _GiveUp
             if not columns:

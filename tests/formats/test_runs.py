@@ -173,8 +173,8 @@ def test_text_after_the_run_id_is_ignored_as_trec_eval_ignores_it(tmp_path: Path
     try:
         source.BLOCK = block or default
         expected = read_trec_run(plain)
-        for after in (["", "", " 0 x", "\t0"], [" extra", " more text", "", " /a[1]"],
-                      [" x"] * 4, [" x y"] * 4):
+        for after in (["", "", " 0 x", "\t0"], [" extra", " more text", "", " a[1]"],
+                      [" x"] * 4, [" x y"] * 4, ["", " /a[1]", "", ""]):
             text = tmp_path / "text"
             text.write_text("".join(f"{line}{tail}\n" for line, tail in zip(lines, after)))
             assert detect_run_format(text) == "trec"
@@ -185,6 +185,15 @@ def test_text_after_the_run_id_is_ignored_as_trec_eval_ignores_it(tmp_path: Path
                 assert run[topic].files.tolist() == expected[topic].files.tolist()
                 assert run[topic].rsv.tolist() == expected[topic].rsv.tolist()
                 assert run[topic].lines.tolist() == expected[topic].lines.tolist()
+        # a seventh field that is a path on another line: an element run whose first path
+        # is wrong; an offset (X, a number): a FOL line cut short
+        for first_line in ("7 Q0 d2 1 0.9 r extra\n7 Q0 d1 2 0.5 r /a[1]\n",
+                           "7 Q0 d2 1 0.9 r X\n", "7 Q0 d2 1 0.9 r 10\n"):
+            text.write_text(first_line)
+            assert detect_run_kind(text) == "element"
+            with pytest.raises(FormatError, match="path") as caught:
+                read_trec_run(text)
+            assert caught.value.line == 1
         bad = tmp_path / "bad"
         bad.write_text("7 Q0 d2 1 0.9 r extra\n\n7 Q0 d1 2 high r more\n")
         with pytest.raises(FormatError, match="score") as caught:

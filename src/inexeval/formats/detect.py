@@ -18,7 +18,6 @@ read once, so ``-`` (standard input) and pipes work. FOL files are read by
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -91,22 +90,14 @@ def _run_format(source: Source) -> str:
             return "xml"
         raise FormatError(f"XML root <{root}> is not <{SUBMISSION_ROOT}>", source.name)
     line, fields = first_fields(source)
-    if len(fields) == 8 and any(_NUMBER.fullmatch(f) for f in fields[6:]):
-        return "fol"  # offset and length (a wrong one is the FOL reader's to tell)
+    from inexeval.formats.trec_columns import looks_like_fol
+
+    if looks_like_fol([f.encode("utf-8") for f in fields]):
+        return "fol"
     if len(fields) >= 6:
         return "trec"  # 7 columns: an element's path, or text after a document's run id
     raise FormatError(f"cannot tell the run format of a {len(fields)}-column line (expected 6 "
                       "or 7 columns, or 8 for FOL passages)", source.name, line)
-
-
-def has_text_after_run_id(fields: list[str]) -> bool:
-    """Whether a TREC run line of these fields is a document run's with text after the run id,
-    which trec_eval ignores (more than 6 fields, the seventh not an element's path)."""
-    return len(fields) > 6 and not fields[6].startswith("/")
-
-
-_NUMBER = re.compile(r"[-+0-9.eE]+")
-"""A field that is meant as a number (a FOL run's offset or length), even if it is not one."""
 
 
 def detect_assessments_format(path: str | Path) -> str:
@@ -135,8 +126,11 @@ def detect_run_kind(path: str | Path, fmt: str | None = None) -> str:
             return "element"
         if fmt == "fol":
             return "passage"
-        fields = first_fields(source)[1]
-        return "document" if len(fields) == 6 or has_text_after_run_id(fields) else "element"
+        from inexeval.formats.trec_columns import text_after_run_id
+
+        fields = [f.encode("utf-8") for f in first_fields(source)[1]]
+        text_after = text_after_run_id(fields, source.head())
+        return "document" if len(fields) == 6 or text_after else "element"
 
 
 def peek_run_name(path: str | Path, fmt: str | None = None) -> str | None:

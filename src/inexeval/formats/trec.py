@@ -35,6 +35,7 @@ from inexeval.formats.trec_columns import (
     read_qrels_columns,
     read_trec_eval_qrels,
     read_trec_eval_run,
+    text_after_run_id,
 )
 from inexeval.model.assessments import Assessments, TopicAssessments
 from inexeval.model.run import Run, TopicRun
@@ -105,9 +106,10 @@ def _parts(path: str | Path | Source, keep_repeats: bool, whole: bool) -> Iterat
     with opened(path) as source:
         name = source.name
         builder = RunBuilder(name, keep_repeats)
+        head = source.head()
         for first, block in source.blocks():
             if not columns:
-                columns, text_after = _width(block, first, name)
+                columns, text_after = _width(block, first, name, head)
             if not columns:
                 continue
             if text_after:
@@ -156,20 +158,23 @@ def _parts(path: str | Path | Source, keep_repeats: bool, whole: bool) -> Iterat
     yield run
 
 
-def _width(block: bytes, first: int, name: str) -> tuple[int, bool]:
+def _width(block: bytes, first: int, name: str, head: bytes) -> tuple[int, bool]:
     """The fields read of each line, from the block's first non-blank line (0 if it has none):
     6 (a document run) or 7 (an element run); and whether that line has text after the run id
-    (more than 6 fields, the seventh not a path), which is ignored as trec_eval ignores it; a
-    path followed by more text is an error."""
+    (:func:`~inexeval.formats.trec_columns.text_after_run_id`, ``head`` the file's first
+    bytes), which is ignored as trec_eval ignores it."""
     for number, line in enumerate(block.split(b"\n"), first):
         fields = line.split()
         if fields:
-            path = len(fields) > 6 and fields[6].startswith(b"/")
-            if len(fields) < 6 or path and len(fields) > 7:
+            if len(fields) == 6:
+                return 6, False
+            if text_after_run_id(fields, head):
+                return 6, True
+            if len(fields) != 7:
                 raise FormatError(f"{len(fields)} columns: expected 6 (document run) or 7 "
                                   "(element run: topic Q0 file rank rsv run-id xpath)",
                                   name, number)
-            return (7, False) if path else (6, len(fields) > 6)
+            return 7, False
     return 0, False
 
 
@@ -187,7 +192,8 @@ def _without_text_after(block: bytes, first: int) -> bytes:
     cut[rows] = np.where(fields.counts >= 6, fields.end(5), line_ends[rows])
     line_of = np.cumsum(raw == 10) - (raw == 10)
     kept = (np.arange(len(raw)) < cut[line_of]) | (raw == 10)
-    return raw[kept].tobytes()
+    trimmed: bytes = raw[kept].tobytes()
+    return trimmed
 
 
 def _build_run(name: str, run_id: str, kind: str, builder: RunBuilder, topic_tokens: list[str],

@@ -11,7 +11,8 @@ big-endian 8-byte words of the block, the numbers are read in place
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import re
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,31 @@ from inexeval.formats.lines import (
     word_view,
 )
 from inexeval.formats.source import PART_LINES, Source, TopicResumed, opened
+
+_NUMBER = re.compile(rb"[-+0-9.eE]+")
+_PATH_SEVENTH = re.compile(rb"^[ \t]*(?:[^ \t\n]+[ \t]+){6}/", re.MULTILINE)
+
+
+def text_after_run_id(fields: Sequence[bytes], head: bytes) -> bool:
+    """Whether a TREC run whose first line has ``fields`` and whose text starts with ``head`` is
+    a document run with text after the run id (which trec_eval ignores): the line has more than
+    six fields, the seventh neither an element's path (``/...``) nor a FOL run's offset (``X``
+    or a number), and no line of ``head`` has a path there (then the run is an element run
+    whose first path is wrong, and is told so)."""
+    if len(fields) < 7:
+        return False
+    seventh = fields[6]
+    if seventh.startswith(b"/") or seventh == b"X" or _NUMBER.fullmatch(seventh):
+        return False
+    return _PATH_SEVENTH.search(head) is None
+
+
+def looks_like_fol(fields: Sequence[bytes]) -> bool:
+    """Whether a run line of these fields is a FOL passage line: 8 fields, the offset or the
+    length a number (the offset may be ``X``, no passage; a wrong number is the FOL reader's to
+    tell)."""
+    return len(fields) == 8 and any(_NUMBER.fullmatch(f) or f == b"X" for f in fields[6:])
+
 
 MAX_LEVEL = 1000
 """Highest relevance level of :func:`read_trec_eval_qrels` (trec_eval counts every level from 0

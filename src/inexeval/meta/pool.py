@@ -335,7 +335,7 @@ def _packed(run: Run) -> tuple[Any, ...]:
         for name in _COLUMNS}
     coded = np.array([len(tr.codes) > 0 for tr in parts], dtype=bool)
     codes = np.concatenate([tr.codes for tr in parts]) if parts else None
-    if parts and coded.all():
+    if codes is not None and coded.all():
         columns["files"] = _named_documents(columns["files"], codes)
     for name in _NAMES:
         if columns[name] is not None and not isinstance(columns[name], tuple):
