@@ -75,7 +75,7 @@ def evaluate_run(judged: Judgements | _Later[Judgements], path: str | Path,
     resumes after others)."""
     if _in_file(path):
         every = read_trec_eval_run_parts(path, lines=PART_LINES, block=BLOCK)
-        parts = _ReadAhead(every) if read_ahead else _Closing(every)
+        parts = _ReadAhead(every) if read_ahead else every
         try:
             return evaluate(_now(judged), parts, measures, **options)
         except TopicResumed:
@@ -171,21 +171,6 @@ class _ReadAhead(Iterator[_T]):
     def close(self) -> None:
         self._stop.set()
         self._thread.join()
-
-
-class _Closing(Iterator[_T]):
-    """The items of an iterator, read when asked for (:class:`_ReadAhead`'s interface)."""
-
-    def __init__(self, items: Iterator[_T]) -> None:
-        self._items = items
-
-    def __next__(self) -> _T:
-        return next(self._items)
-
-    def close(self) -> None:
-        close = getattr(self._items, "close", None)
-        if close is not None:
-            close()
 
 
 def usable_cpus() -> int:

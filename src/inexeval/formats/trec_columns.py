@@ -12,7 +12,7 @@ big-endian 8-byte words of the block, the numbers are read in place
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -114,7 +114,8 @@ def read_trec_eval_run(path: str | Path | Source) -> TrecColumns:
 
 
 def read_trec_eval_run_parts(path: str | Path | Source, lines: int | None = PART_LINES,
-                             block: int | None = None) -> Iterator[TrecColumns]:
+                             block: int | None = None
+                             ) -> Generator[TrecColumns, None, None]:
     """The run of :func:`read_trec_eval_run` a group of whole topics at a time: after a block in
     which at least ``lines`` lines are held, the lines before the last topic's are given out
     (None: the whole run at once), the file read ``block`` bytes at a time (None:
