@@ -285,6 +285,12 @@ def main() -> None:
     measure("--jobs 1", [*command, "--jobs", "1"])
     if "jobs2" not in args.skip:
         measure("--jobs 2", [*command, "--jobs", "2"])
+    # Dask's fixed cost: the same command on a study of two runs (two groups), whose work is
+    # next to nothing, at --jobs 1 and on the 2-worker cluster (importing distributed,
+    # connecting, scattering, the cluster's share)
+    pair = [runs[0], runs[len(runs) // 2]]
+    small = [*command[:6], *map(str, pair), *command[6 + len(runs):]]
+    floor: dict[str, Timing] = {}
     for workers in (1, 2):
         if workers == 1 and "dask1" in args.skip:
             continue
@@ -292,6 +298,11 @@ def main() -> None:
         try:
             measure(f"Dask, {workers} worker(s) running", [*command, "--scheduler", address],
                     cluster)
+            if workers == 2:
+                for label, argv, on in (("--jobs 1", [*small, "--jobs", "1"], None),
+                                        ("Dask", [*small, "--scheduler", address], cluster)):
+                    floor[label] = min((timed(argv, on) for _ in range(args.repeat)),
+                                       key=lambda t: t.cpu)
         finally:
             stop_cluster(cluster)
     if "local" not in args.skip:
@@ -301,6 +312,13 @@ def main() -> None:
           f"({two.cpu - one.cpu:+.2f} s; goal: under +10%); without the cluster's idle "
           f"ticking over the wall time: {(two.cpu - two.ticking) / one.cpu - 1:+.1%} "
           f"({two.cpu - two.ticking - one.cpu:+.2f} s)")
+    fixed = floor["Dask"].cpu - floor["--jobs 1"].cpu
+    print(f"Dask's fixed cost (the command on 2 runs: --jobs 1 {floor['--jobs 1'].cpu:.2f} s, "
+          f"Dask on 2 workers {floor['Dask'].cpu:.2f} s CPU: command "
+          f"{floor['Dask'].command:.2f}{''.join(f', {k} {v:.2f}' for k, v in floor['Dask'].cluster.items())}"
+          f"): {fixed:+.2f} s, "
+          f"{fixed / one.cpu:.1%} of the study at --jobs 1; the rest of the overhead: "
+          f"{two.cpu - one.cpu - fixed:+.2f} s ({(two.cpu - one.cpu - fixed) / one.cpu:+.1%})")
     if "--jobs 2" in kept:
         print(f"Dask on 2 workers against --jobs 2: CPU "
               f"{two.cpu / kept['--jobs 2'].cpu - 1:+.1%}, wall "
