@@ -129,6 +129,36 @@ def test_a_local_dask_cluster_gives_the_same_bytes() -> None:
         assert cluster.map(_draw, _tasks(9), {"n": 3}) == Serial().map(_draw, _tasks(9), {"n": 3})
 
 
+def test_inputs_go_straight_to_the_workers_or_through_the_scheduler() -> None:
+    # sent direct by default (the scheduler then holds no byte of them); a worker this process
+    # cannot reach sends them, and the rest of the study's, through the scheduler; Dask's own
+    # setting turns the direct send off
+    pytest.importorskip("distributed", reason="needs distributed (pip install '.[dask]')")
+    import dask
+
+    from inexeval.executor import DaskExecutor
+
+    expected = Serial().map(_draw, _tasks(9), {"n": 3})
+    with DaskExecutor("local:2") as cluster:
+        assert cluster.direct
+        sent: list[object] = []
+        scatter = cluster.client.scatter
+
+        def unreachable(data: object, **options: object) -> object:
+            sent.append(options["direct"])
+            if options["direct"]:
+                raise OSError("Timed out trying to connect to tcp://10.0.0.9:4567")
+            return scatter(data, **options)
+
+        cluster.client.scatter = unreachable  # type: ignore[method-assign]
+        assert cluster.map(_draw, _tasks(9), {"n": 3}) == expected
+        assert sent == [True, False, False] and not cluster.direct
+    with dask.config.set({"distributed.client.direct-to-workers": False}), \
+            DaskExecutor("local:1") as cluster:
+        assert not cluster.direct
+        assert cluster.map(_draw, _tasks(9), {"n": 3}) == expected
+
+
 def test_bad_scheduler_addresses_are_errors() -> None:
     pytest.importorskip("distributed", reason="needs distributed (pip install '.[dask]')")
     from inexeval.executor import DaskExecutor

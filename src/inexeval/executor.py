@@ -10,7 +10,7 @@ executor applies it to every task and gives the results **in task order**, whate
 * :class:`DaskExecutor`: a Dask cluster (``--scheduler ADDRESS``, or ``local:N`` for a
   ``LocalCluster`` of N single-threaded worker processes); the shared inputs are scattered to
   every worker once, each task's own inputs (pickled once) to one worker, straight from this
-  process rather than through the scheduler; a task whose worker dies is given out again with
+  process rather than through the scheduler where it reaches the workers; a task whose worker dies is given out again with
   its inputs, and an interrupted study cancels what is still queued. Needs the ``dask`` extra.
 
 Randomness belongs to the task, never to the worker: :func:`task_seeds` gives task ``i`` the
@@ -152,6 +152,7 @@ class DaskExecutor:
 
     def __init__(self, address: str, *, retries: int = 3) -> None:
         try:
+            import dask
             from distributed import Client, LocalCluster
         except ImportError:
             raise InexevalError("--scheduler needs Dask's distributed scheduler: "
@@ -160,6 +161,13 @@ class DaskExecutor:
         self.retries = retries
         self.last_payload_bytes = 0
         """The bytes of the tasks the last :meth:`map` sent (pickled), for a benchmark."""
+        configured = dask.config.get("distributed.client.direct-to-workers", None)
+        self.direct = True if configured is None else bool(configured)
+        """Whether inputs are sent from this process to the workers themselves (Dask's
+        ``distributed.client.direct-to-workers``, default here True) rather than through the
+        scheduler, which otherwise receives and sends on every byte; set False when this
+        process reaches the scheduler alone. A direct send that cannot reach a worker falls
+        back to the scheduler for the rest of the study."""
         self._cluster: Any = None
         if address.startswith("local:"):
             count = address.partition(":")[2]
@@ -188,16 +196,17 @@ class DaskExecutor:
                 meanwhile()
             return []
         advance = _advance(description, len(tasks))
-        [shared_future] = self.client.scatter([shared], broadcast=True, hash=False)
+        [shared_future] = self._scatter([shared], broadcast=True)
         # Each task is pickled here, once, to bytes, and scattered: sent from this process
-        # straight to one worker, not through the scheduler (in a task's graph the scheduler
-        # received and sent on every byte: 0.55 s of its CPU for the 72 MB of runs of a reuse
-        # study, against 0.08 s scattered). A payload dies with its worker, unlike a graph's:
+        # straight to one worker (:attr:`direct`), not through the scheduler (in a task's
+        # graph the scheduler unpickled and pickled every byte: 0.55 s of its CPU for the 72
+        # MB of runs of a reuse study; scattered through it, it relays them: 0.1-0.2 s; sent
+        # direct, 0.03 s, only the keys). A payload dies with its worker, unlike a graph's:
         # the task is then cancelled, and given out again here with its payload (``retries``
         # times), as Dask reruns a task whose worker died.
         payloads = [pickle.dumps(task, protocol=pickle.HIGHEST_PROTOCOL) for task in tasks]
         self.last_payload_bytes = sum(len(p) for p in payloads)
-        placed: list[Any] = self.client.scatter(payloads, hash=False)
+        placed: list[Any] = self._scatter(payloads)
         futures = self.client.map(_dask_call, [fn] * len(tasks), [shared_future] * len(tasks),
                                   placed, pure=False, retries=self.retries)
         index = {future.key: i for i, future in enumerate(futures)}
@@ -216,7 +225,7 @@ class DaskExecutor:
                     if not placed[i].cancelled() or resent[i] >= self.retries:
                         raise
                     resent[i] += 1
-                    [placed[i]] = self.client.scatter([payloads[i]], hash=False)
+                    [placed[i]] = self._scatter([payloads[i]])
                     futures[i] = self.client.submit(_dask_call, fn, shared_future, placed[i],
                                                     pure=False, retries=self.retries)
                     index[futures[i].key] = i
@@ -230,6 +239,18 @@ class DaskExecutor:
         finally:
             self.client.cancel([shared_future, *placed])
         return out
+
+    def _scatter(self, data: list[Any], *, broadcast: bool = False) -> list[Any]:
+        """Futures of ``data`` placed on the workers (:attr:`direct` if it can)."""
+        if self.direct:
+            try:
+                placed: list[Any] = self.client.scatter(data, broadcast=broadcast, hash=False,
+                                                        direct=True)
+                return placed
+            except (OSError, TimeoutError):  # a worker this process cannot reach
+                self.direct = False
+        placed = self.client.scatter(data, broadcast=broadcast, hash=False, direct=False)
+        return placed
 
     @property
     def workers(self) -> int:
