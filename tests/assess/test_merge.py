@@ -4,6 +4,7 @@ through ``PUT /api/topics/{topic}/docs/{file}`` on both back ends."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +59,16 @@ def test_scalars_merge_unless_both_changed_them_differently() -> None:
     assert conflict.value.fields == ["best_entry_point", "exhaustivity /a[1]"]
     # the same change on both sides is no conflict
     assert three_way(base, mine, mine).exhaustivity == mine.exhaustivity
+
+
+def test_a_change_already_stored_is_not_merged_again() -> None:
+    # a save resent after its answer was lost: theirs is mine; its seconds count once
+    base = _j(((0, 4),), seconds=5)
+    mine = _j(((0, 4), (8, 9)), status="done", best=0, seconds=12)
+    theirs = _j(((0, 4), (8, 9)), status="done", best=0, seconds=12, version=1)
+    assert three_way(base, mine, theirs) is theirs
+    # the same content with more seconds (another tab's time) still adds mine's
+    assert three_way(base, mine, replace(theirs, seconds=20)).seconds == 20 + 7
 
 
 def test_status() -> None:
@@ -117,6 +128,24 @@ def test_two_tabs_merge_through_the_api(passages_client: Any) -> None:
     six = second.put(A1, {"version": 3, "status": "done", "best_entry_point": 0})
     assert six.status_code == 200 and six.json()["status"] == "done"
     assert six.json()["passages"] == [[0, 3], [20, 30]]
+
+
+def test_a_save_resent_after_a_lost_answer_is_stored_once(passages_client: Any) -> None:
+    # the answer to a save is lost; the outbox sends it again (the same body, its version 0):
+    # the stored judgement is given back as it is, its seconds counted once
+    tab = passages_client()
+    body = {"version": 0, "status": "in-progress", "passages": [[0, 6]], "seconds": 4.5}
+    first = tab.put(A1, body)
+    assert first.status_code == 200 and first.json()["version"] == 1
+    again = tab.put(A1, body)
+    assert again.status_code == 200, again.text
+    assert again.json()["version"] == 1 and again.json()["merged"] is False
+    assert again.json()["seconds"] == 4.5
+    stored = tab.get(A1).json()
+    assert stored["version"] == 1 and stored["seconds"] == 4.5
+    # a further change from the same tab goes on from there
+    more = tab.put(A1, {**body, "version": 1, "passages": [[0, 9]], "seconds": 6.0})
+    assert more.json()["version"] == 2 and more.json()["seconds"] == 6.0
 
 
 def test_a_stale_change_the_rules_refuse_is_still_refused(passages_client: Any) -> None:

@@ -16,6 +16,10 @@ difference between base and mine) into theirs:
   ``in-progress`` too (the assessor decided on a content that is no longer the document's).
 - seconds: theirs plus the seconds mine added (both tabs' time counts).
 
+A change that says exactly what theirs says, seconds included, is theirs already: a save resent
+after its answer was lost (the client cannot tell a lost save from a lost answer). Nothing is
+merged then, and its seconds are not counted twice.
+
 The base is the judgement as stored at the base version: the action log keeps every saved state
 (:meth:`inexeval.assess.store.Store.save`), so nothing more is stored for it.
 """
@@ -26,7 +30,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TypeVar
 
-from inexeval.assess.model import MAX_SECONDS, Judgement, Passage, merge_passages
+from inexeval.assess.model import MAX_SECONDS, Judgement, Passage, merge_passages, same_record
 from inexeval.assess.store import Conflict
 
 T = TypeVar("T")
@@ -93,6 +97,8 @@ def _mapping(name: str, base: Mapping[str, str], mine: Mapping[str, str],
 def three_way(base: Judgement, mine: Judgement, theirs: Judgement) -> Judgement:
     """``mine``'s change since ``base`` applied to ``theirs`` (see the module docs); raises
     :class:`MergeConflict` (with ``theirs`` as the current judgement) on a true conflict."""
+    if same_record(mine, theirs):
+        return theirs
     conflicts: list[str] = []
     passages = merge_passage_sets(base.passages, mine.passages, theirs.passages)
     best = _scalar("best_entry_point", base.best_entry_point, mine.best_entry_point,

@@ -76,6 +76,15 @@ class Judgement:
         }
 
 
+def same_record(a: Judgement, b: Judgement) -> bool:
+    """Whether two judgements of a document say the same (status, passages, best entry point,
+    values, seconds), whatever their versions and times."""
+    return (a.status == b.status and merge_passages(a.passages) == merge_passages(b.passages)
+            and a.best_entry_point == b.best_entry_point
+            and dict(a.exhaustivity) == dict(b.exhaustivity) and dict(a.values) == dict(b.values)
+            and a.seconds == b.seconds)
+
+
 def merge_passages(passages: list[Passage] | tuple[Passage, ...]) -> tuple[Passage, ...]:
     """Sorted ``[start, end)`` passages with touching or overlapping ones merged."""
     merged: list[list[int]] = []

@@ -33,7 +33,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
-from inexeval.assess.model import MAX_SECONDS, Judgement, merge_passages
+from inexeval.assess.model import MAX_SECONDS, Judgement, merge_passages, same_record
 from inexeval.assess.repeats import MARK as REPEAT_MARK
 from inexeval.assess.repeats import draw as draw_repeats
 from inexeval.assess.repeats import place as place_repeats
@@ -1135,7 +1135,9 @@ class Store:
         When the stored version is newer and ``merge`` is given, the judgement as it was at
         ``version`` (the *base*, from the action log: :meth:`_base`) is looked up and
         ``merge(base, stored)`` stored instead (a three-way merge,
-        :mod:`inexeval.assess.merge`); a base that cannot be found is a :class:`Conflict`.
+        :mod:`inexeval.assess.merge`); a base that cannot be found is a :class:`Conflict`. A
+        merge that says what is stored (a save resent after its answer was lost) writes
+        nothing and gives the stored judgement.
 
         Raises :class:`Conflict` (stale version), :class:`Locked`, :class:`NotFound`,
         :class:`NotAssigned`, or whatever ``change`` or ``merge`` raises; nothing is written
@@ -1158,6 +1160,8 @@ class Store:
                 if merge is None or base is None:
                     raise Conflict(before)
                 changed = merge(base, before)
+                if same_record(changed, before):  # stored already (a resent save): kept as is
+                    return before
             after = Judgement(
                 topic=topic, file=file, assessor=assessor, status=changed.status,
                 passages=merge_passages(changed.passages), best_entry_point=changed.best_entry_point,
