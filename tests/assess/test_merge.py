@@ -148,6 +148,41 @@ def test_a_save_resent_after_a_lost_answer_is_stored_once(passages_client: Any) 
     assert more.json()["version"] == 2 and more.json()["seconds"] == 6.0
 
 
+def test_a_visits_later_change_on_its_own_lost_save_is_not_merged(passages_client: Any
+                                                                    ) -> None:
+    # a page visit's save reaches the server, its answer is lost; the page queues a later
+    # state on top (the highlight and 3 s more) and sends it on the version it knows (0): the
+    # newer state of its own save, taken as it is (merged, its 7 s would count 4 + 7)
+    tab = passages_client()
+    first = tab.put(A1, {"version": 0, "status": "in-progress", "passages": [[0, 6]],
+                         "seconds": 4.0, "visit": "visit-a"})
+    assert first.json()["version"] == 1
+    later = tab.put(A1, {"version": 0, "status": "in-progress", "passages": [[0, 6], [20, 30]],
+                         "seconds": 7.0, "visit": "visit-a"})
+    assert later.status_code == 200, later.text
+    assert later.json()["version"] == 2 and later.json()["seconds"] == 7.0
+    assert later.json()["merged"] is False
+    assert later.json()["passages"] == [[0, 6], [20, 30]]
+    # it may also take back what its lost save did (not merged: its state is the newer one)
+    back = tab.put(A1, {"version": 1, "status": "in-progress", "passages": [[20, 30]],
+                        "seconds": 9.0, "visit": "visit-a"})
+    assert back.json()["passages"] == [[20, 30]] and back.json()["seconds"] == 9.0
+    # another visit's change on an old version is merged as before: both visits' time counts
+    other = tab.put(A1, {"version": 2, "status": "in-progress", "passages": [[0, 6], [20, 30],
+                                                                        [40, 45]],
+                         "seconds": 8.0, "visit": "visit-b"})
+    assert other.json()["merged"] is True and other.json()["version"] == 4
+    assert other.json()["passages"] == [[20, 30], [40, 45]]
+    assert other.json()["seconds"] == 9.0 + (8.0 - 7.0)
+    # and a visit whose versions since are not all its own is merged too
+    mixed = tab.put(A1, {"version": 2, "status": "in-progress", "passages": [[20, 30]],
+                         "seconds": 7.5, "visit": "visit-a"})
+    assert mixed.json()["merged"] is True and mixed.json()["seconds"] == 10.0 + 0.5
+    for bad in ("a b", "x" * 65, 7, "", "é"):
+        refused = tab.put(A1, {"version": 5, "status": "in-progress", "visit": bad})
+        assert refused.status_code == 422 and "visit" in refused.text
+
+
 def test_a_stale_change_the_rules_refuse_is_still_refused(passages_client: Any) -> None:
     tab = passages_client()
     assert tab.put(A1, {"version": 0, "status": "in-progress", "passages": [[0, 6]]}

@@ -222,6 +222,64 @@ def test_time_counts_only_while_visible_and_active(browser: Any, server: Server,
     page.context.close()
 
 
+def test_a_save_whose_answer_is_lost_counts_its_seconds_once(browser: Any, server: Server,
+                                                             console: ConsoleErrors) -> None:
+    """The first save reaches the server but its answer is lost (the connection reset); the
+    next saves fail (offline) while the assessor highlights more, which the page queues on
+    top of the first; back online, the page sends its newer state on the version it knows:
+    the server takes it (the same page visit saved the version since), so that the seconds
+    the page counted are stored as counted, not added to those of its own lost save."""
+    page = open_as(browser, server, console, "alice", "1", "co/a4")
+    text, words = paragraph(server, "co/a4")
+    for step in range(8):  # three or four seconds of work before the first highlight
+        page.mouse.move(300, 300 + step * 5)
+        page.wait_for_timeout(450)
+    held = {"lost": False, "offline": True}
+
+    def lose_the_answer(route: Any) -> None:
+        if route.request.method != "PUT":
+            route.continue_()
+        elif not held["lost"]:
+            held["lost"] = True
+            route.fetch()  # stored by the server
+            route.abort("connectionreset")
+        elif held["offline"]:
+            route.abort("internetdisconnected")
+        else:
+            route.continue_()
+
+    page.route("**/api/topics/1/docs/co/a4", lose_the_answer)
+    one = span(text, *highlight_words(page, words))
+    page.wait_for_selector("#saved[data-state=retry]")
+    first_seconds = server.judgement("alice", "1", "co/a4")["seconds"]
+    assert first_seconds >= 2.5, first_seconds
+    two = span(text, *highlight_words(page, words, at=6))
+    held["offline"] = False
+    settled(page)
+    stored = server.judgement("alice", "1", "co/a4")
+    assert stored["passages"] == [list(p) for p in merge_spans([one, two])]
+    # the page's own time (it opened a document never judged: nothing to start from, and no
+    # other tab's seconds to take over from a merge)
+    base, active = page.evaluate("[window.inexeval.state.baseSeconds, "
+                                 "window.inexeval.state.activeMs / 1000]")
+    assert base == 0, (base, stored["seconds"], first_seconds)
+    assert abs(stored["seconds"] - active) < 1.0, (stored["seconds"], active, first_seconds)
+    assert stored["version"] == 2
+    offline_noise(console)
+    console[:] = [e for e in console if "ERR_CONNECTION_RESET" not in e]
+    page.context.close()
+
+
+def merge_spans(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    merged: list[list[int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    return [(a, b) for a, b in merged]
+
+
 def test_forced_colours_and_a_passage_list_for_screen_readers(
         browser: Any, server: Server, console: ConsoleErrors, tmp_path: Path) -> None:
     page = open_as(browser, server, console, "alice", "1", "co/a1")

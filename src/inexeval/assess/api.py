@@ -481,7 +481,7 @@ async def put_judgement(request: Request) -> Response:
     def save() -> dict[str, Any]:
         user = user_of(app, request, change=True)
         try:
-            version, fields = _put_body(raw)
+            version, fields, visit = _put_body(raw)
         except HTTPException:
             app.store.access(topic, user.name)  # a topic not assigned is 403 before a bad body
             raise
@@ -503,8 +503,9 @@ async def put_judgement(request: Request) -> Response:
                 # each side was consistent, the merge is not: the assessor decides
                 raise MergeConflict(current, violation.messages) from None
 
-        saved = app.store.save(topic, file, user.name, version, change, merge)
-        return {**_annotated(app, saved), "merged": saved.version != version + 1}
+        saved, merged = app.store.save_change(topic, file, user.name, version, change, merge,
+                                              visit=visit)
+        return {**_annotated(app, saved), "merged": merged}
 
     try:
         return JSONResponse(await run_in_threadpool(save))
@@ -719,13 +720,22 @@ def _depth(text: str) -> int:
     return deepest
 
 
-def _put_body(raw: bytes) -> tuple[int, dict[str, Any]]:
-    """The version and the judgement fields of a PUT body (422 when invalid)."""
+_VISIT = re.compile(r"[\w-]{1,64}", re.ASCII)
+"""A page visit's id (the browser outbox entry's): letters, digits, ``_`` and ``-``."""
+
+
+def _put_body(raw: bytes) -> tuple[int, dict[str, Any], str | None]:
+    """The version, the judgement fields and the page visit (optional) of a PUT body (422
+    when invalid)."""
     body = json_body(raw)
     version = body.get("version")
     if isinstance(version, bool) or not isinstance(version, int):
         raise HTTPException(422, "version: a whole number is required (the version you read)")
-    return version, judgement_fields(body, require_status=True)
+    visit = body.pop("visit", None)
+    if visit is not None and not (isinstance(visit, str) and _VISIT.fullmatch(visit)):
+        raise HTTPException(422, "visit: 1 to 64 letters, digits, '_' or '-' are required (the "
+                                 "page visit that sends the change)")
+    return version, judgement_fields(body, require_status=True), visit
 
 
 def judgement_fields(body: dict[str, Any], require_status: bool) -> dict[str, Any]:
@@ -1114,7 +1124,12 @@ OPENAPI: dict[str, Any] = {
                 "exhaustivity": {**_PATH_MAP, "description": "highlight mode: 2, 1 or ?"},
                 "values": {**_PATH_MAP,
                            "description": "2002 mode: 3E, 1S, 0N...; 2003 mode: E3S2..."},
-                "seconds": {"type": "number", "minimum": 0, "maximum": MAX_SECONDS}}},
+                "seconds": {"type": "number", "minimum": 0, "maximum": MAX_SECONDS},
+                "visit": {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$",
+                          "description": (
+                              "a change only: the page visit that sends it (the browser's "
+                              "outbox entry); a change on an older version whose newer "
+                              "versions that visit saved itself replaces them, not merged")}}},
         "Judgement": {"allOf": [_schema_ref("JudgementChange"), {"type": "object", "properties": {
             "topic": {"type": "string"}, "file": {"type": "string"},
             "assessor": {"type": "string"}, "updated": {"type": ["string", "null"]},

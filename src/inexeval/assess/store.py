@@ -439,11 +439,13 @@ def _judgement_row(j: Judgement) -> dict[str, Any]:
     }
 
 
-def _state(j: Judgement) -> str:
-    """A judgement as the action log keeps it."""
+def _state(j: Judgement, visit: str | None = None) -> str:
+    """A judgement as the action log keeps it (with the page visit that saved it, if known)."""
     state = j.to_api()
     for key in ("topic", "file", "assessor"):
         del state[key]
+    if visit is not None:
+        state["visit"] = visit
     return _dumps(state)
 
 
@@ -1126,7 +1128,15 @@ class Store:
 
     def save(self, topic: str, file: str, assessor: str, version: int,
              change: Callable[[Judgement], Judgement],
-             merge: Callable[[Judgement, Judgement], Judgement] | None = None) -> Judgement:
+             merge: Callable[[Judgement, Judgement], Judgement] | None = None, *,
+             visit: str | None = None) -> Judgement:
+        """:meth:`save_change`'s judgement."""
+        return self.save_change(topic, file, assessor, version, change, merge, visit=visit)[0]
+
+    def save_change(self, topic: str, file: str, assessor: str, version: int,
+                    change: Callable[[Judgement], Judgement],
+                    merge: Callable[[Judgement, Judgement], Judgement] | None = None, *,
+                    visit: str | None = None) -> tuple[Judgement, bool]:
         """Apply ``change`` to the stored judgement when its version is ``version`` and store
         the result with the next version, in one transaction with its action-log entry.
         Passages are stored sorted and merged whatever ``change`` returns (and read so: a row
@@ -1139,9 +1149,18 @@ class Store:
         merge that says what is stored (a save resent after its answer was lost) writes
         nothing and gives the stored judgement.
 
+        ``visit`` names the page visit that sends the change (the browser's outbox entry):
+        kept in the action log with the save, and when every save since ``version`` came from
+        the same visit, the change is that visit's newer state of what it saved itself (its
+        answers were lost, its later changes queued on top): ``change`` is applied to the
+        stored judgement as to a current one, not merged, so that the seconds the visit
+        counted are not added to themselves.
+
+        Gives the judgement stored and whether it was merged with changes saved meanwhile.
         Raises :class:`Conflict` (stale version), :class:`Locked`, :class:`NotFound`,
         :class:`NotAssigned`, or whatever ``change`` or ``merge`` raises; nothing is written
         then."""
+        merged = False
         with self._write() as connection:
             if self._access(connection, topic, assessor):
                 raise Locked(f"topic {topic} is locked: no further changes")
@@ -1155,13 +1174,18 @@ class Store:
             if before.version == version:
                 changed = change(before)
             else:
-                base = None if merge is None else self._base(connection, before, version,
-                                                             action)
-                if merge is None or base is None:
+                if merge is None:
                     raise Conflict(before)
-                changed = merge(base, before)
+                if visit is not None and self._saved_by_visit(connection, before, version,
+                                                              action, visit):
+                    changed = change(before)
+                else:
+                    base = self._base(connection, before, version, action)
+                    if base is None:
+                        raise Conflict(before)
+                    changed, merged = merge(base, before), True
                 if same_record(changed, before):  # stored already (a resent save): kept as is
-                    return before
+                    return before, False
             after = Judgement(
                 topic=topic, file=file, assessor=assessor, status=changed.status,
                 passages=merge_passages(changed.passages), best_entry_point=changed.best_entry_point,
@@ -1172,8 +1196,29 @@ class Store:
             if result.rowcount != 1:
                 raise Conflict(before)
             self._log(connection, assessor, action, topic=topic, file=file,
-                      before=_state(before), after=_state(after))
-        return after
+                      before=_state(before), after=_state(after, visit))
+        return after, merged
+
+    def _saved_by_visit(self, connection: Connection, current: Judgement, version: int,
+                        action: str, visit: str) -> bool:
+        """Whether every version of ``current`` after ``version`` was saved from ``visit``
+        (the action log's saves, newest first, down to ``version + 1``)."""
+        if not 0 <= version < current.version:
+            return False
+        wanted = current.version
+        rows = connection.execute(
+            sa.select(actions.c.after).where(
+                actions.c.actor == current.assessor, actions.c.action == action,
+                actions.c.topic == current.topic, actions.c.file == current.file)
+            .order_by(actions.c.id.desc())).scalars()
+        for after in rows:
+            state = json.loads(after)
+            if state.get("version") != wanted or state.get("visit") != visit:
+                return False
+            wanted -= 1
+            if wanted == version:
+                return True
+        return False
 
     def _base(self, connection: Connection, current: Judgement,
               version: int, action: str = "save") -> Judgement | None:

@@ -16,7 +16,7 @@ import { startFind } from "./find.js";
 import { findKeywords, startKeywordEditor } from "./keywords.js";
 import { startCaret } from "./caret.js";
 import {
-  startOutbox, writeEntry, visitKey, entries, orphaned, rebase, ALIVE_EVERY,
+  startOutbox, writeEntry, visitKey, visitOf, entries, orphaned, rebase, ALIVE_EVERY,
 } from "./outbox.js";
 
 const page = document.body.dataset.page;
@@ -559,7 +559,8 @@ function documentPage() {
     showSave("saving…", "saving");
     let response = null;
     try {
-      response = await api("PUT", data.doc_api, { ...sending, version: state.judgement.version });
+      response = await api("PUT", data.doc_api,
+        { ...sending, version: state.judgement.version, visit: visitOf(storageKey) });
     } catch {
       response = null;
     }

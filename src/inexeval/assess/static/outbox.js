@@ -27,6 +27,13 @@ export function visitKey(user) {
   return `${prefix(user)}${id}`;
 }
 
+/** The visit id of an entry key, sent with each change of the entry: the server does not
+ * merge a visit's changes with its own earlier saves (whose answers were lost) but takes the
+ * newer state, so that the seconds the visit counted are counted once. */
+export function visitOf(key) {
+  return key.slice(key.lastIndexOf(":") + 1).slice(0, 64);
+}
+
 function read(key) {
   try {
     return JSON.parse(localStorage.getItem(key) || "null");
@@ -98,7 +105,8 @@ async function send(key) {
       const sending = entry.pending[0];
       let response;
       try {
-        response = await context.api("PUT", entry.doc_api, { ...sending, version: entry.version });
+        response = await context.api("PUT", entry.doc_api,
+          { ...sending, version: entry.version, visit: visitOf(key) });
       } catch {
         return "offline";
       }
