@@ -446,3 +446,35 @@ def test_a_damaged_store_is_one_error(tmp_path: Path, campaign: bytes, table: st
         argv += ["-o", tmp_path / "out.json", "--format", "json"]
     message = refused(argv, store)
     assert "the store is damaged" in message
+
+
+def _seeded_commands() -> list[list[str]]:
+    """Every command and subcommand of the command line that takes ``--seed``."""
+    import argparse
+
+    from inexeval.cli import parser
+
+    found: list[list[str]] = []
+
+    def walk(command: argparse.ArgumentParser, words: list[str]) -> None:
+        for action in command._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    walk(sub, [*words, name])
+            elif "--seed" in action.option_strings:
+                found.append(words)
+
+    walk(parser(), [])
+    return found
+
+
+def test_every_seed_is_a_whole_number_numpy_takes() -> None:
+    # a negative seed was numpy's traceback (SeedSequence takes none) in meta pool, meta
+    # pooling, compare, pool --strategy and simulate
+    commands = _seeded_commands()
+    assert {"compare", "simulate"} <= {c[0] for c in commands} and ["meta", "pool"] in commands
+    for command in commands:
+        for seed, problem in (("-1", "is negative"), ("2" * 30, "too large")):
+            code, out, err = cli(*command, "--seed", seed)
+            assert code == 2 and not out, (command, err)
+            assert err.count("\n") == 1 and "--seed" in err and problem in err, (command, err)

@@ -103,7 +103,7 @@ def add_strategy_options(group: Any) -> None:
                        "run (default 0.9)")
     group.add_argument("--hedge-beta", type=float, default=0.1, metavar="B",
                        help="hedge: Hedge's beta (default 0.1)")
-    group.add_argument("--seed", type=int, default=1,
+    group.add_argument("--seed", type=non_negative, default=1,
                        help="seed of the bandits' random choices (default 1)")
 
 
@@ -160,7 +160,7 @@ def add_comparison_arguments(parser: argparse.ArgumentParser, formats: tuple[str
     parser.add_argument("--permutations", type=int, default=10_000, metavar="B",
                         help="permutations of the randomised tests, resamples of the bootstrap "
                         "(default 10000)")
-    parser.add_argument("--seed", type=int, default=42,
+    parser.add_argument("--seed", type=non_negative, default=42,
                         help="random seed of the randomised and bootstrap tests (default 42)")
     parser.add_argument("--power", action="store_true",
                         help="add each comparison's achieved power (Sakai 2016): the power of a "

@@ -10,7 +10,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from inexeval.cli import add_executor_arguments, digits, positive, probability
+from inexeval.cli import add_executor_arguments, digits, non_negative, positive, probability
 from inexeval.errors import InexevalError
 
 FORMATS = ("table", "markdown", "latex", "csv", "json")
@@ -93,7 +93,7 @@ def add_pool_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--condensed", action="store_true",
                         help="remove the unjudged units from the runs (Sakai 2007) instead of "
                         "scoring them non-relevant")
-    parser.add_argument("--seed", type=int, default=42,
+    parser.add_argument("--seed", type=non_negative, default=42,
                         help="seed of the samples and of the power's replicates (default 42)")
     parser.add_argument("--power", choices=("bootstrap", "randomised-tukey", "none"),
                         default="bootstrap",

@@ -7,7 +7,7 @@ import argparse
 import json
 import sys
 
-from inexeval.cli import add_executor_arguments, positive
+from inexeval.cli import add_executor_arguments, non_negative, positive
 
 NAME = "meta pooling"
 HELP = ("simulate pooling strategies on finished qrels: per strategy and budget, the relevant "
@@ -33,7 +33,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-results", type=positive, default=1000, metavar="N",
                         help="results of each run that its average precision reads (default "
                         "1000)")
-    parser.add_argument("--seed", type=int, default=1, help="seed of the bandits (default 1)")
+    parser.add_argument("--seed", type=non_negative, default=1,
+                        help="seed of the bandits (default 1)")
     add_executor_arguments(parser, "topics")
     parser.add_argument("--format", choices=("text", "json"), default="text",
                         help="text: a tab-separated table with a header (default); json: "

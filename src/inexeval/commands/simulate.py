@@ -41,7 +41,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="ideal: the sort key of the answer set (default value)")
     parser.add_argument("--move", type=float, action="append",
                         help="random: move probability in [0, 1) (repeatable: one run each)")
-    parser.add_argument("--seed", type=int, default=0, help="random: seed of the walk (0)")
+    parser.add_argument("--seed", type=non_negative, default=0, help="random: seed of the walk (0)")
     parser.add_argument("--limit", type=non_negative, default=1500, help="results per topic (1500)")
 
 
