@@ -157,7 +157,7 @@ def add_comparison_arguments(parser: argparse.ArgumentParser, formats: tuple[str
                         f"{', '.join(CORRECTIONS)} (default none)")
     parser.add_argument("--alpha", type=probability, default=0.05,
                         help="significance level of the marks (default 0.05)")
-    parser.add_argument("--permutations", type=int, default=10_000, metavar="B",
+    parser.add_argument("--permutations", type=positive, default=10_000, metavar="B",
                         help="permutations of the randomised tests, resamples of the bootstrap "
                         "(default 10000)")
     parser.add_argument("--seed", type=non_negative, default=42,

@@ -216,3 +216,17 @@ def test_two_assessors_under_mtf_worked_on_paper() -> None:
     assert next_unit("mtf", c, {a: False, e: True}, {b}, options) == f
     assert next_unit("mtf", c, {a: False, e: True, b: True, f: False, 2: True}, set(),
                      options) is None
+
+
+@pytest.mark.parametrize(("option", "value", "said"), [
+    ("rrf_k", -1.0, "--rrf-k"), ("rrf_k", math.nan, "--rrf-k"), ("rrf_k", math.inf, "--rrf-k"),
+    ("rbp_p", 1.0, "--rbp-p"), ("rbp_p", math.nan, "--rbp-p"),
+    ("discount", 0.0, "--discount"), ("discount", math.nan, "--discount"),
+    ("beta", 1.0, "--hedge-beta"), ("beta", math.nan, "--hedge-beta"),
+])
+def test_fusion_and_bandit_parameters_out_of_range_are_errors(option: str, value: float,
+                                                              said: str) -> None:
+    # a NaN k made every RRF score NaN: a pool in no defined order, silently
+    with pytest.raises(InexevalError, match=said):
+        StrategyOptions(**{option: value})
+    StrategyOptions(rrf_k=0.0)  # k = 0 is RRF's plain 1 / rank

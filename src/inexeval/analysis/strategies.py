@@ -79,8 +79,8 @@ class StrategyOptions:
             raise InexevalError(f"--discount {self.discount} is not in (0, 1]")
         if not 0.0 < self.beta < 1.0:
             raise InexevalError(f"--hedge-beta {self.beta} is not strictly between 0 and 1")
-        if self.rrf_k < 0:
-            raise InexevalError(f"--rrf-k {self.rrf_k} is negative")
+        if not 0.0 <= self.rrf_k < float("inf"):  # NaN fails too
+            raise InexevalError(f"--rrf-k {self.rrf_k} is not a finite number >= 0")
 
 
 @dataclass(frozen=True)
