@@ -315,7 +315,8 @@ def main() -> None:
     fixed = floor["Dask"].cpu - floor["--jobs 1"].cpu
     print(f"Dask's fixed cost (the command on 2 runs: --jobs 1 {floor['--jobs 1'].cpu:.2f} s, "
           f"Dask on 2 workers {floor['Dask'].cpu:.2f} s CPU: command "
-          f"{floor['Dask'].command:.2f}{''.join(f', {k} {v:.2f}' for k, v in floor['Dask'].cluster.items())}"
+          f"{floor['Dask'].command:.2f}"
+          f"{''.join(f', {k} {v:.2f}' for k, v in floor['Dask'].cluster.items())}"
           f"): {fixed:+.2f} s, "
           f"{fixed / one.cpu:.1%} of the study at --jobs 1; the rest of the overhead: "
           f"{two.cpu - one.cpu - fixed:+.2f} s ({(two.cpu - one.cpu - fixed) / one.cpu:+.1%})")

@@ -153,6 +153,21 @@ def test_inputs_go_straight_to_the_workers_or_through_the_scheduler() -> None:
         cluster.client.scatter = unreachable  # type: ignore[method-assign]
         assert cluster.map(_draw, _tasks(9), {"n": 3}) == expected
         assert sent == [True, False, False] and not cluster.direct
+    # a worker that cannot be reached at the first send: nothing is sent direct (a direct
+    # send that fails part way would leave what it placed on the others behind)
+    with DaskExecutor("local:2") as cluster:
+        assert cluster._reaches_workers()
+        cluster._reaches_workers = lambda: False  # type: ignore[method-assign]
+        sent.clear()
+        scatter = cluster.client.scatter
+
+        def watched(data: object, **options: object) -> object:
+            sent.append(options["direct"])
+            return scatter(data, **options)
+
+        cluster.client.scatter = watched  # type: ignore[method-assign]
+        assert cluster.map(_draw, _tasks(9), {"n": 3}) == expected
+        assert sent == [False, False] and not cluster.direct
     with dask.config.set({"distributed.client.direct-to-workers": False}), \
             DaskExecutor("local:1") as cluster:
         assert not cluster.direct

@@ -10,8 +10,9 @@ executor applies it to every task and gives the results **in task order**, whate
 * :class:`DaskExecutor`: a Dask cluster (``--scheduler ADDRESS``, or ``local:N`` for a
   ``LocalCluster`` of N single-threaded worker processes); the shared inputs are scattered to
   every worker once, each task's own inputs (pickled once) to one worker, straight from this
-  process rather than through the scheduler where it reaches the workers; a task whose worker dies is given out again with
-  its inputs, and an interrupted study cancels what is still queued. Needs the ``dask`` extra.
+  process rather than through the scheduler where it reaches the workers; a task whose worker
+  dies is given out again with its inputs, and an interrupted study cancels what is still
+  queued. Needs the ``dask`` extra.
 
 Randomness belongs to the task, never to the worker: :func:`task_seeds` gives task ``i`` the
 ``i``-th child of ``numpy.random.SeedSequence(seed)``, so the output is bit-identical on one
@@ -168,6 +169,7 @@ class DaskExecutor:
         scheduler, which otherwise receives and sends on every byte; set False when this
         process reaches the scheduler alone. A direct send that cannot reach a worker falls
         back to the scheduler for the rest of the study."""
+        self._probed = False
         self._cluster: Any = None
         if address.startswith("local:"):
             count = address.partition(":")[2]
@@ -242,15 +244,37 @@ class DaskExecutor:
 
     def _scatter(self, data: list[Any], *, broadcast: bool = False) -> list[Any]:
         """Futures of ``data`` placed on the workers (:attr:`direct` if it can)."""
+        if self.direct and not self._probed:
+            self._probed = True
+            self.direct = self._reaches_workers()
         if self.direct:
             try:
                 placed: list[Any] = self.client.scatter(data, broadcast=broadcast, hash=False,
                                                         direct=True)
                 return placed
-            except (OSError, TimeoutError):  # a worker this process cannot reach
+            except OSError:  # a worker that joined since and cannot be reached (or none)
+                if not self.client.scheduler_info().get("workers"):
+                    raise InexevalError(f"--scheduler {self.address}: no Dask worker is "
+                                        "running") from None
                 self.direct = False
         placed = self.client.scatter(data, broadcast=broadcast, hash=False, direct=False)
         return placed
+
+    def _reaches_workers(self) -> bool:
+        """Whether this process connects to every worker the scheduler knows (asked once,
+        before the first direct send: one that fails part way leaves what it placed on the
+        workers it reached where the scheduler does not know it)."""
+        addresses = list(self.client.scheduler_info().get("workers", {}))
+
+        async def probe() -> None:
+            for address in addresses:
+                await self.client.rpc(address).identity()
+
+        try:
+            self.client.sync(probe)
+        except OSError:  # TimeoutError included
+            return False
+        return True
 
     @property
     def workers(self) -> int:

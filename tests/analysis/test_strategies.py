@@ -223,6 +223,7 @@ def test_two_assessors_under_mtf_worked_on_paper() -> None:
     ("rbp_p", 1.0, "--rbp-p"), ("rbp_p", math.nan, "--rbp-p"),
     ("discount", 0.0, "--discount"), ("discount", math.nan, "--discount"),
     ("beta", 1.0, "--hedge-beta"), ("beta", math.nan, "--hedge-beta"),
+    ("seed", -1, "--seed"), ("seed", 1.5, "--seed"),
 ])
 def test_fusion_and_bandit_parameters_out_of_range_are_errors(option: str, value: float,
                                                               said: str) -> None:

@@ -148,39 +148,43 @@ def test_a_save_resent_after_a_lost_answer_is_stored_once(passages_client: Any) 
     assert more.json()["version"] == 2 and more.json()["seconds"] == 6.0
 
 
-def test_a_visits_later_change_on_its_own_lost_save_is_not_merged(passages_client: Any
-                                                                    ) -> None:
+def test_a_visits_change_is_based_on_its_own_newest_save(passages_client: Any) -> None:
     # a page visit's save reaches the server, its answer is lost; the page queues a later
-    # state on top (the highlight and 3 s more) and sends it on the version it knows (0): the
-    # newer state of its own save, taken as it is (merged, its 7 s would count 4 + 7)
+    # state on top (a highlight more, 3 s more) and sends it on the version it knows (0): its
+    # own save is the base, so its 7 s are stored as 7, not 4 + 7
     tab = passages_client()
-    first = tab.put(A1, {"version": 0, "status": "in-progress", "passages": [[0, 6]],
-                         "seconds": 4.0, "visit": "visit-a"})
-    assert first.json()["version"] == 1
-    later = tab.put(A1, {"version": 0, "status": "in-progress", "passages": [[0, 6], [20, 30]],
-                         "seconds": 7.0, "visit": "visit-a"})
+
+    def put(version: int, passages: list[list[int]], seconds: float, visit: str,
+            sequence: int) -> Any:
+        return tab.put(A1, {"version": version, "status": "in-progress", "passages": passages,
+                            "seconds": seconds, "visit": visit, "sequence": sequence})
+
+    assert put(0, [[0, 6]], 4.0, "visit-a", 1).json()["version"] == 1
+    later = put(0, [[0, 6], [20, 30]], 7.0, "visit-a", 2)
     assert later.status_code == 200, later.text
     assert later.json()["version"] == 2 and later.json()["seconds"] == 7.0
-    assert later.json()["merged"] is False
-    assert later.json()["passages"] == [[0, 6], [20, 30]]
-    # it may also take back what its lost save did (not merged: its state is the newer one)
-    back = tab.put(A1, {"version": 1, "status": "in-progress", "passages": [[20, 30]],
-                        "seconds": 9.0, "visit": "visit-a"})
-    assert back.json()["passages"] == [[20, 30]] and back.json()["seconds"] == 9.0
+    assert later.json()["passages"] == [[0, 6], [20, 30]] and later.json()["merged"] is False
+    # a late copy of its first change (a second sender of the same queue): nothing written
+    late = put(0, [[0, 6]], 4.0, "visit-a", 1)
+    assert late.status_code == 200 and late.json()["version"] == 2
+    assert late.json()["passages"] == [[0, 6], [20, 30]] and late.json()["seconds"] == 7.0
     # another visit's change on an old version is merged as before: both visits' time counts
-    other = tab.put(A1, {"version": 2, "status": "in-progress", "passages": [[0, 6], [20, 30],
-                                                                        [40, 45]],
-                         "seconds": 8.0, "visit": "visit-b"})
-    assert other.json()["merged"] is True and other.json()["version"] == 4
-    assert other.json()["passages"] == [[20, 30], [40, 45]]
-    assert other.json()["seconds"] == 9.0 + (8.0 - 7.0)
-    # and a visit whose versions since are not all its own is merged too
-    mixed = tab.put(A1, {"version": 2, "status": "in-progress", "passages": [[20, 30]],
-                         "seconds": 7.5, "visit": "visit-a"})
-    assert mixed.json()["merged"] is True and mixed.json()["seconds"] == 10.0 + 0.5
-    for bad in ("a b", "x" * 65, 7, "", "é"):
-        refused = tab.put(A1, {"version": 5, "status": "in-progress", "visit": bad})
-        assert refused.status_code == 422 and "visit" in refused.text
+    other = put(1, [[0, 6], [40, 45]], 5.0, "visit-b", 1)
+    assert other.json()["merged"] is True and other.json()["version"] == 3
+    assert other.json()["passages"] == [[0, 6], [20, 30], [40, 45]]
+    assert other.json()["seconds"] == 7.0 + (5.0 - 4.0)
+    # the first visit, its answers still lost, on version 0 again: based on its own save
+    # (version 2, 7 s), merged with the other visit's: 8 + 2 s, and what it undid stays undone
+    again = put(0, [[20, 30], [50, 55]], 9.0, "visit-a", 3)
+    assert again.json()["merged"] is True and again.json()["version"] == 4
+    assert again.json()["passages"] == [[20, 30], [40, 45], [50, 55]]
+    assert again.json()["seconds"] == 8.0 + (9.0 - 7.0)
+    for bad in ({"visit": "a b"}, {"visit": "x" * 65}, {"visit": 7}, {"visit": ""},
+                {"visit": "é"}, {"sequence": 1}, {"visit": "v", "sequence": -1},
+                {"visit": "v", "sequence": 1.5}, {"visit": "v", "sequence": True}):
+        refused = tab.put(A1, {"version": 5, "status": "in-progress", **bad})
+        assert refused.status_code == 422, bad
+        assert "visit" in refused.text or "sequence" in refused.text
 
 
 def test_a_stale_change_the_rules_refuse_is_still_refused(passages_client: Any) -> None:

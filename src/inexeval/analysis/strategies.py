@@ -81,6 +81,8 @@ class StrategyOptions:
             raise InexevalError(f"--hedge-beta {self.beta} is not strictly between 0 and 1")
         if not 0.0 <= self.rrf_k < float("inf"):  # NaN fails too
             raise InexevalError(f"--rrf-k {self.rrf_k} is not a finite number >= 0")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
+            raise InexevalError(f"--seed {self.seed!r} is not a whole number from 0")
 
 
 @dataclass(frozen=True)

@@ -481,7 +481,7 @@ async def put_judgement(request: Request) -> Response:
     def save() -> dict[str, Any]:
         user = user_of(app, request, change=True)
         try:
-            version, fields, visit = _put_body(raw)
+            version, fields, visit, sequence = _put_body(raw)
         except HTTPException:
             app.store.access(topic, user.name)  # a topic not assigned is 403 before a bad body
             raise
@@ -504,7 +504,7 @@ async def put_judgement(request: Request) -> Response:
                 raise MergeConflict(current, violation.messages) from None
 
         saved, merged = app.store.save_change(topic, file, user.name, version, change, merge,
-                                              visit=visit)
+                                              visit=visit, sequence=sequence)
         return {**_annotated(app, saved), "merged": merged}
 
     try:
@@ -724,18 +724,22 @@ _VISIT = re.compile(r"[\w-]{1,64}", re.ASCII)
 """A page visit's id (the browser outbox entry's): letters, digits, ``_`` and ``-``."""
 
 
-def _put_body(raw: bytes) -> tuple[int, dict[str, Any], str | None]:
-    """The version, the judgement fields and the page visit (optional) of a PUT body (422
-    when invalid)."""
+def _put_body(raw: bytes) -> tuple[int, dict[str, Any], str | None, int | None]:
+    """The version, the judgement fields, the page visit and the change's place among the
+    visit's (both optional) of a PUT body (422 when invalid)."""
     body = json_body(raw)
     version = body.get("version")
     if isinstance(version, bool) or not isinstance(version, int):
         raise HTTPException(422, "version: a whole number is required (the version you read)")
-    visit = body.pop("visit", None)
+    visit, sequence = body.pop("visit", None), body.pop("sequence", None)
     if visit is not None and not (isinstance(visit, str) and _VISIT.fullmatch(visit)):
         raise HTTPException(422, "visit: 1 to 64 letters, digits, '_' or '-' are required (the "
                                  "page visit that sends the change)")
-    return version, judgement_fields(body, require_status=True), visit
+    if sequence is not None and (visit is None or not _whole(sequence)
+                                 or not 0 <= sequence <= 2**53):
+        raise HTTPException(422, "sequence: a whole number from 0, with a visit, is required "
+                                 "(the change's place among the visit's changes)")
+    return version, judgement_fields(body, require_status=True), visit, sequence
 
 
 def judgement_fields(body: dict[str, Any], require_status: bool) -> dict[str, Any]:
@@ -1128,8 +1132,11 @@ OPENAPI: dict[str, Any] = {
                 "visit": {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$",
                           "description": (
                               "a change only: the page visit that sends it (the browser's "
-                              "outbox entry); a change on an older version whose newer "
-                              "versions that visit saved itself replaces them, not merged")}}},
+                              "outbox entry); on an older version, the newest version that "
+                              "visit saved itself is the merge's base")},
+                "sequence": {"type": "integer", "minimum": 0, "description": (
+                    "a change only, with visit: its place among the visit's changes; one not "
+                    "above a saved one's is a late copy: nothing is written")}}},
         "Judgement": {"allOf": [_schema_ref("JudgementChange"), {"type": "object", "properties": {
             "topic": {"type": "string"}, "file": {"type": "string"},
             "assessor": {"type": "string"}, "updated": {"type": ["string", "null"]},

@@ -439,13 +439,16 @@ def _judgement_row(j: Judgement) -> dict[str, Any]:
     }
 
 
-def _state(j: Judgement, visit: str | None = None) -> str:
-    """A judgement as the action log keeps it (with the page visit that saved it, if known)."""
+def _state(j: Judgement, visit: str | None = None, sequence: int | None = None) -> str:
+    """A judgement as the action log keeps it (with the page visit that saved it and the
+    change's place among the visit's, when known)."""
     state = j.to_api()
     for key in ("topic", "file", "assessor"):
         del state[key]
     if visit is not None:
         state["visit"] = visit
+        if sequence is not None:
+            state["sequence"] = sequence
     return _dumps(state)
 
 
@@ -1129,14 +1132,16 @@ class Store:
     def save(self, topic: str, file: str, assessor: str, version: int,
              change: Callable[[Judgement], Judgement],
              merge: Callable[[Judgement, Judgement], Judgement] | None = None, *,
-             visit: str | None = None) -> Judgement:
+             visit: str | None = None, sequence: int | None = None) -> Judgement:
         """:meth:`save_change`'s judgement."""
-        return self.save_change(topic, file, assessor, version, change, merge, visit=visit)[0]
+        return self.save_change(topic, file, assessor, version, change, merge, visit=visit,
+                                sequence=sequence)[0]
 
     def save_change(self, topic: str, file: str, assessor: str, version: int,
                     change: Callable[[Judgement], Judgement],
                     merge: Callable[[Judgement, Judgement], Judgement] | None = None, *,
-                    visit: str | None = None) -> tuple[Judgement, bool]:
+                    visit: str | None = None, sequence: int | None = None
+                    ) -> tuple[Judgement, bool]:
         """Apply ``change`` to the stored judgement when its version is ``version`` and store
         the result with the next version, in one transaction with its action-log entry.
         Passages are stored sorted and merged whatever ``change`` returns (and read so: a row
@@ -1149,12 +1154,14 @@ class Store:
         merge that says what is stored (a save resent after its answer was lost) writes
         nothing and gives the stored judgement.
 
-        ``visit`` names the page visit that sends the change (the browser's outbox entry):
-        kept in the action log with the save, and when every save since ``version`` came from
-        the same visit, the change is that visit's newer state of what it saved itself (its
-        answers were lost, its later changes queued on top): ``change`` is applied to the
-        stored judgement as to a current one, not merged, so that the seconds the visit
-        counted are not added to themselves.
+        ``visit`` names the page visit that sends the change (the browser's outbox entry) and
+        ``sequence`` its place among that visit's changes; both are kept in the action log
+        with the save. A visit's change includes everything it changed before, so when the
+        visit saved a version newer than ``version`` itself (its answers were lost, its later
+        changes queued on top), the newest of those is the base, not ``version``: the seconds
+        the visit counted are not added to themselves, and a change of its own it undid
+        stays undone. A change whose ``sequence`` is not above that save's is a late copy of
+        an older one: nothing is written, the stored judgement is given.
 
         Gives the judgement stored and whether it was merged with changes saved meanwhile.
         Raises :class:`Conflict` (stale version), :class:`Locked`, :class:`NotFound`,
@@ -1176,14 +1183,19 @@ class Store:
             else:
                 if merge is None:
                     raise Conflict(before)
-                if visit is not None and self._saved_by_visit(connection, before, version,
-                                                              action, visit):
-                    changed = change(before)
+                own = (None if visit is None or not 0 <= version < before.version
+                       else self._own_save(connection, before, version, action, visit))
+                if own is not None:
+                    if sequence is not None and own.get("sequence") is not None \
+                            and sequence <= own["sequence"]:
+                        return before, False  # a late copy of a change saved since
+                    base = _from_state(before, own)
                 else:
-                    base = self._base(connection, before, version, action)
-                    if base is None:
+                    found = self._base(connection, before, version, action)
+                    if found is None:
                         raise Conflict(before)
-                    changed, merged = merge(base, before), True
+                    base = found
+                changed, merged = merge(base, before), base.version != before.version
                 if same_record(changed, before):  # stored already (a resent save): kept as is
                     return before, False
             after = Judgement(
@@ -1196,29 +1208,26 @@ class Store:
             if result.rowcount != 1:
                 raise Conflict(before)
             self._log(connection, assessor, action, topic=topic, file=file,
-                      before=_state(before), after=_state(after, visit))
+                      before=_state(before), after=_state(after, visit, sequence))
         return after, merged
 
-    def _saved_by_visit(self, connection: Connection, current: Judgement, version: int,
-                        action: str, visit: str) -> bool:
-        """Whether every version of ``current`` after ``version`` was saved from ``visit``
-        (the action log's saves, newest first, down to ``version + 1``)."""
-        if not 0 <= version < current.version:
-            return False
-        wanted = current.version
+    def _own_save(self, connection: Connection, current: Judgement, version: int,
+                  action: str, visit: str) -> dict[str, Any] | None:
+        """The state (action log) of the newest version of ``current`` after ``version`` that
+        ``visit`` saved, if any."""
         rows = connection.execute(
             sa.select(actions.c.after).where(
                 actions.c.actor == current.assessor, actions.c.action == action,
                 actions.c.topic == current.topic, actions.c.file == current.file)
             .order_by(actions.c.id.desc())).scalars()
         for after in rows:
-            state = json.loads(after)
-            if state.get("version") != wanted or state.get("visit") != visit:
-                return False
-            wanted -= 1
-            if wanted == version:
-                return True
-        return False
+            state: dict[str, Any] = json.loads(after)
+            saved = state.get("version")
+            if not isinstance(saved, int) or saved <= version:
+                return None
+            if state.get("visit") == visit:
+                return state
+        return None
 
     def _base(self, connection: Connection, current: Judgement,
               version: int, action: str = "save") -> Judgement | None:

@@ -179,8 +179,12 @@ function documentPage() {
     pooled: data.pooled || [], serverProblems: [], implicit: {}, names: new Map(), skipped: [],
     pending: [], saving: false, retry: 0, focusPath: null, undo: [], redo: [], advance: false,
     baseSeconds: 0, activeMs: 0,
-    acked: null, created: Date.now(),
+    acked: null, created: Date.now(), sequence: 0,
   };
+  // each queued state says which visit made it and its place among the visit's changes: the
+  // server bases a change on the visit's own newest save (whose answer may have been lost) and
+  // drops a late copy of an older one
+  const visit = visitOf(storageKey);
   window.inexeval = { state, timings: {} };
   const graded = state.mode === "2002" || state.mode === "2003";
   const lastXKey = `inexeval:${data.user}:last-x`;
@@ -542,6 +546,7 @@ function documentPage() {
     const next = {
       status: j.status, passages: j.passages, best_entry_point: j.best_entry_point,
       exhaustivity: j.exhaustivity, values: j.values, seconds: seconds(),
+      visit, sequence: (state.sequence += 1),
     };
     const last = state.pending.length - 1;
     const inFlight = state.saving ? 0 : -1;
@@ -559,8 +564,7 @@ function documentPage() {
     showSave("saving…", "saving");
     let response = null;
     try {
-      response = await api("PUT", data.doc_api,
-        { ...sending, version: state.judgement.version, visit: visitOf(storageKey) });
+      response = await api("PUT", data.doc_api, { ...sending, version: state.judgement.version });
     } catch {
       response = null;
     }
@@ -679,7 +683,9 @@ function documentPage() {
       if (box.returnValue === "mine") {
         const base = state.acked || judgementContent(current);
         const { merged } = mergeJudgement(base, sent, current, true);
-        const first = { ...merged, seconds: sent.seconds };
+        const first = {
+          ...merged, seconds: sent.seconds, visit: sent.visit, sequence: sent.sequence,
+        };
         state.pending = [first, ...rebase(sent, state.pending.slice(1), first)];
         state.judgement.version = current.version;
         state.acked = judgementContent(current);

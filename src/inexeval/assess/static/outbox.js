@@ -27,9 +27,10 @@ export function visitKey(user) {
   return `${prefix(user)}${id}`;
 }
 
-/** The visit id of an entry key, sent with each change of the entry: the server does not
- * merge a visit's changes with its own earlier saves (whose answers were lost) but takes the
- * newer state, so that the seconds the visit counted are counted once. */
+/** The visit id of an entry key, sent with each change the visit makes (with the change's
+ * place among the visit's, `sequence`): the server merges a visit's change from the visit's
+ * own newest save (whose answer may have been lost), so that the seconds the visit counted
+ * are counted once, and drops a late copy of an older change. */
 export function visitOf(key) {
   return key.slice(key.lastIndexOf(":") + 1).slice(0, 64);
 }
@@ -88,7 +89,10 @@ export function rebase(sent, rest, answer) {
   return rest.map((next) => {
     const { merged } = mergeJudgement(before, next, onto, true);
     before = next;
-    onto = { ...merged, seconds: merged.seconds ?? next.seconds };
+    onto = {
+      ...merged, seconds: merged.seconds ?? next.seconds,
+      visit: next.visit, sequence: next.sequence,
+    };
     return onto;
   });
 }
@@ -105,8 +109,7 @@ async function send(key) {
       const sending = entry.pending[0];
       let response;
       try {
-        response = await context.api("PUT", entry.doc_api,
-          { ...sending, version: entry.version, visit: visitOf(key) });
+        response = await context.api("PUT", entry.doc_api, { ...sending, version: entry.version });
       } catch {
         return "offline";
       }
