@@ -10,6 +10,9 @@ from typing import Any
 from inexeval.cli import digits, non_negative, positive, probability, topic_ids
 from inexeval.experiment import TASKS
 
+RESAMPLING_TESTS = {"randomised", "bootstrap", "randomised-tukey"}
+"""The tests that draw (``--permutations`` draws, seeded by ``--seed``)."""
+
 
 def add_input_arguments(parser: argparse.ArgumentParser, required: bool = True) -> None:
     """The inputs of an evaluation, shared by ``eval``, ``compare``, ``agree``, ``plot`` and
@@ -235,6 +238,13 @@ def comparison(args: argparse.Namespace, command: str) -> int:
                             "html (inexeval report); for tables, inexeval meta power")
     check_request(tests, args.correction, all_pairs=args.all_pairs,
                   permutations=args.permutations, baseline=args.baseline)
+    if not args.meta and not set(tests) & RESAMPLING_TESTS:
+        from inexeval.options import check_unused
+
+        check_unused(args, {"permutations": 10_000, "seed": 42}, set(),
+                     f"the {', '.join(dict.fromkeys(tests))} test"
+                     f"{'s' if len(set(tests)) > 1 else ''} (randomised, bootstrap and "
+                     "randomised-tukey draw; so does --meta)")
     if len(args.runs) < 2:
         raise InexevalError(f"comparing needs at least two runs, not {len(args.runs)}")
     study = experiment(args)
