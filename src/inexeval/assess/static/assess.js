@@ -550,7 +550,10 @@ function documentPage() {
     };
     const last = state.pending.length - 1;
     const inFlight = state.saving ? 0 : -1;
-    if (last > inFlight && state.pending[last].status === next.status) state.pending[last] = next;
+    // a queued state of the same status is replaced, unless an earlier visit made it (adopted
+    // from the outbox): that one is sent as its visit made it
+    if (last > inFlight && state.pending[last].status === next.status
+      && state.pending[last].visit === visit) state.pending[last] = next;
     else state.pending.push(next);
     remember();
     flush();
