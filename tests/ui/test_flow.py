@@ -22,6 +22,8 @@ from tests.ui.conftest import (
 )
 from tests.ui.test_assessing import click_word, highlight_words, paragraph, settled, span
 
+from inexeval.assess.model import merge_passages
+
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
@@ -257,7 +259,7 @@ def test_a_save_whose_answer_is_lost_counts_its_seconds_once(browser: Any, serve
     held["offline"] = False
     settled(page)
     stored = server.judgement("alice", "1", "co/a4")
-    assert stored["passages"] == [list(p) for p in merge_spans([one, two])]
+    assert stored["passages"] == [list(p) for p in merge_passages([one, two])]
     # the page's own time (it opened a document never judged: nothing to start from, and no
     # other tab's seconds to take over from a merge)
     base, active = page.evaluate("[window.inexeval.state.baseSeconds, "
@@ -268,16 +270,6 @@ def test_a_save_whose_answer_is_lost_counts_its_seconds_once(browser: Any, serve
     offline_noise(console)
     console[:] = [e for e in console if "ERR_CONNECTION_RESET" not in e]
     page.context.close()
-
-
-def merge_spans(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    merged: list[list[int]] = []
-    for start, end in sorted(spans):
-        if merged and start <= merged[-1][1]:
-            merged[-1][1] = max(merged[-1][1], end)
-        else:
-            merged.append([start, end])
-    return [(a, b) for a, b in merged]
 
 
 def test_forced_colours_and_a_passage_list_for_screen_readers(

@@ -1215,13 +1215,7 @@ class Store:
                   action: str, visit: str) -> dict[str, Any] | None:
         """The state (action log) of the newest version of ``current`` after ``version`` that
         ``visit`` saved, if any."""
-        rows = connection.execute(
-            sa.select(actions.c.after).where(
-                actions.c.actor == current.assessor, actions.c.action == action,
-                actions.c.topic == current.topic, actions.c.file == current.file)
-            .order_by(actions.c.id.desc())).scalars()
-        for after in rows:
-            state: dict[str, Any] = json.loads(after)
+        for state in self._saved_states(connection, current, action):
             saved = state.get("version")
             if not isinstance(saved, int) or saved <= version:
                 return None
@@ -1238,16 +1232,24 @@ class Store:
             return Judgement(current.topic, current.file, current.assessor)
         if not 0 < version < current.version:
             return None
+        for state in self._saved_states(connection, current, action):
+            if state.get("version") == version:
+                return _from_state(current, state)
+        return None
+
+    @staticmethod
+    def _saved_states(connection: Connection, current: Judgement,
+                      action: str) -> Iterator[dict[str, Any]]:
+        """The states the action log keeps of the saves (``action``) of ``current``'s
+        judgement, newest first, read as they are asked for."""
         rows = connection.execute(
             sa.select(actions.c.after).where(
                 actions.c.actor == current.assessor, actions.c.action == action,
                 actions.c.topic == current.topic, actions.c.file == current.file)
             .order_by(actions.c.id.desc())).scalars()
         for after in rows:
-            state = json.loads(after)
-            if state.get("version") == version:
-                return _from_state(current, state)
-        return None
+            state: dict[str, Any] = json.loads(after)
+            yield state
 
     def judgements(self, topic: str | None = None,
                    assessor: str | None = None) -> list[Judgement]:
