@@ -12,6 +12,8 @@ from inexeval.experiment import TASKS
 
 RESAMPLING_TESTS = {"randomised", "bootstrap", "randomised-tukey"}
 """The tests that draw (``--permutations`` draws, seeded by ``--seed``)."""
+PERMUTATIONS, COMPARISON_SEED = 10_000, 42
+"""``--permutations`` and ``--seed`` of a comparison when not given."""
 
 
 def add_input_arguments(parser: argparse.ArgumentParser, required: bool = True) -> None:
@@ -160,10 +162,10 @@ def add_comparison_arguments(parser: argparse.ArgumentParser, formats: tuple[str
                         f"{', '.join(CORRECTIONS)} (default none)")
     parser.add_argument("--alpha", type=probability, default=0.05,
                         help="significance level of the marks (default 0.05)")
-    parser.add_argument("--permutations", type=positive, default=10_000, metavar="B",
+    parser.add_argument("--permutations", type=positive, default=PERMUTATIONS, metavar="B",
                         help="permutations of the randomised tests, resamples of the bootstrap "
                         "(default 10000)")
-    parser.add_argument("--seed", type=non_negative, default=42,
+    parser.add_argument("--seed", type=non_negative, default=COMPARISON_SEED,
                         help="random seed of the randomised and bootstrap tests (default 42)")
     parser.add_argument("--power", action="store_true",
                         help="add each comparison's achieved power (Sakai 2016): the power of a "
@@ -241,7 +243,7 @@ def comparison(args: argparse.Namespace, command: str) -> int:
     if not args.meta and not set(tests) & RESAMPLING_TESTS:
         from inexeval.options import check_unused
 
-        check_unused(args, {"permutations": 10_000, "seed": 42}, set(),
+        check_unused(args, {"permutations": PERMUTATIONS, "seed": COMPARISON_SEED}, set(),
                      f"the {', '.join(dict.fromkeys(tests))} test"
                      f"{'s' if len(set(tests)) > 1 else ''} (randomised, bootstrap and "
                      "randomised-tukey draw; so does --meta)")

@@ -243,7 +243,7 @@ def little_word_view(block: bytes) -> npt.NDArray[np.uint64]:
     """:func:`word_view` read as little-endian integers: ``view[i]``'s lowest byte is the first
     of the 8 bytes before position ``i`` (the bytes in memory order, as an ``S`` array holds
     them)."""
-    return np.ndarray((len(block) + 1,), dtype="<u8", buffer=bytes(8) + block, strides=(1,))
+    return word_view(block).view("<u8")
 
 
 BYTE_MASKS = np.array([(1 << (8 * w)) - 1 for w in range(9)], dtype=np.uint64)

@@ -27,7 +27,6 @@ from inexeval.formats.lines import (
     eight_digits,
     field_bounds,
     integer_values,
-    little_word_view,
     word_view,
 )
 from inexeval.formats.source import PART_LINES, Source, TopicResumed, opened
@@ -356,7 +355,8 @@ def _columns(block: bytes, first: int, name: str, layout: _Layout) -> TrecColumn
         numbers = fields.numbers
         if not len(numbers):
             return None
-    words, little = word_view(block), little_word_view(block)
+    words = word_view(block)
+    little = words.view("<u8")  # the same bytes, no second copy of the block
     field = layout.value_field
     values = _numbers(raw, words, fields.start(field), fields.end(field), field == 4,
                       layout.what, name, numbers, layout.trec_eval)

@@ -126,8 +126,8 @@ def _prepare(topics: Sequence[TopicAssessments]) -> JudgedArticles:
     known = rows_of_beps >= 0
     bep[rows_of_beps[known]] = np.array(bep_value, dtype=np.int64)[known]
     rows_of_marks = _rows(sorted_keys, order, np.array(marked_at, dtype=np.int64))
-    kept = [k for k in np.argsort(rows_of_marks, kind="stable").tolist()
-            if rows_of_marks[k] >= 0]
+    by_row = np.argsort(rows_of_marks, kind="stable")
+    kept = by_row[rows_of_marks[by_row] >= 0].tolist()
     passages = (np.concatenate([marked[k] for k in kept]).astype(np.int64).reshape(-1, 2)
                 if kept else np.zeros((0, 2), dtype=np.int64))
     doc = np.repeat(rows_of_marks[kept], [len(marked[k]) for k in kept]).astype(np.int64)

@@ -129,13 +129,12 @@ class _ReuseWork:
     judged: Mapping[str, Judged]
 
 
-def _left_out_task(work: _ReuseWork,
-                   task: tuple[tuple[int, ...], Mapping[str, Keys], ShippedRuns]
+def _left_out_task(work: _ReuseWork, task: tuple[Mapping[str, Keys], ShippedRuns]
                    ) -> tuple[list[str], Floats, int]:
-    """The measures and the means of the left-out runs (their positions, the units judged only
-    because of them and the runs themselves: what only this task needs) on the qrels of the
-    pool without them (runs × measures), and the relevant units only they contributed."""
-    _, removed, left_out_runs = task
+    """The measures and the means of the left-out runs (the units judged only because of them
+    and the runs themselves: what only this task needs) on the qrels of the pool without them
+    (runs × measures), and the relevant units only they contributed."""
+    removed, left_out_runs = task
     unique = 0
     for topic, keys in removed.items():
         judged = work.judged.get(topic)
@@ -192,15 +191,14 @@ def reuse_study(assessments: Assessments, runs: Sequence[Run], scoring: Scoring,
     # gets the units that leaving its runs out unjudges, not every run's pooling order
     full_units = coded.pooled()
     everyone = range(coded.count) if pooling.pooled is None else pooling.pooled
-    removed = [left_out_units(full_units, coded.pooled([i for i in everyone
-                                                        if i not in set(members)]))
-               for members in tasks]
+    removed = [left_out_units(full_units, coded.pooled([i for i in everyone if i not in left]))
+               for left in map(set, tasks)]
     scored: list[Scores] = []
     # the runs scored on the full qrels here, while the workers score them without their
     # contribution (Serial: first, as one process does everything in order)
     done = map_chunked(
         executor or Serial(), _left_out_task,
-        [(members, gone, ShippedRuns([shipped[i] for i in members]))
+        [(gone, ShippedRuns([shipped[i] for i in members]))
          for members, gone in zip(tasks, removed)], work,
         description="left out", meanwhile=lambda: scored.append(scoring.scores(assessments,
                                                                               runs)))
