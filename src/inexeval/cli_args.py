@@ -162,9 +162,10 @@ def add_comparison_arguments(parser: argparse.ArgumentParser, formats: tuple[str
                         f"{', '.join(CORRECTIONS)} (default none)")
     parser.add_argument("--alpha", type=probability, default=0.05,
                         help="significance level of the marks (default 0.05)")
-    parser.add_argument("--permutations", type=positive, default=PERMUTATIONS, metavar="B",
+    parser.add_argument("--permutations", type=positive, metavar="B",
                         help="permutations of the randomised tests, resamples of the bootstrap "
-                        "(default 10000)")
+                        f"(default {PERMUTATIONS}); with --meta also the replicates of its "
+                        "bootstrap (default meta power's B, 1000)")
     parser.add_argument("--seed", type=non_negative, default=COMPARISON_SEED,
                         help="random seed of the randomised and bootstrap tests (default 42)")
     parser.add_argument("--power", action="store_true",
@@ -176,8 +177,9 @@ def add_comparison_arguments(parser: argparse.ArgumentParser, formats: tuple[str
     parser.add_argument("--meta", action="store_true",
                         help="(html) add a Measures section: each measure's discriminative "
                         "power and difference required (bootstrap test of every pair of runs "
-                        "at --alpha, --permutations resamples, --seed) and its ASL curve "
-                        "(Sakai 2006)")
+                        "at --alpha, --seed, B as meta power's unless --permutations is given; "
+                        "the comparison's topics) and its ASL curve (Sakai 2006), as inexeval "
+                        "meta power gives them")
     add_output_arguments(parser, formats)
 
 
@@ -238,12 +240,13 @@ def comparison(args: argparse.Namespace, command: str) -> int:
     if args.meta and args.format != "html":
         raise InexevalError("--meta adds a section to the HTML report: use it with --format "
                             "html (inexeval report); for tables, inexeval meta power")
+    permutations = PERMUTATIONS if args.permutations is None else args.permutations
     check_request(tests, args.correction, all_pairs=args.all_pairs,
-                  permutations=args.permutations, baseline=args.baseline)
+                  permutations=permutations, baseline=args.baseline)
     if not args.meta and not set(tests) & RESAMPLING_TESTS:
         from inexeval.options import check_unused
 
-        check_unused(args, {"permutations": PERMUTATIONS, "seed": COMPARISON_SEED}, set(),
+        check_unused(args, {"permutations": None, "seed": COMPARISON_SEED}, set(),
                      f"the {', '.join(dict.fromkeys(tests))} test"
                      f"{'s' if len(set(tests)) > 1 else ''} (randomised, bootstrap and "
                      "randomised-tukey draw; so does --meta)")
@@ -254,14 +257,15 @@ def comparison(args: argparse.Namespace, command: str) -> int:
     evaluation = study.evaluate("all" if args.c else "any")
     compared = study.compare(baseline=args.baseline, test=tests, correction=args.correction,
                              all_pairs=args.all_pairs, alpha=args.alpha,
-                             permutations=args.permutations, seed=args.seed,
+                             permutations=permutations, seed=args.seed,
                              evaluation=evaluation, power=args.power)
     if args.format == "html":
         import shlex
 
         text = study.report(compared, ranks=getattr(args, "ranks", 50), digits=args.digits,
                             command=shlex.join(getattr(args, "argv", ["inexeval", command])),
-                            meta=args.meta, evaluation=evaluation)
+                            meta=args.meta, meta_replicates=args.permutations,
+                            evaluation=evaluation)
     else:
         text = render_comparison(compared, args.format, args.digits)
     write(args, text, *inputs)

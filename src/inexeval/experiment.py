@@ -584,16 +584,18 @@ class Experiment:
 
     def report(self, comparison: Comparison | None = None, *, ranks: int = 50,
                digits: int = 4, command: str = "", title: str | None = None,
-               meta: bool = False, evaluation: Evaluation | None = None,
-               **compare: Any) -> str:
+               meta: bool = False, meta_replicates: int | None = None,
+               evaluation: Evaluation | None = None, **compare: Any) -> str:
         """One self-contained HTML page (:mod:`inexeval.report.html`): the ``comparison``
         (default :meth:`compare` with the keyword arguments ``compare``), its tests, the
         measures' curves averaged as the comparison is, the per-topic values; ``command``:
         the command line that made it. ``meta``: a Measures section besides, each measure's
         discriminative power, difference required and ASL curve
-        (:func:`inexeval.meta.power.power_study`, bootstrap test, B the comparison's
-        ``permutations``, its ``alpha`` and ``seed``) on the scores the comparison was made
-        from (``evaluation``, default the runs evaluated again under its rule)."""
+        (:func:`inexeval.meta.power.power_study`, bootstrap test, B ``meta_replicates``
+        (default ``meta power``'s, :data:`inexeval.meta.power.REPLICATES`), the comparison's
+        ``alpha`` and ``seed``) on the scores the comparison was made from (``evaluation``,
+        default the runs evaluated again under its rule), as ``meta power`` gives them under
+        that rule."""
         import warnings as _warnings
 
         from inexeval.errors import InexevalWarning
@@ -608,7 +610,7 @@ class Experiment:
 
             scores = (evaluation or self.evaluate(comparison.rule)).scores
             powers = power_study(scores.select(measures=comparison.measures),
-                                 method="bootstrap", replicates=comparison.permutations,
+                                 method="bootstrap", replicates=meta_replicates,
                                  alpha=comparison.alpha, seed=comparison.seed)
         specs: dict[tuple[str, ...], Any] = {}
         names = ([task_curve_name(self.task, self.task_options)] if self.task

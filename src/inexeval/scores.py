@@ -37,6 +37,38 @@ RULES: dict[str, str] = {
 
 Matrix = npt.NDArray[np.float64]
 
+MEAN_NAME: dict[str, str] = {"AiP": "MAiP", "AgP": "MAgP"}
+"""The focused task's per-topic measures (``eval -q`` rows) and the means they are compared
+under (``compare``, the studies): one measure by two names."""
+
+
+def measure_key(name: str) -> str:
+    """The one name of a measure however it is spelt: its mean name (``AiP`` is ``MAiP``),
+    trec_eval's names made the registry's (``map`` is ``AP``, ``P_10`` and ``P.10`` are
+    ``P@10``), aliases and default parameters resolved (:func:`canonical_name`)."""
+    from inexeval.errors import MeasureError
+    from inexeval.measures.registry import canonical_name
+    from inexeval.measures.trec_names import trec_eval_requests
+
+    text = name.strip()
+    text = MEAN_NAME.get(text, text)
+    try:
+        requested = trec_eval_requests([text]).measures
+    except MeasureError:
+        requested = [text]
+    if len(requested) == 1:
+        text = requested[0]
+    return MEAN_NAME.get(canonical_name(text), canonical_name(text))
+
+
+def find_measure(measures: Sequence[str], name: str) -> str | None:
+    """The name among ``measures`` of the measure ``name`` spells (:func:`measure_key`: mean
+    and per-topic names, aliases, trec_eval's names), or None."""
+    if name in measures:
+        return name
+    key = measure_key(name)
+    return next((m for m in measures if measure_key(m) == key), None)
+
 
 def topic_key(topic: str) -> tuple[int, int, str]:
     """The natural order of topic ids: ASCII numbers by value, then every other id by name

@@ -39,10 +39,11 @@ def test_power_from_assessments_and_runs(capsys) -> None:
     assert sorted(data["summary"][0]) == sorted(
         ["measure", "method", "replicates", "alpha", "pairs", "significant",
          "discriminative_power", "difference_required"])
-    assert data["pairs"][0]["n_topics"] == 120  # every assessed topic (eval -c)
+    assert data["pairs"][0]["n_topics"] == 60  # compare's topics: answered by some run
+    assert data["study"]["topics"] == 60 and data["study"]["rule"] == "any"
     assert main(["meta", "power", f"{DATA}/INEX_Qrels.txt", *RUNS, "-m", "MAiP",
-                 "--replicates", "200"]) == 0
-    assert "120 topics; means over every assessed topic" in capsys.readouterr().out
+                 "--replicates", "200", "-c"]) == 0
+    assert "120 topics: every assessed topic (-c" in capsys.readouterr().out
 
 
 @needs_shared
@@ -76,7 +77,7 @@ def test_swap_topics_agree_keys(saved, capsys) -> None:
     assert sorted(swap["summary"][0]) == ["measure", "min_difference", "topics"]
     topics = run_json(capsys, "meta", "topics", "--scores", saved, "--min-diff", "0.05",
                       "--systems", "6", "--min-range", "0.1", "--ci-width", "0.1",
-                      "--topics", "40", "--format", "json")
+                      "--n-topics", "40", "--format", "json")
     assert [r["test"] for r in topics["design"]] == ["t", "anova", "ci"] * 2
     assert sorted(topics["power"][0]) == ["measure", "min_diff", "power", "test", "topics"]
     agree = run_json(capsys, "meta", "agree", "--scores", saved, "--resamples", "50",
@@ -106,6 +107,8 @@ def test_replicate_matrix_file(saved, tmp_path, capsys) -> None:
                      str(matrix), "--format", "json")
     drawn = run_json(capsys, "meta", "power", "--scores", saved, "--replicates", "100",
                      "--format", "json")
+    assert "replicate matrix" in given.pop("study")["title"]
+    assert "seed 42" in drawn.pop("study")["title"]
     assert given == drawn
 
 

@@ -47,25 +47,28 @@ def curves(measures: str) -> dict[str, list[float]]:
 @pytest.mark.parametrize("rule", [["-c"], []])
 def test_measures_section_equals_meta_power(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                             rule: list[str]) -> None:
+    """Same topics (the rule), same B: with -c and B given, and by default (any, meta power's
+    default B, which the comparison's 10,000 permutations used to override)."""
     out = tmp_path / "report.html"
-    assert main(["report", QRELS, *RUNS, "--task", "focused", *rule, "--meta",
-                 "--permutations", "500", "--seed", "7", "--alpha", "0.1", "-o", str(out)]) == 0
+    given = ["--permutations", "500"] if rule else []
+    assert main(["report", QRELS, *RUNS, "--task", "focused", *rule, "--meta", *given,
+                 "--seed", "7", "--alpha", "0.1", "-o", str(out)]) == 0
     capsys.readouterr()
     measures = section(out.read_text())
-    if rule:  # meta power evaluates as eval -c does
-        assert main(["meta", "power", QRELS, *RUNS, "--task", "focused", "--replicates", "500",
-                     "--seed", "7", "--alpha", "0.1", "--format", "json"]) == 0
+    if rule:
+        assert main(["meta", "power", QRELS, *RUNS, "--task", "focused", "-c",
+                     "--replicates", "500", "--seed", "7", "--alpha", "0.1",
+                     "--format", "json"]) == 0
         expected = json.loads(capsys.readouterr().out)
-    else:  # the report's rule (any): meta power on the scores saved under that rule
+    else:  # the report's rule (any): meta power on the scores saved by eval, its default B
         saved = tmp_path / "any.scores"
         assert main(["eval", "-q", QRELS, *RUNS, "--task", "focused", "--format", "scores",
                      "-o", str(saved)]) == 0
         capsys.readouterr()
-        assert main(["meta", "power", "--scores", str(saved), "--replicates", "500", "--seed",
-                     "7", "--alpha", "0.1", "--format", "json"]) == 0
+        assert main(["meta", "power", "--scores", str(saved), "--seed", "7", "--alpha", "0.1",
+                     "--format", "json"]) == 0
         expected = json.loads(capsys.readouterr().out)
-        for item in (*expected["summary"], *expected["pairs"]):  # saved per topic: AiP
-            item["measure"] = "MAiP" if item["measure"] == "AiP" else item["measure"]
+        assert expected["study"]["topics"] == 60
     shown = summary_values(measures)
     summary = {s["measure"]: s for s in expected["summary"]}
     assert set(shown) <= set(summary) and len(shown) == 5
@@ -77,7 +80,9 @@ def test_measures_section_equals_meta_power(tmp_path: Path, capsys: pytest.Captu
     assert set(drawn) == set(shown)
     for measure, asl in drawn.items():
         assert asl == sorted(p["asl"] for p in expected["pairs"] if p["measure"] == measure)
-    assert "B = 500 resamples, seed 7" in measures and "ASL &lt; 0.1" in measures
+    replicates = 500 if rule else 1000
+    assert f"B = {replicates} resamples, seed 7" in measures and "ASL &lt; 0.1" in measures
+    assert {s["replicates"] for s in expected["summary"]} == {replicates}
 
 
 def test_report_meta_api_and_refusals(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -103,6 +103,7 @@ def _report(args: argparse.Namespace, fmt: str, study: Any, outcomes: Iterator[A
     held: list[tuple[str, Any]] = []
     printed = failed = 0
     answered: set[str] = set()
+    answered_by: list[list[str]] = []  # of each run held, in order (the scores' answered)
     note = study.note
     for outcome in outcomes:
         if outcome.error is None and note:
@@ -128,6 +129,7 @@ def _report(args: argparse.Namespace, fmt: str, study: Any, outcomes: Iterator[A
             printed += 1
         else:
             held.append((outcome.source, results))
+            answered_by.append(list(outcome.answered))
             continue
         sys.stdout.flush()
     if held or fmt not in ("official", "trec", "csv"):
@@ -139,7 +141,8 @@ def _report(args: argparse.Namespace, fmt: str, study: Any, outcomes: Iterator[A
         elif fmt == "scores":
             from inexeval.formats.scores import write_results
 
-            write_results(merged, args.c, args.output, args.assessments, *args.runs)
+            write_results(merged, args.c, args.output, args.assessments, *args.runs,
+                          answered=dict(zip(merged.runs(), answered_by)))
         elif fmt == "trec_eval":
             from inexeval.report.trec_eval import render_trec_eval
 

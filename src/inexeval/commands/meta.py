@@ -45,7 +45,7 @@ def register(name: str, study: Study) -> None:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="study", metavar="STUDY")
     for name, study in STUDIES.items():
-        # conflict_handler: a study may give an input option another meaning (topics --topics N)
+        # conflict_handler: a study may give an input option its own default or help
         command = sub.add_parser(name, help=study.help, description=study.help,
                                  conflict_handler="resolve")
         study.add_arguments(command)
@@ -59,18 +59,19 @@ def run(args: argparse.Namespace) -> int:
 
 # inputs --------------------------------------------------------------------------------------
 def add_study_inputs(parser: argparse.ArgumentParser, *, runs: bool = True) -> None:
-    """The inputs of ``compare`` (assessments, runs, -m/--task and every input option) or
-    ``--scores FILE``, and the output options."""
+    """The inputs of ``compare`` (assessments, runs, -m/--task, ``-c``, ``--topics`` and every
+    input option) or ``--scores FILE``, and the output options."""
     from inexeval.cli import non_negative
-    from inexeval.cli_args import add_input_arguments
+    from inexeval.cli_args import add_complete_argument, add_input_arguments
 
     add_input_arguments(parser, required=False)
     if runs:
+        add_complete_argument(parser, "any")
         parser.add_argument("--scores", metavar="FILE",
                             help="per-topic scores saved by `inexeval eval -q` (--format scores, "
                             "trec, csv or json) instead of ASSESSMENTS and RUNs")
-    parser.add_argument("--seed", type=non_negative, default=42,
-                        help="random seed (default 42)")
+    parser.add_argument("--seed", type=non_negative, default=None,
+                        help=f"random seed (default {SEED})")
     parser.add_argument("--block", type=positive, metavar="N",
                         help="replicates per block: bounds the memory, changes no number "
                         "(default: about 4 million numbers a block)")
@@ -84,10 +85,22 @@ def add_study_inputs(parser: argparse.ArgumentParser, *, runs: bool = True) -> N
                         help="decimals printed (table, markdown, latex; default 4)")
 
 
+SEED = 42
+"""The studies' ``--seed`` when not given."""
+
+
+def seed_of(args: argparse.Namespace) -> int:
+    """``--seed``, or :data:`SEED` when not given."""
+    return SEED if args.seed is None else int(args.seed)
+
+
 def scores_from_inputs(args: argparse.Namespace) -> Any:
-    """The study's :class:`~inexeval.scores.Scores`: read from ``--scores`` (cut to ``-m``), or
-    every run evaluated on every assessed topic, a missing one scoring 0 (``eval -c``; rule
-    ``all``). The one place a meta study evaluates runs."""
+    """The study's :class:`~inexeval.scores.Scores` under the comparison's topic rule
+    (:func:`inexeval.meta.study_scores`: the topics assessed and answered by at least one run;
+    ``-c`` every assessed topic; ``--topics`` a selection): read from ``--scores`` (cut to
+    ``-m``, a measure named in any of its spellings), or every run evaluated. The one place a
+    meta study evaluates runs."""
+    from inexeval.meta import study_scores
 
     if args.scores is not None:
         if args.assessments is not None or args.runs:
@@ -96,30 +109,53 @@ def scores_from_inputs(args: argparse.Namespace) -> Any:
             raise InexevalError("--task goes with ASSESSMENTS and RUNs, not --scores")
         from inexeval.formats.scores import read_scores
 
-        scores = read_scores(args.scores)
+        scores = mean_names(read_scores(args.scores))
         if args.measure:
-            missing = [m for m in args.measure if m not in scores.measures]
-            if missing:
-                raise InexevalError(f"no measure {missing[0]} in the scores (they have "
-                                    f"{', '.join(scores.measures)})", args.scores)
-            scores = scores.select(measures=args.measure)
-        return scores
+            scores = scores.select(measures=[_measure_in(scores, m, args.scores)
+                                             for m in args.measure])
+        topics = None if args.topics is None else args.topics.split(",")
+        try:
+            return study_scores(scores, complete=bool(args.c), topics=topics)
+        except InexevalError as error:
+            raise InexevalError(str(error), args.scores) from None
     if args.assessments is None or len(args.runs) < 2:
         raise InexevalError("give ASSESSMENTS and at least two RUNs, or --scores FILE")
     return evaluate_inputs(args)
 
 
-def evaluate_inputs(args: argparse.Namespace) -> Any:
-    """Every run of ``args.runs`` evaluated on every assessed topic (``eval -c``, rule ``all``)
-    by the experiment of the command line (:func:`inexeval.cli_args.experiment`): its
-    :class:`~inexeval.scores.Scores`, cut to the measures a comparison reads."""
-    from inexeval.cli_args import experiment
+def _measure_in(scores: Any, name: str, path: str) -> str:
+    from inexeval.scores import find_measure
 
-    args.c = True
+    found = find_measure(scores.measures, name)
+    if found is None:
+        raise InexevalError(f"no measure {name} in the scores (they have "
+                            f"{', '.join(scores.measures)})", path)
+    return found
+
+
+def mean_names(scores: Any) -> Any:
+    """The scores with the focused task's per-topic measures under their mean names (``AiP``
+    as ``MAiP``), the names a study on the assessments and runs gives them."""
+    from dataclasses import replace
+
+    from inexeval.scores import MEAN_NAME
+
+    renamed = tuple(MEAN_NAME.get(m, m) if MEAN_NAME.get(m) not in scores.measures else m
+                    for m in scores.measures)
+    return scores if renamed == scores.measures else replace(scores, measures=renamed)
+
+
+def evaluate_inputs(args: argparse.Namespace) -> Any:
+    """Every run of ``args.runs`` evaluated by the experiment of the command line
+    (:func:`inexeval.cli_args.experiment`) under the comparison's rule (``any``, ``-c``:
+    ``all``): its :class:`~inexeval.scores.Scores`, cut to the measures a comparison reads."""
+    from inexeval.cli_args import experiment
+    from inexeval.meta import study_scores
+
     study = experiment(args)
-    scores = study.evaluate("all").scores
-    return scores.select(measures=[m for m in study.comparison_measures()
-                                   if m in scores.measures])
+    scores = study.evaluate("all" if args.c else "any").scores
+    return study_scores(scores.select(measures=[m for m in study.comparison_measures()
+                                                if m in scores.measures]))
 
 
 def executor_of(args: argparse.Namespace) -> Any:
@@ -157,9 +193,12 @@ def check_output(args: argparse.Namespace) -> None:
 
 
 def emit(args: argparse.Namespace, title: str, tables: dict[str, list[dict[str, Any]]],
-         columns: dict[str, tuple[str, ...]], draw: Callable[[], Any] | None = None) -> None:
+         columns: dict[str, tuple[str, ...]], draw: Callable[[], Any] | None = None,
+         scores: Any = None) -> None:
     """Print or write the study: its tables in ``--format`` (JSON: ``{name: rows}`` at full
-    precision, NaN as null; CSV: the first table), or its figure when ``-o`` names one."""
+    precision, NaN as null, and with ``scores`` a ``study`` object: the title, the topic
+    count and rule; CSV: the first table), or its figure when ``-o`` names one, captioned
+    with the title (the topics, the rule and the study's parameters)."""
     figure = _figure_format(args)
     if figure is not None:
         if draw is None:
@@ -167,12 +206,15 @@ def emit(args: argparse.Namespace, title: str, tables: dict[str, list[dict[str, 
                                 "--format ...)", args.output)
         from inexeval.report.figures import save_figure
 
-        save_figure(draw(), args.output)
+        save_figure(captioned(draw(), title), args.output)
         return
     if args.format == "json":
-        text = json.dumps({name: [{k: _json(row.get(k)) for k in _keys(columns[name], row)}
-                                  for row in rows] for name, rows in tables.items()},
-                          indent=1) + "\n"
+        data: dict[str, Any] = {}
+        if scores is not None:
+            data["study"] = study_facts(title, scores)
+        data.update({name: [{k: _json(row.get(k)) for k in _keys(columns[name], row)}
+                            for row in rows] for name, rows in tables.items()})
+        text = json.dumps(data, indent=1) + "\n"
     elif args.format == "csv":
         from inexeval.report.comparison import render_csv
 
@@ -198,6 +240,24 @@ def emit(args: argparse.Namespace, title: str, tables: dict[str, list[dict[str, 
         handle.write(text)
 
 
+def captioned(fig: Any, title: str) -> Any:
+    """``fig`` with ``title`` above its axes, wrapped to the figure's width."""
+    import textwrap
+
+    fig.suptitle(textwrap.fill(title, width=int(fig.get_figwidth() * 15)), fontsize=8,
+                 horizontalalignment="left", x=0.01)
+    return fig
+
+
+def study_facts(title: str, scores: Any) -> dict[str, Any]:
+    """JSON's ``study``: the title, runs, topic count, rule (``any`` or ``all``) and its
+    words."""
+    from inexeval.meta import describe_topics
+
+    return {"title": title, "runs": len(scores.runs), "topics": len(scores.topics),
+            "rule": scores.rule, "topic_rule": describe_topics(scores)}
+
+
 def _keys(columns: tuple[str, ...], row: dict[str, Any]) -> list[str]:
     return [*columns, *(k for k in row if k not in columns)]
 
@@ -207,8 +267,10 @@ def _json(value: Any) -> Any:
 
 
 def header(what: str, scores: Any) -> str:
-    """The title line: the study, the runs, the topics and the averaging rule."""
-    return f"{what}; {len(scores.runs)} runs, {scores.describe()}"
+    """The title line: the study, the runs, the topic count and the rule that chose them."""
+    from inexeval.meta import describe_topics
+
+    return f"{what}; {len(scores.runs)} runs, {describe_topics(scores)}"
 
 
 def positive_number(text: str) -> float:
@@ -229,7 +291,7 @@ POWER_SUMMARY = ("measure", "method", "replicates", "alpha", "pairs", "significa
 
 
 def _power_arguments(parser: argparse.ArgumentParser) -> None:
-    from inexeval.meta.power import METHODS
+    from inexeval.meta.power import METHODS, REPLICATES
 
     add_study_inputs(parser)
     parser.add_argument("--method", choices=METHODS, default="bootstrap",
@@ -237,33 +299,42 @@ def _power_arguments(parser: argparse.ArgumentParser) -> None:
                         "Tukey HSD (Sakai 2012); default bootstrap. The latter's difference "
                         "required, the ceil(alpha B)-th largest range of the run means, is our "
                         "choice")
-    parser.add_argument("--replicates", type=positive, default=1000, metavar="B",
-                        help="bootstrap replicates or permutations (default 1000)")
+    parser.add_argument("--replicates", type=positive, metavar="B",
+                        help="bootstrap replicates or permutations (default "
+                        f"{REPLICATES['bootstrap']}, as report --meta)")
     parser.add_argument("--alpha", type=probability, default=0.05,
                         help="significance level (default 0.05)")
     parser.add_argument("--replicate-matrix", metavar="FILE",
                         help="the bootstrap's topic indices: B lines of n 0-based indices "
                         "(default: rows of numpy.random.default_rng(seed).integers(0, n, "
-                        "size=(B, n)))")
+                        "size=(B, n))); it decides B and the draws, so --replicates and "
+                        "--seed go without it")
 
 
 def _power(args: argparse.Namespace) -> int:
-    from inexeval.meta.power import power_study, read_replicate_matrix
+    from inexeval.meta.power import REPLICATES, power_study, read_replicate_matrix
 
+    if args.replicate_matrix is not None:
+        given_too = [option for option, value in (("--replicates", args.replicates),
+                                                  ("--seed", args.seed)) if value is not None]
+        if given_too:
+            raise InexevalError(f"--replicate-matrix decides the replicates: {given_too[0]} "
+                                "goes without it")
+    replicates = args.replicates or REPLICATES[args.method]
     check_output(args)
     scores = scores_from_inputs(args)
     given = (read_replicate_matrix(args.replicate_matrix, len(scores.topics))
              if args.replicate_matrix else None)
     executor = executor_of(args)
     try:
-        results = power_study(scores, method=args.method, replicates=args.replicates,
-                              alpha=args.alpha, seed=args.seed, executor=executor,
+        results = power_study(scores, method=args.method, replicates=replicates,
+                              alpha=args.alpha, seed=seed_of(args), executor=executor,
                               block=args.block, replicates_given=given)
     finally:
         getattr(executor, "close", lambda: None)()
-    replicates = results[0].replicates if results else args.replicates
+    replicates = results[0].replicates if results else replicates
     source = (f"replicate matrix {args.replicate_matrix}" if given is not None
-              else f"seed {args.seed}")
+              else f"seed {seed_of(args)}")
     title = header(f"discriminative power ({args.method}, B = {replicates}, {source}, "
                    f"alpha = {args.alpha:g})", scores)
 
@@ -277,7 +348,7 @@ def _power(args: argparse.Namespace) -> int:
 
     emit(args, title, {"pairs": [row for r in results for row in r.pair_rows()],
                        "summary": [r.summary() for r in results]},
-         {"pairs": POWER_PAIRS, "summary": POWER_SUMMARY}, draw)
+         {"pairs": POWER_PAIRS, "summary": POWER_SUMMARY}, draw, scores)
     return 0
 
 
@@ -309,12 +380,12 @@ def _swap(args: argparse.Namespace) -> int:
     executor = executor_of(args)
     try:
         results = swap_study(scores, method=args.method, subsets=args.subsets,
-                             bin_width=args.bin, seed=args.seed, executor=executor,
+                             bin_width=args.bin, seed=seed_of(args), executor=executor,
                              block=args.block)
     finally:
         getattr(executor, "close", lambda: None)()
     title = header(f"swap rates ({args.method}, {args.subsets} pairs of topic sets per size, "
-                   f"bins of {args.bin:g}, seed {args.seed}; min_difference: swap rate below "
+                   f"bins of {args.bin:g}, seed {seed_of(args)}; min_difference: swap rate below "
                    "5% by the exponential fit)", scores)
 
     def draw() -> Any:
@@ -328,7 +399,7 @@ def _swap(args: argparse.Namespace) -> int:
 
     emit(args, title, {"rates": [row for r in results for row in r.rate_rows()],
                        "summary": [row for r in results for row in r.summary_rows()]},
-         {"rates": SWAP_RATES, "summary": SWAP_SUMMARY}, draw)
+         {"rates": SWAP_RATES, "summary": SWAP_SUMMARY}, draw, scores)
     return 0
 
 
@@ -353,10 +424,8 @@ def _topics_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ci-width", type=positive_number, metavar="W",
                         help="the expected width of the 100(1 - alpha)%% interval of a "
                         "difference")
-    parser.add_argument("--topics", type=positive, metavar="N",
-                        help="the power of the t and ANOVA designs at N topics (here --topics "
-                        "is a number of topics, not a selection: select topics in a --scores "
-                        "file)")
+    parser.add_argument("--n-topics", type=positive, metavar="N",
+                        help="the power of the t and ANOVA designs at N topics")
 
 
 def _topics(args: argparse.Namespace) -> int:
@@ -367,7 +436,7 @@ def _topics(args: argparse.Namespace) -> int:
         raise InexevalError("give a design: --min-diff D (t test), --systems M with "
                             "--min-range D (ANOVA), or --ci-width W")
     check_output(args)
-    selection, args.topics = args.topics, None  # not the input's topic selection
+    at = args.n_topics
     scores = scores_from_inputs(args)
     rows, powers = [], []
     matrices = {m: topics_by_runs(scores, m) for m in scores.measures}
@@ -375,8 +444,8 @@ def _topics(args: argparse.Namespace) -> int:
         rows += [d.row() for d in design(measure, x, alpha=args.alpha, power=args.power,
                                          min_diff=args.min_diff, systems=args.systems,
                                          min_range=args.min_range, width=args.ci_width)]
-        if selection is not None:
-            powers += power_at(measure, x, selection, alpha=args.alpha,
+        if at is not None:
+            powers += power_at(measure, x, at, alpha=args.alpha,
                                min_diff=args.min_diff, systems=args.systems,
                                min_range=args.min_range)
     title = header(f"topic-set size (Sakai 2016; alpha = {args.alpha:g} two-sided, power "
@@ -384,7 +453,7 @@ def _topics(args: argparse.Namespace) -> int:
                    scores)
     tables: dict[str, list[dict[str, Any]]] = {"design": rows}
     columns = {"design": TOPICS_DESIGN, "power": TOPICS_POWER}
-    if selection is not None:
+    if at is not None:
         tables = {"power": powers, "design": rows}
 
     def draw() -> Any:
@@ -392,7 +461,7 @@ def _topics(args: argparse.Namespace) -> int:
         from inexeval.meta.topics import residual_variance
         from inexeval.report.plots import figure
 
-        largest = max([selection or 0, *(r["topics"] or 0 for r in rows), 10])
+        largest = max([at or 0, *(r["topics"] or 0 for r in rows), 10])
         counts = list(range(2, 2 * largest + 1))
         curves: dict[str, Any] = {}
         for measure, x in matrices.items():
@@ -407,7 +476,7 @@ def _topics(args: argparse.Namespace) -> int:
         power_curves(ax, counts, curves, args.power)
         return fig
 
-    emit(args, title, tables, columns, draw)
+    emit(args, title, tables, columns, draw, scores)
     return 0
 
 
@@ -430,14 +499,14 @@ def _agree(args: argparse.Namespace) -> int:
     scores = scores_from_inputs(args)
     executor = executor_of(args)
     try:
-        rows = agreement_study(scores, resamples=args.resamples, seed=args.seed,
+        rows = agreement_study(scores, resamples=args.resamples, seed=seed_of(args),
                                persistence=args.rbo_p, executor=executor, block=args.block)
     finally:
         getattr(executor, "close", lambda: None)()
     title = header(f"agreement of the measures' rankings of the runs (tau_AP with measure_a "
                    f"as the truth; RBO p = {args.rbo_p:g}; 95% percentile bootstrap intervals, "
-                   f"{args.resamples} resamples of the topics, seed {args.seed})", scores)
-    emit(args, title, {"agreement": rows}, {"agreement": COLUMNS})
+                   f"{args.resamples} resamples of the topics, seed {seed_of(args)})", scores)
+    emit(args, title, {"agreement": rows}, {"agreement": COLUMNS}, scores=scores)
     return 0
 
 

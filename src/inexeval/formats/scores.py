@@ -30,6 +30,7 @@ import csv
 import io
 import json
 import math
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -63,19 +64,24 @@ def write_scores(scores: Scores, handle: IO[str]) -> None:
                 handle.write(f"{run}\t{topic}\t{measure}\t{value!r}\t{answered}\n")
 
 
-def scores_of_results(results: Results, complete: bool) -> Scores:
+def scores_of_results(results: Results, complete: bool,
+                      answered: Mapping[str, Iterable[str]] | None = None) -> Scores:
     """The Scores of ``eval``'s results: rule ``all`` with ``-c`` (every topic evaluated for
-    some run), else ``answered``."""
-    return Scores.from_results(results, rule="all" if complete else "answered")
+    some run), else ``answered``; ``answered``: the topics each run answered (default: those
+    it has rows for, every topic under ``-c``)."""
+    return Scores.from_results(results, rule="all" if complete else "answered",
+                               answered=answered)
 
 
 def write_results(results: Results, complete: bool, output: str | None,
-                  *inputs: str | None) -> None:
+                  *inputs: str | None,
+                  answered: Mapping[str, Iterable[str]] | None = None) -> None:
     """``eval -q --format scores``: the results in the ``scores`` format, to ``output``
-    (atomically, never over an input) or the standard output."""
+    (atomically, never over an input) or the standard output; ``answered``: the topics each
+    run answered (under ``-c`` a run has a row for every topic, so the flags come from here)."""
     import sys
 
-    scores = scores_of_results(results, complete)
+    scores = scores_of_results(results, complete, answered)
     if output is None:
         write_scores(scores, sys.stdout)
         return

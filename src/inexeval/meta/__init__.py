@@ -14,14 +14,62 @@ The definitions are those of the team's ``spec/meta.md`` as the README's ``meta`
 states them. Every study is a list of independent replicate blocks given to an executor
 (:mod:`inexeval.executor`); their randomness depends on the seed and the replicate index only,
 so neither ``--block`` nor ``--jobs`` changes a number.
+
+Every study uses the topics ``compare`` uses (:func:`study_scores`): those assessed and answered
+by at least one run (rule ``any``), or with ``complete`` (``-c``) every assessed topic (rule
+``all``), a topic a run did not answer scoring 0; the rule and the topic count are said in its
+output (:func:`describe_topics`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from inexeval.errors import InexevalError
-from inexeval.scores import Matrix, Scores
+from inexeval.scores import RULES, Matrix, Scores
+
+STUDY_RULE = "any"
+"""The rule of every study without ``-c``: ``compare``'s."""
+
+
+def study_scores(scores: Scores, *, complete: bool | None = None,
+                 topics: Sequence[str] | None = None) -> Scores:
+    """The scores a study reads: ``topics`` (default all of the scores'), then under rule
+    ``any`` (``complete`` False; default: unless the scores are under rule ``all``) those
+    answered by at least one run, under ``all`` (``complete`` True) every one, a topic a run
+    did not answer scoring 0. Scores saved without ``-c`` (rule ``answered`` or ``any``) hold
+    no topic that no run answered: ``complete`` is an error there."""
+    if complete is None:
+        complete = scores.rule == "all"
+    if complete and scores.rule != "all":
+        raise InexevalError(f"-c (every assessed topic) needs scores of every assessed topic, "
+                            f"and these are under rule {scores.rule!r} (only the answered "
+                            "topics): save them with eval -q -c --format scores")
+    if topics is not None:
+        chosen = set(topics)
+        unknown = [t for t in dict.fromkeys(topics) if t not in scores.topics]
+        if unknown and scores.rule == "all":
+            raise InexevalError(f"topic {unknown[0]} is not assessed (not in the scores)")
+        scores = scores.select(topics=[t for t in scores.topics if t in chosen])
+        if not scores.topics:
+            raise InexevalError(f"no topic of --topics ({', '.join(topics[:3])}"
+                                f"{' ...' if len(topics) > 3 else ''}) is in the scores")
+    if complete:
+        return scores
+    kept = np.flatnonzero(scores.answered.any(axis=0))
+    return scores.select(topics=[scores.topics[int(j)] for j in kept],
+                         rule=STUDY_RULE)
+
+
+def describe_topics(scores: Scores) -> str:
+    """The topic count and the rule of a study, in one phrase: ``60 topics: assessed and
+    answered by at least one run``."""
+    what = {"any": "assessed and answered by at least one run (a missing one scoring 0)",
+            "all": "every assessed topic (-c; a missing one scoring 0)"}
+    n = len(scores.topics)
+    return f"{n} topic{'s' if n != 1 else ''}: {what.get(scores.rule, RULES[scores.rule])}"
 
 
 def topics_by_runs(scores: Scores, measure: str) -> Matrix:

@@ -40,7 +40,7 @@ import numpy as np
 from inexeval.analysis.agreement import AGREEMENT_COLUMNS, ranking_agreement
 from inexeval.errors import InexevalError
 from inexeval.executor import Executor, Serial, blocks
-from inexeval.meta import topics_by_runs
+from inexeval.meta import study_scores, topics_by_runs
 from inexeval.scores import Matrix, Scores
 
 CORRELATIONS = ("kendall_tau", "tau_a", "tau_ap", "tau_ap_a", "tau_ap_b", "spearman", "pearson",
@@ -188,6 +188,7 @@ def agreement_study(scores: Scores, measures: Sequence[str] | None = None, *,
                     ) -> list[dict[str, Any]]:
     """One row of :data:`COLUMNS` per pair of measures (in the order given, the first as
     measure_a) over every run of the scores."""
+    scores = study_scores(scores)
     names = list(scores.measures if measures is None else measures)
     if len(names) < 2:
         raise InexevalError("agreement needs at least two measures")

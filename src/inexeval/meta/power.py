@@ -56,10 +56,14 @@ import numpy.typing as npt
 
 from inexeval.errors import InexevalError
 from inexeval.executor import DaskExecutor, Executor, Serial, blocks
-from inexeval.meta import topics_by_runs
+from inexeval.meta import study_scores, topics_by_runs
 from inexeval.scores import Matrix, Scores
 
 METHODS = ("bootstrap", "randomised-tukey")
+
+REPLICATES = {"bootstrap": 1000, "randomised-tukey": 1000}
+"""B of each method when not given, the same in ``meta power``, ``report --meta``, ``meta pool``
+and the API (Sakai 2006 and 2012 use B = 1000)."""
 
 ROUNDING = 1e-9
 """A replicate statistic reaches the observed one when it is at least the observed one minus
@@ -283,13 +287,16 @@ def pair_chunks(pairs: int, keep: int) -> list[tuple[int, int]]:
 
 
 def power_study(scores: Scores, measures: Sequence[str] | None = None, *,
-                method: str = "bootstrap", replicates: int = 1000, alpha: float = 0.05,
+                method: str = "bootstrap", replicates: int | None = None, alpha: float = 0.05,
                 seed: int = 42, executor: Executor | None = None, block: int | None = None,
                 replicates_given: IntMatrix | None = None) -> list[PowerResult]:
     """:func:`discriminative_power` of several measures (default: every measure of the
-    scores), every (measure, block) one task of the executor."""
+    scores), every (measure, block) one task of the executor; ``replicates`` B (default
+    :data:`REPLICATES` of the method); the topics of :func:`inexeval.meta.study_scores`."""
     if method not in METHODS:
         raise InexevalError(f"unknown method {method!r} (one of {', '.join(METHODS)})")
+    replicates = REPLICATES[method] if replicates is None else replicates
+    scores = study_scores(scores)
     if not 0 < alpha < 1:
         raise InexevalError(f"alpha {alpha!r} is not between 0 and 1")
     names = list(scores.measures if measures is None else measures)
@@ -386,12 +393,12 @@ def _merge(parts: list[tuple[Any, Matrix, Matrix]], keep: int) -> tuple[Any, Mat
 
 
 def discriminative_power(scores: Scores, measure: str, method: str = "bootstrap",
-                         replicates: int = 1000, alpha: float = 0.05, seed: int = 42,
+                         replicates: int | None = None, alpha: float = 0.05, seed: int = 42,
                          executor: Executor | None = None, block: int | None = None,
                          replicates_given: IntMatrix | None = None) -> PowerResult:
     """The ASL of every pair of runs under one measure, its discriminative power and difference
-    required, by ``method`` (``bootstrap`` or ``randomised-tukey``) with ``replicates`` (B)
-    replicates: see the module's docstring for the definitions. ``executor`` runs the
+    required, by ``method`` (``bootstrap`` or ``randomised-tukey``) with ``replicates`` (B,
+    default :data:`REPLICATES`) replicates: see the module's docstring for the definitions. ``executor`` runs the
     replicate blocks of ``block`` replicates (default :func:`default_block`); neither changes a
     number. ``replicates_given``: the bootstrap's replicate matrix (B × n, 0-based)."""
     return power_study(scores, [measure], method=method, replicates=replicates, alpha=alpha,

@@ -37,7 +37,7 @@ import numpy.typing as npt
 
 from inexeval.errors import InexevalError
 from inexeval.executor import Executor, Serial, blocks
-from inexeval.meta import topics_by_runs
+from inexeval.meta import study_scores, topics_by_runs
 from inexeval.scores import Matrix, Scores
 
 METHODS = ("sampling", "bootstrap")
@@ -200,6 +200,7 @@ def swap_study(scores: Scores, measures: Sequence[str] | None = None, *,
         raise InexevalError(f"the bin width must be a positive number, not {bin_width!r}")
     if subsets < 1:
         raise InexevalError(f"the number of subset pairs must be at least 1, not {subsets}")
+    scores = study_scores(scores)
     names = list(scores.measures if measures is None else measures)
     n, m = len(scores.topics), len(scores.runs)
     if m < 2:

@@ -490,7 +490,8 @@ def measures_section(page: Page) -> str:
         figure = _figures([(f'<figure class="curve asl" data-title="ASL curves">{chart}'
                             f"{svg.legend(list(series))}<figcaption>{escape(caption)}"
                             "</figcaption></figure>")])
-    note = (f"{first.get('method')} test of every pair of runs (Sakai 2006), "
+    note = (f"{first.get('method')} test of every pair of runs (Sakai 2006) on the "
+            f"comparison's topics ({page.averaging}), "
             f"B = {first.get('replicates')} resamples, seed {page.meta_seed}; discriminative "
             f"power: the share of pairs with ASL < {first.get('alpha')}; difference required: "
             "the largest over pairs of the difference of means at which the ASL reaches that "
