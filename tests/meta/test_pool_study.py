@@ -322,7 +322,7 @@ def test_a_run_that_was_not_pooled_loses_nothing_and_the_pooled_one_loses_its_ow
     # by hand, the share of its articles that are relevant: topic 1 a, c, b, d (a, b relevant),
     # topic 2 k, h (k): (2/4 + 1/2) / 2; without b (1/4 + 1/2) / 2
     assert (one["art_prec"].score_full, one["art_prec"].score_without) == (0.5, 0.375)
-    assert one["AiP"].difference > 0 and one["iP[0.01]"].difference == 0  # b is at rank 3
+    assert one["MAiP"].difference > 0 and one["iP[0.01]"].difference == 0  # b is at rank 3
     # with every run pooled, grpA-two keeps b in the pool: grpA-one loses nothing
     every = reuse_study(assessments, runs, FOCUSED, Pooling(depth=4))
     assert {r.unique_relevant for r in every.runs if r.left_out == "grpA-one"} == {0}
@@ -365,7 +365,8 @@ def test_meta_pool_json_keys(inputs: tuple[Path, list[Path]], tmp_path: Path,
                  "--sample", "random", "--rates", "0.5", "--iterations", "2",
                  "--power", "none"]) == 0
     table = capsys.readouterr().out
-    assert table.startswith("# smaller pools: 4 runs, 2 assessed topics")
+    assert table.startswith("# smaller pools: 4 runs, 2 topics: assessed and answered by at "
+                            "least one run")
     assert "random" in table
 
 
@@ -391,6 +392,38 @@ def test_measures_given_with_m(inputs: tuple[Path, list[Path]],
     assert [s["measure"] for s in data["summary"]] == ["iP[0.01]", "P@2"]
     solo = [r for r in data["runs"] if r["run"] == "grpB-solo" and r["measure"] == "P@2"]
     assert solo[0]["score_full"] == 0.75 and solo[0]["score_without"] == 0.5  # e at rank 1
+
+
+@pytest.mark.parametrize("study", [["pool", "--depths", "1,4", "--replicates", "20"],
+                                   ["reuse"]])
+def test_a_task_keeps_only_the_measures_of_m(inputs: tuple[Path, list[Path]],
+                                             capsys: pytest.CaptureFixture[str],
+                                             study: list[str]) -> None:
+    """Issue 32, item 3: --task with -m (any spelling) studies the measures named, no other."""
+    qrels, runs = inputs
+    assert main(["meta", study[0], str(qrels), *map(str, runs), "--task", "focused", "-m",
+                 "AiP", "-m", "iP[0.01]", "--depth", "4", *study[1:], "--format",
+                 "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    rows = data["levels"] if study[0] == "pool" else data["summary"]
+    assert {row["measure"] for row in rows} == {"MAiP", "iP[0.01]"}
+
+
+@needs_shared
+def test_pool_studies_use_compare_s_topics(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 32, item 1: meta pool and reuse on the topics assessed and answered by at least
+    one run (60 of the 120 of INEX 2009's focused qrels), -c on every assessed one."""
+    ipcs = DATA / "ipcs"
+    inputs = [str(ipcs / "INEX_Qrels.txt"), str(ipcs / "bert1_bestincontext.run"),
+              str(ipcs / "bert1_incontext.run"), "--task", "focused", "-m", "MAiP",
+              "--articles", "500"]
+    for rule, words in (([], "60 topics: assessed and answered by at least one run"),
+                        (["-c"], "120 topics: every assessed topic (-c")):
+        assert main(["meta", "reuse", *inputs, *rule]) == 0
+        assert words in capsys.readouterr().out
+        assert main(["meta", "pool", *inputs, *rule, "--article-counts", "50",
+                     "--power", "none"]) == 0
+        assert words in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("argv, message", [

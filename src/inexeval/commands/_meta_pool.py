@@ -50,9 +50,10 @@ def _rate(text: str) -> float:
 
 def _common(parser: argparse.ArgumentParser) -> None:
     """Inputs, how the qrels were pooled, output and executor: both subcommands."""
-    from inexeval.cli_args import add_input_arguments
+    from inexeval.cli_args import add_complete_argument, add_input_arguments
 
     add_input_arguments(parser)
+    add_complete_argument(parser, "any")
     how = parser.add_mutually_exclusive_group()
     how.add_argument("--depth", type=positive, metavar="K",
                      help="the qrels judge the union of each run's top K results (as pool "
@@ -99,8 +100,8 @@ def add_pool_arguments(parser: argparse.ArgumentParser) -> None:
                         default="bootstrap",
                         help="discriminative power at each level by the paired bootstrap "
                         "(default), the randomised Tukey HSD, or none (faster)")
-    parser.add_argument("--replicates", type=positive, default=1000, metavar="B",
-                        help="replicates of the power's test (default 1000)")
+    parser.add_argument("--replicates", type=positive, metavar="B",
+                        help="replicates of the power's test (default meta power's, 1000)")
     parser.add_argument("--alpha", type=probability, default=0.05,
                         help="significance level of the discriminative power (default 0.05)")
     parser.add_argument("--group", metavar="REGEX",
@@ -154,11 +155,18 @@ class _Study:
         study = experiment(args)
         sys.stderr.write(study.note)
         self.assessments, self.runs, collection = study.assessments, study.runs(), study.collection
+        if not args.c:  # compare's topics: assessed and answered by at least one run
+            from inexeval.meta import answered_topics
+
+            self.assessments = self.assessments.select(answered_topics(self.assessments,
+                                                                       self.runs))
+        self.rule = "all" if args.c else "any"
         measures, task = study.measures, study.task
         args.task = task
         if task:
+            chosen = () if study.default_task else tuple(study.comparison_measures())
             self.scoring = Scoring(tuple(measures or ()), task=task, collection=collection,
-                                   task_options=study.task_options)
+                                   task_options=study.task_options, chosen=chosen)
         else:
             self.scoring = Scoring(tuple(measures), collection=collection,
                                    options={"num_docs": study.num_docs, "order": study.order,
@@ -292,9 +300,10 @@ def _title(study: _Study, args: argparse.Namespace, what: str) -> str:
     if pooled and args.runs_per_group is not None:
         pooled += f" from {args.runs_per_group} run(s) per group"
     unit = study.pooling.unit if study.pooling is not None else ""
-    return (f"{what}: {len(study.runs)} runs, {len(study.assessments)} assessed topics"
-            + (f", {pooled} ({unit}s)" if pooled else "")
-            + "; means over every assessed topic (-c)")
+    from inexeval.meta import topic_rule
+
+    return (f"{what}: {len(study.runs)} runs, {topic_rule(len(study.assessments), study.rule)}"
+            + (f"; {pooled} ({unit}s)" if pooled else ""))
 
 
 def _json(data: dict[str, Any]) -> str:

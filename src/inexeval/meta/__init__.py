@@ -23,7 +23,7 @@ output (:func:`describe_topics`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
@@ -66,10 +66,21 @@ def study_scores(scores: Scores, *, complete: bool | None = None,
 def describe_topics(scores: Scores) -> str:
     """The topic count and the rule of a study, in one phrase: ``60 topics: assessed and
     answered by at least one run``."""
+    return topic_rule(len(scores.topics), scores.rule)
+
+
+def topic_rule(n: int, rule: str) -> str:
+    """:func:`describe_topics` of ``n`` topics under ``rule``."""
     what = {"any": "assessed and answered by at least one run (a missing one scoring 0)",
             "all": "every assessed topic (-c; a missing one scoring 0)"}
-    n = len(scores.topics)
-    return f"{n} topic{'s' if n != 1 else ''}: {what.get(scores.rule, RULES[scores.rule])}"
+    return f"{n} topic{'s' if n != 1 else ''}: {what.get(rule, RULES[rule])}"
+
+
+def answered_topics(assessments: Iterable[str], runs: Iterable[Iterable[str]]) -> set[str]:
+    """The topics of rule ``any``: assessed and answered by at least one of the runs (each
+    given as the topics it has)."""
+    assessed = set(assessments)
+    return {t for run in runs for t in run if t in assessed}
 
 
 def topics_by_runs(scores: Scores, measure: str) -> Matrix:

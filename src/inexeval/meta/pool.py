@@ -50,7 +50,7 @@ from inexeval.executor import Executor, Serial, map_chunked, task_seeds
 from inexeval.model import Assessments, Run
 from inexeval.model.assessments import TopicAssessments
 from inexeval.model.pool import Pool
-from inexeval.scores import Scores, natural_order
+from inexeval.scores import MEAN_NAME, Scores, find_measure, natural_order
 
 Keys = npt.NDArray[np.str_]
 Floats = npt.NDArray[np.float64]
@@ -77,11 +77,14 @@ class Scoring:
     collection: Any = None
     task_options: Mapping[str, Any] = field(default_factory=dict)
     options: Mapping[str, Any] = field(default_factory=dict)
+    chosen: tuple[str, ...] = ()
+    """Under a ``task``, only these of its measures (``-m``, in any spelling; default all)."""
 
     def scores(self, assessments: Assessments, runs: Sequence[Run]) -> Scores:
         """The runs × every assessed topic × measures, averaging rule ``all``; counts (a
         measure summed over topics, such as ``num_rel``, and the official tasks' counts) are
-        left out: they rank no runs."""
+        left out: they rank no runs. A task's per-topic AiP and AgP are named by their means
+        (MAiP, MAgP), as ``compare`` and ``meta power`` name them."""
         from inexeval.evaluation import RunEvaluator, evaluate_runs
         from inexeval.measures.focused import COUNTS
 
@@ -91,8 +94,13 @@ class Scoring:
         results = evaluate_runs(evaluate_one, runs)
         scores = Scores.from_results(results, rule="all", topics=natural_order(assessments))
         counts = set(COUNTS) if self.task else set()
-        return scores.select(measures=[m for m in scores.measures if m not in counts
-                                       and results.aggregates.get(m) != "sum"])
+        kept = [m for m in scores.measures if m not in counts
+                and results.aggregates.get(m) != "sum"]
+        if self.chosen:
+            named = [find_measure(kept, m) for m in self.chosen]
+            kept = [m for m in kept if m in named]
+        scores = scores.select(measures=kept)
+        return replace(scores, measures=tuple(MEAN_NAME.get(m, m) for m in scores.measures))
 
     def quiet_scores(self, assessments: Assessments, runs: Sequence[Run]) -> Scores:
         """:meth:`scores` without the warnings about the runs (given once, when the runs were
@@ -554,11 +562,12 @@ def rmse(truth: Floats, estimate: Floats) -> float:
 class Power:
     """The discriminative power computed at every level
     (:func:`inexeval.meta.power.discriminative_power`): the paired bootstrap or the randomised
-    Tukey HSD (``method``), ``replicates`` replicates, significance level ``alpha``, ``seed``
-    the replicates' (the same at every level)."""
+    Tukey HSD (``method``), ``replicates`` replicates (default ``meta power``'s,
+    :data:`inexeval.meta.power.REPLICATES`), significance level ``alpha``, ``seed`` the
+    replicates' (the same at every level)."""
 
     method: str = "bootstrap"
-    replicates: int = 1000
+    replicates: int | None = None
     alpha: float = 0.05
     seed: int = 42
 
