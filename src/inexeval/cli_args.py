@@ -68,11 +68,13 @@ def add_input_arguments(parser: argparse.ArgumentParser, required: bool = True) 
 
 
 def add_run_options(parser: argparse.ArgumentParser, default_order: str | None = "rank") -> None:
-    """The options that say how runs are read and ordered (``eval``, ``pool``). ``eval`` has no
-    fixed default order (None): document runs on TREC qrels are ordered as trec_eval orders them."""
+    """The options that say how runs are read and ordered (``eval``, ``pool``, the studies).
+    Default None: :func:`inexeval.model.run.default_order`, document runs (TREC runs) as
+    trec_eval orders them, others by rank."""
     parser.add_argument("--run-format", metavar="FORMAT",
                         help="override format detection: xml (INEX submission), trec, fol")
-    by_qrels = "; document runs on TREC qrels: trec_eval" if default_order is None else ""
+    by_qrels = ("; document runs (TREC runs): trec_eval's, as eval orders them on TREC qrels"
+                if default_order is None else "")
     parser.add_argument("--order", choices=("rank", "score", "file", "trec_eval"),
                         default=default_order,
                         help="result order: rank if every result has one, else score, else file "

@@ -112,7 +112,9 @@ class Evaluator:
     def _order(self, run: Run) -> str:
         if self.order is not None:
             return self.order
-        return "trec_eval" if run.kind == "document" and self.assessments.scale == "trec" else "rank"
+        from inexeval.model.run import default_order
+
+        return default_order(run, self.assessments.scale == "trec")
 
     def iter_calc(self, run: Run) -> Iterator[Metric]:
         """Yield ``Metric(topic, measure, value)`` per topic and measure, topics in natural id

@@ -44,7 +44,7 @@ from inexeval.analysis.strategies import (
 from inexeval.errors import InexevalError
 from inexeval.model.assessments import Assessments
 from inexeval.model.pool import Pool, TopicPool, topic_order
-from inexeval.model.run import Run, TopicRun, make_topic_run
+from inexeval.model.run import Run, TopicRun, default_order, make_topic_run
 
 IntArray = npt.NDArray[np.int64]
 _SEPARATOR = "\t"
@@ -151,9 +151,11 @@ def _code(topic_runs: Sequence[TopicRun], unit: str, limit: int) -> _Coded:
                   [article_codes[a:b].astype(np.int64) for a, b in bounds])
 
 
-def _topic_runs(runs: Sequence[Run], topic: str, order: str) -> list[TopicRun]:
+def _topic_runs(runs: Sequence[Run], topic: str, order: str | None) -> list[TopicRun]:
+    """Each run's results of ``topic`` in ``order`` (None: :func:`default_order`)."""
     empty = make_topic_run(topic, [])
-    return [r.topics[topic].ordered(order) if topic in r.topics else empty for r in runs]
+    return [r.topics[topic].ordered(order or default_order(r)) if topic in r.topics else empty
+            for r in runs]
 
 
 def _check_unit(runs: Sequence[Run], unit: str) -> None:
@@ -168,7 +170,7 @@ def _check_unit(runs: Sequence[Run], unit: str) -> None:
 
 def pool_runs(runs: Sequence[Run], *, depth: int | None = None, articles: int | None = None,
               unit: str = "article", topics: Sequence[str] | None = None,
-              order: str = "rank") -> Pool:
+              order: str | None = None) -> Pool:
     """Pool ``runs`` (in the given order) to ``depth`` results per run or round-robin to
     ``articles`` articles per topic (exactly one of the two), pooling ``unit`` (``article`` or
     ``element``) over ``topics`` (default: every topic of any run). Units are sorted by file,
@@ -214,7 +216,7 @@ class TopicStatistics:
     contributions: Mapping[str, int]
 
 
-def pool_statistics(pool: Pool, runs: Sequence[Run] = (), order: str = "rank"
+def pool_statistics(pool: Pool, runs: Sequence[Run] = (), order: str | None = None
                     ) -> list[TopicStatistics]:
     """Per topic statistics of ``pool``. With the pooled ``runs`` (the ones given to
     :func:`pool_runs`, with the same ``order``), each unit that one run alone returned is
@@ -308,7 +310,7 @@ class TopicCandidates:
 
 
 def topic_candidates(runs: Sequence[Run], topic: str, depth: int, unit: str = "article",
-                     order: str = "rank") -> TopicCandidates:
+                     order: str | None = None) -> TopicCandidates:
     """The depth-``depth`` pool of ``topic`` with each run's distinct units in rank order."""
     topic_runs = _topic_runs(runs, topic, order)
     coded = _code(topic_runs, unit, depth)
@@ -320,7 +322,7 @@ def topic_candidates(runs: Sequence[Run], topic: str, depth: int, unit: str = "a
 
 def strategy_pool(runs: Sequence[Run], strategy: str, *, depth: int = 100,
                   budget: int | None = None, unit: str = "article",
-                  topics: Sequence[str] | None = None, order: str = "rank",
+                  topics: Sequence[str] | None = None, order: str | None = None,
                   options: StrategyOptions | None = None,
                   assessments: Assessments | None = None) -> Pool:
     """Pool ``runs`` with a strategy (:mod:`inexeval.analysis.strategies`): per topic, the
@@ -366,7 +368,8 @@ class SampledPool:
 def sampled_pool(runs: Sequence[Run], strata: tuple[Stratum, ...] = (), *,
                  method: str = "stratified", budget: int | None = None, depth: int = 100,
                  unit: str = "article", topics: Sequence[str] | None = None,
-                 order: str = "rank", options: StrategyOptions | None = None) -> SampledPool:
+                 order: str | None = None, options: StrategyOptions | None = None
+                 ) -> SampledPool:
     """Sample each topic's depth-``depth`` pool (:mod:`inexeval.analysis.sampling`), topic
     ``i`` (in topic order) with the ``i``-th child of ``SeedSequence(options.seed)``:
     ``stratified``, the pool ranked by ``options.fusion`` (``take``'s order) and cut into

@@ -107,7 +107,7 @@ class _Shared:
     budgets: IntArray
     depth: int
     max_results: int
-    order: str
+    order: str | None
     options: StrategyOptions
 
 
@@ -195,7 +195,7 @@ def _relevant_count(qrels: Assessments, topic: str) -> int:
 
 def strategy_study(runs: Sequence[Run], qrels: Assessments, strategies: Sequence[StrategySpec],
                    budgets: Sequence[int], *, depth: int = 100, max_results: int = 1000,
-                   order: str = "rank", options: StrategyOptions | None = None,
+                   order: str | None = None, options: StrategyOptions | None = None,
                    executor: Executor | None = None) -> list[CurvePoint]:
     """The curves of the module docstring: one point per strategy and budget, strategies in
     the given order, budgets ascending."""

@@ -182,7 +182,7 @@ class _Study:
 
                 pooled = tuple(select_runs([r.name for r in self.runs], args.group,
                                            args.runs_per_group))
-            self.pooling = Pooling(args.depth, args.articles, unit, args.order or "rank",
+            self.pooling = Pooling(args.depth, args.articles, unit, args.order,
                                    pooled)
 
 

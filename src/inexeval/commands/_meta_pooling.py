@@ -41,7 +41,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         '{"curves": [{strategy, budget, topic_count, judged, relevant_found, '
                         "kendall_tau, rmse}]}")
     parser.add_argument("-o", "--output", metavar="FILE", help="output file (default stdout)")
-    add_run_options(parser)
+    add_run_options(parser, default_order=None)
 
 
 def run(args: argparse.Namespace) -> int:

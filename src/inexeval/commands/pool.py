@@ -72,7 +72,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="print the statistics of a pool TSV instead: per topic units, "
                         "articles, units only one run returned and, with the pooled RUNs "
                         "given, each run's unique contribution; then median and total")
-    add_run_options(parser)
+    add_run_options(parser, default_order=None)
 
 
 def run(args: argparse.Namespace) -> int:

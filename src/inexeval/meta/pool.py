@@ -50,6 +50,7 @@ from inexeval.executor import Executor, Serial, map_chunked, task_seeds
 from inexeval.model import Assessments, Run
 from inexeval.model.assessments import TopicAssessments
 from inexeval.model.pool import Pool
+from inexeval.model.run import default_order
 from inexeval.scores import MEAN_NAME, Scores, find_measure, natural_order
 
 Keys = npt.NDArray[np.str_]
@@ -121,7 +122,7 @@ class Pooling:
     depth: int | None = None
     articles: int | None = None
     unit: str = "article"
-    order: str = "rank"
+    order: str | None = None
     pooled: tuple[int, ...] | None = None
 
     def __post_init__(self) -> None:
@@ -170,8 +171,8 @@ class CodedRuns:
     def of(cls, runs: Sequence[Run], topics: Sequence[str], pooling: Pooling) -> CodedRuns:
         keys, rounds = {}, {}
         for topic in natural_order(topics):
-            ordered = [run.topics[topic].ordered(pooling.order) for run in runs
-                       if topic in run.topics]
+            ordered = [run.topics[topic].ordered(pooling.order or default_order(run))
+                       for run in runs if topic in run.topics]
             which = np.array([r for r, run in enumerate(runs) if topic in run.topics],
                              dtype=np.int64)
             sizes = np.array([len(tr) for tr in ordered], dtype=np.int64)

@@ -204,6 +204,14 @@ class RunColumns(Mapping[str, TopicRun]):
         return dict(zip(self._position, np.diff(self.bounds).tolist()))
 
 
+def default_order(run: Run, trec_qrels: bool = True) -> str:
+    """The order of a run's results when none is asked for (``eval``, ``pool``, ``meta pool``
+    and the API alike): trec_eval's (score descending, ties by document id descending) for a
+    document run (a TREC run) on TREC qrels (``trec_qrels``; a pool has no qrels and orders it
+    as they would), else by rank (:meth:`TopicRun.ordered`)."""
+    return "trec_eval" if run.kind == "document" and trec_qrels else "rank"
+
+
 @dataclass(frozen=True, eq=False)
 class Run(Mapping[str, TopicRun]):
     """A run: its name, the kind of its results and one :class:`TopicRun` per topic, in the order
