@@ -131,7 +131,7 @@ def chooser(plan: Plan) -> Chooser:
     return choose
 
 
-def adaptive_pool(runs: Sequence[Run], topic_file: str | Path, plan: Plan, order: str = "rank"
+def adaptive_pool(runs: Sequence[Run], topic_file: str | Path, plan: Plan, order: str | None = None
                   ) -> tuple[Pool, dict[str, str]]:
     """The static start of an adaptive campaign (each topic's depth pool of articles in
     ``depth`` order) and each topic's runs as :func:`candidates_json`, for the topics of

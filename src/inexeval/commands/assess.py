@@ -65,7 +65,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                           help="articles served per topic at most (default: the whole depth "
                           "pool)")
     add_strategy_options(adaptive)
-    add_run_options(init)
+    add_run_options(init, default_order=None)
     init.add_argument("--mode", choices=MODES, default="passages",
                       help="what assessors give: highlighted passages and a best entry point "
                       "(passages, INEX 2006-2010, the default), passages with exhaustivity "
