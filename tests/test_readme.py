@@ -30,9 +30,9 @@ def _blocks(text: str, language: str) -> list[str]:
     return re.findall(rf"```{language}\n(.*?)```", text, flags=re.DOTALL)
 
 
-def _sessions() -> list[tuple[str, list[str]]]:
+def _sessions(title: str = "A first hour") -> list[tuple[str, list[str]]]:
     sessions: list[tuple[str, list[str]]] = []
-    for block in _blocks(_section("A first hour"), "console"):
+    for block in _blocks(_section(title), "console"):
         for line in block.splitlines():
             if line.startswith("$ "):
                 sessions.append((line[2:], []))
@@ -48,9 +48,26 @@ def test_quick_start_keeps_its_two_commands() -> None:
 @needs_shared
 @pytest.mark.parametrize("command, shown", _sessions(), ids=lambda v: v if isinstance(v, str) else "")
 def test_walk_through_prints_what_the_readme_shows(command: str, shown: list[str]) -> None:
+    _check_session(command, shown, ROOT)
+
+
+def test_reproducing_a_study_prints_what_the_readme_shows(tmp_path: Path) -> None:
+    """"Reproducing a study" as a new user types it, in a fresh folder, on the data the package
+    ships (no ../shared): every command in turn, each printing what the section shows."""
+    sessions = _sessions("Reproducing a study")
+    assert [c.split()[:3] for c, _ in sessions][:2] == [["inexeval", "demo", "--data"],
+                                                       ["inexeval", "eval", "-q"]]
+    for command, shown in sessions:
+        _check_session(command, shown, tmp_path)
+    assert (tmp_path / "scores.tsv").exists() and (tmp_path / "ipcs" / "LICENSE").exists()
+
+
+def _check_session(command: str, shown: list[str], cwd: Path) -> None:
+    """Run one ``$ inexeval ...`` line in ``cwd``: it succeeds and prints the lines shown, in
+    order (``...``: lines left out)."""
     words = shlex.split(command.replace("../shared", str(SHARED)))
     assert words[0] == "inexeval"
-    done = subprocess.run([sys.executable, "-m", "inexeval.cli", *words[1:]], cwd=ROOT,
+    done = subprocess.run([sys.executable, "-m", "inexeval.cli", *words[1:]], cwd=cwd,
                           capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stderr
     printed = [line.split() for line in (done.stderr + done.stdout).splitlines()]

@@ -161,3 +161,16 @@ def test_figure_states_the_topics_and_parameters(saved, tmp_path) -> None:
     text = out.read_text()
     for words in ("12 topics:", "assessed and answered", "B = 40", "seed 42"):
         assert words in text
+
+
+@needs_shared
+def test_demo_data_are_the_ipcs_files(tmp_path, capsys) -> None:
+    """`inexeval demo --data DIR` writes the shipped (gzip) qrels and runs as they are, with
+    their licence; --digits, for the tables, is refused beside it."""
+    assert main(["demo", "--data", str(tmp_path / "ipcs")]) == 0
+    assert "wrote 5 files" in capsys.readouterr().out
+    for name in ("INEX_Qrels.txt", "bert1_bestincontext.run", "bert1_incontext.run",
+                 "bert_inex_converted_1.run", "LICENSE"):
+        assert (tmp_path / "ipcs" / name).read_bytes() == (DATA / name).read_bytes()
+    assert main(["demo", "--data", str(tmp_path / "x"), "--digits", "2"]) == 2
+    assert "--digits" in capsys.readouterr().err

@@ -1,5 +1,6 @@
 """``inexeval demo``: evaluate the bundled example data and print tables in the layout of
-Hiemstra and Mihajlović (2005), Table 1, each column explained in one line."""
+Hiemstra and Mihajlović (2005), Table 1, each column explained in one line; ``--data DIR``
+writes the real data the README's "Reproducing a study" starts from instead."""
 
 from __future__ import annotations
 
@@ -21,9 +22,19 @@ QUANTISATIONS = (("strict", "strict"), ("liberal", "liberal"), ("exhaust.", "e3s
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--digits", type=non_negative, default=3, metavar="N", help="decimals printed (3)")
+    parser.add_argument("--data", metavar="DIR",
+                        help="instead, write real data into DIR: the INEX 2009-2010 qrels "
+                        "(FOL, relevant articles only) and three runs of the ipcs project, "
+                        "with their MIT licence (README: Reproducing a study)")
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.data is not None:
+        if args.digits != 3:
+            from inexeval.errors import InexevalError
+
+            raise InexevalError("--digits goes with the tables, not --data")
+        return _write_data(args.data)
     from inexeval import demo
     from inexeval.collection.build import build_index
     from inexeval.evaluation import Evaluator, with_implicit
@@ -65,6 +76,16 @@ def run(args: argparse.Namespace) -> int:
     command = ["inexeval", "eval", str(demo.ASSESSMENTS_2004), str(demo.RUNS[1]), "-m",
                "P(quant=generalised)@10", "-q", "--collection", str(demo.COLLECTION)]
     out.write(f"\nTry: {shlex.join(command)}\n")
+    return 0
+
+
+def _write_data(folder: str) -> int:
+    from inexeval.demo import write_ipcs
+
+    written = write_ipcs(folder)
+    sys.stdout.write(f"wrote {len(written)} files into {folder}: "
+                     f"{', '.join(p.name for p in written)} (the ipcs project's, MIT licence: "
+                     "LICENSE)\n")
     return 0
 
 
