@@ -376,7 +376,8 @@ def test_meta_reuse_json_keys(inputs: tuple[Path, list[Path]],
     assert main(["meta", "reuse", str(qrels), *map(str, runs), "--task", "focused", "--depth",
                  "4", "--group", "^(grp[A-Z])", "--format", "json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert list(data) == ["runs", "summary"]
+    assert list(data) == ["study", "runs", "summary"]
+    assert (data["study"]["topics"], data["study"]["rule"]) == (2, "any")
     assert list(data["runs"][0]) == ["measure", "left_out", "run", "score_full",
                                      "score_without", "difference", "rank_full",
                                      "rank_without", "unique_relevant"]

@@ -224,19 +224,30 @@ def run_pool(args: argparse.Namespace) -> int:
         if hasattr(executor, "close"):
             executor.close()
     table = [row_values(row, LEVEL_COLUMNS) for row in rows]
+    how = ([f"{args.sample} samples, {args.iterations} per rate, seed {args.seed}"]
+           if args.sample else []) + (["unjudged units removed (condensed)"]
+                                      if args.condensed else [])
+    if power is not None:
+        from inexeval.meta.power import REPLICATES
+
+        how.append(f"discriminative power: {power.method}, B = "
+                   f"{power.replicates or REPLICATES[power.method]}, alpha = {power.alpha:g}, "
+                   f"seed {power.seed}")
+    title = _title(study, args, "smaller pools") + "".join(f"; {h}" for h in how)
     if args.format == "json":
-        text = _json({"levels": [dict(zip(LEVEL_COLUMNS, row)) for row in table]})
+        text = _json({"levels": [dict(zip(LEVEL_COLUMNS, row)) for row in table]},
+                     _facts(study, title))
     else:
         from inexeval.report.comparison import render_rows
 
-        text = render_rows(LEVEL_COLUMNS, table, args.format, args.digits,
-                           title=_title(study, args, "smaller pools"))
+        text = render_rows(LEVEL_COLUMNS, table, args.format, args.digits, title=title)
     _write(args, text)
     if args.plot is not None:
+        from inexeval.commands.meta import captioned
         from inexeval.report.figures import save_figure
         from inexeval.report.pools import levels_figure
 
-        save_figure(levels_figure(rows), args.plot)
+        save_figure(captioned(levels_figure(rows), title), args.plot)
     return 0
 
 
@@ -259,9 +270,11 @@ def run_reuse(args: argparse.Namespace) -> int:
             executor.close()
     runs = [row_values(row, RUN_COLUMNS) for row in reuse.runs]
     summary = [row_values(row, SUMMARY_COLUMNS) for row in reuse.summary]
+    title = _title(study, args, "leave-" + ("one-group" if groups else "one-run") + "-out")
     if args.format == "json":
         text = _json({"runs": [dict(zip(RUN_COLUMNS, row)) for row in runs],
-                      "summary": [dict(zip(SUMMARY_COLUMNS, row)) for row in summary]})
+                      "summary": [dict(zip(SUMMARY_COLUMNS, row)) for row in summary]},
+                     _facts(study, title))
     elif args.format == "csv":
         from inexeval.report.comparison import render_csv
 
@@ -269,21 +282,21 @@ def run_reuse(args: argparse.Namespace) -> int:
     else:
         from inexeval.report.comparison import render_rows
 
-        title = _title(study, args, "leave-" + ("one-group" if groups else "one-run") + "-out")
         text = (render_rows(RUN_COLUMNS, runs, args.format, args.digits, title=title) + "\n"
                 + render_rows(SUMMARY_COLUMNS, summary, args.format, args.digits,
                               title="over all runs: drop = score_full - score_without"))
     _write(args, text)
     if args.plot is not None:
+        from inexeval.commands.meta import captioned
         from inexeval.report.figures import save_figure
         from inexeval.report.pools import reuse_figure
 
         measure = reuse.summary[0].measure if args.task is None else _main(reuse.summary)
         chosen = [row for row in reuse.runs if row.measure == measure]
         tau = next(s.kendall_tau for s in reuse.summary if s.measure == measure)
-        save_figure(reuse_figure(measure, [r.score_full for r in chosen],
-                                 [r.score_without for r in chosen], [r.run for r in chosen],
-                                 tau), args.plot)
+        save_figure(captioned(reuse_figure(measure, [r.score_full for r in chosen],
+                                           [r.score_without for r in chosen],
+                                           [r.run for r in chosen], tau), title), args.plot)
     return 0
 
 
@@ -306,11 +319,22 @@ def _title(study: _Study, args: argparse.Namespace, what: str) -> str:
             + (f"; {pooled} ({unit}s)" if pooled else ""))
 
 
-def _json(data: dict[str, Any]) -> str:
+def _facts(study: _Study, title: str) -> dict[str, Any]:
+    """JSON's ``study``: as the other meta studies give it (the title, runs, topic count and
+    rule)."""
+    from inexeval.meta import topic_rule
+
+    n = len(study.assessments)
+    return {"title": title, "runs": len(study.runs), "topics": n, "rule": study.rule,
+            "topic_rule": topic_rule(n, study.rule)}
+
+
+def _json(data: dict[str, Any], facts: dict[str, Any]) -> str:
     def clean(value: Any) -> Any:
         return None if isinstance(value, float) and math.isnan(value) else value
-    cleaned = {key: [{k: clean(v) for k, v in row.items()} for row in rows]
-               for key, rows in data.items()}
+    cleaned: dict[str, Any] = {"study": facts}
+    cleaned.update({key: [{k: clean(v) for k, v in row.items()} for row in rows]
+                    for key, rows in data.items()})
     return json.dumps(cleaned, indent=1) + "\n"
 
 
