@@ -153,6 +153,14 @@ def test_replicate_matrix_refuses_what_it_decides(saved, tmp_path, capsys,
     assert main(["meta", "power", "--scores", saved, "--replicate-matrix", str(matrix)]) == 0
 
 
+@pytest.mark.parametrize("option", [["--seed", "3"], ["--block", "10"],
+                                    ["--scheduler", "local:2"]])
+def test_a_design_that_draws_nothing_takes_no_seed(saved, capsys, option: list[str]) -> None:
+    assert main(["meta", "topics", "--scores", saved, "--min-diff", "0.05", *option]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and option[0] in err
+
+
 def test_figure_states_the_topics_and_parameters(saved, tmp_path) -> None:
     pytest.importorskip("matplotlib")
     out = tmp_path / "power.svg"

@@ -58,9 +58,12 @@ def run(args: argparse.Namespace) -> int:
 
 
 # inputs --------------------------------------------------------------------------------------
-def add_study_inputs(parser: argparse.ArgumentParser, *, runs: bool = True) -> None:
+def add_study_inputs(parser: argparse.ArgumentParser, *, runs: bool = True,
+                     drawn: bool = True) -> None:
     """The inputs of ``compare`` (assessments, runs, -m/--task, ``-c``, ``--topics`` and every
-    input option) or ``--scores FILE``, and the output options."""
+    input option) or ``--scores FILE``, and the output options; ``drawn``: a study that draws
+    (``--seed``, ``--block``, ``--scheduler``); one that does not has ``--jobs`` for evaluating
+    the runs only."""
     from inexeval.cli import non_negative
     from inexeval.cli_args import add_complete_argument, add_input_arguments
 
@@ -70,12 +73,16 @@ def add_study_inputs(parser: argparse.ArgumentParser, *, runs: bool = True) -> N
         parser.add_argument("--scores", metavar="FILE",
                             help="per-topic scores saved by `inexeval eval -q` (--format scores, "
                             "trec, csv or json) instead of ASSESSMENTS and RUNs")
-    parser.add_argument("--seed", type=non_negative, default=None,
-                        help=f"random seed (default {SEED})")
-    parser.add_argument("--block", type=positive, metavar="N",
-                        help="replicates per block: bounds the memory, changes no number "
-                        "(default: about 4 million numbers a block)")
-    add_executor_arguments(parser, "replicate blocks and measures")
+    if drawn:
+        parser.add_argument("--seed", type=non_negative, default=None,
+                            help=f"random seed (default {SEED})")
+        parser.add_argument("--block", type=positive, metavar="N",
+                            help="replicates per block: bounds the memory, changes no number "
+                            "(default: about 4 million numbers a block)")
+        add_executor_arguments(parser, "replicate blocks and measures")
+    else:
+        parser.add_argument("--jobs", type=positive, default=1, metavar="N",
+                            help="evaluate the runs in N processes (same numbers; default 1)")
     parser.add_argument("--format", choices=FORMATS, default="table",
                         help="output format (default table; csv and json at full precision)")
     parser.add_argument("-o", "--output", metavar="FILE",
@@ -410,7 +417,7 @@ TOPICS_POWER = ("measure", "test", "topics", "min_diff", "power")
 
 
 def _topics_arguments(parser: argparse.ArgumentParser) -> None:
-    add_study_inputs(parser)
+    add_study_inputs(parser, drawn=False)
     parser.add_argument("--alpha", type=probability, default=0.05,
                         help="significance level, two-sided (default 0.05)")
     parser.add_argument("--power", type=probability, default=0.8,
@@ -517,7 +524,7 @@ REPRO_EFFECTS = ("measure", "er", "delta_ri")
 
 
 def _repro_arguments(parser: argparse.ArgumentParser) -> None:
-    add_study_inputs(parser, runs=False)
+    add_study_inputs(parser, runs=False, drawn=False)
     parser.add_argument("--original", nargs="+", metavar="RUN", required=True,
                         help="the original runs (the first the baseline, the second the "
                         "advanced run of the effects)")
