@@ -243,8 +243,7 @@ def run_pool(args: argparse.Namespace) -> int:
         text = render_rows(LEVEL_COLUMNS, table, args.format, args.digits, title=title)
     _write(args, text)
     if args.plot is not None:
-        from inexeval.commands.meta import captioned
-        from inexeval.report.figures import save_figure
+        from inexeval.report.figures import captioned, save_figure
         from inexeval.report.pools import levels_figure
 
         save_figure(captioned(levels_figure(rows), title), args.plot)
@@ -287,8 +286,7 @@ def run_reuse(args: argparse.Namespace) -> int:
                               title="over all runs: drop = score_full - score_without"))
     _write(args, text)
     if args.plot is not None:
-        from inexeval.commands.meta import captioned
-        from inexeval.report.figures import save_figure
+        from inexeval.report.figures import captioned, save_figure
         from inexeval.report.pools import reuse_figure
 
         measure = reuse.summary[0].measure if args.task is None else _main(reuse.summary)

@@ -211,7 +211,7 @@ def emit(args: argparse.Namespace, title: str, tables: dict[str, list[dict[str, 
         if draw is None:
             raise InexevalError("this study has no figure: write a table (-o FILE.txt, "
                                 "--format ...)", args.output)
-        from inexeval.report.figures import save_figure
+        from inexeval.report.figures import captioned, save_figure
 
         save_figure(captioned(draw(), title), args.output)
         return
@@ -245,15 +245,6 @@ def emit(args: argparse.Namespace, title: str, tables: dict[str, list[dict[str, 
 
     with atomic_output(args.output) as handle:
         handle.write(text)
-
-
-def captioned(fig: Any, title: str) -> Any:
-    """``fig`` with ``title`` above its axes, wrapped to the figure's width."""
-    import textwrap
-
-    fig.suptitle(textwrap.fill(title, width=int(fig.get_figwidth() * 15)), fontsize=8,
-                 horizontalalignment="left", x=0.01)
-    return fig
 
 
 def study_facts(title: str, scores: Any) -> dict[str, Any]:

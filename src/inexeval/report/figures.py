@@ -39,6 +39,16 @@ def figure_bytes(fig: Any, fmt: str) -> bytes:
     return buffer.getvalue()
 
 
+def captioned(fig: Any, title: str) -> Any:
+    """``fig`` with ``title`` (a study's topics, rule and parameters) above its axes, wrapped
+    to the figure's width."""
+    import textwrap
+
+    fig.suptitle(textwrap.fill(title, width=int(fig.get_figwidth() * 15)), fontsize=8,
+                 horizontalalignment="left", x=0.01)
+    return fig
+
+
 def save_figure(fig: Any, path: str) -> None:
     """Write ``fig`` atomically to ``path`` in the format its suffix names."""
     from inexeval.outputs import atomic_output
