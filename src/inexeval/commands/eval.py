@@ -35,6 +35,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "iP[0.10], MAiP; gP[5]...MAgP in context) unless -m names others")
     parser.add_argument("--jobs", type=positive, default=1, metavar="N",
                         help="evaluate runs in N processes (same output, same order; default 1)")
+    parser.add_argument("--bioasq-version", type=int, choices=(2, 3, 5, 8, 9), metavar="E",
+                        help="BioASQ JSON files: the version of BioASQ's evaluator (its -e: 2, "
+                        "3, 5, 8 or 9; default 8)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -45,6 +48,16 @@ def run(args: argparse.Namespace) -> int:
 
     keep_freed_memory()
     check_eval_options(args)
+    from inexeval.formats.bioasq import looks_like_bioasq
+
+    if looks_like_bioasq(args.assessments):
+        from inexeval.evaluation_bioasq import bioasq_study
+
+        bioasq = bioasq_study(args)
+        return _report(args, "table" if args.table else args.format, bioasq, bioasq.outcomes(complete=args.c))
+    if args.bioasq_version is not None:
+        raise InexevalError("--bioasq-version goes with BioASQ JSON files (GOLD.json "
+                            "SYSTEM.json)", args.assessments)
     fmt = "table" if args.table else args.format
     labels = _trec_eval_names(args)
     study = experiment(args)

@@ -2,7 +2,8 @@
 // on many cases in one JVM, as `java -cp BioASQEvaluation.jar:lib/* evaluation.EvaluatorTask1b
 // -phaseA -e VERSION GOLD SYSTEM -verbose` would one at a time. Each line of the list file
 // (first argument) is "VERSION<TAB>GOLD<TAB>SYSTEM"; each case's output is followed by a line
-// "=== end". Written for inexeval's tests (not part of BioASQ's code).
+// "=== end", after "=== failed EXCEPTION" where the evaluator threw one (the command would stop
+// with it). Written for inexeval's tests (not part of BioASQ's code).
 import evaluation.EvaluatorTask1b;
 
 import java.io.BufferedReader;
@@ -15,10 +16,15 @@ public class RunMany {
             String line;
             while ((line = list.readLine()) != null) {
                 String[] parts = line.split("\t");
-                EvaluatorTask1b evaluator = new EvaluatorTask1b(parts[1], parts[2],
-                        Integer.parseInt(parts[0]));
-                evaluator.setVerbosity(true);
-                evaluator.EvaluatePhaseA();
+                try {
+                    EvaluatorTask1b evaluator = new EvaluatorTask1b(parts[1], parts[2],
+                            Integer.parseInt(parts[0]));
+                    evaluator.setVerbosity(true);
+                    evaluator.EvaluatePhaseA();
+                } catch (RuntimeException failure) {
+                    System.out.println();
+                    System.out.println("=== failed " + failure.getClass().getName());
+                }
                 System.out.println("=== end");
             }
         }
