@@ -80,9 +80,14 @@ class _Pairs(list[tuple[str, Any]]):
         return [value for name, value in self if name == key]
 
 
+def _is_array(value: Any) -> bool:
+    """A JSON array (an object is read as a list of pairs)."""
+    return isinstance(value, list) and not isinstance(value, _Pairs)
+
+
 def looks_like_bioasq(path: str | Path | Source) -> bool:
-    """Whether the file's first non-blank character opens a JSON object (no other assessment
-    format does)."""
+    """Whether the file's first non-blank character opens a JSON object or array (no other
+    assessment format does)."""
     if str(path) == "-" or (not isinstance(path, Source) and Path(path).is_dir()):
         return False
     try:
@@ -90,7 +95,7 @@ def looks_like_bioasq(path: str | Path | Source) -> bool:
             head = source.head(4096)
     except OSError:
         return False
-    return head.removeprefix(BOM).lstrip().startswith(b"{")
+    return head.removeprefix(BOM).lstrip()[:1] in (b"{", b"[")
 
 
 def read_bioasq(path: str | Path | Source) -> BioasqFile:
@@ -103,7 +108,7 @@ def read_bioasq(path: str | Path | Source) -> BioasqFile:
     except (UnicodeDecodeError, ValueError) as error:
         raise FormatError(f"not a BioASQ JSON file: {error}", name) from None
     lists = data.get_all("questions") if isinstance(data, _Pairs) else []
-    if not lists or not all(isinstance(q, list) for q in lists):
+    if not lists or not all(_is_array(q) for q in lists):
         raise FormatError('neither a BioASQ golden nor a system file: expected a JSON object '
                           'with a "questions" list', name)
     questions: dict[str, BioasqQuestion] = {}
@@ -125,11 +130,11 @@ def _question(item: Any, number: int, name: str) -> BioasqQuestion:
     where = f"question {shown(qid)}"
     snippets: list[Snippet] = []
     for group in item.get_all("snippets"):
-        if not isinstance(group, list):
+        if not _is_array(group):
             raise FormatError(f"{where}: snippets is not a list", name)
         snippets.extend(_snippet(s, k, where, name) for k, s in enumerate(group, 1))
     documents = item.get_all("documents")
-    if not all(isinstance(d, list) for d in documents):
+    if not all(_is_array(d) for d in documents):
         raise FormatError(f"{where}: documents is not a list", name)
     return BioasqQuestion(qid, tuple(snippets), any(documents))
 
