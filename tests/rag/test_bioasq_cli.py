@@ -4,6 +4,10 @@ options, and every malformed input as one line naming the file and the question 
 from __future__ import annotations
 
 import json
+import re
+import shlex
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -195,3 +199,45 @@ def test_bioasq_measures_and_version_need_bioasq_files(
     assert code == 2 and "--bioasq-version goes with BioASQ JSON files" in err
     code, _, err = run(capsys, qrels, trec_run, "-m", "bioasq_snippet_MAP")
     assert code == 2 and "bioasq_snippet_MAP needs bioasq assessments" in err
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _readme_sessions() -> list[tuple[str, list[str]]]:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    start = readme.index("## BioASQ task B snippet measures\n")
+    section = readme[start:readme.index("\n## ", start + 1)]
+    sessions: list[tuple[str, list[str]]] = []
+    for block in re.findall(r"```console\n(.*?)```", section, flags=re.DOTALL):
+        for line in block.splitlines():
+            if line.startswith("$ "):
+                sessions.append((line[2:], []))
+            else:
+                sessions[-1][1].append(line)
+    return sessions
+
+
+def test_the_readme_section_runs_as_written() -> None:
+    sessions = _readme_sessions()
+    assert len(sessions) == 2
+    for command, shown in sessions:
+        words = shlex.split(command)
+        assert words[0] == "inexeval"
+        done = subprocess.run([sys.executable, "-m", "inexeval.cli", *words[1:]], cwd=ROOT,
+                              capture_output=True, text=True, timeout=120, check=False)
+        assert done.returncode == 0, done.stderr
+        assert [line.split() for line in done.stdout.splitlines()] == [
+            line.split() for line in shown], command
+
+
+def test_the_readme_means_are_the_jars(tmp_path: Path) -> None:
+    from tests.rag.bioasq_cases import make_jar
+
+    jar = make_jar(tmp_path)
+    example = ROOT / "examples" / "bioasq"
+    official = jar.run([(8, example / "golden.json", example / "system.json")], tmp_path)[0]
+    shown = {line.split()[0]: float(line.split()[2]) for line in _readme_sessions()[0][1]
+             if line.split()[1] == "all" and line.split()[0] != "num_q"}
+    assert official is not None and shown.keys() == official.keys()
+    assert all(abs(shown[m] - official[m]) <= 0.00005 for m in shown)
