@@ -40,7 +40,11 @@ class BioasqStudy:
                                        f"{self.version}): {', '.join(MEASURES)} (choose with "
                                        "-m)\n")
         self.measures = chosen or list(MEASURES)
-        self.assessments: BioasqFile = read_bioasq(golden)
+        self.golden = read_bioasq(golden)
+        self.assessments = BioasqFile(self.golden.source, {
+            q: question for q, question in self.golden.questions.items()
+            if question.snippets or self.version != 9})
+        """The golden questions scored (``-e 9`` leaves out those without snippets)."""
         self.systems = list(systems)
 
     def outcomes(self, *, complete: bool = False, per_topic: bool = True,
@@ -57,14 +61,14 @@ class BioasqStudy:
                 try:
                     system = read_bioasq(source)
                     answered = [q for q in system if q in self.assessments.questions]
-                    if not answered:
+                    if not any(q in self.golden.questions for q in system):
                         raise InexevalError("no question of the system file is in the golden "
                                             "file", source)
-                    extra = len(system) - len(answered)
+                    extra = sum(q not in self.golden.questions for q in system)
                     if extra:
                         warn(f"{extra} question(s) of the system file are not in the golden "
                              "file and are ignored", source)
-                    outcome.results = evaluate_bioasq(self.assessments, system, self.measures,
+                    outcome.results = evaluate_bioasq(self.golden, system, self.measures,
                                                       self.version, name, complete)
                     outcome.answered = answered
                 except InexevalError as error:

@@ -219,3 +219,23 @@ def test_where_the_evaluator_throws_we_stop_naming_the_question(jar: Jar, tmp_pa
     assert main(["eval", *map(str, files)]) == 2
     error = capsys.readouterr().err.strip().splitlines()
     assert len(error) == 1 and str(files[1]) in error[0] and "'q7'" in error[0]
+
+
+def test_keys_given_twice_append_as_the_evaluator_reads_them(jar: Jar, tmp_path: Path) -> None:
+    """``snippets`` and ``questions`` given twice are both read (the evaluator's streaming
+    reader appends); a key of a snippet given twice: the last."""
+    def one(begin: int, end: int) -> str:
+        return json.dumps(snippet(PUBMED, begin, end))
+
+    gold = tmp_path / "twice.gold.json"
+    gold.write_text('{"questions": [{"id": "a", "snippets": [' + one(0, 9) + '], "snippets": ['
+                    + one(20, 29) + ']}], "questions": [{"id": "b", "snippets": [' + one(0, 9)
+                    + ']}]}')
+    system = tmp_path / "twice.system.json"
+    system.write_text('{"questions": [{"id": "a", "snippets": [' + one(20, 29)[:-1]
+                      + ', "offsetInEndSection": 24}]}, {"id": "b", "snippets": []}]}')
+    official = jar.run([(8, gold, system)], tmp_path)[0]
+    results = ours(gold, system, 8)
+    assert official is not None and agree({m: results.mean(m) for m in MEASURES}, official)
+    assert results.value("run", "a", "bioasq_snippet_R") == 5 / 20
+    assert results.value("run", "a", "bioasq_snippet_P") == 5 / 5

@@ -241,3 +241,16 @@ def test_the_readme_means_are_the_jars(tmp_path: Path) -> None:
              if line.split()[1] == "all" and line.split()[0] != "num_q"}
     assert official is not None and shown.keys() == official.keys()
     assert all(abs(shown[m] - official[m]) <= 0.00005 for m in shown)
+
+
+def test_version_9_counts_only_questions_with_golden_snippets(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    gold = write(tmp_path, "gold.json", {"questions": [*GOLD["questions"], {"id": "q5"}]})
+    system = write(tmp_path, "system.json", {"questions": [*SYSTEM["questions"],
+                                                           {"id": "q5", "snippets": []}]})
+    for args, count in (([], "2"), (["-c"], "3")):
+        code, out, err = run(capsys, gold, system, "--bioasq-version", "9", *args)
+        assert code == 0 and table(out)["num_q", "all"] == count
+        assert f"inexeval: {count} topics;" in err
+    code, out, err = run(capsys, gold, system, "--bioasq-version", "8")
+    assert table(out)["num_q", "all"] == "3" and "inexeval: 3 topics;" in err

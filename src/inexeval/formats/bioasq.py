@@ -136,6 +136,9 @@ def _question(item: Any, number: int, name: str) -> BioasqQuestion:
     documents = item.get_all("documents")
     if not all(_is_array(d) for d in documents):
         raise FormatError(f"{where}: documents is not a list", name)
+    if not all(isinstance(d, (str, int, float)) and not isinstance(d, bool)
+               for group in documents for d in group):  # what JsonReader.nextString reads
+        raise FormatError(f"{where}: a document of its documents list is not a string", name)
     return BioasqQuestion(qid, tuple(snippets), any(documents))
 
 
