@@ -29,8 +29,10 @@ class BioasqStudy:
     def __init__(self, golden: str, systems: Sequence[str], measures: Iterable[str] = (),
                  version: int = DEFAULT_VERSION) -> None:
         from inexeval.measures.registry import parse_measures
+        from inexeval.options import check_given_once
 
         self.version = check_version(version)
+        check_given_once(list(systems))
         chosen = [str(m) for m in parse_measures(list(measures))]
         wrong = [m for m in chosen if m not in MEASURES]
         if wrong:

@@ -183,11 +183,12 @@ def test_a_system_file_of_other_questions(tmp_path: Path,
     (["--limit", "5"], "--limit not used by BioASQ JSON files"),
     (["--format", "official"], "--format official"),
     (["--bioasq-version", "4"], "invalid choice"),
+    (["SYSTEM"], "the same run file is given twice"),
 ])
 def test_options_that_do_not_apply(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                    args: list[str], problem: str) -> None:
     gold, system = write(tmp_path, "gold.json", GOLD), write(tmp_path, "system.json", SYSTEM)
-    code, out, err = run(capsys, gold, system, *args)
+    code, out, err = run(capsys, gold, system, *[system if a == "SYSTEM" else a for a in args])
     assert code == 2 and out == "" and problem in err and len(err.splitlines()) == 1
 
 
