@@ -239,3 +239,14 @@ def test_keys_given_twice_append_as_the_evaluator_reads_them(jar: Jar, tmp_path:
     assert official is not None and agree({m: results.mean(m) for m in MEASURES}, official)
     assert results.value("run", "a", "bioasq_snippet_R") == 5 / 20
     assert results.value("run", "a", "bioasq_snippet_P") == 5 / 5
+
+
+def test_precision_and_recall_above_1(jar: Jar, tmp_path: Path) -> None:
+    """Snippets are merged by document string but compared by the document's last '/'-part:
+    one PubMed id written two ways is counted twice. Precision 2 here (and recall 2 the other
+    way round)."""
+    ways = [snippet(PUBMED, 0, 9), snippet("https://pubmed.ncbi.nlm.nih.gov/1", 0, 9)]
+    mine, official = evaluate(tmp_path, jar, ways, [snippet(PUBMED, 0, 9)])
+    assert agree(mine, official) and mine["bioasq_snippet_P"] == 2.0
+    mine, official = evaluate(tmp_path, jar, [snippet(PUBMED, 0, 9)], ways)
+    assert agree(mine, official) and mine["bioasq_snippet_R"] == 2.0
