@@ -15,9 +15,11 @@ Both kinds have one layout: ``{"questions": [{"id", "snippets": [{"document",
 Refused (one line naming the file and the question, exit 2), where the evaluator would stop with
 a Java exception or compute from a value it did not read: a file that is not a JSON object with a
 ``questions`` list (neither a golden nor a system file), a question without a string ``id``, an
-id given twice, a snippet without its document, sections or offsets, an offset that is not a
-whole number from 0 to 2**31 - 1, an end before its begin in one section, and a document made
-of ``/`` only (the evaluator's ``getDocumentOnlyID`` fails on it). Offsets whose snippet begins
+id given twice (the evaluator would score a golden one twice, and only the first answer), a
+``snippets`` or ``documents`` value that is not a list, a document in that list that is not a
+string, a snippet without its document, sections or offsets, an offset that is not a whole
+number from 0 to 2**31 - 1, an end before its begin in one section, and a document made of
+``/`` only (the evaluator's ``getDocumentOnlyID`` fails on it). Offsets whose snippet begins
 and ends in different sections are kept as they are, whatever their order.
 """
 

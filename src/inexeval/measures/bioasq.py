@@ -31,7 +31,10 @@ biomedical semantic indexing and question answering competition", §3.2), quirks
   0 when the sum is 0 or NaN.
 
 Sums of offsets are Java ``int`` arithmetic, as the evaluator's: sizes wrap around 2**32, an
-``int`` plus an overlap (a ``double``) saturates at 2**31 - 1.
+``int`` plus an overlap (a ``double``) saturates at 2**31 - 1. Precision and recall can exceed
+1 (a document written two ways: merged apart, compared as one id). Where the evaluator throws
+(``concatenateSnippets`` reading past its list, on some snippets that cross sections backwards),
+:func:`evaluate_bioasq` raises an error naming the file and the question.
 """
 
 from __future__ import annotations
