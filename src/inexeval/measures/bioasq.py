@@ -63,7 +63,6 @@ MEASURES = ("bioasq_snippet_P", "bioasq_snippet_R", "bioasq_snippet_F1", "bioasq
 """In the evaluator's order (its ``MPrec``, ``MRec``, ``MF1``, ``MAP``, ``GMAP snippets``)."""
 
 Ints = npt.NDArray[np.int64]
-Floats = npt.NDArray[np.float64]
 
 _INT_MIN, _INT_MAX = -2**31, 2**31 - 1
 
@@ -98,7 +97,9 @@ def _int_plus_doubles(values: Ints) -> Ints:
 
 
 def concatenate(snippets: list[Snippet]) -> None:
-    """``concatenateSnippets``, in place (see the module docstring)."""
+    """``concatenateSnippets``, in place (see the module docstring). Where a merge with an
+    earlier snippet leaves ``i`` past the list's end, ``snippets[i]`` raises IndexError as
+    Java's ``get(i)`` throws."""
     i = 0
     while i < len(snippets):
         j = 0
