@@ -250,3 +250,13 @@ def test_precision_and_recall_above_1(jar: Jar, tmp_path: Path) -> None:
     assert agree(mine, official) and mine["bioasq_snippet_P"] == 2.0
     mine, official = evaluate(tmp_path, jar, [snippet(PUBMED, 0, 9)], ways)
     assert agree(mine, official) and mine["bioasq_snippet_R"] == 2.0
+
+
+def test_a_document_of_slashes_only_stops_both(jar: Jar, tmp_path: Path) -> None:
+    """Java's split("/") of "/" is empty: getDocumentOnlyID throws; we refuse the file."""
+    files = write_case(tmp_path, "slashes", ({"questions": [{"id": "q", "snippets": [
+        snippet(PUBMED, 0, 9)]}]}, {"questions": [{"id": "q", "snippets": [
+            snippet("/", 0, 9)]}]}))
+    assert jar.run([(8, *files)], tmp_path) == [None]
+    with pytest.raises(InexevalError, match="document '/' has no id"):
+        ours(*files, 8)
