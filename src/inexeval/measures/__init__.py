@@ -9,7 +9,7 @@ names that are not identifiers with ``getattr(measures, "R-Prec")``.
 
 from typing import Any
 
-FAMILY_MODULES = ("cutoff", "eprum", "focused", "genomics", "hixeval", "ng", "precall", "sampled",
+FAMILY_MODULES = ("bioasq", "cutoff", "eprum", "focused", "genomics", "hixeval", "ng", "precall", "sampled",
                   "trec", "xcg")
 """Modules of :mod:`inexeval.measures` that register the built-in families."""
 
