@@ -169,10 +169,9 @@ def add_comparison_arguments(parser: argparse.ArgumentParser, formats: tuple[str
                         help="random seed of the randomised and bootstrap tests (default 42)")
     parser.add_argument("--power", action="store_true",
                         help="add each comparison's achieved power (Sakai 2016): the power of a "
-                        "two-sided paired t test at --alpha with its n topics to detect its "
-                        "observed difference, from the noncentral t with noncentrality "
-                        "sqrt(n) |delta| / sqrt(2 V_E), V_E the residual variance of the "
-                        "compared runs' topics x runs matrix (column power, last)")
+                        "two-sided paired t test at --alpha with its n topics and its own "
+                        "effect size d = t / sqrt(n), from the noncentral t with noncentrality "
+                        "sqrt(n) |d| (column power, last)")
     parser.add_argument("--meta", action="store_true",
                         help="(html) add a Measures section: each measure's discriminative "
                         "power and difference required (bootstrap test of every pair of runs "

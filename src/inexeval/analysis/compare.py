@@ -163,32 +163,25 @@ def row_dict(row: ComparisonRow, columns: Sequence[str] = COLUMNS) -> dict[str, 
             for k in columns}
 
 
-def achieved_power(row: ComparisonRow, variance: float, alpha: float) -> float:
+def achieved_power(row: ComparisonRow, alpha: float) -> float:
     """The achieved power of a comparison (Sakai 2016, "Statistical significance, power, and
     sample sizes: a systematic review of SIGIR and TOIS, 2006-2015", SIGIR): the power of the
-    two-sided paired t test at level ``alpha`` with ``row.n_topics`` topics to detect the
-    observed difference ``row.delta``, σ_t² = 2 V_E (``variance``: the residual variance of the
-    compared runs' topics × runs matrix, :func:`inexeval.meta.topics.residual_variance`), from
-    the noncentral t (:func:`inexeval.meta.topics.t_power`). NaN when undefined: fewer than two
-    topics, or V_E zero (below 1e-24, the square of the ties' 1e-12: rounding) or NaN."""
-    from inexeval.meta.topics import t_power
+    two-sided paired t test at level ``alpha`` with the pair's ``row.n_topics`` topics and its
+    own standardised mean difference ``d = row.effect_size`` (= t / sqrt(n)), from the
+    noncentral t with n - 1 degrees of freedom and noncentrality sqrt(n) |d|: R's
+    ``pwr.t.test(type = "paired")``, statsmodels' ``TTestPower``. The pooled V_E of several
+    runs belongs to the design of a topic set (``meta topics``), not to one comparison. NaN
+    when undefined: fewer than two topics, or no effect size (differences that are one
+    non-zero constant)."""
+    from scipy import stats
 
-    if row.n_topics < 2 or not variance >= significance.TIE ** 2 or math.isnan(row.delta):
+    n, d = row.n_topics, row.effect_size
+    if n < 2 or math.isnan(d):
         return math.nan
-    return float(t_power(row.n_topics, abs(row.delta), variance, alpha))
-
-
-def compared_variance(values: dict[str, dict[str, float | None]], runs: Sequence[str],
-                      topics: Sequence[str]) -> float:
-    """V_E of the compared runs under one measure: the residual mean square of the topics ×
-    runs matrix over the topics where every run has a value (NaN with fewer than two)."""
-    from inexeval.meta.topics import residual_variance
-
-    kept = [t for t in topics if all(values[r][t] is not None for r in runs)]
-    if len(kept) < 2 or len(runs) < 2:
-        return math.nan
-    matrix = np.array([[values[r][t] for r in runs] for t in kept], dtype=np.float64)
-    return residual_variance(matrix)
+    critical = stats.t.isf(alpha / 2, n - 1)
+    noncentrality = math.sqrt(n) * abs(d)
+    return float(stats.nct.sf(critical, n - 1, noncentrality)
+                 + stats.nct.cdf(-critical, n - 1, noncentrality))
 
 
 def per_topic_values(results: Results, measures: Sequence[str], runs: Sequence[str] | None = None,
@@ -250,7 +243,7 @@ def compare_results(
     one of :data:`~inexeval.analysis.choices.CORRECTIONS`, applied per measure and test
     across its comparisons; ``permutations`` (B) and ``seed``: the randomised and bootstrap
     tests'. ``topics``: the assessed topics (default: those of the results). ``power``: fill
-    each row's ``power`` (:func:`achieved_power`, V_E over every compared run).
+    each row's ``power`` (:func:`achieved_power`, from the pair's own effect size).
     """
     from inexeval.measures.registry import canonical_name
 
@@ -327,8 +320,7 @@ def _compare(per_topic: PerTopic, runs: list[str], topics: list[str], measures: 
             adjusted = significance.adjust([r.p_value for r in found], correction)
             found = [r._replace(p_adjusted=p) for r, p in zip(found, adjusted)]
             if power:
-                variance = compared_variance(values, runs, topics)
-                found = [r._replace(power=achieved_power(r, variance, alpha)) for r in found]
+                found = [r._replace(power=achieved_power(r, alpha)) for r in found]
             rows.extend(found)
     means = mean_scores(per_topic)
     return Comparison(rows=rows, per_topic=per_topic, means=means, topics=list(topics),
