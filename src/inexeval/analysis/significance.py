@@ -63,8 +63,13 @@ def constant(differences: Sequence[float] | Array) -> bool:
     rounding noise, so the t statistic mean / (sd / sqrt(n)) and the effect size mean / sd are
     undefined (R's ``t.test`` stops: "data are essentially constant"; scipy's ``ttest_rel``
     gives +-inf or a huge t, p = 0, and a precision-loss warning)."""
-    d = _differences(differences)
-    return float(np.ptp(d)) < TIE * max(1.0, abs(float(np.mean(d))))
+    return bool(constant_columns(_differences(differences)[:, None])[0])
+
+
+def constant_columns(differences: Array) -> npt.NDArray[np.bool_]:
+    """:func:`constant` of every column of a topics × pairs matrix of differences."""
+    spread = np.ptp(differences, axis=0)
+    return np.asarray(spread < TIE * np.maximum(1.0, np.abs(differences.mean(axis=0))))
 
 
 def t_interval(differences: Sequence[float] | Array) -> tuple[float, float]:
