@@ -145,7 +145,7 @@ def add_output_arguments(parser: argparse.ArgumentParser, formats: tuple[str, ..
 def add_comparison_arguments(parser: argparse.ArgumentParser, formats: tuple[str, ...]) -> None:
     """The arguments of ``compare`` and ``report``: inputs, ``-c``, the baseline, the tests and
     the output."""
-    from inexeval.analysis.choices import CORRECTIONS, TESTS
+    from inexeval.analysis.choices import CORRECTIONS, TESTS, WILCOXON_RULES
 
     add_input_arguments(parser)
     add_complete_argument(parser, "any")
@@ -157,6 +157,13 @@ def add_comparison_arguments(parser: argparse.ArgumentParser, formats: tuple[str
     parser.add_argument("--test", action="append", metavar="TEST",
                         help=f"significance test, repeatable: {', '.join(TESTS)} (the last two "
                         "with --all-pairs; default t)")
+    parser.add_argument("--wilcoxon", default=WILCOXON_RULES[0], choices=WILCOXON_RULES,
+                        help="how the wilcoxon test finds its p-value: scipy (default: "
+                        "scipy.stats.wilcoxon's own rule; zeros dropped, exact with at most 50 "
+                        "differences and no zeros or tied |d|, enumerated with at most 13, else "
+                        "the normal approximation) or r (R's wilcox.test defaults: exact below "
+                        "50 differences with no zeros or ties, else the normal approximation "
+                        "with continuity correction); named in the output's header")
     parser.add_argument("--correction", default="none", metavar="METHOD",
                         help="multiple-testing correction per measure: "
                         f"{', '.join(CORRECTIONS)} (default none)")
@@ -238,7 +245,8 @@ def comparison(args: argparse.Namespace, command: str) -> int:
         raise InexevalError("--meta adds a section to the HTML report: use it with --format "
                             "html (inexeval report); for tables, inexeval meta power")
     check_request(tests, args.correction, all_pairs=args.all_pairs,
-                  permutations=args.permutations, baseline=args.baseline)
+                  permutations=args.permutations, baseline=args.baseline,
+                  wilcoxon=args.wilcoxon)
     if not args.meta and not set(tests) & RESAMPLING_TESTS:
         from inexeval.options import check_unused
 
@@ -254,7 +262,7 @@ def comparison(args: argparse.Namespace, command: str) -> int:
     compared = study.compare(baseline=args.baseline, test=tests, correction=args.correction,
                              all_pairs=args.all_pairs, alpha=args.alpha,
                              permutations=args.permutations, seed=args.seed,
-                             evaluation=evaluation, power=args.power)
+                             evaluation=evaluation, power=args.power, wilcoxon=args.wilcoxon)
     if args.format == "html":
         import shlex
 
