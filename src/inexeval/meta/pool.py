@@ -22,10 +22,10 @@ qrels (with strata) it stays at level -1, pooled but not judged, as trec_eval's 
 ``sample_eval.pl`` read it (Yilmaz and Aslam 2006), so that the inferred measures estimate from
 the sample; a measure that does not read -1 takes it as unjudged. Other qrels (FOL without
 strata, INEX 2002-2005 elements) have no such level: there it leaves the qrels. With
-``condensed`` an unjudged unit is removed from the runs first (Sakai 2007's condensed lists). The unit is the article for FOL
-and TREC qrels (an FOL qrels file lists the judged non-relevant articles too, so "judged" is
-known), and for INEX 2002-2005 element qrels pooled by depth from element runs, or sampled,
-the element (as evaluated, implicit assessments included).
+``condensed`` an unjudged unit is removed from the runs first (Sakai 2007's condensed lists).
+The unit is the article for FOL and TREC qrels (an FOL qrels file lists the judged non-relevant
+articles too, so "judged" is known), and for INEX 2002-2005 element qrels pooled by depth from
+element runs, or sampled, the element (as evaluated, implicit assessments included).
 
 For every measure and level the run means on the reduced qrels are compared with those on the
 full qrels: Kendall's tau (tau-b), tau_AP (Yilmaz, Aslam and Robertson 2008, the full
@@ -506,9 +506,7 @@ def _restricted(assessed: TopicAssessments, keep: npt.NDArray[np.bool_]) -> Topi
 def condensed_runs(runs: Sequence[Run], assessments: Assessments, unit: str) -> list[Run]:
     """The runs without their unjudged results (Sakai 2007's condensed lists); a topic without
     qrels is left as it is (it is not evaluated)."""
-    judged = {topic: np.unique(unit_keys(a.files[~unjudged_records(a)],
-                                         a.paths[~unjudged_records(a)], unit))
-              for topic, a in assessments.items()}
+    judged = {topic: j.keys for topic, j in judged_units(assessments, unit).items()}
     condensed = []
     for run in runs:
         topics = {}
