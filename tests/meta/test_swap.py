@@ -14,6 +14,7 @@ from inexeval.meta.swap import (
     TOO_FEW,
     SwapResult,
     fit,
+    non_increasing,
     swap_study,
 )
 from tests.meta.test_power import make_scores
@@ -167,3 +168,14 @@ def test_blocks_and_processes_change_no_number() -> None:
         for a, b in zip(whole, swap_study(scores, subsets=90, seed=3, block=block,
                                           executor=executor)):
             assert (a.swaps == b.swaps).all() and (a.comparisons == b.comparisons).all()
+
+
+def test_non_increasing_is_scipys_isotonic_regression() -> None:
+    from scipy.optimize import isotonic_regression
+
+    rng = np.random.default_rng(4)
+    for size in (1, 2, 7, 60):
+        values = rng.random(size) * np.linspace(1, 0.1, size)
+        weights = rng.integers(30, 500, size).astype(np.float64)
+        expected = isotonic_regression(values, weights=weights, increasing=False).x
+        assert non_increasing(values, weights) == pytest.approx(expected, abs=1e-12)

@@ -18,8 +18,8 @@ a size without swaps counts, as a rate of 0), over the sizes where the bin has a
 :data:`MIN_COMPARISONS` comparisons, with β ≤ 0 (a swap rate does not grow with the topic-set
 size: extrapolating never raises it). A bin with fewer than two such sizes has no fit; one with
 no swap at them has rate 0. At c topics, the bins' fitted rates are then made non-increasing in
-|d| by weighted isotonic regression (pool-adjacent-violators, ``scipy.optimize.
-isotonic_regression``, each bin weighing its comparisons in the fit), and ``min_difference`` is
+|d| by weighted isotonic regression (pool-adjacent-violators, :func:`non_increasing`, each
+bin weighing its comparisons in the fit), and ``min_difference`` is
 the smallest bin lower bound from which the rate stays below 5% in every larger fitted bin (the
 difference beyond which swaps are rare), reported for every size studied and for n, the whole
 topic set; with no fitted bin the data are too few, and the summary says so.
@@ -102,16 +102,13 @@ class SwapResult:
         """Per bin, the fitted swap rate at ``topics`` topics: :meth:`exponential` made
         non-increasing in |d| over the fitted bins (weighted isotonic regression, each bin
         weighing its comparisons at the sizes of its fit); NaN for a bin without a fit."""
-        from scipy.optimize import isotonic_regression
-
         rate = self.exponential(topics)
         fitted = ~np.isnan(rate)
         out: Matrix = np.full(len(rate), np.nan)
         if fitted.any():
             used = self.comparisons >= MIN_COMPARISONS
             weights = np.where(used, self.comparisons, 0).sum(axis=0)[fitted]
-            out[fitted] = isotonic_regression(rate[fitted], weights=weights.astype(np.float64),
-                                              increasing=False).x
+            out[fitted] = non_increasing(rate[fitted], weights.astype(np.float64))
         return out
 
     def min_difference(self, topics: int) -> float | None:
@@ -123,12 +120,14 @@ class SwapResult:
         after = fitted[fitted > above[-1]] if len(above) else fitted
         return float(after[0] * self.bin_width) if len(after) else None
 
-    def note(self, topics: int) -> str | None:
-        """Why ``min_difference`` at ``topics`` is None: too few comparisons to fit any bin, or
-        no fitted rate below 5%."""
+    def note(self, topics: int, difference: float | None = None) -> str | None:
+        """Why ``min_difference`` at ``topics`` (``difference`` when known) is None: too few
+        comparisons to fit any bin, or no fitted rate below 5%."""
         if np.isnan(self.beta).all():
             return TOO_FEW
-        return NEVER_BELOW if self.min_difference(topics) is None else None
+        if difference is None:
+            difference = self.min_difference(topics)
+        return NEVER_BELOW if difference is None else None
 
     def rate_rows(self) -> list[dict[str, Any]]:
         """The keys of ``meta swap --format json``'s ``rates`` (bins with comparisons)."""
@@ -144,8 +143,31 @@ class SwapResult:
         """The keys of ``summary``: ``min_difference`` at every size and at n topics, with the
         ``note`` saying why there is none."""
         sizes = [*self.sizes, self.n_topics] if self.n_topics not in self.sizes else self.sizes
-        return [{"measure": self.measure, "topics": c, "min_difference": self.min_difference(c),
-                 "note": self.note(c)} for c in sizes]
+        differences = [self.min_difference(c) for c in sizes]
+        return [{"measure": self.measure, "topics": c, "min_difference": d,
+                 "note": self.note(c, d)} for c, d in zip(sizes, differences)]
+
+
+def non_increasing(values: Matrix, weights: Matrix) -> Matrix:
+    """The weighted least-squares non-increasing fit of ``values`` (pool-adjacent-violators:
+    a block whose mean exceeds the previous block's is merged with it, means weighted); the
+    numbers of ``scipy.optimize.isotonic_regression(values, weights=weights,
+    increasing=False)``, without importing scipy.optimize (half a second)."""
+    means: list[float] = []
+    masses: list[float] = []
+    lengths: list[int] = []
+    for value, weight in zip(values.tolist(), weights.tolist()):
+        means.append(value)
+        masses.append(weight)
+        lengths.append(1)
+        while len(means) > 1 and means[-1] > means[-2]:
+            mass = masses[-1] + masses[-2]
+            mean = ((means[-1] * masses[-1] + means[-2] * masses[-2]) / mass if mass > 0
+                    else (means[-1] + means[-2]) / 2)
+            length = lengths[-1] + lengths[-2]
+            del means[-1], masses[-1], lengths[-1]
+            means[-1], masses[-1], lengths[-1] = mean, mass, length
+    return np.repeat(np.array(means, dtype=np.float64), lengths)
 
 
 def _subsets(generator_seed: np.random.SeedSequence, method: str, n: int, c: int, start: int,
