@@ -552,3 +552,32 @@ def test_judged_counts_the_units_the_reduced_qrels_judge(tmp_path: Path) -> None
     [row] = pool_study(load_assessments(qrels), runs, Scoring(("P@2",)),
                        pooling=Pooling(depth=2), levels=[1], power=None)
     assert row.judged == 2
+
+
+def test_sampled_fol_qrels_keep_what_was_not_drawn_at_rsize_minus_one(tmp_path: Path) -> None:
+    """Sampled FOL qrels (with strata) mark a unit not drawn rsize -1, without its passages:
+    xinfAP reads it as pooled and not sampled, as on the file written so by hand."""
+    lines = {"a": (60, "0:60"), "b": (40, "10:40"), "c": (0, ""), "d": (0, ""), "e": (80, "0:80")}
+
+    def text(gone: set[str]) -> str:
+        return "".join(f"1 Q0 {f} -1 100 s1\n" if f in gone else
+                       f"1 Q0 {f} {r} 100" + (f" -1 {p}" if r else "") + " s1\n"
+                       for f, (r, p) in lines.items())
+
+    full, by_hand = tmp_path / "full.fol", tmp_path / "by_hand.fol"
+    full.write_text(text(set()))
+    by_hand.write_text(text({"b", "c"}))
+    assessments = load_assessments(full)
+    assert "stratum" in assessments["1"].dims
+    reduced = without_units(assessments, {"1": np.array(["b", "c"])}, "article", pooled=True)
+    expected = load_assessments(by_hand)["1"]
+    assert reduced["1"].dim("rsize").tolist() == expected.dim("rsize").tolist() == [
+        60, -1, -1, 0, 80]
+    assert sorted(reduced["1"].highlights) == sorted(expected.highlights) == ["a", "e"]
+    assert judged_units(reduced, "article")["1"].keys.tolist() == ["a", "d", "e"]
+    run = tmp_path / "r.fol"
+    run.write_text("".join(f"1 Q0 {f} {i} {1 / i:.4f} r 0 100\n"
+                           for i, f in enumerate("cbaed", 1)))
+    scoring = Scoring(("xinfAP",))
+    assert (scoring.scores(reduced, [load_run(run)]).values.tolist()
+            == scoring.scores(load_assessments(by_hand), [load_run(run)]).values.tolist())
