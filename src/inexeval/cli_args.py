@@ -147,7 +147,7 @@ def add_output_arguments(parser: argparse.ArgumentParser, formats: tuple[str, ..
 def add_comparison_arguments(parser: argparse.ArgumentParser, formats: tuple[str, ...]) -> None:
     """The arguments of ``compare`` and ``report``: inputs, ``-c``, the baseline, the tests and
     the output."""
-    from inexeval.analysis.choices import CORRECTIONS, TESTS
+    from inexeval.analysis.choices import CORRECTIONS, TESTS, WILCOXON_RULES
 
     add_input_arguments(parser)
     add_complete_argument(parser, "any")
@@ -159,6 +159,13 @@ def add_comparison_arguments(parser: argparse.ArgumentParser, formats: tuple[str
     parser.add_argument("--test", action="append", metavar="TEST",
                         help=f"significance test, repeatable: {', '.join(TESTS)} (the last two "
                         "with --all-pairs; default t)")
+    parser.add_argument("--wilcoxon", default=WILCOXON_RULES[0], choices=WILCOXON_RULES,
+                        help="how the wilcoxon test finds its p-value: scipy (default: "
+                        "scipy.stats.wilcoxon's own rule; zeros dropped, exact with at most 50 "
+                        "differences and no zeros or tied |d|, enumerated with at most 13, else "
+                        "the normal approximation) or r (R's wilcox.test defaults: exact below "
+                        "50 differences with no zeros or ties, else the normal approximation "
+                        "with continuity correction); named in the output's header")
     parser.add_argument("--correction", default="none", metavar="METHOD",
                         help="multiple-testing correction per measure: "
                         f"{', '.join(CORRECTIONS)} (default none)")
@@ -172,10 +179,9 @@ def add_comparison_arguments(parser: argparse.ArgumentParser, formats: tuple[str
                         help="random seed of the randomised and bootstrap tests (default 42)")
     parser.add_argument("--power", action="store_true",
                         help="add each comparison's achieved power (Sakai 2016): the power of a "
-                        "two-sided paired t test at --alpha with its n topics to detect its "
-                        "observed difference, from the noncentral t with noncentrality "
-                        "sqrt(n) |delta| / sqrt(2 V_E), V_E the residual variance of the "
-                        "compared runs' topics x runs matrix (column power, last)")
+                        "two-sided paired t test at --alpha with its n topics and its own "
+                        "effect size d = t / sqrt(n), from the noncentral t with noncentrality "
+                        "sqrt(n) |d| (column power, last)")
     parser.add_argument("--meta", action="store_true",
                         help="(html) add a Measures section: each measure's discriminative "
                         "power and difference required (bootstrap test of every pair of runs "
@@ -244,7 +250,8 @@ def comparison(args: argparse.Namespace, command: str) -> int:
                             "html (inexeval report); for tables, inexeval meta power")
     permutations = PERMUTATIONS if args.permutations is None else args.permutations
     check_request(tests, args.correction, all_pairs=args.all_pairs,
-                  permutations=permutations, baseline=args.baseline)
+                  permutations=permutations, baseline=args.baseline,
+                  wilcoxon=args.wilcoxon)
     if not args.meta and not set(tests) & RESAMPLING_TESTS:
         from inexeval.options import check_unused
 
@@ -260,7 +267,7 @@ def comparison(args: argparse.Namespace, command: str) -> int:
     compared = study.compare(baseline=args.baseline, test=tests, correction=args.correction,
                              all_pairs=args.all_pairs, alpha=args.alpha,
                              permutations=permutations, seed=args.seed,
-                             evaluation=evaluation, power=args.power)
+                             evaluation=evaluation, power=args.power, wilcoxon=args.wilcoxon)
     if args.format == "html":
         import shlex
 

@@ -431,16 +431,18 @@ class Experiment:
     def compare(self, *, baseline: str | None = None, test: str | Sequence[str] = "t",
                 correction: str = "none", all_pairs: bool = False, alpha: float = 0.05,
                 permutations: int = 10_000, seed: int = 42,
-                evaluation: Evaluation | None = None, power: bool = False) -> Comparison:
+                evaluation: Evaluation | None = None, power: bool = False,
+                wilcoxon: str = "scipy") -> Comparison:
         """Paired significance tests of the runs (each against ``baseline``, a run name or
         file, default the first; or ``all_pairs``) on the scores under the rule (default
-        ``any``); ``power``: each comparison's achieved power besides; see
+        ``any``); ``power``: each comparison's achieved power besides; ``wilcoxon``: the
+        Wilcoxon test's rule (``scipy`` or ``r``); see
         :func:`inexeval.analysis.compare.compare_scores`."""
         from inexeval.analysis.compare import check_request, compare_scores
 
         tests = [test] if isinstance(test, str) else list(test)
         check_request(tests, correction, all_pairs=all_pairs, permutations=permutations,
-                      baseline=baseline)
+                      baseline=baseline, wilcoxon=wilcoxon)
         if len(self.inputs) < 2:
             raise InexevalError(f"comparing needs at least two runs, not {len(self.inputs)}")
         names = self.comparison_measures()
@@ -454,7 +456,7 @@ class Experiment:
         return compare_scores(evaluation.scores, names, baseline=baseline,
                               tests=tests, correction=correction, all_pairs=all_pairs,
                               alpha=alpha, permutations=permutations, seed=seed,
-                              power=power)
+                              power=power, wilcoxon=wilcoxon)
 
     def agree(self, other: Experiment | None = None, *,
               evaluation: Evaluation | None = None) -> list[Any]:
@@ -765,6 +767,7 @@ def compare(
     rule: str | None = None,
     complete: bool = False,
     power: bool = False,
+    wilcoxon: str = "scipy",
     **options: Any,
 ) -> Comparison:
     """Evaluate ``runs`` against ``assessments`` and compare them; see :func:`inexeval.analysis.compare.compare_results`
@@ -782,7 +785,9 @@ def compare(
     (the numbers do not change). ``rule``: the averaging rule (default ``any``: the topics
     assessed and answered by at least one run, a missing one scoring 0; ``complete``: ``all``,
     every assessed topic). ``power``: each comparison's achieved power besides (column
-    ``power`` of the rows, :func:`inexeval.analysis.compare.achieved_power`).
+    ``power`` of the rows, :func:`inexeval.analysis.compare.achieved_power`). ``wilcoxon``:
+    the Wilcoxon test's rule, ``scipy`` (scipy.stats.wilcoxon's default) or ``r`` (R's
+    wilcox.test defaults), named in the comparison's header.
     """
     from inexeval.analysis.compare import check_request
 
@@ -791,7 +796,7 @@ def compare(
                         f"one {type(runs).__name__}: comparing needs at least two")
     tests = [test] if isinstance(test, str) else list(test)
     check_request(tests, correction, all_pairs=all_pairs, permutations=permutations,
-                  baseline=baseline)
+                  baseline=baseline, wilcoxon=wilcoxon)
     keys = {"beta", "bep_n", "irr", "exact_buckets"}
     experiment = Experiment(
         assessments, list(runs), measures=measures, task=task, collection=collection,
@@ -800,7 +805,7 @@ def compare(
         **{k: v for k, v in options.items() if k not in keys})
     return experiment.compare(baseline=baseline, test=tests, correction=correction,
                               all_pairs=all_pairs, alpha=alpha, permutations=permutations,
-                              seed=seed, power=power)
+                              seed=seed, power=power, wilcoxon=wilcoxon)
 
 
 def task_curve_name(task: str, options: Mapping[str, Any]) -> str:

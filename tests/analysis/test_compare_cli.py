@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import random
 from pathlib import Path
 
@@ -519,3 +520,41 @@ def test_the_compare_api_takes_a_collection_by_its_folder() -> None:
     loaded = inexeval.compare(str(demo.ASSESSMENTS_2005), runs, ["P@10", "overlap@10"],
                               collection=load_collection(demo.COLLECTION))
     assert by_name.to_dict() == loaded.to_dict()
+
+
+def test_the_wilcoxon_rule_is_chosen_and_named(tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 32, item 13: twelve TREC topics where P@1 differs by one on eleven and ties on
+    one: compare's Wilcoxon p is scipy's default (every sign pattern of the 11 non-zero
+    differences, all tied) unless --wilcoxon r (R's corrected normal approximation); the
+    header and the API's JSON name the rule; --wilcoxon r without the test is an error."""
+    qrels = tmp_path / "qrels"
+    qrels.write_text("".join(f"{t} 0 good {1}\n{t} 0 bad 0\n" for t in range(1, 13)))
+    better = [t for t in range(1, 13) if t not in (1, 2)]  # a wins 9, loses 2, ties topic 12
+    a = tmp_path / "a"
+    a.write_text("".join(f"{t} Q0 {'good' if t in better[:-1] or t == 12 else 'bad'} 1 1 a\n"
+                         for t in range(1, 13)))
+    b = tmp_path / "b"
+    b.write_text("".join(f"{t} Q0 {'bad' if t in better[:-1] else 'good'} 1 1 b\n"
+                         for t in range(1, 13)))
+    d = np.array([-1.0] * 2 + [1.0] * 9 + [0.0])
+    common = ["compare", qrels, a, b, "-m", "P@1", "-c", "--test", "wilcoxon"]
+    code, out, _ = run_main(capsys, *common, "--format", "csv")
+    assert code == 0
+    row = next(csv.DictReader(io.StringIO(out)))
+    assert float(row["p_value"]) == pytest.approx(stats.wilcoxon(d).pvalue, abs=1e-12)
+    code, out, _ = run_main(capsys, *common, "--wilcoxon", "r", "--format", "csv")
+    row = next(csv.DictReader(io.StringIO(out)))
+    # R: 11 tied |d| of mid-rank 6, V = 2 * 6 = 12 (the smaller sum), mean 33, variance
+    # 11*12*23/24 - (11^3 - 11)/48 = 126.5 - 27.5 = 99, |z| = (21 - 0.5) / sqrt(99)
+    assert float(row["p_value"]) == pytest.approx(
+        math.erfc(20.5 / math.sqrt(99) / math.sqrt(2)), abs=1e-12)
+    code, out, _ = run_main(capsys, *common, "--wilcoxon", "r")
+    assert code == 0 and "R's wilcox.test defaults" in out.splitlines()[0]
+    code, out, _ = run_main(capsys, *common)
+    assert "scipy.stats.wilcoxon's default rule" in out.splitlines()[0]
+    compared = inexeval.compare(str(qrels), [str(a), str(b)], "P@1", test="wilcoxon",
+                                wilcoxon="r", complete=True)
+    assert compared.to_dict()["wilcoxon"] == "r" and "R's wilcox.test" in compared.header
+    code, _, err = run_main(capsys, "compare", qrels, a, b, "-m", "P@1", "--wilcoxon", "r")
+    assert code == 2 and "--wilcoxon r is the rule of the Wilcoxon test" in err

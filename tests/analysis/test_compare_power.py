@@ -26,16 +26,6 @@ RUNS = [IPCS / "bert_inex_converted_1.run", IPCS / "bert1_incontext.run",
         IPCS / "bert1_bestincontext.run"]
 
 
-def v_e_by_loops(x: np.ndarray) -> float:
-    """The residual mean square of the two-way ANOVA, term by term."""
-    n, m = x.shape
-    total = x.mean()
-    rows = [sum(x[i]) / m for i in range(n)]
-    cols = [sum(x[:, j]) / n for j in range(m)]
-    return sum((x[i, j] - rows[i] - cols[j] + total) ** 2
-               for i in range(n) for j in range(m)) / ((n - 1) * (m - 1))
-
-
 @pytest.mark.parametrize("all_pairs", [False, True])
 def test_power_equals_statsmodels(all_pairs: bool) -> None:
     scores = make_scores(runs=4, topics=25, measures=2)
@@ -43,11 +33,11 @@ def test_power_equals_statsmodels(all_pairs: bool) -> None:
                               power=True)
     assert compared.columns == POWER_COLUMNS == (*COLUMNS, "power")
     for row in compared.rows:
-        x = scores.values[:, :, scores.measures.index(row.measure)].T  # topics x runs
-        variance = v_e_by_loops(x)
-        assert variance == pytest.approx(residual_variance(x), rel=1e-12)
-        effect = abs(row.delta) / math.sqrt(2 * variance)
-        expected = TTestPower().power(effect_size=effect, nobs=row.n_topics, alpha=0.05,
+        a, b = (scores.values[scores.runs.index(r), :, scores.measures.index(row.measure)]
+                for r in (row.run, row.baseline))
+        d = (a - b).mean() / (a - b).std(ddof=1)
+        assert row.effect_size == pytest.approx(d, rel=1e-12)
+        expected = TTestPower().power(effect_size=d, nobs=row.n_topics, alpha=0.05,
                                       alternative="two-sided")
         assert row.power == pytest.approx(expected, abs=1e-9)
     # the power of a comparison is the same whatever the test that made it
@@ -55,6 +45,29 @@ def test_power_equals_statsmodels(all_pairs: bool) -> None:
     for row in compared.rows:
         by_pair.setdefault((row.measure, row.run, row.baseline), set()).add(row.power)
     assert all(len(powers) == 1 for powers in by_pair.values())
+
+
+def test_a_pair_s_power_is_that_of_its_own_effect_size() -> None:
+    """Issue 32, item 9: n = 10, four runs, r0 - r3 with effect size -0.527: the achieved
+    power is that of the pair's own d (statsmodels' TTestPower, R's pwr.t.test(type =
+    "paired"): 0.320), not that of sigma^2 = 2 V_E pooled over the four runs (0.198 in the
+    review's input; here the runs r1 and r2 make V_E larger still)."""
+    rng = np.random.default_rng(7)
+    z = rng.normal(size=10)
+    d = 0.1 * ((z - z.mean()) / z.std(ddof=1) - 0.527)  # mean / sd = -0.527 exactly
+    base = rng.random(10) * 0.5 + 0.2
+    values = np.stack([base + d, base + rng.normal(0, 0.2, 10), base + rng.normal(0, 0.3, 10),
+                       base])[:, :, None]
+    scores = Scores(("r0", "r1", "r2", "r3"), tuple(str(i) for i in range(10)), ("M",), values,
+                    np.ones(values.shape[:2], dtype=bool), "all")
+    row = next(r for r in compare_scores(scores, all_pairs=True, power=True).rows
+               if (r.run, r.baseline) == ("r0", "r3"))
+    assert row.effect_size == pytest.approx(-0.527, abs=1e-12)
+    assert row.power == pytest.approx(TTestPower().power(effect_size=-0.527, nobs=10,
+                                                          alpha=0.05), abs=1e-12)
+    assert row.power == pytest.approx(0.3197, abs=5e-5)
+    pooled = 2 * residual_variance(values[:, :, 0].T)
+    assert abs(row.delta) / math.sqrt(pooled) < 0.527 / 2  # the pooled sigma would say less
 
 
 def test_power_by_hand() -> None:
@@ -79,8 +92,12 @@ def test_power_by_hand() -> None:
                                 "all"), power=True, alpha=0.1).rows[0]
     assert row.delta == pytest.approx(0, abs=1e-15)
     assert row.power == pytest.approx(0.1, abs=1e-9)
-    # identical runs: V_E = 0, the power is undefined
-    assert math.isnan(compare_scores(same, power=True).rows[0].power)
+    # identical runs: effect size 0, the power is the level; a constant non-zero
+    # difference: effect size undefined, and so the power
+    assert compare_scores(same, power=True).rows[0].power == pytest.approx(0.05, abs=1e-12)
+    shifted = Scores(("a", "b"), scores.topics, ("M",), np.stack([base + 0.1, base])[:, :, None],
+                     scores.included(), "all")
+    assert math.isnan(compare_scores(shifted, power=True).rows[0].power)
 
 
 def test_without_power_no_column() -> None:
@@ -107,7 +124,7 @@ def test_compare_power_from_the_command_line(capsys: pytest.CaptureFixture[str])
     for fmt in ("table", "markdown", "latex"):
         assert main([*common, "--format", fmt]) == 0
         out = capsys.readouterr().out
-        assert "achieved power" in out and "V" in out
+        assert "achieved power" in out and "t / sqrt(n)" in out
         assert f"{rows[0]['power']:.4f}" in out
 
 

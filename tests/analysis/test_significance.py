@@ -11,7 +11,9 @@ import pytest
 from scipy import stats
 
 from inexeval.analysis import significance as sig
+from inexeval.analysis.compare import compare_scores
 from inexeval.errors import InexevalError
+from inexeval.scores import Scores
 
 
 def _pair(n: int, shift: float = 0.03, rounding: int | None = None,
@@ -49,9 +51,10 @@ def _exact_wilcoxon(d: np.ndarray) -> tuple[float, float]:
     return smaller, min(1.0, 2 * at_most / 2 ** len(d))
 
 
-def _normal_wilcoxon(d: np.ndarray) -> tuple[float, float]:
+def _normal_wilcoxon(d: np.ndarray, continuity: bool = False) -> tuple[float, float]:
     """The normal approximation worked from its formula: zeros dropped, mid-ranks for tied
-    |d|, mean n(n+1)/4, variance n(n+1)(2n+1)/24 - sum(t^3 - t)/48, no continuity correction."""
+    |d|, mean n(n+1)/4, variance n(n+1)(2n+1)/24 - sum(t^3 - t)/48; ``continuity``: |z|
+    lessened by 0.5 (R's ``correct = TRUE``)."""
     d = d[d != 0]
     n = len(d)
     magnitudes = np.abs(d)
@@ -60,53 +63,103 @@ def _normal_wilcoxon(d: np.ndarray) -> tuple[float, float]:
     smaller = min(plus, n * (n + 1) / 2 - plus)
     ties = np.unique(magnitudes, return_counts=True)[1]
     variance = n * (n + 1) * (2 * n + 1) / 24 - float(np.sum(ties ** 3 - ties)) / 48
-    z = (smaller - n * (n + 1) / 4) / math.sqrt(variance)
-    return smaller, math.erfc(abs(z) / math.sqrt(2))
+    distance = abs(smaller - n * (n + 1) / 4) - (0.5 if continuity else 0.0)
+    return smaller, min(1.0, math.erfc(distance / math.sqrt(variance) / math.sqrt(2)))
+
+
+# Issue 32, item 13: twelve topics, one zero difference (and tied |d|)
+TWELVE = np.array([0.3, -0.25, 0.25, 0.3, -0.2, -0.05, 0.1, -0.25, -0.45, 0.1, 0.4, 0.0])
 
 
 def test_wilcoxon_hand_worked() -> None:
     # ranks 1..5 positive, 6 negative: T = 6; 14 of the 64 patterns have a sum <= 6 (0, 1, 2,
-    # 3 twice, 4 twice, 5 three times, 6 four times): p = 28/64
-    result = sig.wilcoxon([0.01, 0.02, 0.03, 0.04, 0.05, -0.06])
-    assert (result.statistic, result.p_value) == (6.0, 28 / 64)
-    # a zero and two tied |d| (mid-rank 1.5): n = 5, T = 4, mean 7.5, variance 13.75 - 6/48,
-    # so the normal approximation, p = erfc(3.5 / sqrt(13.625) / sqrt(2)) = 0.343028 (an exact
-    # enumeration would give 0.375, scipy's "auto" from 1.15 a permutation p)
-    result = sig.wilcoxon([0.01, 0.01, 0.02, -0.03, 0.04, 0.0])
-    assert result.statistic == 4.0
-    assert result.p_value == pytest.approx(math.erfc(3.5 / math.sqrt(13.625) / math.sqrt(2)),
-                                           abs=1e-15)
-    assert result.p_value == pytest.approx(0.34302782731118187, abs=1e-15)
+    # 3 twice, 4 twice, 5 three times, 6 four times): p = 28/64, under either rule
+    for rule in ("scipy", "r"):
+        result = sig.wilcoxon([0.01, 0.02, 0.03, 0.04, 0.05, -0.06], rule)
+        assert (result.statistic, result.p_value) == (6.0, 28 / 64)
+    # a zero and two tied |d| (mid-rank 1.5): n = 5, T = 4. R: the normal approximation, mean
+    # 7.5, variance 13.75 - 6/48, |z| = (3.5 - 0.5) / sqrt(13.625), p = 0.416366; scipy: with
+    # at most 13 differences, every sign pattern of the ranks 1.5 1.5 3 4 5: 6 of the 32 have
+    # a positive sum <= 4 (none, either 1.5, both, 3, 4), p = 2 * 6/32 = 0.375
+    d = [0.01, 0.01, 0.02, -0.03, 0.04, 0.0]
+    r = sig.wilcoxon(d, "r")
+    assert r.statistic == 4.0
+    assert r.p_value == pytest.approx(math.erfc(3.0 / math.sqrt(13.625) / math.sqrt(2)),
+                                      abs=1e-15)
+    assert r.p_value == pytest.approx(0.4163657, abs=1e-7)
+    ranks = [1.5, 1.5, 3, 4, 5]
+    at_most = sum(sum(x for x, s in zip(ranks, signs) if s) <= 4
+                  for signs in itertools.product((0, 1), repeat=5))
+    assert at_most == 6
+    assert sig.wilcoxon(d).p_value == pytest.approx(2 * at_most / 32, abs=1e-15)
+    assert sig.wilcoxon(d).p_value == pytest.approx(stats.wilcoxon(d).pvalue, abs=1e-15)
 
 
-@pytest.mark.parametrize("n", [1, 2, 9, 14])
-def test_wilcoxon_exact_equals_enumeration(n: int) -> None:
+def test_twelve_topics_with_one_zero_are_scipys() -> None:
+    """Issue 32, item 13: one zero among 12 differences no longer sends the default to the
+    normal approximation (0.6557 here): scipy's wilcoxon says 0.6953, and so does compare."""
+    assert stats.wilcoxon(TWELVE).pvalue == pytest.approx(0.6953, abs=5e-5)
+    assert sig.wilcoxon(TWELVE).p_value == pytest.approx(stats.wilcoxon(TWELVE).pvalue,
+                                                          abs=1e-15)
+    assert sig.wilcoxon(TWELVE, "r")[:2] == pytest.approx(_normal_wilcoxon(TWELVE, True),
+                                                         abs=1e-12)
+    values = np.stack([TWELVE, np.zeros(12)])[:, :, None]
+    scores = Scores(("a", "b"), tuple(str(t) for t in range(12)), ("M",), values,
+                    np.ones((2, 12), dtype=bool), "all")
+    [row] = compare_scores(scores, tests=["wilcoxon"]).rows
+    assert row.p_value == pytest.approx(0.6953, abs=5e-5)
+
+
+@pytest.mark.parametrize("n", [1, 2, 9, 14, 49, 50])
+def test_wilcoxon_exact_equals_scipy_and_enumeration(n: int) -> None:
     a, b = _pair(n)
     d = a - b
     assert len(np.unique(np.abs(d))) == n and (d != 0).all()
-    assert sig.wilcoxon(d)[:2] == pytest.approx(_exact_wilcoxon(d), abs=1e-12)
+    assert sig.wilcoxon(d)[:2] == pytest.approx(tuple(stats.wilcoxon(d)), abs=1e-12)
+    if n <= 14:
+        assert sig.wilcoxon(d)[:2] == pytest.approx(_exact_wilcoxon(d), abs=1e-12)
 
 
-@pytest.mark.parametrize("n, rounding", [(51, None), (107, None), (30, 1), (12, 1), (8, 2)])
-def test_wilcoxon_normal_equals_its_formula(n: int, rounding: int | None) -> None:
-    """More than 50 differences, or tied |d| or zeros at any n (also n <= 13, where scipy's
-    "auto" from 1.15 enumerates): the normal approximation."""
+def test_r_uses_the_normal_approximation_from_50_differences() -> None:
+    """R's exact = (n < 50): at 50 differences without ties or zeros scipy is exact, R is
+    normal with continuity correction (the old docstring said "as R" while exact at 50)."""
+    a, b = _pair(50)
+    d = a - b
+    exact = sig.wilcoxon(d)
+    assert exact[:2] == pytest.approx(tuple(stats.wilcoxon(d, method="exact")), abs=1e-12)
+    assert sig.wilcoxon(d, "r")[:2] == pytest.approx(_normal_wilcoxon(d, True), abs=1e-12)
+    assert sig.wilcoxon(d[:49], "r")[:2] == pytest.approx(
+        tuple(stats.wilcoxon(d[:49], method="exact")), abs=1e-12)
+
+
+@pytest.mark.parametrize("n, rounding, zeros", [(51, None, 0), (107, None, 0), (30, 1, 0),
+                                               (12, 1, 0), (8, 2, 0), (13, 1, 1), (14, None, 1),
+                                               (20, 2, 2), (50, None, 1), (51, 1, 1)])
+def test_wilcoxon_default_is_scipys(n: int, rounding: int | None, zeros: int) -> None:
+    """With ties or zeros: enumeration up to 13 differences, the normal approximation (no
+    continuity correction) above; above 50 the normal approximation: whatever scipy's own
+    default decides, the same numbers; R's rule is the corrected normal approximation."""
     a, b = _pair(n, rounding=rounding)
     d = np.round(a - b, 6)
+    d[:zeros] = 0.0
     assert n > 50 or len(np.unique(np.abs(d))) < n or (d == 0).any()
-    assert sig.wilcoxon(d)[:2] == pytest.approx(_normal_wilcoxon(d), abs=1e-12)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        reference = stats.wilcoxon(d)
+    assert sig.wilcoxon(d)[:2] == pytest.approx(tuple(reference), abs=1e-12)
+    if n > 13:
+        assert sig.wilcoxon(d)[:2] == pytest.approx(_normal_wilcoxon(d), abs=1e-12)
+    assert sig.wilcoxon(d, "r")[:2] == pytest.approx(_normal_wilcoxon(d, True), abs=1e-12)
 
 
-def test_wilcoxon_drops_zeros_and_then_uses_the_normal_approximation() -> None:
-    """As R's ``wilcox.test``: zeros are dropped from the ranks, and a sample that had any is
-    not given the exact p-value of the smaller sample."""
+def test_a_difference_below_1e12_is_a_zero() -> None:
     d = np.array([0.3, -0.1, 0.25, 0.05, 0.4, -0.2, 0.15, 0.35, 0.45, 0.55, -0.02, 0.6, 0.7, 0.8])
-    assert sig.wilcoxon(d)[:2] == pytest.approx(_exact_wilcoxon(d), abs=1e-12)
     with_zeros = sig.wilcoxon(np.concatenate([d, [0.0, 0.0]]))
-    assert with_zeros[:2] == pytest.approx(_normal_wilcoxon(np.concatenate([d, [0.0, 0.0]])),
+    assert with_zeros[:2] == pytest.approx(tuple(stats.wilcoxon(np.concatenate([d, [0, 0]]))),
                                            abs=1e-12)
-    # a difference below 1e-12 is a zero, as for wins/ties/losses
     assert sig.wilcoxon(np.concatenate([d, [1e-15, 0.0]]))[:2] == with_zeros[:2]
+    with pytest.raises(InexevalError, match="unknown Wilcoxon rule"):
+        sig.wilcoxon(d, "R")
 
 
 @pytest.mark.parametrize("n", [1, 7, 40])

@@ -126,3 +126,31 @@ def test_one_run_is_not_a_study(campaign: tuple[Path, list[Path]]) -> None:
     with pytest.raises(InexevalError, match="at least two"):
         strategy_study([load_run(runs[0])], load_assessments(qrels),
                        parse_strategies("depth"), [1])
+
+
+@pytest.mark.parametrize(("fusion", "taken"), [("combsum", "AB"), ("combmnz", "BD")])
+def test_take_fuses_the_runs_scores_as_pool_does(tmp_path: Path, fusion: str, taken: str
+                                                 ) -> None:
+    """Issue 32, item 7: r1 dA 10, dB 9.9, dC 1.0, dD 0.9; r2 dE 5, dC 1.0, dF 0.95, dG 0;
+    r3 dH 3, dD 2.9, dB 2.8, dI 0, depth 4, budget 2. Min-max normalised (Lee 1997): r1 dA 1,
+    dB 9/9.1, dC 0.1/9.1, dD 0; r2 dE 1, dC 0.2, dF 0.19, dG 0; r3 dH 1, dD 2.9/3, dB 2.8/3,
+    dI 0. combsum: dB 1.92, then dA, dE, dH 1 (dA first in depth order), dD 0.97: {dA, dB}.
+    combmnz doubles dB (3.84), dD (1.93) and dC (0.42): {dB, dD}. By the ranks instead (as the
+    simulation fused them) both took dB and dC. The units taken are the relevant ones: the
+    simulation finds both, as ``pool --strategy take`` pools them."""
+    runs = {"r1": [("dA", 10), ("dB", 9.9), ("dC", 1.0), ("dD", 0.9)],
+            "r2": [("dE", 5), ("dC", 1.0), ("dF", 0.95), ("dG", 0)],
+            "r3": [("dH", 3), ("dD", 2.9), ("dB", 2.8), ("dI", 0)]}
+    paths = [_write(tmp_path, f"{name}.txt", "".join(f"1 Q0 {d} {i} {s} {name}\n"
+                                                     for i, (d, s) in enumerate(docs, 1)))
+             for name, docs in runs.items()]
+    qrels = _write(tmp_path, "qrels",
+                   "".join(f"1 0 d{x} {int(x in taken)}\n" for x in "ABCDEFGHI"))
+    pool = tmp_path / "pool.tsv"
+    assert main(["pool", *map(str, paths), "--depth", "4", "--strategy", "take", "--fusion",
+                 fusion, "--budget", "2", "-o", str(pool)]) == 0
+    assert {line.split("\t")[1] for line in pool.read_text().splitlines()} == {
+        f"d{x}" for x in taken}
+    points = strategy_study([load_run(p) for p in paths], load_assessments(qrels),
+                            parse_strategies(f"take:{fusion}"), [2], depth=4)
+    assert (points[0].judged, points[0].relevant_found) == (2, 2)

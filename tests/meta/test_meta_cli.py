@@ -74,7 +74,7 @@ def test_swap_topics_agree_keys(saved, capsys) -> None:
                     "json")
     assert sorted(swap["rates"][0]) == sorted(["measure", "topics", "bin_low", "bin_high",
                                                "comparisons", "swaps", "swap_rate"])
-    assert sorted(swap["summary"][0]) == ["measure", "min_difference", "topics"]
+    assert sorted(swap["summary"][0]) == ["measure", "min_difference", "note", "topics"]
     topics = run_json(capsys, "meta", "topics", "--scores", saved, "--min-diff", "0.05",
                       "--systems", "6", "--min-range", "0.1", "--ci-width", "0.1",
                       "--n-topics", "40", "--format", "json")

@@ -489,3 +489,129 @@ def test_sampled_element_qrels_lose_elements() -> None:
     [row] = pool_study(qrels, runs, Scoring(("P(quant=strict)@5",)), sample="stratified",
                        rates=[0.4], power=None)
     assert row.judged == 4  # 2 of the 5 relevant sections, 2 of the 5 others: elements
+
+
+def _trec_qrels_text(assessments: object) -> str:
+    from inexeval.model import Assessments
+
+    assert isinstance(assessments, Assessments)
+    return "".join(f"{topic} 0 {file} {level}\n" for topic, a in assessments.items()
+                   for file, level in zip(a.files.tolist(), a.dim("relevance").tolist()))
+
+
+def test_units_not_sampled_stay_pooled_but_unjudged_for_infap(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 32, item 8: qrels d1 1, d2 0, d3 1, d4 0, d5 1, run d2 d4 d1 d3 d5, d2 and d4 not
+    sampled. Kept at level -1 (pooled, not judged) trec_eval's infAP is 0.8889 (Yilmaz and
+    Aslam 2006: the non-relevant d2 and d4 not sampled, the precision above d1, d3 and d5 is
+    estimated from the sampled documents above them); dropped from the qrels (never pooled)
+    it is AP, 0.4778. A sampled study's qrels keep them; re-pooling to a depth still drops."""
+    import pytrec_eval
+
+    qrels = tmp_path / "qrels"
+    qrels.write_text("1 0 d1 1\n1 0 d2 0\n1 0 d3 1\n1 0 d4 0\n1 0 d5 1\n")
+    run = tmp_path / "run"
+    run.write_text("".join(f"1 Q0 {d} {i} {6 - i} r\n"
+                           for i, d in enumerate(["d2", "d4", "d1", "d3", "d5"], 1)))
+    assessments = load_assessments(qrels)
+    reduced = without_units(assessments, {"1": np.array(["d2", "d4"])}, "article",
+                            pooled=True)
+    sampled = tmp_path / "sampled"
+    sampled.write_text(_trec_qrels_text(reduced))
+    assert sampled.read_text() == "1 0 d1 1\n1 0 d2 -1\n1 0 d3 1\n1 0 d4 -1\n1 0 d5 1\n"
+    assert main(["trec_eval", "-m", "infAP", str(sampled), str(run)]) == 0
+    assert capsys.readouterr().out.split() == ["infAP", "all", "0.8889"]
+    reference = pytrec_eval.RelevanceEvaluator(
+        {"1": {"d1": 1, "d2": -1, "d3": 1, "d4": -1, "d5": 1}}, {"infAP"}).evaluate(
+        {"1": {"d2": 5.0, "d4": 4.0, "d1": 3.0, "d3": 2.0, "d5": 1.0}})
+    assert reference["1"]["infAP"] == pytest.approx(0.8889, abs=5e-5)
+    # the study's sample leaves them the same way: a seed that draws d1, d3, d5
+    judged = judged_units(assessments, "article")["1"]
+    for seed in range(100):
+        gone = sampled_units(judged, 0.6, "random", np.random.default_rng(seed))
+        if gone.tolist() == ["d2", "d4"]:
+            break
+    assert gone.tolist() == ["d2", "d4"]
+    # the unjudged units are not judged: a second sample draws from d1, d3, d5 only
+    again = judged_units(reduced, "article")["1"]
+    assert again.keys.tolist() == ["d1", "d3", "d5"]
+    [condensed] = condensed_runs([load_run(run)], reduced, "article")
+    assert condensed["1"].files.tolist() == ["d1", "d3", "d5"]
+    unpooled = without_units(assessments, {"1": np.array(["d2", "d4"])}, "article")
+    assert _trec_qrels_text(unpooled) == "1 0 d1 1\n1 0 d3 1\n1 0 d5 1\n"
+
+
+def test_a_sampled_study_scores_xinfap_with_the_units_not_sampled_in_the_universe(
+        tmp_path: Path) -> None:
+    """The study's sample of sampled qrels (``topic iter docno stratum rel``) leaves what it
+    did not draw at -1, in its stratum: xinfAP on that file, written by hand, gives the study's
+    RMSE."""
+    from inexeval.executor import task_seeds
+
+    lines = [(f"d{i}", "s1" if i <= 6 else "s2", i % 2) for i in range(1, 13)]
+    qrels = tmp_path / "qrels"
+    qrels.write_text("".join(f"1 0 {d} {s} {r}\n" for d, s, r in lines))
+    runs = []
+    for name, order in (("up", range(1, 13)), ("down", range(12, 0, -1)),
+                        ("mixed", [2, 4, 1, 6, 3, 8, 5, 10, 7, 12, 9, 11])):
+        path = tmp_path / name
+        path.write_text("".join(f"1 Q0 d{d} {i} {20 - i} {name}\n"
+                                for i, d in enumerate(order, 1)))
+        runs.append(load_run(path))
+    assessments = load_assessments(qrels)
+    scoring = Scoring(("xinfAP",))
+    [row] = pool_study(assessments, runs, scoring, sample="random", rates=[0.5], power=None,
+                       seed=3)
+    gone = sampled_units(judged_units(assessments, "article")["1"], 0.5, "random",
+                         np.random.default_rng(task_seeds(3, 1)[0])).tolist()
+    by_hand = tmp_path / "by_hand"
+    by_hand.write_text("".join(f"1 0 {d} {s} {-1 if d in gone else r}\n" for d, s, r in lines))
+    full = scoring.scores(assessments, runs).means()[:, 0]
+    sampled = scoring.scores(load_assessments(by_hand), runs).means()[:, 0]
+    assert row.judged == 6 and len(gone) == 6
+    assert row.rmse == pytest.approx(rmse(full, sampled), abs=1e-12)
+
+
+def test_judged_counts_the_units_the_reduced_qrels_judge(tmp_path: Path) -> None:
+    """Issue 32, item 10: A1 = d1 d2 d3, A2 = d4 d5 d6, B1 = d1 d7 d8 pooled to depth 2
+    (d1 d2 d4 d5 d7), qrels without d5; at depth 1 the pool is d1, d4: the reduced qrels judge
+    2 units (d5 was never judged, so leaving the pool takes nothing from the count)."""
+    qrels = tmp_path / "qrels"
+    qrels.write_text("1 0 d1 1\n1 0 d2 0\n1 0 d4 1\n1 0 d7 0\n")
+    runs = []
+    for name, docs in (("A1", "123"), ("A2", "456"), ("B1", "178")):
+        path = tmp_path / name
+        path.write_text("".join(f"1 Q0 d{d} {i} {9 - i} {name}\n" for i, d in enumerate(docs, 1)))
+        runs.append(load_run(path))
+    [row] = pool_study(load_assessments(qrels), runs, Scoring(("P@2",)),
+                       pooling=Pooling(depth=2), levels=[1], power=None)
+    assert row.judged == 2
+
+
+def test_sampled_fol_qrels_keep_what_was_not_drawn_at_rsize_minus_one(tmp_path: Path) -> None:
+    """Sampled FOL qrels (with strata) mark a unit not drawn rsize -1, without its passages:
+    xinfAP reads it as pooled and not sampled, as on the file written so by hand."""
+    lines = {"a": (60, "0:60"), "b": (40, "10:40"), "c": (0, ""), "d": (0, ""), "e": (80, "0:80")}
+
+    def text(gone: set[str]) -> str:
+        return "".join(f"1 Q0 {f} -1 100 s1\n" if f in gone else
+                       f"1 Q0 {f} {r} 100" + (f" -1 {p}" if r else "") + " s1\n"
+                       for f, (r, p) in lines.items())
+
+    full, by_hand = tmp_path / "full.fol", tmp_path / "by_hand.fol"
+    full.write_text(text(set()))
+    by_hand.write_text(text({"b", "c"}))
+    assessments = load_assessments(full)
+    assert "stratum" in assessments["1"].dims
+    reduced = without_units(assessments, {"1": np.array(["b", "c"])}, "article", pooled=True)
+    expected = load_assessments(by_hand)["1"]
+    assert reduced["1"].dim("rsize").tolist() == expected.dim("rsize").tolist() == [
+        60, -1, -1, 0, 80]
+    assert sorted(reduced["1"].highlights) == sorted(expected.highlights) == ["a", "e"]
+    assert judged_units(reduced, "article")["1"].keys.tolist() == ["a", "d", "e"]
+    run = tmp_path / "r.fol"
+    run.write_text("".join(f"1 Q0 {f} {i} {1 / i:.4f} r 0 100\n"
+                           for i, f in enumerate("cbaed", 1)))
+    scoring = Scoring(("xinfAP",))
+    assert (scoring.scores(reduced, [load_run(run)]).values.tolist()
+            == scoring.scores(load_assessments(by_hand), [load_run(run)]).values.tolist())

@@ -6,6 +6,7 @@ import math
 import numpy as np
 import pytest
 
+from inexeval.analysis import significance
 from inexeval.errors import InexevalError
 from inexeval.executor import Processes
 from inexeval.meta.power import (
@@ -123,6 +124,21 @@ def test_degenerate_pairs() -> None:
                     np.ones((3, 6), dtype=bool), "all")
     result = discriminative_power(scores, "M", replicates=100)
     assert result.asl.tolist() == [0.0, 1.0, 0.0]  # a-b constant, a-c zero, b-c constant
+
+
+def test_differences_constant_up_to_rounding_are_constant() -> None:
+    """Issue 32, item 12: x + 0.1 against x differs by 0.1 up to rounding on every topic: the
+    documented ASL of a constant non-zero difference, 0 (not 0.024 from t* of rounding noise),
+    as significance.constant decides; x + 1e-13 against x (a zero difference up to rounding)
+    has ASL 1."""
+    x = np.random.default_rng(4).random(10)
+    z = (x + 0.1) - x
+    assert np.ptp(z) > 0 and significance.constant(z)
+    values = np.stack([x + 0.1, x, x + 1e-13])[:, :, None]
+    scores = Scores(("a", "b", "c"), tuple(str(t) for t in range(10)), ("M",), values,
+                    np.ones((3, 10), dtype=bool), "all")
+    result = discriminative_power(scores, "M", replicates=1000, seed=1)
+    assert result.asl.tolist() == [0.0, 0.0, 1.0]  # a-b, a-c constant; b-c zero
 
 
 @pytest.mark.parametrize("method", ["bootstrap", "randomised-tukey"])

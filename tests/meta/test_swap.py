@@ -1,13 +1,22 @@
 """Swap rates recomputed here from the definition (spec §3) with the documented random stream;
 the exponential fit against numpy's polyfit; block and executor independence."""
 
+import itertools
 import math
 
 import numpy as np
 import pytest
 
 from inexeval.executor import Processes
-from inexeval.meta.swap import fit, swap_study
+from inexeval.meta.swap import (
+    MIN_COMPARISONS,
+    NEVER_BELOW,
+    TOO_FEW,
+    SwapResult,
+    fit,
+    non_increasing,
+    swap_study,
+)
 from tests.meta.test_power import make_scores
 
 
@@ -53,27 +62,103 @@ def test_swap_rates_are_the_definition(method: str) -> None:
         assert r["swap_rate"] == r["swaps"] / r["comparisons"]
 
 
-def test_fit_is_least_squares_on_log_rates() -> None:
+def _poisson_fit(sizes: list[int], comparisons: np.ndarray, swaps: np.ndarray
+                 ) -> tuple[float, float]:
+    """statsmodels' Poisson GLM of the swaps with log(comparisons) as offset: (alpha, beta)."""
+    import statsmodels.api as sm
+
+    design = sm.add_constant(np.asarray(sizes, dtype=np.float64))
+    model = sm.GLM(swaps, design, family=sm.families.Poisson(),
+                   offset=np.log(comparisons)).fit()
+    return float(model.params[0]), float(model.params[1])
+
+
+def test_fit_is_a_poisson_regression_weighted_by_comparisons() -> None:
+    """Each size weighs by its comparisons and a size without swaps counts (as statsmodels'
+    Poisson GLM with the comparisons as exposure); a cell below the minimum is left out."""
     sizes = [5, 6, 7, 8]
-    comparisons = np.array([[100, 10, 10], [100, 10, 10], [100, 10, 10], [100, 10, 10]])
-    swaps = np.array([[40, 0, 2], [30, 0, 0], [25, 0, 1], [20, 0, 0]])
+    comparisons = np.array([[400, 100, 60], [100, 100, 60], [300, 10, 60], [200, 100, 60]])
+    swaps = np.array([[160, 3, 0], [10, 1, 0], [60, 9, 0], [30, 0, 0]])
     alpha, beta = fit(sizes, comparisons, swaps)
-    slope, intercept = np.polyfit(sizes, np.log([0.4, 0.3, 0.25, 0.2]), 1)
-    assert (alpha[0], beta[0]) == (pytest.approx(intercept, abs=1e-12),
-                                   pytest.approx(slope, abs=1e-12))
-    assert math.isnan(alpha[1])  # never swaps: no fit, rate 0
-    slope, intercept = np.polyfit([5, 7], np.log([0.2, 0.1]), 1)
-    assert beta[2] == pytest.approx(slope, abs=1e-12)
+    assert (alpha[0], beta[0]) == pytest.approx(_poisson_fit(sizes, comparisons[:, 0],
+                                                             swaps[:, 0]), abs=1e-9)
+    # bin 1: size 7 (10 comparisons, 9 swaps) is below the minimum, the 0 counts
+    kept = [0, 1, 3]
+    assert (alpha[1], beta[1]) == pytest.approx(_poisson_fit(
+        [sizes[i] for i in kept], comparisons[kept, 1], swaps[kept, 1]), abs=1e-6)
+    assert (alpha[2], beta[2]) == (-math.inf, 0.0)  # no swap where fitted: rate 0
+    # not the unweighted least squares of the log rates (the old fit)
+    slope = np.polyfit(sizes, np.log(swaps[:, 0] / comparisons[:, 0]), 1)[0]
+    assert abs(beta[0] - slope) > 0.01
 
 
-def test_min_difference_reads_the_fitted_rates() -> None:
-    scores = make_scores(runs=8, topics=30, measures=1)
+def test_a_rate_growing_with_the_topics_is_held_and_few_sizes_are_not_fitted() -> None:
+    """Issue 32, item 11: a bin of few comparisons whose rate grows with c (1 of 4 swapped at
+    5 topics, 1 of 2 at 6) extrapolated to a fitted rate near 1 at 50 topics where the
+    observed rates were 0; now sizes below 30 comparisons are left out and beta <= 0."""
+    sizes = [5, 6, 7, 8]
+    comparisons = np.array([[4, 100], [2, 100], [50, 100], [50, 100]])
+    swaps = np.array([[1, 5], [1, 10], [0, 15], [0, 20]])
+    alpha, beta = fit(sizes, comparisons, swaps)
+    assert (alpha[0], beta[0]) == (-math.inf, 0.0)
+    assert beta[1] == 0.0 and math.exp(alpha[1]) == pytest.approx(50 / 400, abs=1e-12)
+    assert all(np.isnan(fit(sizes, comparisons[:, :1] // 2, swaps[:, :1])[1]))
+
+
+def _result(comparisons: np.ndarray, swaps: np.ndarray, sizes: tuple[int, ...] = (5, 6, 7),
+            n: int = 14) -> SwapResult:
+    alpha, beta = fit(sizes, comparisons, swaps)
+    return SwapResult("M", "sampling", 0.01, n, sizes, comparisons, swaps, alpha, beta)
+
+
+def test_min_difference_is_where_the_rate_stays_below_5_percent() -> None:
+    """Issue 32, item 11: rates 0.30, 0.02, 0.04, 0.20, 0.01 over the bins at every size
+    (each bin fitted as that constant). The first bin below 5% is 0.01, but bin 0.03 is still
+    at 20%: made non-increasing in |d| (bins 0.01-0.03 pooled to 0.0867), the rate stays below
+    5% only from 0.04."""
+    comparisons = np.full((3, 5), 100)
+    swaps = np.tile([30, 2, 4, 20, 1], (3, 1))
+    result = _result(comparisons, swaps)
+    assert result.exponential(14) == pytest.approx([0.3, 0.02, 0.04, 0.2, 0.01], abs=1e-9)
+    assert result.fitted(14) == pytest.approx([0.3, 0.26 / 3, 0.26 / 3, 0.26 / 3, 0.01],
+                                              abs=1e-9)
+    assert result.min_difference(14) == 0.04
+    assert result.summary_rows()[-1] == {"measure": "M", "topics": 14, "min_difference": 0.04,
+                                         "note": None}
+
+
+def test_too_few_comparisons_are_said() -> None:
+    comparisons = np.full((3, 4), 20)
+    swaps = np.tile([10, 2, 0, 0], (3, 1))
+    result = _result(comparisons, swaps)
+    assert all(row["min_difference"] is None and row["note"] == TOO_FEW
+               for row in result.summary_rows())
+    assert "too few comparisons to fit" in TOO_FEW
+    always = _result(np.full((3, 2), 100), np.tile([50, 20], (3, 1)))
+    assert always.summary_rows()[0]["note"] == NEVER_BELOW
+
+
+def test_min_difference_reads_the_fitted_rates_and_never_grows_with_the_topics() -> None:
+    scores = make_scores(runs=8, topics=50, measures=1)
     [result] = swap_study(scores, subsets=200, seed=1)
+    rates = result.rates()
+    seen = result.comparisons >= MIN_COMPARISONS
+    differences = []
     for row in result.summary_rows():
         fitted = result.fitted(row["topics"])
-        below = [k for k in range(len(fitted)) if fitted[k] < 0.05]
-        assert row["min_difference"] == (below[0] * 0.01 if below else None)
-    assert result.summary_rows()[-1]["topics"] == 30
+        defined = [k for k in range(len(fitted)) if not math.isnan(fitted[k])]
+        assert all(fitted[j] >= fitted[k] for j, k in itertools.pairwise(defined))
+        stays = [k for k in defined if all(fitted[j] < 0.05 for j in defined if j >= k)]
+        assert row["min_difference"] == (stays[0] * 0.01 if stays else None)
+        # a bin whose observed rates are 0 wherever it has the comparisons is fitted 0
+        for k in defined:
+            if (np.where(seen[:, k], rates[:, k], 0) == 0).all():
+                assert fitted[k] == 0.0
+        differences.append(math.inf if row["min_difference"] is None
+                           else row["min_difference"])
+    assert result.summary_rows()[-1]["topics"] == 50
+    assert all(a >= b for a, b in itertools.pairwise(differences))
+    assert differences[-1] < math.inf
 
 
 def test_blocks_and_processes_change_no_number() -> None:
@@ -83,3 +168,14 @@ def test_blocks_and_processes_change_no_number() -> None:
         for a, b in zip(whole, swap_study(scores, subsets=90, seed=3, block=block,
                                           executor=executor)):
             assert (a.swaps == b.swaps).all() and (a.comparisons == b.comparisons).all()
+
+
+def test_non_increasing_is_scipys_isotonic_regression() -> None:
+    from scipy.optimize import isotonic_regression
+
+    rng = np.random.default_rng(4)
+    for size in (1, 2, 7, 60):
+        values = rng.random(size) * np.linspace(1, 0.1, size)
+        weights = rng.integers(30, 500, size).astype(np.float64)
+        expected = isotonic_regression(values, weights=weights, increasing=False).x
+        assert non_increasing(values, weights) == pytest.approx(expected, abs=1e-12)

@@ -15,8 +15,9 @@ The result, :class:`Comparison`, is the API the reports and plots build on:
   undefined); ``means[measure][run]``: the mean over the topics where it is defined (the
   ``eval -c`` mean); ``topics``: the assessed topics in natural order;
 - ``runs`` (baseline first), ``measures``, ``baseline`` (None with ``all_pairs``), ``tests``,
-  ``correction``, ``alpha``, ``permutations``, ``seed`` and ``header`` (the sentence saying
-  how topics were paired);
+  ``correction``, ``alpha``, ``permutations``, ``seed``, ``wilcoxon`` (the Wilcoxon test's
+  rule, :data:`WILCOXON_RULE_TEXT`) and ``header`` (the sentence saying how topics were
+  paired, and with the Wilcoxon test which rule gave its p-values);
 - ``significant(row)``: +1 / -1 / 0 for a row significantly better / worse / neither at
   ``alpha`` after correction; ``to_dict()``, ``to_dataframe()`` (pandas, imported on use) and
   ``to_latex()``.
@@ -87,6 +88,18 @@ def header(n_topics: int, rule: str = "all") -> str:
             "is left out of that measure's comparison")
 
 
+WILCOXON_RULE_TEXT = {
+    "scipy": "Wilcoxon p-values by scipy.stats.wilcoxon's default rule (zeros dropped; exact with "
+             "at most 50 differences and no zeros or tied |d|, enumerated with at most 13, else "
+             "the normal approximation without continuity correction)",
+    "r": "Wilcoxon p-values by R's wilcox.test defaults (zeros dropped; exact below 50 "
+         "differences with no zeros or tied |d|, else the normal approximation with continuity "
+         "correction)",
+}
+"""The sentence naming the Wilcoxon test's rule (:func:`inexeval.analysis.significance.wilcoxon`)
+in a comparison's header."""
+
+
 @dataclass
 class Comparison:
     """The outcome of :func:`compare` (see the module docstring for the fields)."""
@@ -106,6 +119,7 @@ class Comparison:
     header: str = ""
     rule: str = "all"
     power: bool = False
+    wilcoxon: str = "scipy"
 
     @property
     def columns(self) -> tuple[str, ...]:
@@ -131,6 +145,7 @@ class Comparison:
             "alpha": self.alpha,
             "permutations": self.permutations,
             "seed": self.seed,
+            "wilcoxon": self.wilcoxon,
             "topics": list(self.topics),
             "runs": list(self.runs),
             "measures": list(self.measures),
@@ -163,32 +178,25 @@ def row_dict(row: ComparisonRow, columns: Sequence[str] = COLUMNS) -> dict[str, 
             for k in columns}
 
 
-def achieved_power(row: ComparisonRow, variance: float, alpha: float) -> float:
+def achieved_power(row: ComparisonRow, alpha: float) -> float:
     """The achieved power of a comparison (Sakai 2016, "Statistical significance, power, and
     sample sizes: a systematic review of SIGIR and TOIS, 2006-2015", SIGIR): the power of the
-    two-sided paired t test at level ``alpha`` with ``row.n_topics`` topics to detect the
-    observed difference ``row.delta``, σ_t² = 2 V_E (``variance``: the residual variance of the
-    compared runs' topics × runs matrix, :func:`inexeval.meta.topics.residual_variance`), from
-    the noncentral t (:func:`inexeval.meta.topics.t_power`). NaN when undefined: fewer than two
-    topics, or V_E zero (below 1e-24, the square of the ties' 1e-12: rounding) or NaN."""
-    from inexeval.meta.topics import t_power
+    two-sided paired t test at level ``alpha`` with the pair's ``row.n_topics`` topics and its
+    own standardised mean difference ``d = row.effect_size`` (= t / sqrt(n)), from the
+    noncentral t with n - 1 degrees of freedom and noncentrality sqrt(n) |d|: R's
+    ``pwr.t.test(type = "paired")``, statsmodels' ``TTestPower``. The pooled V_E of several
+    runs belongs to the design of a topic set (``meta topics``), not to one comparison. NaN
+    when undefined: fewer than two topics, or no effect size (differences that are one
+    non-zero constant)."""
+    from scipy import stats
 
-    if row.n_topics < 2 or not variance >= significance.TIE ** 2 or math.isnan(row.delta):
+    n, d = row.n_topics, row.effect_size
+    if n < 2 or math.isnan(d):
         return math.nan
-    return float(t_power(row.n_topics, abs(row.delta), variance, alpha))
-
-
-def compared_variance(values: dict[str, dict[str, float | None]], runs: Sequence[str],
-                      topics: Sequence[str]) -> float:
-    """V_E of the compared runs under one measure: the residual mean square of the topics ×
-    runs matrix over the topics where every run has a value (NaN with fewer than two)."""
-    from inexeval.meta.topics import residual_variance
-
-    kept = [t for t in topics if all(values[r][t] is not None for r in runs)]
-    if len(kept) < 2 or len(runs) < 2:
-        return math.nan
-    matrix = np.array([[values[r][t] for r in runs] for t in kept], dtype=np.float64)
-    return residual_variance(matrix)
+    critical = stats.t.isf(alpha / 2, n - 1)
+    noncentrality = math.sqrt(n) * abs(d)
+    return float(stats.nct.sf(critical, n - 1, noncentrality)
+                 + stats.nct.cdf(-critical, n - 1, noncentrality))
 
 
 def per_topic_values(results: Results, measures: Sequence[str], runs: Sequence[str] | None = None,
@@ -239,6 +247,7 @@ def compare_results(
     seed: int = 42,
     topics: Sequence[str] | None = None,
     power: bool = False,
+    wilcoxon: str = "scipy",
 ) -> Comparison:
     """Compare the runs of ``results`` (per-topic values of every assessed topic, as
     ``Evaluator(..., complete=True)`` gives them) under ``measures``, named as the results
@@ -250,7 +259,10 @@ def compare_results(
     one of :data:`~inexeval.analysis.choices.CORRECTIONS`, applied per measure and test
     across its comparisons; ``permutations`` (B) and ``seed``: the randomised and bootstrap
     tests'. ``topics``: the assessed topics (default: those of the results). ``power``: fill
-    each row's ``power`` (:func:`achieved_power`, V_E over every compared run).
+    each row's ``power`` (:func:`achieved_power`, from the pair's own effect size).
+    ``wilcoxon``: how the Wilcoxon test finds its p-value, ``scipy`` (scipy.stats.wilcoxon's
+    default rule) or ``r`` (R's wilcox.test defaults); see
+    :func:`inexeval.analysis.significance.wilcoxon`.
     """
     from inexeval.measures.registry import canonical_name
 
@@ -259,7 +271,7 @@ def compare_results(
     measures = list(dict.fromkeys(m if m in listed else canonical_name(m) for m in measures))
     runs = results.runs()
     check_request(tests, correction, all_pairs=all_pairs, permutations=permutations,
-                  baseline=baseline, runs=runs)
+                  baseline=baseline, runs=runs, wilcoxon=wilcoxon)
     if topics is None:
         topics = list(dict.fromkeys(t for run in runs
                                     for t in results.topics_evaluated.get(run, [])))
@@ -268,7 +280,8 @@ def compare_results(
     per_topic = per_topic_values(results, measures, runs, topics)
     return _compare(per_topic, runs, list(topics), measures, baseline=baseline, tests=tests,
                     correction=correction, all_pairs=all_pairs, alpha=alpha,
-                    permutations=permutations, seed=seed, rule="all", power=power)
+                    permutations=permutations, seed=seed, rule="all", power=power,
+                    wilcoxon=wilcoxon)
 
 
 def compare_scores(
@@ -283,6 +296,7 @@ def compare_scores(
     permutations: int = 10_000,
     seed: int = 42,
     power: bool = False,
+    wilcoxon: str = "scipy",
 ) -> Comparison:
     """Compare the runs of ``scores`` (:class:`inexeval.scores.Scores`) under ``measures``
     (default all of them), over the topics of their averaging rule (under ``answered``, each
@@ -292,7 +306,7 @@ def compare_scores(
     measures = list(dict.fromkeys(measures if measures is not None else scores.measures))
     runs = list(scores.runs)
     check_request(tests, correction, all_pairs=all_pairs, permutations=permutations,
-                  baseline=baseline, runs=runs)
+                  baseline=baseline, runs=runs, wilcoxon=wilcoxon)
     if not scores.topics:
         raise InexevalError("no assessed topic to compare the runs on")
     included = scores.included()
@@ -307,13 +321,14 @@ def compare_scores(
             raise InexevalError(f"measure {m} has no per-topic values")
     return _compare(per_topic, runs, list(scores.topics), measures, baseline=baseline,
                     tests=tests, correction=correction, all_pairs=all_pairs, alpha=alpha,
-                    permutations=permutations, seed=seed, rule=scores.rule, power=power)
+                    permutations=permutations, seed=seed, rule=scores.rule, power=power,
+                    wilcoxon=wilcoxon)
 
 
 def _compare(per_topic: PerTopic, runs: list[str], topics: list[str], measures: list[str], *,
              baseline: str | None, tests: list[str], correction: str, all_pairs: bool,
              alpha: float, permutations: int, seed: int, rule: str,
-             power: bool = False) -> Comparison:
+             power: bool = False, wilcoxon: str = "scipy") -> Comparison:
     if baseline is not None:
         runs = [baseline, *(r for r in runs if r != baseline)]
         per_topic = {m: {r: values[r] for r in runs} for m, values in per_topic.items()}
@@ -321,28 +336,32 @@ def _compare(per_topic: PerTopic, runs: list[str], topics: list[str], measures: 
     for measure in measures:
         values = per_topic[measure]
         for test in tests:
-            found = (_all_pairs(values, runs, topics, measure, test, permutations, seed)
-                     if all_pairs else
-                     _against_baseline(values, runs, topics, measure, test, permutations, seed))
+            settings = (test, permutations, seed, wilcoxon)
+            found = (_all_pairs(values, runs, topics, measure, settings) if all_pairs else
+                     _against_baseline(values, runs, topics, measure, settings))
             adjusted = significance.adjust([r.p_value for r in found], correction)
             found = [r._replace(p_adjusted=p) for r, p in zip(found, adjusted)]
             if power:
-                variance = compared_variance(values, runs, topics)
-                found = [r._replace(power=achieved_power(r, variance, alpha)) for r in found]
+                found = [r._replace(power=achieved_power(r, alpha)) for r in found]
             rows.extend(found)
     means = mean_scores(per_topic)
     return Comparison(rows=rows, per_topic=per_topic, means=means, topics=list(topics),
                       runs=runs, measures=list(measures),
                       baseline=None if all_pairs else runs[0], tests=tests,
                       correction=correction, alpha=alpha, permutations=permutations, seed=seed,
-                      header=header(len(topics), rule), rule=rule, power=power)
+                      header=header(len(topics), rule) + (
+                          f"; {WILCOXON_RULE_TEXT[wilcoxon]}" if "wilcoxon" in tests else ""),
+                      rule=rule, power=power, wilcoxon=wilcoxon)
 
 
 def check_request(tests: Sequence[str], correction: str, *, all_pairs: bool, permutations: int,
-                  baseline: str | None = None, runs: Sequence[str] | None = None) -> None:
+                  baseline: str | None = None, runs: Sequence[str] | None = None,
+                  wilcoxon: str = "scipy") -> None:
     """Refuse a comparison that cannot be made, before anything is evaluated: an unknown test
     or correction, an all-pairs test without ``all_pairs``, ``all_pairs`` with a baseline, fewer
-    than one permutation; with the run names, fewer than two runs or an unknown baseline."""
+    than one permutation, an unknown Wilcoxon rule or one other than the default without the
+    Wilcoxon test (it would be ignored); with the run names, fewer than two runs or an unknown
+    baseline."""
     if runs is not None:
         if len(runs) < 2:
             raise InexevalError(f"comparing needs at least two runs, not {len(runs)}")
@@ -366,6 +385,12 @@ def check_request(tests: Sequence[str], correction: str, *, all_pairs: bool, per
                             f"{', '.join(choices.CORRECTIONS)})")
     if permutations < 1:
         raise InexevalError(f"the number of permutations must be at least 1, not {permutations}")
+    if wilcoxon not in choices.WILCOXON_RULES:
+        raise InexevalError(f"unknown --wilcoxon {wilcoxon!r} (one of "
+                            f"{', '.join(choices.WILCOXON_RULES)})")
+    if wilcoxon != choices.WILCOXON_RULES[0] and "wilcoxon" not in tests:
+        raise InexevalError(f"--wilcoxon {wilcoxon} is the rule of the Wilcoxon test: add "
+                            "--test wilcoxon")
 
 
 def _paired(values: dict[str, dict[str, float | None]], run: str, other: str,
@@ -396,15 +421,20 @@ def _row(measure: str, test: str, run: str, other: str, a: np.ndarray[Any, Any],
         losses=int(np.sum(d <= -significance.TIE)))
 
 
+TestSettings = tuple[str, int, int, str]
+"""A test's name, its permutations, seed and Wilcoxon rule."""
+
+
 def _against_baseline(values: dict[str, dict[str, float | None]], runs: Sequence[str],
-                      topics: Sequence[str], measure: str, test: str, permutations: int,
-                      seed: int) -> list[ComparisonRow]:
+                      topics: Sequence[str], measure: str, settings: TestSettings
+                      ) -> list[ComparisonRow]:
+    test, permutations, seed, _ = settings
     baseline = runs[0]
     pairs = [(run, *_paired(values, run, baseline, topics, measure)) for run in runs[1:]]
     if test == "randomised":
         results = _randomised(pairs, permutations, seed)
     else:
-        results = [_one_test(test, a - b, permutations, seed) for _, a, b in pairs]
+        results = [_one_test(settings, a - b) for _, a, b in pairs]
     return [_row(measure, test, run, baseline, a, b, result)
             for (run, a, b), result in zip(pairs, results)]
 
@@ -425,17 +455,21 @@ def _randomised(pairs: list[tuple[str, Any, Any]], permutations: int,
     return [out[i] for i in range(len(pairs))]
 
 
-def _one_test(test: str, d: Any, permutations: int, seed: int) -> significance.TestResult:
+def _one_test(settings: TestSettings, d: Any) -> significance.TestResult:
+    test, permutations, seed, wilcoxon = settings
     if test == "bootstrap":
         return significance.bootstrap(d, permutations, seed)
     if test == "randomised":
         return significance.randomised(d, permutations, seed)
+    if test == "wilcoxon":
+        return significance.wilcoxon(d, wilcoxon)
     return significance.PAIRED[test](d)
 
 
 def _all_pairs(values: dict[str, dict[str, float | None]], runs: Sequence[str],
-               topics: Sequence[str], measure: str, test: str, permutations: int,
-               seed: int) -> list[ComparisonRow]:
+               topics: Sequence[str], measure: str, settings: TestSettings
+               ) -> list[ComparisonRow]:
+    test, permutations, seed, _ = settings
     if test in choices.ALL_PAIRS_TESTS:
         kept = [t for t in topics if all(values[r][t] is not None for r in runs)]
         if len(kept) < 2:
@@ -450,8 +484,7 @@ def _all_pairs(values: dict[str, dict[str, float | None]], runs: Sequence[str],
     for i, run in enumerate(runs):
         for other in runs[i + 1:]:
             a, b = _paired(values, run, other, topics, measure)
-            rows.append(_row(measure, test, run, other, a, b,
-                             _one_test(test, a - b, permutations, seed)))
+            rows.append(_row(measure, test, run, other, a, b, _one_test(settings, a - b)))
     return rows
 
 

@@ -315,9 +315,16 @@ def topic_candidates(runs: Sequence[Run], topic: str, depth: int, unit: str = "a
     topic_runs = _topic_runs(runs, topic, order)
     coded = _code(topic_runs, unit, depth)
     pooled, min_rank, counts = pool_topic(coded.units, coded.articles, depth=depth)
-    scores = [np.asarray(tr.rsv[:depth], dtype=np.float64) for tr in topic_runs]
-    c = candidates(coded.units, len(coded.keys), depth, scores)
+    c = _candidates(topic_runs, coded, depth)
     return TopicCandidates(c, coded.files[pooled], coded.paths[pooled], min_rank, counts)
+
+
+def _candidates(topic_runs: Sequence[TopicRun], coded: _Coded, depth: int) -> Candidates:
+    """The strategies' view of a topic's depth pool, with the runs' own scores (which ``take``
+    fuses min-max normalised): the one construction of ``pool --strategy`` and of the pooling
+    study (``meta pooling``)."""
+    scores = [np.asarray(tr.rsv[:depth], dtype=np.float64) for tr in topic_runs]
+    return candidates(coded.units, len(coded.keys), depth, scores)
 
 
 def strategy_pool(runs: Sequence[Run], strategy: str, *, depth: int = 100,

@@ -20,7 +20,7 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from inexeval.analysis.choices import CORRECTIONS
+from inexeval.analysis.choices import CORRECTIONS, WILCOXON_RULES
 from inexeval.errors import InexevalError
 
 Array = npt.NDArray[np.float64]
@@ -63,8 +63,13 @@ def constant(differences: Sequence[float] | Array) -> bool:
     rounding noise, so the t statistic mean / (sd / sqrt(n)) and the effect size mean / sd are
     undefined (R's ``t.test`` stops: "data are essentially constant"; scipy's ``ttest_rel``
     gives +-inf or a huge t, p = 0, and a precision-loss warning)."""
-    d = _differences(differences)
-    return float(np.ptp(d)) < TIE * max(1.0, abs(float(np.mean(d))))
+    return bool(constant_columns(_differences(differences)[:, None])[0])
+
+
+def constant_columns(differences: Array) -> npt.NDArray[np.bool_]:
+    """:func:`constant` of every column of a topics × pairs matrix of differences."""
+    spread = np.ptp(differences, axis=0)
+    return np.asarray(spread < TIE * np.maximum(1.0, np.abs(differences.mean(axis=0))))
 
 
 def t_interval(differences: Sequence[float] | Array) -> tuple[float, float]:
@@ -105,34 +110,67 @@ def paired_t(differences: Sequence[float] | Array) -> TestResult:
     return TestResult(float(result.statistic), float(result.pvalue), low, high)
 
 
-EXACT_WILCOXON = 50
-"""At most this many differences, none zero and none tied in absolute value: the exact p."""
-
-
-def wilcoxon(differences: Sequence[float] | Array) -> TestResult:
+def wilcoxon(differences: Sequence[float] | Array, rule: str = "scipy") -> TestResult:
     """Wilcoxon's signed-rank test (Wilcoxon 1945, "Individual comparisons by ranking methods",
-    Biometrics Bulletin 1(6); Smucker et al. 2007, §3.2). Zero differences (|d| < 1e-12, the
-    ties of wins/ties/losses) are dropped before ranking (Wilcoxon's own rule); the p-value is
-    the exact one (the null distribution of the rank sum over the 2^n sign patterns) when there
-    are at most :data:`EXACT_WILCOXON` differences, none zero and no two with the same absolute
-    value, else the normal approximation with the tie correction of the variance and no
-    continuity correction, as R's ``wilcox.test`` chooses (and scipy's ``"auto"`` did before
-    1.15). The method is chosen here and passed to scipy's ``wilcoxon`` by name
-    (``"exact"`` or ``"asymptotic"``, both in every scipy from 1.15): scipy's ``"auto"``
-    changed in 1.15 (a permutation p-value for n <= 13 with ties or zeros). The statistic is
-    the smaller of the two rank sums. No non-zero difference: statistic 0, p 1."""
+    Biometrics Bulletin 1(6); Smucker et al. 2007, §3.2), two-sided. A difference below 1e-12
+    in absolute value (a tie of wins/ties/losses) is a zero; zeros are dropped before ranking
+    (Wilcoxon's own rule, ``zero_method="wilcox"``), tied |d| take their mid-rank. ``rule``
+    (:data:`inexeval.analysis.choices.WILCOXON_RULES`) says how the p-value is found:
+
+    * ``scipy`` (the default): ``scipy.stats.wilcoxon``'s own default (``method="auto"``, no
+      continuity correction) exactly: with at most 50 differences (zeros counted), the exact
+      null distribution when there are no zeros and no tied |d|, else with at most 13 the
+      enumeration of every sign pattern (scipy's permutation test, computed here as one matrix
+      product: the same p-value, the statistic's null distribution counted with scipy's
+      relative tolerance), else the normal approximation with the tie correction of the
+      variance; with more than 50, the normal approximation;
+    * ``r``: R's ``wilcox.test`` defaults: the exact p-value when fewer than 50 differences
+      remain and there were no zeros and no tied |d|, else the normal approximation with the
+      tie correction and the continuity correction (``correct = TRUE``).
+
+    The statistic is the smaller of the two rank sums (scipy's). No non-zero difference:
+    statistic 0, p 1."""
     from scipy import stats
 
     d = _differences(differences)
     low, high = t_interval(d)
-    kept = d[np.abs(d) >= TIE]
+    d = np.where(np.abs(d) < TIE, 0.0, d)
+    kept = d[d != 0]
     if len(kept) == 0:
         return TestResult(0.0, 1.0, low, high)
-    exact = (len(kept) == len(d) <= EXACT_WILCOXON
-             and len(np.unique(np.abs(kept))) == len(kept))
-    method = "exact" if exact else "asymptotic"
-    result = stats.wilcoxon(kept, zero_method="wilcox", correction=False, method=method)
+    clean = len(kept) == len(d) and len(np.unique(np.abs(kept))) == len(kept)
+    if rule == "r":
+        exact = clean and len(kept) < 50
+        result = stats.wilcoxon(kept, correction=not exact,
+                                method="exact" if exact else "asymptotic")
+    elif rule == "scipy":
+        if not clean and len(d) <= 13:
+            return TestResult(*_enumerated_wilcoxon(kept), low, high)
+        result = stats.wilcoxon(kept, method="exact" if len(d) <= 50 and clean
+                                else "asymptotic")
+    else:
+        raise InexevalError(f"unknown Wilcoxon rule {rule!r} (known: {', '.join(WILCOXON_RULES)})")
     return TestResult(float(result.statistic), float(result.pvalue), low, high)
+
+
+def _enumerated_wilcoxon(kept: Array) -> tuple[float, float]:
+    """(statistic, p) of scipy's permutation version of the test (at most 13 non-zero
+    differences): the positive rank sum under every sign pattern, p twice the smaller tail
+    share (at most 1), a value counted in a tail when within 100 machine epsilons (relative)
+    of the observed one, as ``scipy.stats.permutation_test`` counts. A zero difference only
+    doubles every pattern, so the shares are those of the non-zero differences."""
+    from scipy import stats
+
+    ranks = stats.rankdata(np.abs(kept))
+    plus = float(ranks[kept > 0].sum())
+    m = len(kept)
+    patterns = (np.arange(2 ** m)[:, None] >> np.arange(m)) & 1
+    null = patterns @ ranks
+    gamma = abs(np.finfo(np.float64).eps * 100 * plus)
+    less = np.count_nonzero(null <= plus + gamma) / len(null)
+    greater = np.count_nonzero(null >= plus - gamma) / len(null)
+    total = float(ranks.sum())
+    return min(plus, total - plus), float(min(1.0, 2 * min(less, greater)))
 
 
 def sign(differences: Sequence[float] | Array) -> TestResult:

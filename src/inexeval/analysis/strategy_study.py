@@ -28,13 +28,12 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from inexeval.analysis.pooling import _code, _topic_runs, unit_relevance
+from inexeval.analysis.pooling import _candidates, _code, _topic_runs, unit_relevance
 from inexeval.analysis.strategies import (
     BANDITS,
     FUSIONS,
     STRATEGIES,
     StrategyOptions,
-    candidates,
     judging_order,
 )
 from inexeval.errors import InexevalError
@@ -142,7 +141,7 @@ def _topic(shared: _Shared, task: tuple[str, np.random.SeedSequence]) -> _TopicO
         return None
     relevant_key = unit_relevance(shared.qrels, topic, coded.files, coded.paths, "article")
     assert relevant_key is not None
-    c = candidates(coded.units, len(coded.keys), shared.depth)
+    c = _candidates(topic_runs, coded, shared.depth)
     present = np.zeros(len(coded.keys), dtype=bool)
     for units in coded.units:
         present[units[: shared.depth]] = True

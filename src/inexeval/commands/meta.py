@@ -352,7 +352,7 @@ def _power(args: argparse.Namespace) -> int:
 
 # swap ----------------------------------------------------------------------------------------
 SWAP_RATES = ("measure", "topics", "bin_low", "bin_high", "comparisons", "swaps", "swap_rate")
-SWAP_SUMMARY = ("measure", "topics", "min_difference")
+SWAP_SUMMARY = ("measure", "topics", "min_difference", "note")
 
 
 def _swap_arguments(parser: argparse.ArgumentParser) -> None:
@@ -366,8 +366,10 @@ def _swap_arguments(parser: argparse.ArgumentParser) -> None:
                         help="pairs of topic sets per size (default 1000)")
     parser.add_argument("--bin", type=positive_number, default=0.01, metavar="W",
                         help="width of the difference bins (default 0.01). Our choice where the "
-                        "papers leave it open: per bin, log(swap rate) fitted against the "
-                        "topic-set size by unweighted least squares over the sizes with swaps")
+                        "papers leave it open: per bin, swap rate = exp(a + b c) fitted by "
+                        "Poisson regression of the swaps (the comparisons as exposure) over the "
+                        "sizes with at least 30 comparisons, b <= 0, then made non-increasing "
+                        "in the difference (weighted isotonic regression)")
 
 
 def _swap(args: argparse.Namespace) -> int:
@@ -383,8 +385,8 @@ def _swap(args: argparse.Namespace) -> int:
     finally:
         getattr(executor, "close", lambda: None)()
     title = header(f"swap rates ({args.method}, {args.subsets} pairs of topic sets per size, "
-                   f"bins of {args.bin:g}, seed {seed_of(args)}; min_difference: swap rate below "
-                   "5% by the exponential fit)", scores)
+                   f"bins of {args.bin:g}, seed {seed_of(args)}; min_difference: the difference "
+                   "beyond which the fitted swap rate stays below 5%)", scores)
 
     def draw() -> Any:
         from inexeval.meta.plots import swap_curves

@@ -16,11 +16,16 @@ judgements (Zobel 1998; Buckley and Voorhees 2004; Yilmaz and Aslam 2006):
 * **stratified**: per topic, the relevant and the non-relevant judged units sampled separately
   at the rate, at least one relevant unit kept (Buckley and Voorhees 2004's reduced qrels).
 
-An unjudged unit scores as non-relevant (it is simply not in the qrels); with ``condensed`` it
-is removed from the runs first (Sakai 2007's condensed lists). The unit is the article for FOL
-and TREC qrels (an FOL qrels file lists the judged non-relevant articles too, so "judged" is
-known), and for INEX 2002-2005 element qrels pooled by depth from element runs, or sampled,
-the element (as evaluated, implicit assessments included).
+A unit a smaller pool does not hold leaves the qrels (unjudged, it scores as non-relevant). A
+unit of the pool that a sample did not draw stays in the pool: in TREC qrels and in sampled
+qrels (with strata) it stays at level -1, pooled but not judged, as trec_eval's infAP and
+``sample_eval.pl`` read it (Yilmaz and Aslam 2006), so that the inferred measures estimate from
+the sample; a measure that does not read -1 takes it as unjudged. Other qrels (FOL without
+strata, INEX 2002-2005 elements) have no such level: there it leaves the qrels. With
+``condensed`` an unjudged unit is removed from the runs first (Sakai 2007's condensed lists).
+The unit is the article for FOL and TREC qrels (an FOL qrels file lists the judged non-relevant
+articles too, so "judged" is known), and for INEX 2002-2005 element qrels pooled by depth from
+element runs, or sampled, the element (as evaluated, implicit assessments included).
 
 For every measure and level the run means on the reduced qrels are compared with those on the
 full qrels: Kendall's tau (tau-b), tau_AP (Yilmaz, Aslam and Robertson 2008, the full
@@ -428,14 +433,31 @@ class Judged:
     relevant: npt.NDArray[np.bool_]
 
 
+def unjudged_records(assessed: TopicAssessments) -> npt.NDArray[np.bool_]:
+    """Which records are of a unit pooled but not judged: level -1 of TREC or sampled qrels,
+    ``rsize`` -1 of sampled FOL qrels."""
+    if assessed.scale == "trec":
+        return np.asarray(assessed.dim("relevance")).astype(np.int64) < 0
+    if assessed.scale == "fol":
+        return np.asarray(assessed.dim("rsize")).astype(np.int64) < 0
+    return np.zeros(len(assessed), dtype=bool)
+
+
+def _keeps_unjudged(assessed: TopicAssessments) -> bool:
+    """Whether the qrels hold a unit as pooled but not judged (:func:`unjudged_records`)."""
+    return assessed.scale == "trec" or (assessed.scale == "fol" and "stratum" in assessed.dims)
+
+
 def judged_units(assessments: Assessments, unit: str) -> dict[str, Judged]:
-    """Per topic, the judged units of ``unit`` and their relevance."""
+    """Per topic, the judged units of ``unit`` (not those pooled but not judged) and their
+    relevance."""
     judged = {}
     for topic, assessed in assessments.items():
-        keys, inverse = np.unique(unit_keys(assessed.files, assessed.paths, unit),
-                                  return_inverse=True)
+        judging = ~unjudged_records(assessed)
+        keys, inverse = np.unique(unit_keys(assessed.files[judging], assessed.paths[judging],
+                                            unit), return_inverse=True)
         relevant = np.zeros(len(keys), dtype=bool)
-        np.logical_or.at(relevant, inverse.ravel(), relevant_records(assessed))
+        np.logical_or.at(relevant, inverse.ravel(), relevant_records(assessed)[judging])
         judged[topic] = Judged(keys, relevant)
     return judged
 
@@ -447,19 +469,35 @@ def left_out_units(full: Mapping[str, Keys], smaller: Mapping[str, Keys]) -> dic
             for topic, keys in full.items()}
 
 
-def without_units(assessments: Assessments, removed: Mapping[str, Keys], unit: str
-                  ) -> Assessments:
-    """The qrels with the ``removed`` units unjudged (their records dropped; a topic keeps its
-    place even when nothing of it stays judged)."""
+def without_units(assessments: Assessments, removed: Mapping[str, Keys], unit: str, *,
+                  pooled: bool = False) -> Assessments:
+    """The qrels with the ``removed`` units unjudged: their records dropped (a topic keeps its
+    place even when nothing of it stays judged), or, ``pooled`` (a sample's units not drawn),
+    kept at level -1 where the qrels have one (see the module docstring)."""
     topics = {}
     for topic, assessed in assessments.items():
         gone = removed.get(topic)
         if gone is None or not len(gone):
             topics[topic] = assessed
             continue
-        keep = ~np.isin(unit_keys(assessed.files, assessed.paths, unit), gone)
-        topics[topic] = _restricted(assessed, keep)
+        hit = np.isin(unit_keys(assessed.files, assessed.paths, unit), gone)
+        topics[topic] = (_unjudged(assessed, hit) if pooled and _keeps_unjudged(assessed)
+                         else _restricted(assessed, ~hit))
     return replace(assessments, topics=topics)
+
+
+def _unjudged(assessed: TopicAssessments, hit: npt.NDArray[np.bool_]) -> TopicAssessments:
+    """The records where ``hit`` at level -1 (``rsize`` -1 for FOL, without the passages of
+    its documents that no judged record keeps)."""
+    dimension = "relevance" if assessed.scale == "trec" else "rsize"
+    dims = dict(assessed.dims)
+    dims[dimension] = np.where(hit, -1, np.asarray(assessed.dims[dimension]))
+    marked = replace(assessed, dims=dims)
+    if assessed.scale == "trec":
+        return marked
+    still = frozenset(assessed.files[~hit & ~unjudged_records(assessed)].tolist())
+    return replace(marked, highlights={d: v for d, v in assessed.highlights.items() if d in still},
+                   passages={d: v for d, v in assessed.passages.items() if d in still})
 
 
 def _restricted(assessed: TopicAssessments, keep: npt.NDArray[np.bool_]) -> TopicAssessments:
@@ -477,8 +515,7 @@ def _restricted(assessed: TopicAssessments, keep: npt.NDArray[np.bool_]) -> Topi
 def condensed_runs(runs: Sequence[Run], assessments: Assessments, unit: str) -> list[Run]:
     """The runs without their unjudged results (Sakai 2007's condensed lists); a topic without
     qrels is left as it is (it is not evaluated)."""
-    judged = {topic: np.unique(unit_keys(a.files, a.paths, unit))
-              for topic, a in assessments.items()}
+    judged = {topic: j.keys for topic, j in judged_units(assessments, unit).items()}
     condensed = []
     for run in runs:
         topics = {}
@@ -637,12 +674,14 @@ def _level_task(work: _PoolWork, task: tuple[str, float, int, np.random.SeedSequ
         rng = np.random.default_rng(seed)
         removed = {topic: sampled_units(work.judged[topic], level, strategy, rng)
                    for topic in natural_order(work.judged)}
-    reduced = without_units(work.assessments, removed, work.unit)
+    sampled = strategy not in ("depth", "articles")
+    reduced = without_units(work.assessments, removed, work.unit, pooled=sampled)
     runs = (condensed_runs(work.runs.runs, reduced, work.unit) if work.condensed
             else list(work.runs.runs))
     scores = work.scoring.quiet_scores(reduced, runs)
     means = scores.means()
-    judged = sum(len(j.keys) - len(removed.get(t, ())) for t, j in work.judged.items())
+    judged = sum(int(np.count_nonzero(~np.isin(j.keys, removed[t]))) if t in removed
+                 else len(j.keys) for t, j in work.judged.items())
     rows = []
     for m, measure in enumerate(work.measures):
         truth, estimate = work.full_means[:, m], means[:, scores.measures.index(measure)]

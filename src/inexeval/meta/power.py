@@ -22,7 +22,9 @@ the measure (n topics, m runs):
 in another order differ in the last bits), as :mod:`inexeval.analysis.significance` does. A
 replicate whose resampled differences are all equal has t* = 0 when their mean is 0 and ±∞
 otherwise (IEEE's 0/0 and x/0): so a pair with z all equal and non-zero has ASL 0, a pair with
-z all zero ASL 1.
+z all zero ASL 1. All equal is up to rounding, as :func:`inexeval.analysis.significance.constant`
+decides (x + 0.1 against x is a difference of 0.1 on every topic); all zero, every difference
+below its ``TIE``; w of such a pair is 0.
 
 The discriminative power is the share of pairs with ASL < α. The difference required (Sakai
 2006 §3.2) is, for each pair, |mean(w[r_k])| of the replicate at position ⌈αB⌉ when the
@@ -54,6 +56,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from inexeval.analysis import significance
 from inexeval.errors import InexevalError
 from inexeval.executor import DaskExecutor, Executor, Serial, blocks
 from inexeval.meta import study_scores, topics_by_runs
@@ -200,15 +203,16 @@ def t_statistics(sums: Matrix, squares: Matrix, n: int) -> tuple[Matrix, Matrix]
     return t, mean
 
 
-def _observed_t(z: Matrix) -> Matrix:
-    """t(z) of every column of the n × pairs differences (the spec's definition, directly)."""
+def _observed_t(z: Matrix, flat: npt.NDArray[np.bool_], zero: npt.NDArray[np.bool_]
+                ) -> Matrix:
+    """t(z) of every column of the n × pairs differences (the spec's definition, directly),
+    0 for the columns that are ``zero`` and ±∞ for the other ``flat`` (constant) ones."""
     n = z.shape[0]
     mean = z.mean(axis=0)
-    sd = z.std(axis=0, ddof=1)
-    scale = sd / math.sqrt(n)
+    scale = np.where(flat, 0.0, z.std(axis=0, ddof=1) / math.sqrt(n))
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(scale > 0, mean / np.where(scale > 0, scale, 1.0),
-                        np.where(mean == 0, 0.0, np.copysign(np.inf, mean)))
+                        np.where(zero, 0.0, np.copysign(np.inf, mean)))
 
 
 @dataclass(frozen=True)
@@ -327,7 +331,12 @@ def power_study(scores: Scores, measures: Sequence[str] | None = None, *,
     for x in xs:
         z = x[:, a_index] - x[:, b_index]
         if method == "bootstrap":
-            studies.append(_Study(x, z - z.mean(axis=0), _reach(np.abs(_observed_t(z))), keep))
+            # constant up to rounding as significance.constant decides: sd 0, w 0 (not noise)
+            flat = significance.constant_columns(z)
+            zero = np.all(np.abs(z) < significance.TIE, axis=0)
+            shifted = np.where(flat, 0.0, z - z.mean(axis=0))
+            studies.append(_Study(x, shifted, _reach(np.abs(_observed_t(z, flat, zero))),
+                                  keep))
         else:
             means = x.mean(axis=0)
             studies.append(_Study(x, z[:, :0],

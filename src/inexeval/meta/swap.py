@@ -10,12 +10,19 @@ pair of runs, d1 and d2 are the differences of their means on the two sets, and 
 d2 < 0. A comparison falls in bin k when k·w ≤ |d1| < (k + 1)·w (w = ``bin_width``); the swap
 rate of a size and bin is swaps / comparisons.
 
-Extrapolation (Voorhees and Buckley fit, per bin, an exponential in the topic-set size): per
-bin, log(swap rate) = α + β·c is fitted by unweighted least squares over the sizes where the bin
-has swaps (our choice: the papers do not fix the weights); a bin with no swap at any size has
-rate 0, a bin with swaps at fewer than two sizes has no fit. ``min_difference`` at c topics is
-the smallest bin lower bound whose fitted rate at c is below 5%, reported for every size studied
-and for n, the whole topic set.
+Extrapolation (Voorhees and Buckley fit, per bin, an exponential in the topic-set size; the
+papers leave the fitting open, the choices below are ours): per bin, swap rate = exp(α + β·c),
+fitted by maximum likelihood with the swaps of size c Poisson with mean comparisons × rate (a
+Poisson regression with the comparisons as exposure, so each size weighs by its comparisons and
+a size without swaps counts, as a rate of 0), over the sizes where the bin has at least
+:data:`MIN_COMPARISONS` comparisons, with β ≤ 0 (a swap rate does not grow with the topic-set
+size: extrapolating never raises it). A bin with fewer than two such sizes has no fit; one with
+no swap at them has rate 0. At c topics, the bins' fitted rates are then made non-increasing in
+|d| by weighted isotonic regression (pool-adjacent-violators, :func:`non_increasing`, each
+bin weighing its comparisons in the fit), and ``min_difference`` is
+the smallest bin lower bound from which the rate stays below 5% in every larger fitted bin (the
+difference beyond which swaps are rare), reported for every size studied and for n, the whole
+topic set; with no fitted bin the data are too few, and the summary says so.
 
 Randomness: subset pair s of size index i uses the uniforms of ``PCG64(SeedSequence(seed)
 .spawn(sizes)[i])`` from s·n (sampling: a permutation of the n topics, argsorted, its first c
@@ -44,6 +51,13 @@ METHODS = ("sampling", "bootstrap")
 
 TARGET = 0.05
 """The swap rate below which a difference counts as reliable (Voorhees and Buckley)."""
+
+MIN_COMPARISONS = 30
+"""The comparisons a bin needs at a topic-set size for that size to enter the bin's fit (our
+choice)."""
+
+TOO_FEW = (f"too few comparisons to fit: no bin has {MIN_COMPARISONS} at two sizes or more")
+NEVER_BELOW = "no fitted bin's swap rate stays below 5%"
 
 SMALLEST = 5
 """The smallest topic-set size studied."""
@@ -77,19 +91,43 @@ class SwapResult:
                                      self.swaps / np.maximum(self.comparisons, 1), np.nan)
         return rates
 
+    def exponential(self, topics: int) -> Matrix:
+        """Per bin, the exponential's swap rate at ``topics`` topics, at most 1 (0 for a bin
+        that never swaps where it is fitted, NaN for a bin without a fit)."""
+        with np.errstate(over="ignore", invalid="ignore"):
+            rate: Matrix = np.minimum(np.exp(self.alpha + self.beta * topics), 1.0)
+        return rate
+
     def fitted(self, topics: int) -> Matrix:
-        """Per bin, the fitted swap rate at ``topics`` topics, at most 1 (0 for a bin that
-        never swaps, NaN for a bin without a fit)."""
-        never = (self.swaps.sum(axis=0) == 0) & (self.comparisons.sum(axis=0) > 0)
-        with np.errstate(over="ignore"):
-            fitted: Matrix = np.where(never, 0.0,
-                                      np.minimum(np.exp(self.alpha + self.beta * topics), 1.0))
-        return fitted
+        """Per bin, the fitted swap rate at ``topics`` topics: :meth:`exponential` made
+        non-increasing in |d| over the fitted bins (weighted isotonic regression, each bin
+        weighing its comparisons at the sizes of its fit); NaN for a bin without a fit."""
+        rate = self.exponential(topics)
+        fitted = ~np.isnan(rate)
+        out: Matrix = np.full(len(rate), np.nan)
+        if fitted.any():
+            used = self.comparisons >= MIN_COMPARISONS
+            weights = np.where(used, self.comparisons, 0).sum(axis=0)[fitted]
+            out[fitted] = non_increasing(rate[fitted], weights.astype(np.float64))
+        return out
 
     def min_difference(self, topics: int) -> float | None:
-        """The smallest bin lower bound whose fitted swap rate at ``topics`` is below 5%."""
-        below = np.nonzero(self.fitted(topics) < TARGET)[0]
-        return float(below[0] * self.bin_width) if len(below) else None
+        """The smallest bin lower bound from which the fitted swap rate at ``topics`` stays
+        below 5% in every larger fitted bin (None when there is none)."""
+        rate = self.fitted(topics)
+        fitted = np.flatnonzero(~np.isnan(rate))
+        above = fitted[rate[fitted] >= TARGET]
+        after = fitted[fitted > above[-1]] if len(above) else fitted
+        return float(after[0] * self.bin_width) if len(after) else None
+
+    def note(self, topics: int, difference: float | None = None) -> str | None:
+        """Why ``min_difference`` at ``topics`` (``difference`` when known) is None: too few
+        comparisons to fit any bin, or no fitted rate below 5%."""
+        if np.isnan(self.beta).all():
+            return TOO_FEW
+        if difference is None:
+            difference = self.min_difference(topics)
+        return NEVER_BELOW if difference is None else None
 
     def rate_rows(self) -> list[dict[str, Any]]:
         """The keys of ``meta swap --format json``'s ``rates`` (bins with comparisons)."""
@@ -102,10 +140,34 @@ class SwapResult:
                 for k in np.nonzero(self.comparisons[i])[0].tolist()]
 
     def summary_rows(self) -> list[dict[str, Any]]:
-        """The keys of ``summary``: ``min_difference`` at every size and at n topics."""
+        """The keys of ``summary``: ``min_difference`` at every size and at n topics, with the
+        ``note`` saying why there is none."""
         sizes = [*self.sizes, self.n_topics] if self.n_topics not in self.sizes else self.sizes
-        return [{"measure": self.measure, "topics": c, "min_difference": self.min_difference(c)}
-                for c in sizes]
+        differences = [self.min_difference(c) for c in sizes]
+        return [{"measure": self.measure, "topics": c, "min_difference": d,
+                 "note": self.note(c, d)} for c, d in zip(sizes, differences)]
+
+
+def non_increasing(values: Matrix, weights: Matrix) -> Matrix:
+    """The weighted least-squares non-increasing fit of ``values`` (pool-adjacent-violators:
+    a block whose mean exceeds the previous block's is merged with it, means weighted); the
+    numbers of ``scipy.optimize.isotonic_regression(values, weights=weights,
+    increasing=False)``, without importing scipy.optimize (half a second)."""
+    means: list[float] = []
+    masses: list[float] = []
+    lengths: list[int] = []
+    for value, weight in zip(values.tolist(), weights.tolist()):
+        means.append(value)
+        masses.append(weight)
+        lengths.append(1)
+        while len(means) > 1 and means[-1] > means[-2]:
+            mass = masses[-1] + masses[-2]
+            mean = ((means[-1] * masses[-1] + means[-2] * masses[-2]) / mass if mass > 0
+                    else (means[-1] + means[-2]) / 2)
+            length = lengths[-1] + lengths[-2]
+            del means[-1], masses[-1], lengths[-1]
+            means[-1], masses[-1], lengths[-1] = mean, mass, length
+    return np.repeat(np.array(means, dtype=np.float64), lengths)
 
 
 def _subsets(generator_seed: np.random.SeedSequence, method: str, n: int, c: int, start: int,
@@ -164,26 +226,59 @@ def _add(total: Counts, part: Counts) -> Counts:
     return total
 
 
-def fit(sizes: Sequence[int], comparisons: Counts, swaps: Counts) -> tuple[Matrix, Matrix]:
-    """Per bin, (α, β) of log(rate) = α + β·c by least squares over the sizes where the bin
-    has swaps (NaN with fewer than two)."""
-    c = np.asarray(sizes, dtype=np.float64)
-    bins = comparisons.shape[1]
-    alpha, beta = np.full(bins, np.nan), np.full(bins, np.nan)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        logs = np.log(swaps / np.maximum(comparisons, 1))
-    used = swaps > 0
+def fit(sizes: Sequence[int], comparisons: Counts, swaps: Counts,
+        minimum: int = MIN_COMPARISONS, iterations: int = 60) -> tuple[Matrix, Matrix]:
+    """Per bin, (α, β) of swap rate = exp(α + β·c) by maximum likelihood, the swaps Poisson
+    with mean comparisons × rate, over the sizes with at least ``minimum`` comparisons, β ≤ 0
+    (see the module docstring): Newton's method on all bins at once (the log-likelihood is
+    concave), halving a step that does not raise it. NaN for a bin with fewer than two such
+    sizes; α = -inf, β = 0 (rate 0) for a bin without swaps at them."""
+    c = np.asarray(sizes, dtype=np.float64)[:, None]
+    used = comparisons >= minimum
+    n = np.where(used, comparisons, 0).astype(np.float64)
+    k = np.where(used, swaps, 0).astype(np.float64)
     count = used.sum(axis=0)
-    weight = used.astype(np.float64)
-    mean_c = (weight * c[:, None]).sum(axis=0) / np.maximum(count, 1)
-    mean_log = np.where(used, logs, 0.0).sum(axis=0) / np.maximum(count, 1)
-    dc = np.where(used, c[:, None] - mean_c, 0.0)
-    spread = (dc * dc).sum(axis=0)
-    fitted = (count >= 2) & (spread > 0)
-    slope = np.where(fitted, (dc * np.where(used, logs - mean_log, 0.0)).sum(axis=0)
-                     / np.where(fitted, spread, 1.0), np.nan)
-    beta[fitted] = slope[fitted]
-    alpha[fitted] = (mean_log - slope * mean_c)[fitted]
+    middle = (c * used).sum(axis=0) / np.maximum(count, 1)
+    x = np.where(used, c - middle, 0.0)
+    total_n, total_k = n.sum(axis=0), k.sum(axis=0)
+    live = (count >= 2) & (total_k > 0)
+    with np.errstate(divide="ignore"):
+        a = np.where(live, np.log(total_k / np.maximum(total_n, 1)), 0.0)
+    b = np.zeros_like(a)
+
+    def loglik(a: Matrix, b: Matrix) -> Matrix:
+        eta = a + b * x
+        with np.errstate(over="ignore"):
+            value: Matrix = (k * eta - n * np.exp(np.minimum(eta, 700.0))).sum(axis=0)
+        return value
+
+    current = loglik(a, b)
+    for _ in range(iterations):
+        mu = n * np.exp(np.minimum(a + b * x, 700.0))
+        ga, gb = (k - mu).sum(axis=0), ((k - mu) * x).sum(axis=0)
+        haa, hab, hbb = mu.sum(axis=0), (mu * x).sum(axis=0), (mu * x * x).sum(axis=0)
+        det = haa * hbb - hab * hab
+        solvable = live & (det > 1e-300)
+        det = np.where(solvable, det, 1.0)
+        da = np.where(solvable, (hbb * ga - hab * gb) / det, 0.0)
+        db = np.where(solvable, (haa * gb - hab * ga) / det, 0.0)
+        step = np.ones_like(a)
+        for _ in range(30):
+            trial = loglik(a + step * da, b + step * db)
+            worse = trial < current - 1e-12 * np.abs(current)
+            if not worse.any():
+                break
+            step = np.where(worse, step / 2, step)
+        a, b = a + step * da, b + step * db
+        current = loglik(a, b)
+    # the constraint: a rate growing with the topic-set size is held constant (the maximum
+    # under β ≤ 0 of a concave likelihood whose maximum has β > 0 is on β = 0)
+    rising = b > 0
+    with np.errstate(divide="ignore"):
+        flat = np.log(total_k / np.maximum(total_n, 1))
+    a, b = np.where(rising, flat, a), np.where(rising, 0.0, b)
+    alpha = np.where(live, a - b * middle, np.where(count >= 2, -np.inf, np.nan))
+    beta = np.where(live, b, np.where(count >= 2, 0.0, np.nan))
     return alpha, beta
 
 

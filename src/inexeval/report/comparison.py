@@ -83,10 +83,9 @@ P_UNDEFINED = ("a t test needs differences that vary from topic to topic: when t
 
 
 POWER_NOTE = ("power: the achieved power of the comparison, that of a two-sided paired t test at "
-              "level {alpha:g} with the comparison's n topics to detect its observed difference "
-              "delta, from the noncentral t with n - 1 degrees of freedom and noncentrality "
-              "sqrt(n) |delta| / sqrt(2 V_E), V_E the residual variance of the compared runs' "
-              "topics x runs matrix (Sakai 2016)")
+              "level {alpha:g} with the comparison's n topics and its own effect size d = "
+              "t / sqrt(n), from the noncentral t with n - 1 degrees of freedom and "
+              "noncentrality sqrt(n) |d| (Sakai 2016; R's pwr.t.test(type = \"paired\"))")
 """The line above the power table (``{alpha}``: the comparison's level)."""
 
 _POWER_TABLE = ("measure", "test", "run", "baseline", "n_topics", "delta", "power")
