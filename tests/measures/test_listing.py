@@ -44,7 +44,7 @@ def test_every_family_has_one_line_under_its_assessments(
         entry = about(family)
         assert entry.summary in lines[mine[0]] and entry.source in lines[mine[0]]
     assert next(iter(headings)) == ANY_ASSESSMENTS
-    assert list(headings)[-2:] == ["TREC document qrels",
+    assert list(headings)[-3:] == ["TREC document qrels", "Chroma questions CSV",
                                    "Quantisations (quant=NAME), by assessments"]
 
 

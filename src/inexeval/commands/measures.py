@@ -29,11 +29,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from inexeval.measures.registry import parse_measure
 
-    if args.name:
+    if args.name and _prefixed(args.name):
+        print("".join(describe_family(f) for f in _prefixed(args.name)), end="")
+    elif args.name:
         print(describe_family(parse_measure(args.name, partial=True).family), end="")
     else:
         print(listing(), end="")
     return 0
+
+
+def _prefixed(word: str) -> list[Family]:
+    """The families named ``word_...`` (``inexeval measures chroma``), when no family is
+    named ``word``."""
+    from inexeval.measures.registry import REGISTRY, families
+
+    found = families()
+    return [] if word in REGISTRY else [f for f in found if f.name.startswith(word + "_")]
 
 
 def listing() -> str:

@@ -10,7 +10,7 @@ names that are not identifiers with ``getattr(measures, "R-Prec")``.
 from typing import Any
 
 FAMILY_MODULES = ("cutoff", "eprum", "focused", "genomics", "hixeval", "ng", "precall", "sampled",
-                  "trec", "xcg")
+                  "trec", "xcg", "chroma", "legalbench")
 """Modules of :mod:`inexeval.measures` that register the built-in families."""
 
 
