@@ -42,11 +42,14 @@ def metadatas(docs: Any, starts: Any, ends: Any) -> list[dict[str, Any]]:
 
 
 def scores(questions_csv: Path, chunks: list[dict[str, Any]],
-           rankings: list[list[dict[str, Any]]], k: int) -> dict[str, list[float]]:
+           rankings: list[list[dict[str, Any]]] | None = None,
+           k: int = 0) -> dict[str, list[float]]:
     """The official per-question values: precision_omega of ``chunks``, and recall, precision
     and IoU of each question's ``rankings`` at ``k``."""
     evaluation = official().BaseEvaluation(str(questions_csv))
     omega, _ = evaluation._full_precision_score(chunks)
+    if rankings is None:
+        return {"chroma_P_omega": omega}
     iou, recall, precision = evaluation._scores_from_dataset_and_retrievals(
         rankings, [k] * len(rankings))
     return {"chroma_P_omega": omega, f"chroma_R@{k}": recall, f"chroma_P@{k}": precision,

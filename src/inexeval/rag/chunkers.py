@@ -3,11 +3,12 @@ finds the wrong place when a chunk's text repeats).
 
 * ``fixed:SIZE:OVERLAP``: chunk i covers ``[i*step, i*step + SIZE)``, ``step = SIZE - OVERLAP``,
   the last one ending at the text's end.
-* ``recursive:SIZE:OVERLAP``: the text cut at paragraph breaks, then, in pieces still longer
-  than SIZE, at line breaks, sentence ends, spaces and finally anywhere (the order of LangChain's
-  ``RecursiveCharacterTextSplitter``); consecutive pieces joined into chunks of at most SIZE
+* ``recursive:SIZE:OVERLAP``: LangChain's ``RecursiveCharacterTextSplitter`` on offsets: the
+  text cut at paragraph breaks; consecutive pieces that fit joined into chunks of at most SIZE
   characters, each chunk starting with the last pieces of the one before that fit in OVERLAP
-  characters. A separator stays at the end of the piece it ends, so the pieces tile the text.
+  characters; a piece longer than SIZE cut the same way at line breaks, then sentence ends,
+  then spaces, then anywhere (as ``fixed``). A separator stays at the end of the piece it
+  ends, so that the pieces tile the text (LangChain strips the chunks' spaces).
 """
 
 from __future__ import annotations
@@ -84,24 +85,31 @@ def fixed(length: int, size: int, overlap: int) -> list[tuple[int, int]]:
     return list(zip(starts.tolist(), ends.tolist()))
 
 
-def _pieces(text: str, start: int, end: int, size: int, level: int) -> list[tuple[int, int]]:
-    """``[start, end)`` cut into pieces of at most ``size`` characters at the separators from
-    ``level`` on."""
+def _split(text: str, start: int, end: int, size: int, overlap: int,
+           level: int) -> list[tuple[int, int]]:
+    """The chunks of ``[start, end)``: cut at the separator of ``level``; the pieces that fit
+    joined by :func:`_join`, each longer one split at the next separators (as LangChain's
+    ``_split_text`` does)."""
     if end - start <= size:
-        return [(start, end)]
+        return [(start, end)] if end > start else []
     if level == len(SEPARATORS):
-        return [(start + s, start + e) for s, e in fixed(end - start, size, 0)]
+        return [(start + s, start + e) for s, e in fixed(end - start, size, overlap)]
     cuts = [m.end() for m in SEPARATORS[level].finditer(text, start, end) if m.end() < end]
     out: list[tuple[int, int]] = []
+    fitting: list[tuple[int, int]] = []
     for a, b in zip([start, *cuts], [*cuts, end]):
-        if b > a:
-            out += _pieces(text, a, b, size, level + 1)
-    return out
+        if b - a <= size:
+            fitting.append((a, b))
+            continue
+        out += _join(fitting, size, overlap)
+        fitting = []
+        out += _split(text, a, b, size, overlap, level + 1)
+    return out + _join(fitting, size, overlap)
 
 
-def recursive(text: str, size: int, overlap: int) -> list[tuple[int, int]]:
-    """The ``recursive`` chunks of ``text`` (see the module docstring)."""
-    pieces = _pieces(text, 0, len(text), size, 0)
+def _join(pieces: list[tuple[int, int]], size: int, overlap: int) -> list[tuple[int, int]]:
+    """Consecutive pieces joined into chunks of at most ``size`` characters, each chunk
+    starting with the last pieces of the one before that fit in ``overlap`` characters."""
     chunks: list[tuple[int, int]] = []
     current: list[tuple[int, int]] = []
     for piece in pieces:
@@ -115,3 +123,8 @@ def recursive(text: str, size: int, overlap: int) -> list[tuple[int, int]]:
     if current:
         chunks.append((current[0][0], current[-1][1]))
     return chunks
+
+
+def recursive(text: str, size: int, overlap: int) -> list[tuple[int, int]]:
+    """The ``recursive`` chunks of ``text`` (see the module docstring)."""
+    return _split(text, 0, len(text), size, overlap, 0)

@@ -116,3 +116,46 @@ def evaluate(questions: Questions, measures: Sequence[Measure], name: str,
                            official_mean(measure.name, defined) if defined else None))
     return Results(rows=rows, aggregates={str(m): "mean" for m in measures}, overall=overall,
                    topics_evaluated={name: [q.qid for q in kept]})
+
+
+ALL_MEASURES = ("chroma_P_omega", "chroma_R", "chroma_P", "chroma_IoU", "legal_R", "legal_P")
+"""What ``chunks`` computes when asked for retrieval with no ``-m``."""
+
+
+def together(parts: Sequence[Results]) -> Results:
+    """The results of several runs (or chunkings) in one table."""
+    merged = Results()
+    for part in parts:
+        merged.rows.extend(part.rows)
+        merged.overall.extend(part.overall)
+        merged.aggregates.update(part.aggregates)
+        merged.topics_evaluated.update(part.topics_evaluated)
+    return merged
+
+
+def evaluate_runs(questions: Questions, runs: Sequence[Any], measures: Sequence[Measure],
+                  complete: bool = False) -> Results:
+    """Span runs (:class:`inexeval.formats.chroma.SpanRun`) on the questions: each question the
+    run answers (every question if ``complete``, one with no span scoring 0)."""
+    from inexeval.model.run import distinct_names
+
+    names = distinct_names([run.name for run in runs], [run.source for run in runs])
+    return together([evaluate(questions, measures, name, rankings=run.rankings,
+                              complete=complete) for run, name in zip(runs, names)])
+
+
+def chunk_study(questions: Questions, chunkings: Mapping[str, Spans],
+                measures: Sequence[Measure],
+                rankings: Sequence[Mapping[str, Spans]] | None = None) -> Results:
+    """Each chunking (by name) on the questions: ``chroma_P_omega`` of its chunks and the
+    retrieval measures of its ranking (``rankings``, one per chunking in order; by default
+    BM25's, :func:`inexeval.rag.retrieve.bm25`, when a retrieval measure is asked)."""
+    if rankings is None and needs_ranking(measures):
+        from inexeval.rag.retrieve import CorpusWords, bm25
+
+        depth = max((int(m.cutoff) for m in measures if m.cutoff is not None), default=1)
+        words = CorpusWords(questions.corpora)
+        rankings = [bm25(questions, chunks, depth, words) for chunks in chunkings.values()]
+    return together([evaluate(questions, measures, name, chunking=chunks,
+                              rankings=None if rankings is None else rankings[i])
+                     for i, (name, chunks) in enumerate(chunkings.items())])
