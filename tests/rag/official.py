@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 REFERENCE = Path(__file__).parent / "reference" / "base_evaluation.py"
-DATA = Path(__file__).parent / "data" / "chroma"
+DATA = Path(__file__).resolve().parents[2] / "src" / "inexeval" / "rag" / "data" / "chroma"
 
 
 def _stub(name: str, **attributes: Any) -> None:

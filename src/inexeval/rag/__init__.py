@@ -8,3 +8,10 @@ measures of Chroma's chunking evaluation and LegalBench-RAG (:mod:`inexeval.meas
   ``recursive``);
 * :mod:`inexeval.rag.retrieve`: BM25 retrieval of chunks (``bm25s``).
 """
+
+from pathlib import Path
+
+EXAMPLE = Path(__file__).resolve().parent / "data" / "chroma"
+"""Two corpora of Chroma's general evaluation (``chatlogs``, ``state_of_the_union``) and their
+132 questions (``questions_df.csv``), from github brandonstarxel/chunking_evaluation (MIT licence,
+``LICENSE`` beside them)."""
