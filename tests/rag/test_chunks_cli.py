@@ -270,3 +270,55 @@ def test_p_omega_needs_a_chunking(tmp_path: Path, capsys: pytest.CaptureFixture[
                "chroma_P_omega scores a chunking")
     _one_error(capsys, ["eval", str(CSV), str(run), "-m", "P@5"],
                "P@5 does not apply to a Chroma questions CSV")
+
+
+def test_compare_two_chunkers_paired_over_the_questions(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from scipy import stats
+
+    chunkers = ["--chunker", "fixed:400:0", "--chunker", "recursive:800:400"]
+    code, out, err = _run(capsys, "chunks", str(CSV), *chunkers, "-q", "--format", "csv")
+    assert code == 0, err
+    values = _values(out)
+    ids = [q.qid for q in read_questions(CSV).questions]
+    a = [values[("fixed:400:0", q, "chroma_P_omega")] for q in ids]
+    b = [values[("recursive:800:400", q, "chroma_P_omega")] for q in ids]
+    code, out, err = _run(capsys, "chunks", str(CSV), *chunkers, "--compare", "--format", "csv")
+    assert code == 0, err
+    (row,) = csv.DictReader(io.StringIO(out))
+    assert (row["run"], row["baseline"], row["n_topics"]) == ("recursive:800:400", "fixed:400:0",
+                                                               "132")
+    assert float(row["p_value"]) == pytest.approx(stats.ttest_rel(b, a).pvalue, rel=1e-12)
+    assert float(row["delta"]) == pytest.approx(np.mean(b) - np.mean(a), abs=1e-15)
+    _one_error(capsys, ["chunks", str(CSV), "--chunker", "fixed:400:0", "--compare"],
+               "--compare needs at least two chunkings")
+
+
+def test_compare_span_runs_paired_over_every_question(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from scipy import stats
+
+    questions = read_questions(CSV)
+    rng = np.random.default_rng(9)
+    paths = []
+    for name in ("a", "b"):
+        lines = []
+        for q in questions.questions[:100]:
+            for rank in (1, 2):
+                start = max(0, int(q.excerpts[0, 0]) + int(rng.integers(-300, 300)))
+                lines.append(f"{q.qid} Q0 {q.corpus_id} {rank} 1 {name} {start} 200\n")
+        paths.append(tmp_path / f"{name}.fol")
+        paths[-1].write_text("".join(lines))
+    code, out, err = _run(capsys, "eval", str(CSV), *map(str, paths), "-c", "-q", "-m",
+                          "chroma_R@2", "--format", "csv")
+    assert code == 0, err
+    values = _values(out)
+    a, b = ([values[(run, q.qid, "chroma_R@2")] for q in questions.questions]
+            for run in ("a", "b"))
+    assert a[-1] == 0.0  # a question not answered scores 0
+    code, out, err = _run(capsys, "compare", str(CSV), *map(str, paths), "-m", "chroma_R@2",
+                          "--format", "csv")
+    assert code == 0, err
+    (row,) = csv.DictReader(io.StringIO(out))
+    assert row["n_topics"] == "132"
+    assert float(row["p_value"]) == pytest.approx(stats.ttest_rel(b, a).pvalue, rel=1e-12)

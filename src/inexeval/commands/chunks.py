@@ -39,6 +39,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "chroma_P_omega; with --retriever every measure)")
     parser.add_argument("--write-chunks", metavar="DIR",
                         help="write each chunker's chunks into DIR as NAME.tsv")
+    parser.add_argument("--compare", action="store_true",
+                        help="compare the chunkings (each with the first, paired over the "
+                        "questions) instead of listing their means")
+    parser.add_argument("--test", action="append", metavar="TEST",
+                        help="with --compare: a paired test (t, wilcoxon, sign, randomised, "
+                        "bootstrap; repeatable; default t)")
     parser.add_argument("-q", action="store_true", help="print per-question values too")
     parser.add_argument("--digits", type=digits, default=4, metavar="N", help="decimals printed")
     parser.add_argument("--format", choices=FORMATS, default="table",
@@ -52,6 +58,8 @@ def run(args: argparse.Namespace) -> int:
     from inexeval.rag.chunkers import parse_chunker
     from inexeval.rag.evaluate import ALL_MEASURES, chunk_study, needs_ranking, parse
 
+    if args.test and not args.compare:
+        raise InexevalError("--test goes with --compare")
     chunkers = [parse_chunker(spec) for spec in args.chunker]
     if not args.chunkings and not chunkers:
         raise InexevalError("give chunking files or --chunker SPEC")
@@ -82,8 +90,24 @@ def run(args: argparse.Namespace) -> int:
     if files and needs_ranking(measures):
         rankings = [read_span_run(path, questions.corpora).rankings for path in files]
     results = chunk_study(questions, chunkings, measures, rankings)
-    _print(results, args.format, args.digits, args.q)
+    if args.compare:
+        _compare(results, [str(m) for m in measures], args)
+    else:
+        _print(results, args.format, args.digits, args.q)
     return 0
+
+
+def _compare(results: Any, measures: list[str], args: argparse.Namespace) -> None:
+    from inexeval.analysis.compare import compare_results
+    from inexeval.errors import InexevalError
+    from inexeval.report.comparison import render_comparison
+
+    if args.format == "trec":
+        raise InexevalError("--compare prints a table, csv, json or latex")
+    if len(results.runs()) < 2:
+        raise InexevalError("--compare needs at least two chunkings")
+    compared = compare_results(results, measures, tests=args.test or ["t"])
+    sys.stdout.write(render_comparison(compared, args.format, args.digits))
 
 
 def _print(results: Any, fmt: str, digits: int, per_topic: bool) -> None:
@@ -113,4 +137,30 @@ def eval_span_runs(args: argparse.Namespace) -> int:
         sys.stdout.write(render_trec(results, args.digits, args.q, run_column=len(runs) > 1))
     else:
         _print(results, fmt, args.digits, args.q)
+    return 0
+
+
+def compare_span_runs(args: argparse.Namespace, tests: list[str]) -> int:
+    """``inexeval compare QUESTIONS.csv RUN...``: span runs compared, paired over every
+    question (a question a run does not answer scoring 0)."""
+    from inexeval.analysis.compare import compare_results
+    from inexeval.cli_args import write
+    from inexeval.errors import InexevalError
+    from inexeval.formats.chroma import read_questions, read_span_run
+    from inexeval.rag.evaluate import evaluate_runs, parse
+    from inexeval.report.comparison import render_comparison
+
+    if args.format == "html":
+        raise InexevalError("the HTML report is not available on a Chroma questions CSV: "
+                            "use a table, markdown, latex, csv or json")
+    measures = parse(args.measure or ["chroma_R@5"])
+    questions = read_questions(args.assessments, args.collection)
+    runs = [read_span_run(path, questions.corpora) for path in args.runs]
+    results = evaluate_runs(questions, runs, measures, complete=True)
+    compared = compare_results(results, [str(m) for m in measures], baseline=args.baseline,
+                               tests=tests, correction=args.correction,
+                               all_pairs=args.all_pairs, alpha=args.alpha,
+                               permutations=args.permutations, seed=args.seed, power=args.power)
+    write(args, render_comparison(compared, args.format, args.digits), args.assessments,
+          *args.runs)
     return 0
