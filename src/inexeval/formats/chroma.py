@@ -193,12 +193,13 @@ def _whole(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _check_span(start: int, end: int, length: int, what: str, name: str, line: int) -> None:
+def _check_span(start: int, end: int, length: int | None, what: str, name: str,
+                line: int) -> None:
     if start < 0:
         raise FormatError(f"{what}: negative offset {start}", name, line)
     if end < start:
         raise FormatError(f"{what}: end {end} before start {start}", name, line)
-    if end > length:
+    if length is not None and end > length:
         raise FormatError(f"{what}: end {end} beyond the document's {length} characters",
                           name, line)
 
@@ -222,15 +223,18 @@ def _number(value: Any, what: str, name: str, line: int) -> float:
     return number
 
 
-def _document(doc: str, corpora: Mapping[str, str], name: str, line: int) -> int:
+def _document(doc: str, corpora: Mapping[str, str] | None, name: str, line: int) -> int | None:
+    if corpora is None:
+        return None
     if doc not in corpora:
         raise FormatError(f"document {shown(doc)} is not a corpus of the questions", name, line)
     return len(corpora[doc])
 
 
-def read_span_run(path: str | Path, corpora: Mapping[str, str]) -> SpanRun:
+def read_span_run(path: str | Path, corpora: Mapping[str, str] | None) -> SpanRun:
     """A span run, FOL or JSON lines (told by its first non-blank character: ``{``), each span
-    checked against the text of ``corpora``."""
+    checked against the text of ``corpora`` (None: only that it does not end before its
+    start)."""
     name = str(path)
     records: dict[str, list[tuple[float, int, str, int, int]]] = {}
     run_name = Path(name).name
