@@ -35,6 +35,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "iP[0.10], MAiP; gP[5]...MAgP in context) unless -m names others")
     parser.add_argument("--jobs", type=positive, default=1, metavar="N",
                         help="evaluate runs in N processes (same output, same order; default 1)")
+    parser.add_argument("--bioasq-version", type=int, choices=(2, 3, 5, 8, 9), metavar="E",
+                        help="BioASQ JSON files: the version of BioASQ's evaluator (its -e: 2, "
+                        "3, 5, 8 or 9; default 8)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -50,6 +53,17 @@ def run(args: argparse.Namespace) -> int:
         return eval_span_runs(args)
     keep_freed_memory()
     check_eval_options(args)
+    from inexeval.formats.bioasq import looks_like_bioasq
+
+    if looks_like_bioasq(args.assessments):
+        from inexeval.evaluation_bioasq import bioasq_study
+
+        bioasq = bioasq_study(args)
+        return _report(args, "table" if args.table else args.format, bioasq,
+                       bioasq.outcomes(complete=args.c), names_ahead=False)
+    if args.bioasq_version is not None:
+        raise InexevalError("--bioasq-version goes with BioASQ JSON files (GOLD.json "
+                            "SYSTEM.json)", args.assessments)
     fmt = "table" if args.table else args.format
     labels = _trec_eval_names(args)
     study = experiment(args)
@@ -90,21 +104,22 @@ def _trec_eval_names(args: argparse.Namespace) -> dict[str, str]:
 
 
 def _report(args: argparse.Namespace, fmt: str, study: Any, outcomes: Iterator[Any],
-            labels: dict[str, str] | None = None) -> int:
+            labels: dict[str, str] | None = None, names_ahead: bool = True) -> int:
     """Print each run's warnings and results as it comes (trec, csv, official; the other formats
     at the end); a run that failed is reported and the others still printed. Exit code 2 if any
     failed. Runs sharing a run-id are named ``run-id (file)`` (:func:`distinct_names`), which
     needs every run's name before the first is printed: trec and csv results are printed as
     they come when the names can be read ahead (:func:`peek_run_name`), else at the end. The
     number of topics and the averaging rule end the output, on stderr. ``labels``: measures
-    printed under other names (trec_eval's, as typed), in every format but ``scores``."""
+    printed under other names (trec_eval's, as typed), in every format but ``scores``;
+    ``names_ahead`` False: the outcomes' names are final (printed as they come)."""
     import warnings
 
     from inexeval.experiment import named, together
     from inexeval.report.text import render, render_csv, render_trec
 
     several = len(args.runs) > 1
-    ahead = _names_ahead(args) if several and fmt in ("trec", "csv") else {}
+    ahead = _names_ahead(args) if names_ahead and several and fmt in ("trec", "csv") else {}
     held: list[tuple[str, Any]] = []
     printed = failed = 0
     answered: set[str] = set()

@@ -23,14 +23,16 @@ _KEY = ("k: a rank cut-off (1, 2 ...); x: a recall level from 0 to 1; a cut-off 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("name", nargs="?",
                         help="show one family with its parameters and examples (a name like P, "
-                        "iP or P@10)")
+                        "iP or P@10), or list the families named PREFIX_... (bioasq)")
 
 
 def run(args: argparse.Namespace) -> int:
-    from inexeval.measures.registry import parse_measure
+    from inexeval.measures.registry import families, parse_measure
 
-    if args.name and _prefixed(args.name):
-        print("".join(describe_family(f) for f in _prefixed(args.name)), end="")
+    prefixed = [f for f in families() if args.name and f.name.lower().startswith(
+        args.name.lower() + "_")]
+    if prefixed and args.name not in {f.name for f in families()}:
+        print(listing(prefixed), end="")
     elif args.name:
         print(describe_family(parse_measure(args.name, partial=True).family), end="")
     else:
@@ -38,25 +40,17 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _prefixed(word: str) -> list[Family]:
-    """The families named ``word_...`` (``inexeval measures chroma``), when no family is
-    named ``word``."""
-    from inexeval.measures.registry import REGISTRY, families
-
-    found = families()
-    return [] if word in REGISTRY else [f for f in found if f.name.startswith(word + "_")]
-
-
-def listing() -> str:
+def listing(chosen: list[Family] | None = None) -> str:
     """Every family on one line (name and cut-off, summary, source), under the heading of the
-    assessments it applies to; then the quantisations by assessment scale."""
+    assessments it applies to; then the quantisations by assessment scale. ``chosen``: only
+    these families, without the key and the quantisations."""
     from inexeval.measures.registry import about, families, group, group_key, syntax
     from inexeval.quantise import describe
 
     by_group: dict[str, list[Family]] = {}
-    for family in sorted(families(), key=lambda f: (group_key(f), group(f))):
+    for family in sorted(chosen or families(), key=lambda f: (group_key(f), group(f))):
         by_group.setdefault(group(family), []).append(family)
-    lines = textwrap.wrap(_KEY, 100)
+    lines = [] if chosen else textwrap.wrap(_KEY, 100)
     for heading, members in by_group.items():
         lines += ["", f"{heading}:"]
         width = max(len(syntax(f)) for f in members)
@@ -65,6 +59,8 @@ def listing() -> str:
             aliases = f"; also {', '.join(family.aliases)}" if family.aliases else ""
             source = f" ({entry.source}{aliases})" if entry.source or aliases else ""
             lines.append(f"  {syntax(family):{width}}  {entry.summary}{source}")
+    if chosen:
+        return "\n".join(lines[1:]) + "\n"
     lines += ["", "Quantisations (quant=NAME), by assessments:"]
     width = max(len(name) for name, _, _ in describe())
     for name, scale, description in describe():

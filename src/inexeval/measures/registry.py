@@ -417,6 +417,7 @@ SCALE_NAMES = {
     "inex2005": "INEX 2005-2008",
     "fol": "FOL passage qrels (INEX 2007-2010, TREC Genomics 2007)",
     "trec": "TREC document qrels",
+    "bioasq": "BioASQ task B golden JSON (snippets)",
 }
 """The kinds of assessments, by the scale name their readers give them (in the campaigns'
 order), in the words of the campaigns."""
