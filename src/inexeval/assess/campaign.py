@@ -191,12 +191,13 @@ def export_store(store: Store, output: str | Path, fmt: str | None, assessor: st
     from inexeval.assess.store import ADJUDICATED
 
     mode = store.mode()
-    fmt = fmt or DEFAULT_FORMAT[mode]
+    spans = store.setting(SPANS) is not None
+    fmt = fmt or ("chroma" if spans else DEFAULT_FORMAT[mode])
     sampled = store.setting("sample") is not None
     adaptive = store.setting("strategy") is not None
     if fmt == "sampled" and not sampled:
         raise InexevalError("--format sampled exports a sampled campaign (assess init --sample)")
-    if store.setting(SPANS) is not None and fmt not in (*RAG_FORMATS, "json"):
+    if spans and fmt not in (*RAG_FORMATS, "json"):
         raise InexevalError("a span campaign's units are spans, not documents: export chroma, "
                             "bioasq (the documents' offsets) or json")
     if mode == "passages" and fmt == "inex2005":

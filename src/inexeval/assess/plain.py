@@ -47,15 +47,15 @@ def read_text_document(folder: Path, name: str, where: str, line: int | None) ->
     """The document ``name`` of a folder of plain-text files: the one file ``{name}.*`` (or
     ``name`` itself), ``name`` possibly under subfolders."""
     relative = Path(name)
-    if relative.is_absolute() or ".." in relative.parts or not relative.name:
-        raise FormatError(f"document {name} is not in the collection {folder}", where, line)
     base = folder / relative.parent
-    if not base.is_dir():
+    if (relative.is_absolute() or ".." in relative.parts or not relative.name
+            or not base.is_dir() or not any(p.is_file() and relative.name in (p.stem, p.name)
+                                            for p in base.iterdir())):
         raise FormatError(f"document {name} is not in the collection {folder}", where, line)
     try:
         text = read_corpus_file(base, relative.name, where)
     except FormatError:
         raise
-    except InexevalError as error:  # no such file, or several
+    except InexevalError as error:  # several files
         raise FormatError(f"document {name}: {error.reason}", where, line) from None
     return text_document(name, text)

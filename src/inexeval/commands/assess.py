@@ -124,7 +124,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         default=None,
                         help="qrels format (default: fol in passages and highlight modes, inex2002 / inex2003 "
                         "in those modes; a sampled campaign: sampled, NIST's topic iter docno "
-                        "stratum rel, or fol with the stratum as the last field; chroma: the "
+                        "stratum rel, or fol with the stratum as the last field; a span "
+                        "campaign: chroma; chroma: the "
                         "highlighted evidence as Chroma's questions CSV, bioasq: as a BioASQ "
                         "golden JSON)")
     export.add_argument("--assessor", metavar="NAME",

@@ -20,12 +20,13 @@ from inexeval.rag.pool import PooledSpan
 
 
 def is_span_pool(path: str | Path) -> bool:
-    """Whether the first non-blank line of ``path`` has the six fields of a span pool."""
+    """Whether the first non-blank line of ``path`` has the six fields of a span pool (an
+    element pool has five)."""
     try:
         with opened(path) as source:
             for _, line in source.lines():
                 fields = line.split("\t")
-                return len(fields) == 6 and all(f.strip().isdigit() for f in fields[2:])
+                return len(fields) == 6
     except (OSError, UnicodeDecodeError, FormatError):
         return False
     return False
