@@ -141,6 +141,10 @@ def test_pool_judge_export_evaluate(tmp_path: Path, corpus: Path,
         unit = f"/api/topics/0/docs/{SOTU}:27200-28000"
         content = alice.get(unit + "/content").json()
         assert content["text"] == text[SOTU][27200:28000]
+        # the page of a unit: its text is fetched as data, never written into the HTML
+        page = alice.get(f"/topics/0/docs/{SOTU}%3A27200-28000")
+        assert page.status_code == 200 and "administration announced" not in page.text
+        assert "How much are credit card late fees cut?" in page.text
         # the evidence, in the unit's own offsets (the document's minus 27200)
         local = [LATE_FEES[0] - 27200, LATE_FEES[1] - 27200]
 
