@@ -257,3 +257,17 @@ def test_two_files_of_one_name_are_ambiguous(tmp_path: Path,
                  "--topics", str(questions), "--pool", str(tmp_path / "pool.tsv")])
     err = capsys.readouterr().err
     assert code == 2 and "pool.tsv:1: document notes: corpus 'notes' is ambiguous" in err, err
+
+
+def test_a_link_out_of_the_corpus_is_refused(tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    corpus = _corpus(tmp_path)
+    (tmp_path / "secret.md").write_text("not to be served")
+    (corpus / "leak.md").symlink_to(tmp_path / "secret.md")
+    questions = tmp_path / "q.csv"
+    questions.write_text("question\nq\n")
+    (tmp_path / "pool.tsv").write_text("0\tleak\t0\t3\t1\t1\n")
+    code = main(["assess", "init", str(tmp_path / "s.db"), "--collection", str(corpus),
+                 "--topics", str(questions), "--pool", str(tmp_path / "pool.tsv")])
+    err = capsys.readouterr().err
+    assert code == 2 and "pool.tsv:1: document leak: leak.md links out of the collection" in err

@@ -4,7 +4,9 @@ export --format chroma|bioasq``), so that a team builds its evaluation set in th
 The evidence of a topic is its ``done`` judgements' passages in the documents' own offsets: in
 a span campaign (``assess init --pool`` of ``inexeval pool --unit span``) a unit's passages are
 moved by the unit's start in its document; pieces of one document that overlap or touch are
-merged. Each piece's text is the document's text at its offsets.
+merged. Each piece's text is the document's text at its offsets (for an XML document, its text
+content as FOL qrels count it, not the file Chroma's reader would read: these formats are for
+plain-text corpora, :mod:`inexeval.assess.plain`).
 
 =========== ===============================================================================
 format      what is written

@@ -45,13 +45,20 @@ def text_document(name: str, text: str) -> Document:
 
 def read_text_document(folder: Path, name: str, where: str, line: int | None) -> Document:
     """The document ``name`` of a folder of plain-text files: the one file ``{name}.*`` (or
-    ``name`` itself), ``name`` possibly under subfolders."""
+    ``name`` itself), ``name`` possibly under subfolders; never a file a link takes out of the
+    folder."""
     relative = Path(name)
     base = folder / relative.parent
-    if (relative.is_absolute() or ".." in relative.parts or not relative.name
-            or not base.is_dir() or not any(p.is_file() and relative.name in (p.stem, p.name)
-                                            for p in base.iterdir())):
+    found = [] if (relative.is_absolute() or ".." in relative.parts or not relative.name
+                   or not base.is_dir()) else [
+        p for p in base.iterdir() if p.is_file() and relative.name in (p.stem, p.name)]
+    if not found:
         raise FormatError(f"document {name} is not in the collection {folder}", where, line)
+    inside = folder.resolve()
+    for path in found:
+        if not path.resolve().is_relative_to(inside):
+            raise FormatError(f"document {name}: {path.name} links out of the collection "
+                              f"{folder}", where, line)
     try:
         text = read_corpus_file(base, relative.name, where)
     except FormatError:

@@ -22,6 +22,8 @@ from inexeval.rag.pool import PooledSpan
 def is_span_pool(path: str | Path) -> bool:
     """Whether the first non-blank line of ``path`` has the six fields of a span pool (an
     element pool has five)."""
+    if str(path) == "-":  # standard input is read once: as the element pool it was
+        return False
     try:
         with opened(path) as source:
             for _, line in source.lines():
