@@ -179,8 +179,8 @@ def test_rows_renumbered_said(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     _done(store, "2", "notes:9-43", [(0, 5)])
     capsys.readouterr()
     assert main(["assess", "export", store, "-o", str(tmp_path / "j.csv")]) == 0
-    assert "a question's id is its row number in the CSV: question=topic 0=2" in \
-        capsys.readouterr().err
+    assert "a question's id is its row number in the CSV; these differ from their topics' " \
+           "(question=topic): 0=2\n" in capsys.readouterr().err
 
 
 def test_graded_modes_have_no_evidence(tmp_path: Path,
@@ -271,3 +271,27 @@ def test_a_link_out_of_the_corpus_is_refused(tmp_path: Path,
                  "--topics", str(questions), "--pool", str(tmp_path / "pool.tsv")])
     err = capsys.readouterr().err
     assert code == 2 and "pool.tsv:1: document leak: leak.md links out of the collection" in err
+
+
+def test_evidence_and_rows_by_hand() -> None:
+    from inexeval.assess.export_rag import Evidence, chroma_rows, evidence
+    from inexeval.assess.model import Judgement
+
+    texts = {"d:10-20": "abcdefghij", "d:18-30": "ijklmnopqrst", "e": "whole"}
+    spans = {"d:10-20": ("d", 10), "d:18-30": ("d", 18)}
+    judged = [Judgement("3", "d:10-20", "a", "done", ((2, 4), (7, 10))),
+              Judgement("3", "d:18-30", "a", "done", ((0, 3),)),     # d [18, 21): merged
+              Judgement("3", "e", "a", "in-progress", ((0, 5),)),     # not done: no evidence
+              Judgement("10", "e", "a", "done", ((1, 3),))]
+    found = evidence(judged, texts, spans)
+    assert list(found) == ["3", "10"]
+    assert found["3"] == [Evidence("d", 12, 14, "cd"), Evidence("d", 17, 21, "hijk")]
+    assert found["10"] == [Evidence("e", 1, 3, "ho")]
+    topics = [str(t) for t in range(25)]
+    many = {t: [Evidence("e", 0, 1, "w")] for t in topics[1:]}
+    rows, notes = chroma_rows(topics, {t: f"q{t}" for t in topics}, many)
+    assert rows[1] == ["q1", '[{"content": "w", "start_index": 0, "end_index": 1}]', "e"]
+    assert notes == ["left out of the chroma CSV, no evidence highlighted: 0",
+                     "a question's id is its row number in the CSV; these differ from their "
+                     "topics' (question=topic): "
+                     + " ".join(f"{t - 1}={t}" for t in range(1, 21)) + " (and 4 more)"]

@@ -44,6 +44,8 @@ from inexeval.errors import InexevalError
 from inexeval.model.pool import topic_order
 
 RAG_FORMATS = ("chroma", "bioasq")
+SHOWN_MOVES = 20
+"""Renumbered questions listed in the note at most."""
 SECTION = "abstract"
 """The BioASQ section of every snippet of a plain text."""
 
@@ -113,9 +115,11 @@ def chroma_rows(topics: list[str], titles: Mapping[str, str],
     if several:
         notes.append("left out of the chroma CSV, evidence in several documents (a Chroma "
                      f"question has one corpus; --format bioasq keeps them): {'; '.join(several)}")
-    if written != [str(i) for i in range(len(written))]:
-        notes.append("a question's id is its row number in the CSV: question=topic "
-                     + " ".join(f"{i}={t}" for i, t in enumerate(written)))
+    moved = [f"{row}={topic}" for row, topic in enumerate(written) if str(row) != topic]
+    if moved:
+        more = f" (and {len(moved) - SHOWN_MOVES} more)" if len(moved) > SHOWN_MOVES else ""
+        notes.append("a question's id is its row number in the CSV; these differ from their "
+                     f"topics' (question=topic): {' '.join(moved[:SHOWN_MOVES])}{more}")
     return rows, notes
 
 

@@ -118,7 +118,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
     export = action("export", "write the judgements as qrels")
     export.add_argument("-o", "--output", metavar="DIR|FILE", required=True,
-                        help="output file (fol, json) or folder (per-topic XML formats)")
+                        help="output file (fol, json, chroma, bioasq) or folder (per-topic XML "
+                        "formats)")
     export.add_argument("--format", choices=("fol", "inex2005", "inex2002", "inex2003", "json",
                                               "sampled", "chroma", "bioasq"),
                         default=None,
