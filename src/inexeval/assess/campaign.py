@@ -96,8 +96,8 @@ def span_campaign_rows(collection: str | Path, topic_file: str | Path, pool_file
     """:func:`load_campaign` for a span pool (:mod:`inexeval.formats.span_pool`): each pooled
     span is a unit judged on its own, a stored document holding the span's text (named by
     :func:`span_unit_name`); the last item is the :data:`SPANS` setting, a JSON object giving
-    each unit its document, start offset and the document's length, so that the export writes
-    the document's offsets."""
+    each unit its document and start offset, so that the export writes the document's
+    offsets."""
     topics = read_topic_file(topic_file)
     source = _Collection(collection)
     texts: dict[str, str] = {}
@@ -117,7 +117,7 @@ def span_campaign_rows(collection: str | Path, topic_file: str | Path, pool_file
         unit = span_unit_name(span.doc, span.start, span.end)
         if unit not in documents:
             documents[unit] = text_document(unit, text[span.start:span.end])
-            origin[unit] = [span.doc, span.start, len(text)]
+            origin[unit] = [span.doc, span.start]
         rows.append((span.qid, unit, "", span.min_rank, span.runs))
     pooled = {row[0] for row in rows}
     topic_rows = [{"topic": t.topic_id, "query_type": t.query_type, "title": t.title,

@@ -145,7 +145,7 @@ def span_origins(store: Store) -> dict[str, tuple[str, int]]:
     setting = store.setting(SPANS)
     if setting is None:
         return {}
-    return {unit: (str(doc), int(start)) for unit, (doc, start, _) in json.loads(setting).items()}
+    return {unit: (str(doc), int(start)) for unit, (doc, start) in json.loads(setting).items()}
 
 
 def write_rag_export(store: Store, topics: list[str], judgements: list[Judgement], fmt: str,
