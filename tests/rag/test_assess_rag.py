@@ -8,6 +8,7 @@ import dataclasses
 import io
 import json
 import warnings
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -295,3 +296,26 @@ def test_evidence_and_rows_by_hand() -> None:
                      "a question's id is its row number in the CSV; these differ from their "
                      "topics' (question=topic): "
                      + " ".join(f"{t - 1}={t}" for t in range(1, 21)) + " (and 4 more)"]
+
+
+@given(st.lists(st.tuples(st.sampled_from("de"), st.integers(0, 30), st.integers(1, 15),
+                          st.lists(st.tuples(st.integers(0, 15), st.integers(1, 6)),
+                                   max_size=3)), max_size=6))
+def test_evidence_is_the_union_of_the_highlighted_characters(
+        units: list[tuple[str, int, int, list[tuple[int, int]]]]) -> None:
+    from inexeval.assess.export_rag import evidence
+    from inexeval.assess.model import Judgement, merge_passages
+
+    corpus = {"d": "".join(chr(65 + i % 26) for i in range(50)), "e": "x" * 20 + "y" * 30}
+    texts, spans, judged = {}, {}, []
+    expected: set[tuple[str, int]] = set()
+    for number, (doc, start, length, highlights) in enumerate(units):
+        name = f"{doc}:{number}"
+        texts[name], spans[name] = corpus[doc][start:start + length], (doc, start)
+        passages = merge_passages([(s, min(s + n, length)) for s, n in highlights if s < length])
+        judged.append(Judgement("1", name, "a", "done", passages))
+        expected |= {(doc, start + i) for s, e in passages for i in range(s, e)}
+    pieces = evidence(judged, texts, spans).get("1", [])
+    assert {(p.doc, i) for p in pieces for i in range(p.start, p.end)} == expected
+    assert all(p.content == corpus[p.doc][p.start:p.end] for p in pieces)
+    assert all(a.doc != b.doc or a.end < b.start for a, b in pairwise(pieces))
