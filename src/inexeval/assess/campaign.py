@@ -67,11 +67,14 @@ def campaign_rows(collection: str | Path, topic_file: str | Path, pool: Pool,
             if unit.path and unit.path not in {p for p, _, _ in documents[unit.file].elements}:
                 raise FormatError(f"element {unit.path} is not in document {unit.file}", *where)
             rows.append((topic, unit.file, unit.path, unit.min_rank, unit.runs))
-    topic_rows = [{"topic": t.topic_id, "query_type": t.query_type, "title": t.title,
-                   "castitle": t.castitle, "description": t.description,
-                   "narrative": t.narrative, "keywords": t.keywords}
-                  for t in topics.values() if t.topic_id in pool]
-    return topic_rows, list(documents.values()), rows
+    return _topic_rows(topics, set(pool)), list(documents.values()), rows
+
+
+def _topic_rows(topics: dict[str, Topic], pooled: set[str]) -> list[dict[str, str]]:
+    """The store's rows of the pooled topics, in topic-file order."""
+    return [{"topic": t.topic_id, "query_type": t.query_type, "title": t.title,
+             "castitle": t.castitle, "description": t.description, "narrative": t.narrative,
+             "keywords": t.keywords} for t in topics.values() if t.topic_id in pooled]
 
 
 def read_topic_file(topic_file: str | Path) -> dict[str, Topic]:
@@ -119,12 +122,8 @@ def span_campaign_rows(collection: str | Path, topic_file: str | Path, pool_file
             documents[unit] = text_document(unit, text[span.start:span.end])
             origin[unit] = [span.doc, span.start]
         rows.append((span.qid, unit, "", span.min_rank, span.runs))
-    pooled = {row[0] for row in rows}
-    topic_rows = [{"topic": t.topic_id, "query_type": t.query_type, "title": t.title,
-                   "castitle": t.castitle, "description": t.description,
-                   "narrative": t.narrative, "keywords": t.keywords}
-                  for t in topics.values() if t.topic_id in pooled]
-    return topic_rows, list(documents.values()), rows, json.dumps(origin, ensure_ascii=False)
+    return (_topic_rows(topics, {row[0] for row in rows}), list(documents.values()), rows,
+            json.dumps(origin, ensure_ascii=False))
 
 
 class _Collection:

@@ -46,8 +46,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                       "documents must still be in the folder it was built from); a document "
                       "without its .xml file is read as plain text or Markdown, {name}.md, "
                       "{name}.txt... (a RAG corpus; offsets in code points)")
-    init.add_argument("--topics", metavar="FILE", required=True, help="topic file or folder, or a questions CSV whose first column is 'question' "
-                      "(Chroma's: a question's id is its row number, its text the title)")
+    init.add_argument("--topics", metavar="FILE", required=True,
+                      help="topic file or folder, or a questions CSV whose first column is "
+                      "'question' (Chroma's: a question's id is its row number, its text the "
+                      "title)")
     source = init.add_mutually_exclusive_group(required=True)
     source.add_argument("--pool", metavar="POOL.tsv",
                         help="the pool written by `inexeval pool`; of `pool --unit span`: each "
@@ -126,9 +128,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="qrels format (default: fol in passages and highlight modes, inex2002 / inex2003 "
                         "in those modes; a sampled campaign: sampled, NIST's topic iter docno "
                         "stratum rel, or fol with the stratum as the last field; a span "
-                        "campaign: chroma; chroma: the "
-                        "highlighted evidence as Chroma's questions CSV, bioasq: as a BioASQ "
-                        "golden JSON)")
+                        "campaign: chroma). chroma and bioasq: the highlighted evidence as "
+                        "Chroma's questions CSV or a BioASQ golden JSON, in the documents' "
+                        "offsets")
     export.add_argument("--assessor", metavar="NAME",
                         help="export this assessor's judgements (default: each topic's "
                         "first-assigned assessor); 'adjudicated': the organiser's adjudicated "
