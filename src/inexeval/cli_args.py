@@ -261,6 +261,12 @@ def comparison(args: argparse.Namespace, command: str) -> int:
                      "randomised-tukey draw; so does --meta)")
     if len(args.runs) < 2:
         raise InexevalError(f"comparing needs at least two runs, not {len(args.runs)}")
+    from inexeval.formats.chroma import is_questions_csv
+
+    if is_questions_csv(args.assessments):
+        from inexeval.commands.chunks import compare_span_runs
+
+        return compare_span_runs(args, tests)
     study = experiment(args)
     sys.stderr.write(study.note)
     evaluation = study.evaluate("all" if args.c else "any")

@@ -44,7 +44,8 @@ def test_every_family_has_one_line_under_its_assessments(
         entry = about(family)
         assert entry.summary in lines[mine[0]] and entry.source in lines[mine[0]]
     assert next(iter(headings)) == ANY_ASSESSMENTS
-    assert list(headings)[-3:] == ["TREC document qrels", "BioASQ task B golden JSON (snippets)",
+    assert list(headings)[-4:] == ["TREC document qrels", "BioASQ task B golden JSON (snippets)",
+                                   "Chroma questions CSV",
                                    "Quantisations (quant=NAME), by assessments"]
 
 

@@ -11,11 +11,14 @@ judgements to export (one assessor per topic) and writes them with the exporters
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from inexeval.assess.documents import document_index, stored_document
 from inexeval.assess.export import write_export
+from inexeval.assess.export_rag import RAG_FORMATS, write_rag_export
 from inexeval.assess.model import Judgement
+from inexeval.assess.plain import read_text_document, text_document
 from inexeval.assess.sample import (
     SAMPLE_FORMATS,
     fol_sample_lines,
@@ -28,8 +31,11 @@ from inexeval.collection.build import IndexedDocument, index_document, load_inde
 from inexeval.collection.index import CollectionIndex
 from inexeval.errors import FormatError, InexevalError
 from inexeval.formats.pool import read_pool
+from inexeval.formats.questions import is_questions_csv, read_question_topics
+from inexeval.formats.span_pool import read_span_pool
 from inexeval.formats.topics import read_topics
 from inexeval.model.pool import Pool
+from inexeval.model.topic import Topic
 
 PoolRow = tuple[str, str, str, int | None, int | None]
 
@@ -46,7 +52,7 @@ def campaign_rows(collection: str | Path, topic_file: str | Path, pool: Pool,
                                                   list[PoolRow]]:
     """:func:`load_campaign` for a pool read or made already (``pool_file`` names it in
     errors)."""
-    topics = read_topics(topic_file)
+    topics = read_topic_file(topic_file)
     source = _Collection(collection)
     documents: dict[str, Document] = {}
     rows: list[PoolRow] = []
@@ -61,11 +67,63 @@ def campaign_rows(collection: str | Path, topic_file: str | Path, pool: Pool,
             if unit.path and unit.path not in {p for p, _, _ in documents[unit.file].elements}:
                 raise FormatError(f"element {unit.path} is not in document {unit.file}", *where)
             rows.append((topic, unit.file, unit.path, unit.min_rank, unit.runs))
-    topic_rows = [{"topic": t.topic_id, "query_type": t.query_type, "title": t.title,
-                   "castitle": t.castitle, "description": t.description,
-                   "narrative": t.narrative, "keywords": t.keywords}
-                  for t in topics.values() if t.topic_id in pool]
-    return topic_rows, list(documents.values()), rows
+    return _topic_rows(topics, set(pool)), list(documents.values()), rows
+
+
+def _topic_rows(topics: dict[str, Topic], pooled: set[str]) -> list[dict[str, str]]:
+    """The store's rows of the pooled topics, in topic-file order."""
+    return [{"topic": t.topic_id, "query_type": t.query_type, "title": t.title,
+             "castitle": t.castitle, "description": t.description, "narrative": t.narrative,
+             "keywords": t.keywords} for t in topics.values() if t.topic_id in pooled]
+
+
+def read_topic_file(topic_file: str | Path) -> dict[str, Topic]:
+    """The topics of an INEX topic file or folder, or of a questions CSV (a question's id its
+    row number, its text the title: :mod:`inexeval.formats.questions`)."""
+    if is_questions_csv(topic_file):
+        return read_question_topics(topic_file)
+    return read_topics(topic_file)
+
+
+SPANS = "spans"
+"""The campaign setting of a span campaign: each judged unit's document and offset."""
+
+
+def span_unit_name(doc: str, start: int, end: int) -> str:
+    """The store's name of a pooled span: ``doc:start-end``."""
+    return f"{doc}:{start}-{end}"
+
+
+def span_campaign_rows(collection: str | Path, topic_file: str | Path, pool_file: str | Path,
+                       ) -> tuple[list[dict[str, str]], list[Document], list[PoolRow], str]:
+    """:func:`load_campaign` for a span pool (:mod:`inexeval.formats.span_pool`): each pooled
+    span is a unit judged on its own, a stored document holding the span's text (named by
+    :func:`span_unit_name`); the last item is the :data:`SPANS` setting, a JSON object giving
+    each unit its document and start offset, so that the export writes the document's
+    offsets."""
+    topics = read_topic_file(topic_file)
+    source = _Collection(collection)
+    texts: dict[str, str] = {}
+    documents: dict[str, Document] = {}
+    origin: dict[str, list[str | int]] = {}
+    rows: list[PoolRow] = []
+    for span, line in read_span_pool(pool_file):
+        if span.qid not in topics:
+            raise FormatError(f"question {span.qid} is not in the topic file {topic_file}",
+                              pool_file, line)
+        if span.doc not in texts:
+            texts[span.doc] = source.document(span.doc, pool_file, line).text
+        text = texts[span.doc]
+        if span.end > len(text):
+            raise FormatError(f"span [{span.start}, {span.end}) ends beyond the "
+                              f"{len(text)} characters of document {span.doc}", pool_file, line)
+        unit = span_unit_name(span.doc, span.start, span.end)
+        if unit not in documents:
+            documents[unit] = text_document(unit, text[span.start:span.end])
+            origin[unit] = [span.doc, span.start]
+        rows.append((span.qid, unit, "", span.min_rank, span.runs))
+    return (_topic_rows(topics, {row[0] for row in rows}), list(documents.values()), rows,
+            json.dumps(origin, ensure_ascii=False))
 
 
 class _Collection:
@@ -89,7 +147,11 @@ class _Collection:
         self.name = str(path)
 
     def document(self, name: str, pool_file: str | Path, line: int | None) -> Document:
+        """The XML document ``name`` (``{name}.xml``), else, in a folder, the plain-text one
+        (:mod:`inexeval.assess.plain`: ``{name}.md``, ``{name}.txt``...)."""
         xml = self.folder / f"{name}.xml"
+        if self.index is None and not xml.is_file():
+            return read_text_document(self.folder, name, str(pool_file), line)
         missing = (self.index is not None and name not in self.index) or not xml.is_file()
         if missing or ".." in Path(name).parts or Path(name).is_absolute():
             raise FormatError(f"document {name} is not in the collection {self.name}",
@@ -128,11 +190,15 @@ def export_store(store: Store, output: str | Path, fmt: str | None, assessor: st
     from inexeval.assess.store import ADJUDICATED
 
     mode = store.mode()
-    fmt = fmt or DEFAULT_FORMAT[mode]
+    spans = store.setting(SPANS) is not None
+    fmt = fmt or ("chroma" if spans else DEFAULT_FORMAT[mode])
     sampled = store.setting("sample") is not None
     adaptive = store.setting("strategy") is not None
     if fmt == "sampled" and not sampled:
         raise InexevalError("--format sampled exports a sampled campaign (assess init --sample)")
+    if spans and fmt not in (*RAG_FORMATS, "json"):
+        raise InexevalError("a span campaign's units are spans, not documents: export chroma, "
+                            "bioasq (the documents' offsets) or json")
     if mode == "passages" and fmt == "inex2005":
         raise InexevalError("the inex2005 format holds exhaustivity, which passages mode does "
                             "not ask: export fol or json")
@@ -178,6 +244,8 @@ def export_store(store: Store, output: str | Path, fmt: str | None, assessor: st
         notes.append(f"assessor used per topic: {'; '.join(used)}")
     if left_out:
         notes.append(f"topics left out: {'; '.join(left_out)}")
+    if fmt in RAG_FORMATS:
+        return notes + write_rag_export(store, exported, chosen, fmt, output, *inputs)
     collection = CollectionIndex({
         file: document_index(store.document(file))
         for file in dict.fromkeys(j.file for j in chosen)}) if fmt != "json" else None

@@ -43,11 +43,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     init = action("init", "create a campaign: topics, pooled documents, judgement scale")
     init.add_argument("--collection", metavar="DIR|INDEX", required=True,
                       help="the XML documents, or an index saved by `inexeval index` (the "
-                      "documents must still be in the folder it was built from)")
-    init.add_argument("--topics", metavar="FILE", required=True, help="topic file or folder")
+                      "documents must still be in the folder it was built from); a document "
+                      "without its .xml file is read as plain text or Markdown, {name}.md, "
+                      "{name}.txt... (a RAG corpus; offsets in code points)")
+    init.add_argument("--topics", metavar="FILE", required=True,
+                      help="topic file or folder, or a questions CSV whose first column is "
+                      "'question' (Chroma's: a question's id is its row number, its text the "
+                      "title)")
     source = init.add_mutually_exclusive_group(required=True)
     source.add_argument("--pool", metavar="POOL.tsv",
-                        help="the pool written by `inexeval pool`")
+                        help="the pool written by `inexeval pool`; of `pool --unit span`: each "
+                        "pooled span is judged on its own text")
     source.add_argument("--strategy", choices=STRATEGIES,
                         help="an adaptive campaign: serve each assessor the article this "
                         "pooling strategy picks next from the topic's judgements so far (as "
@@ -114,13 +120,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
     export = action("export", "write the judgements as qrels")
     export.add_argument("-o", "--output", metavar="DIR|FILE", required=True,
-                        help="output file (fol, json) or folder (per-topic XML formats)")
+                        help="output file (fol, json, chroma, bioasq) or folder (per-topic XML "
+                        "formats)")
     export.add_argument("--format", choices=("fol", "inex2005", "inex2002", "inex2003", "json",
-                                              "sampled"),
+                                              "sampled", "chroma", "bioasq"),
                         default=None,
                         help="qrels format (default: fol in passages and highlight modes, inex2002 / inex2003 "
                         "in those modes; a sampled campaign: sampled, NIST's topic iter docno "
-                        "stratum rel, or fol with the stratum as the last field)")
+                        "stratum rel, or fol with the stratum as the last field; a span "
+                        "campaign: chroma). chroma and bioasq: the highlighted evidence as "
+                        "Chroma's questions CSV or a BioASQ golden JSON, in the documents' "
+                        "offsets")
     export.add_argument("--assessor", metavar="NAME",
                         help="export this assessor's judgements (default: each topic's "
                         "first-assigned assessor); 'adjudicated': the organiser's adjudicated "
@@ -210,6 +220,7 @@ def _share(text: str) -> float:
 def _init(args: argparse.Namespace) -> int:
     from inexeval.assess.campaign import campaign_rows, load_campaign
     from inexeval.assess.store import Store
+    from inexeval.formats.span_pool import is_span_pool
 
     if (args.strategy is None) != (args.runs is None):
         raise InexevalError("--strategy NAME and --runs RUN... go together")
@@ -247,6 +258,11 @@ def _init(args: argparse.Namespace) -> int:
         settings["sample"] = Path(args.sample).name
         topic_rows, document_rows, pool_rows = campaign_rows(args.collection, args.topics, pool,
                                                              args.sample)
+    elif is_span_pool(args.pool):
+        from inexeval.assess.campaign import SPANS, span_campaign_rows
+
+        topic_rows, document_rows, pool_rows, settings[SPANS] = span_campaign_rows(
+            args.collection, args.topics, args.pool)
     else:
         topic_rows, document_rows, pool_rows = load_campaign(args.collection, args.topics,
                                                              args.pool)

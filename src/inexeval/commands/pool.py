@@ -50,9 +50,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     sample.add_argument("--strata", metavar="SPEC",
                         help="ranges of fused ranks and rates, as 1-10:1.0,11-100:0.2,"
                         "101-1000:0.05")
-    parser.add_argument("--unit", choices=("element", "article"),
+    parser.add_argument("--unit", choices=("element", "article", "span"),
                         help="pool elements (element runs only) or articles (default: element "
-                        "with --depth when every run is an element run, else article)")
+                        "with --depth when every run is an element run, else article); span: "
+                        "the characters of span runs (FOL or JSONL, RAG chunks) with --depth, "
+                        "'qid doc start end min_rank runs' lines, overlapping spans merged")
     parser.add_argument("--runs-per-group", type=positive, metavar="M",
                         help="pool the first M runs of each group (with --group)")
     parser.add_argument("--group", metavar="REGEX",
@@ -93,6 +95,8 @@ def run(args: argparse.Namespace) -> int:
         return _stats(args)
     if not args.runs:
         raise InexevalError("give the runs to pool (or --stats POOL.tsv)")
+    if args.unit == "span":
+        return _span_pool(args)
     if args.sample is not None or args.strata is not None:
         return _sample(args)
     _check_strategy(args)
@@ -311,3 +315,31 @@ def _summary(values: list[int], how: str) -> str:
         return str(sum(values))
     middle = statistics.median(values) if values else 0
     return str(int(middle)) if middle == int(middle) else f"{middle:.1f}"
+
+
+def _span_pool(args: argparse.Namespace) -> int:
+    """``--unit span``: the depth-K pool of span runs (:func:`inexeval.rag.pool.pool_spans`)."""
+    from inexeval.errors import InexevalError
+    from inexeval.formats.chroma import read_span_run
+    from inexeval.rag.pool import pool_spans
+
+    if args.depth is None:
+        raise InexevalError("--unit span pools to --depth K")
+    for option in ("strategy", "budget", "qrels", "runs_per_group", "group", "topics",
+                   "topic_file"):
+        if getattr(args, option) is not None:
+            raise InexevalError(f"--{option.replace('_', '-')} does not go with --unit span")
+    if args.format != "tsv":
+        raise InexevalError("--unit span writes tab-separated lines: no --format")
+    pooled = pool_spans([read_span_run(path, None) for path in args.runs], args.depth)
+    text = "".join("\t".join(map(str, row)) + "\n" for row in pooled)
+    if args.output is None:
+        sys.stdout.write(text)
+        return 0
+    from inexeval.outputs import atomic_output, check_output
+
+    target = check_output(args.output, *args.runs)
+    with atomic_output(target) as out:
+        out.write(text)
+    _wrote(target)
+    return 0

@@ -9,8 +9,8 @@ names that are not identifiers with ``getattr(measures, "R-Prec")``.
 
 from typing import Any
 
-FAMILY_MODULES = ("bioasq", "cutoff", "eprum", "focused", "genomics", "hixeval", "ng", "precall", "sampled",
-                  "trec", "xcg")
+FAMILY_MODULES = ("bioasq", "chroma", "cutoff", "eprum", "focused", "genomics", "hixeval",
+                  "legalbench", "ng", "precall", "sampled", "trec", "xcg")
 """Modules of :mod:`inexeval.measures` that register the built-in families."""
 
 

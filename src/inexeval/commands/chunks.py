@@ -1,0 +1,166 @@
+"""``inexeval chunks``: evaluate chunkings (files, or chunkers run on the corpus) and their
+retrieval on Chroma's questions CSV; and ``inexeval eval QUESTIONS.csv RUN...`` on span runs
+(:func:`eval_span_runs`)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from inexeval.cli import digits
+
+NAME = "chunks"
+HELP = "evaluate chunkers and chunk retrieval on Chroma's questions CSV (RAG)"
+
+FORMATS = ("table", "trec", "csv", "json", "latex")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("questions", metavar="QUESTIONS.csv",
+                        help="Chroma's questions CSV (question,references,corpus_id)")
+    parser.add_argument("chunkings", metavar="CHUNKS.tsv", nargs="*",
+                        help="chunkings: doc<TAB>start<TAB>end lines, end exclusive (each named "
+                        "by its file name)")
+    parser.add_argument("--corpus", metavar="DIR",
+                        help="the folder of {corpus_id}.* files (default: corpora/ beside the "
+                        "CSV, else the CSV's folder)")
+    parser.add_argument("--chunker", action="append", default=[], metavar="SPEC",
+                        help="chunk the corpus: fixed:SIZE:OVERLAP or recursive:SIZE:OVERLAP "
+                        "(characters; repeatable)")
+    parser.add_argument("--retriever", action="append", default=[], metavar="bm25|RUN",
+                        help="the ranking of chunks for the retrieval measures: bm25 (default; "
+                        "needs bm25s, the rag extra) or one span run (FOL or JSONL) per "
+                        "chunking, in order")
+    parser.add_argument("-m", "--measure", action="append", default=[], metavar="MEASURE",
+                        help="a measure (see `inexeval measures chroma`, `inexeval measures "
+                        "legal`); one without @k is taken at k = 1, 3, 5, 10 (default "
+                        "chroma_P_omega; with --retriever every measure)")
+    parser.add_argument("--write-chunks", metavar="DIR",
+                        help="write each chunker's chunks into DIR as NAME.tsv")
+    parser.add_argument("--compare", action="store_true",
+                        help="compare the chunkings (each with the first, paired over the "
+                        "questions) instead of listing their means")
+    parser.add_argument("--test", action="append", metavar="TEST",
+                        help="with --compare: a paired test (t, wilcoxon, sign, randomised, "
+                        "bootstrap; repeatable; default t)")
+    parser.add_argument("-q", action="store_true", help="print per-question values too")
+    parser.add_argument("--digits", type=digits, default=4, metavar="N", help="decimals printed")
+    parser.add_argument("--format", choices=FORMATS, default="table",
+                        help="output: table (chunkings x measures, the default), or eval's "
+                        "trec, csv, json, latex")
+
+
+def run(args: argparse.Namespace) -> int:
+    from inexeval.errors import InexevalError
+    from inexeval.formats.chroma import read_chunking, read_questions, read_span_run
+    from inexeval.rag.chunkers import parse_chunker
+    from inexeval.rag.evaluate import ALL_MEASURES, chunk_study, needs_ranking, parse
+
+    if args.test and not args.compare:
+        raise InexevalError("--test goes with --compare")
+    chunkers = [parse_chunker(spec) for spec in args.chunker]
+    if not args.chunkings and not chunkers:
+        raise InexevalError("give chunking files or --chunker SPEC")
+    measures = parse(args.measure or (ALL_MEASURES if args.retriever else ["chroma_P_omega"]))
+    files = [r for r in args.retriever if r != "bm25"]
+    if files and len(files) != len(args.chunkings) + len(chunkers):
+        raise InexevalError(f"{len(files)} --retriever runs for "
+                            f"{len(args.chunkings) + len(chunkers)} chunkings: give one run per "
+                            "chunking, or bm25")
+    if files and len(files) != len(args.retriever):
+        raise InexevalError("--retriever is bm25 or runs, not both")
+    questions = read_questions(args.questions, args.corpus)
+    chunkings = {Path(path).name: read_chunking(path, questions.corpora)
+                 for path in args.chunkings}
+    if len(chunkings) < len(args.chunkings):
+        raise InexevalError("two chunking files have the same name")
+    for chunker in chunkers:
+        chunkings[chunker.name] = chunker.chunk(questions.corpora)
+    if args.write_chunks:
+        from inexeval.formats.chroma import chunking_lines
+        from inexeval.outputs import write_folder
+
+        write_folder(args.write_chunks, {
+            f"{c.name.replace(':', '-')}.tsv":
+            "".join(chunking_lines(chunkings[c.name])).encode() for c in chunkers},
+            args.questions)
+    rankings = None
+    if files and needs_ranking(measures):
+        rankings = [read_span_run(path, questions.corpora).rankings for path in files]
+    results = chunk_study(questions, chunkings, measures, rankings)
+    if args.compare:
+        _compare(results, [str(m) for m in measures], args)
+    else:
+        _print(results, args.format, args.digits, args.q)
+    return 0
+
+
+def _compare(results: Any, measures: list[str], args: argparse.Namespace) -> None:
+    from inexeval.analysis.compare import compare_results
+    from inexeval.errors import InexevalError
+    from inexeval.report.comparison import render_comparison
+
+    if args.format == "trec":
+        raise InexevalError("--compare prints a table, csv, json or latex")
+    if len(results.runs()) < 2:
+        raise InexevalError("--compare needs at least two chunkings")
+    compared = compare_results(results, measures, tests=args.test or ["t"])
+    sys.stdout.write(render_comparison(compared, args.format, args.digits))
+
+
+def _print(results: Any, fmt: str, digits: int, per_topic: bool) -> None:
+    from inexeval.report.text import render
+
+    sys.stdout.write(render(results, fmt, digits=digits, per_topic=per_topic,
+                            terminal=sys.stdout.isatty()))
+
+
+def eval_span_runs(args: argparse.Namespace) -> int:
+    """``inexeval eval QUESTIONS.csv RUN...``: span runs on Chroma's questions (the corpus is
+    ``--collection``, by default beside the CSV)."""
+    from inexeval.errors import InexevalError
+    from inexeval.formats.chroma import read_questions, read_span_run
+    from inexeval.rag.evaluate import evaluate_runs, parse
+
+    fmt = "table" if args.table else args.format
+    if fmt not in FORMATS:
+        raise InexevalError(f"--format {fmt} is not available on a Chroma questions CSV")
+    measures = parse(args.measure or ["chroma_R", "chroma_P", "chroma_IoU"])
+    questions = read_questions(args.assessments, args.collection)
+    runs = [read_span_run(path, questions.corpora) for path in args.runs]
+    results = evaluate_runs(questions, runs, measures, complete=args.c)
+    if fmt == "trec":
+        from inexeval.report.text import render_trec
+
+        sys.stdout.write(render_trec(results, args.digits, args.q, run_column=len(runs) > 1))
+    else:
+        _print(results, fmt, args.digits, args.q)
+    return 0
+
+
+def compare_span_runs(args: argparse.Namespace, tests: list[str]) -> int:
+    """``inexeval compare QUESTIONS.csv RUN...``: span runs compared, paired over every
+    question (a question a run does not answer scoring 0)."""
+    from inexeval.analysis.compare import compare_results
+    from inexeval.cli_args import write
+    from inexeval.errors import InexevalError
+    from inexeval.formats.chroma import read_questions, read_span_run
+    from inexeval.rag.evaluate import evaluate_runs, parse
+    from inexeval.report.comparison import render_comparison
+
+    if args.format == "html":
+        raise InexevalError("the HTML report is not available on a Chroma questions CSV: "
+                            "use a table, markdown, latex, csv or json")
+    measures = parse(args.measure or ["chroma_R@5"])
+    questions = read_questions(args.assessments, args.collection)
+    runs = [read_span_run(path, questions.corpora) for path in args.runs]
+    results = evaluate_runs(questions, runs, measures, complete=True)
+    compared = compare_results(results, [str(m) for m in measures], baseline=args.baseline,
+                               tests=tests, correction=args.correction,
+                               all_pairs=args.all_pairs, alpha=args.alpha,
+                               permutations=args.permutations, seed=args.seed, power=args.power)
+    write(args, render_comparison(compared, args.format, args.digits), args.assessments,
+          *args.runs)
+    return 0
