@@ -144,7 +144,7 @@ def compare_span_runs(args: argparse.Namespace, tests: list[str]) -> int:
     """``inexeval compare QUESTIONS.csv RUN...``: span runs compared, paired over every
     question (a question a run does not answer scoring 0)."""
     from inexeval.analysis.compare import compare_results
-    from inexeval.cli_args import write
+    from inexeval.cli_args import PERMUTATIONS, write
     from inexeval.errors import InexevalError
     from inexeval.formats.chroma import read_questions, read_span_run
     from inexeval.rag.evaluate import evaluate_runs, parse
@@ -160,7 +160,9 @@ def compare_span_runs(args: argparse.Namespace, tests: list[str]) -> int:
     compared = compare_results(results, [str(m) for m in measures], baseline=args.baseline,
                                tests=tests, correction=args.correction,
                                all_pairs=args.all_pairs, alpha=args.alpha,
-                               permutations=args.permutations, seed=args.seed, power=args.power)
+                               permutations=PERMUTATIONS if args.permutations is None
+                               else args.permutations, seed=args.seed, power=args.power,
+                               wilcoxon=args.wilcoxon)
     write(args, render_comparison(compared, args.format, args.digits), args.assessments,
           *args.runs)
     return 0
