@@ -268,8 +268,8 @@ def test_p_omega_needs_a_chunking(tmp_path: Path, capsys: pytest.CaptureFixture[
     run.write_text("0 Q0 chatlogs 1 1 r 0 5\n")
     _one_error(capsys, ["eval", str(CSV), str(run), "-m", "chroma_P_omega"],
                "chroma_P_omega scores a chunking")
-    _one_error(capsys, ["eval", str(CSV), str(run), "-m", "P@5"],
-               "P@5 does not apply to a Chroma questions CSV")
+    _one_error(capsys, ["eval", str(CSV), str(run), "-m", "AP"],
+               "AP does not apply to a Chroma questions CSV")
 
 
 def test_compare_two_chunkers_paired_over_the_questions(
@@ -322,3 +322,35 @@ def test_compare_span_runs_paired_over_every_question(
     (row,) = csv.DictReader(io.StringIO(out))
     assert row["n_topics"] == "132"
     assert float(row["p_value"]) == pytest.approx(stats.ttest_rel(b, a).pvalue, rel=1e-12)
+
+
+def test_hixeval_beside_chroma(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """On Chroma's excerpts (disjoint), HiXEval's precision and recall (alpha 1: each
+    highlighted character counted once) equal Chroma's; LegalBench-RAG's count the characters
+    of overlapping chunks twice."""
+    questions = read_questions(CSV)
+    chunks = parse_chunker("fixed:300:150").chunk(questions.corpora)
+    rng = np.random.default_rng(3)
+    lines = []
+    for q in questions.questions:
+        for rank, i in enumerate(rng.integers(0, len(chunks), size=8), 1):
+            s, e = int(chunks.starts[i]), int(chunks.ends[i])
+            lines.append(f"{q.qid} Q0 {chunks.docs[i]} {rank} 1 r {s} {e - s}\n")
+        near = np.flatnonzero((chunks.docs == q.corpus_id)
+                              & (chunks.starts < q.excerpts[0, 1])
+                              & (chunks.ends > q.excerpts[0, 0]))
+        for rank, i in enumerate(near[:2], 9):  # overlapping chunks on an excerpt
+            s, e = int(chunks.starts[i]), int(chunks.ends[i])
+            lines.append(f"{q.qid} Q0 {chunks.docs[i]} {rank} 1 r {s} {e - s}\n")
+    (tmp_path / "r.fol").write_text("".join(lines))
+    names = ["chroma_R@10", "HiXEval_R@10", "chroma_P@10", "HiXEval_P@10", "legal_R@10"]
+    code, out, err = _run(capsys, "eval", str(CSV), str(tmp_path / "r.fol"), "-q",
+                          "--format", "csv", *[w for n in names for w in ("-m", n)])
+    assert code == 0, err
+    values = _values(out)
+    for q in [*(q.qid for q in questions.questions), "all"]:
+        assert values[("r", q, "HiXEval_R@10")] == pytest.approx(values[("r", q, "chroma_R@10")],
+                                                                  abs=1e-12)
+        assert values[("r", q, "HiXEval_P@10")] == pytest.approx(values[("r", q, "chroma_P@10")],
+                                                                  abs=1e-12)
+    assert values[("r", "all", "legal_R@10")] > values[("r", "all", "chroma_R@10")]
