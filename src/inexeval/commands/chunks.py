@@ -137,6 +137,13 @@ def eval_span_runs(args: argparse.Namespace) -> int:
         sys.stdout.write(render_trec(results, args.digits, args.q, run_column=len(runs) > 1))
     else:
         _print(results, fmt, args.digits, args.q)
+    from inexeval.cli_args import note
+    from inexeval.scores import describe_rule
+
+    sys.stdout.flush()
+    answered = {q for run in runs for q in run.rankings} & set(questions.ids())
+    note(describe_rule("all" if args.c else "answered",
+                       len(questions) if args.c else len(answered)))
     return 0
 
 
