@@ -3,6 +3,8 @@ overlapping by at most OVERLAP (``fixed``: exactly its definition)."""
 
 from __future__ import annotations
 
+import itertools
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -22,7 +24,7 @@ def test_recursive_tiles_the_text(text: str, size: int, data: st.DataObject) -> 
     assert chunks[0][0] == 0 and chunks[-1][1] == len(text)
     for start, end in chunks:
         assert 0 < end - start <= size
-    for (s1, e1), (s2, e2) in zip(chunks, chunks[1:]):
+    for (s1, e1), (s2, e2) in itertools.pairwise(chunks):
         assert s1 < s2 and e1 < e2  # progress
         assert s2 <= e1 and e1 - s2 <= overlap  # no gap, overlap bounded
 
