@@ -354,3 +354,26 @@ def test_hixeval_beside_chroma(tmp_path: Path, capsys: pytest.CaptureFixture[str
         assert values[("r", q, "HiXEval_P@10")] == pytest.approx(values[("r", q, "chroma_P@10")],
                                                                   abs=1e-12)
     assert values[("r", "all", "legal_R@10")] > values[("r", "all", "chroma_R@10")]
+
+
+def test_a_question_id_not_in_the_csv_is_told(tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    run = tmp_path / "r.fol"
+    run.write_text("132 Q0 chatlogs 1 1 x 0 10\n5 Q0 chatlogs 1 1 x 0 10\n")
+    code, out, err = _run(capsys, "eval", str(CSV), str(run), "-m", "chroma_R@1")
+    assert code == 0
+    assert f"{run}: 1 question id not in the questions CSV (ids are its data rows, 0 to 131)" \
+        in err
+    assert out.splitlines()[0].split() == ["num_q", "all", "1"]
+
+
+def test_bm25_depth_without_cutoffs(capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("bm25s")
+    found = []
+    for measure in ("HiXEval_R", "chroma_R@10"):
+        code, out, err = _run(capsys, "chunks", str(CSV), "--chunker", "fixed:400:0", "-m",
+                              measure, "--format", "csv")
+        assert code == 0, err
+        found.append(_values(out)[("fixed:400:0", "all", measure)])
+    # HiXEval without a cut-off scores the whole ranking: the 10 chunks BM25 retrieves
+    assert found[0] == pytest.approx(found[1], abs=1e-12)

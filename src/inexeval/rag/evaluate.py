@@ -166,8 +166,16 @@ def evaluate_runs(questions: Questions, runs: Sequence[Any], measures: Sequence[
                   complete: bool = False) -> Results:
     """Span runs (:class:`inexeval.formats.chroma.SpanRun`) on the questions: each question the
     run answers (every question if ``complete``, one with no span scoring 0)."""
+    from inexeval.errors import warn
     from inexeval.model.run import distinct_names
 
+    known = set(questions.ids())
+    for run in runs:
+        stray = [qid for qid in run.rankings if qid not in known]
+        if stray:
+            warn(f"{len(stray)} question id{'s' if len(stray) > 1 else ''} not in the questions "
+                 f"CSV (ids are its data rows, 0 to {len(known) - 1}), e.g. "
+                 f"{stray[0]!r}: left out", run.source)
     names = distinct_names([run.name for run in runs], [run.source for run in runs])
     return together([evaluate(questions, measures, name, rankings=run.rankings,
                               complete=complete) for run, name in zip(runs, names)])
@@ -182,7 +190,8 @@ def chunk_study(questions: Questions, chunkings: Mapping[str, Spans],
     if rankings is None and needs_ranking(measures):
         from inexeval.rag.retrieve import CorpusWords, bm25
 
-        depth = max((int(m.cutoff) for m in measures if m.cutoff is not None), default=1)
+        depth = max((int(m.cutoff) for m in measures if m.cutoff is not None),
+                    default=max(CUTOFFS))
         words = CorpusWords(questions.corpora)
         rankings = [bm25(questions, chunks, depth, words) for chunks in chunkings.values()]
     return together([evaluate(questions, measures, name, chunking=chunks,
