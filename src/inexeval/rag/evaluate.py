@@ -99,7 +99,7 @@ def evaluate(questions: Questions, measures: Sequence[Measure], name: str,
             groups.setdefault((measure.name, measure.params), []).append(measure)
     corpora = by_corpus(chunking) if chunking is not None else {}
     kept = [q for q in questions.questions
-            if complete or (rankings is not None and q.qid in rankings)]
+            if complete or rankings is None or q.qid in rankings]
     values: dict[str, list[float | None]] = {str(m): [] for m in measures}
     rows: list[Row] = []
     for question in kept:
@@ -151,22 +151,12 @@ ALL_MEASURES = ("chroma_P_omega", "chroma_R", "chroma_P", "chroma_IoU", "legal_R
 """What ``chunks`` computes when asked for retrieval with no ``-m``."""
 
 
-def together(parts: Sequence[Results]) -> Results:
-    """The results of several runs (or chunkings) in one table."""
-    merged = Results()
-    for part in parts:
-        merged.rows.extend(part.rows)
-        merged.overall.extend(part.overall)
-        merged.aggregates.update(part.aggregates)
-        merged.topics_evaluated.update(part.topics_evaluated)
-    return merged
-
-
 def evaluate_runs(questions: Questions, runs: Sequence[Any], measures: Sequence[Measure],
                   complete: bool = False) -> Results:
     """Span runs (:class:`inexeval.formats.chroma.SpanRun`) on the questions: each question the
     run answers (every question if ``complete``, one with no span scoring 0)."""
     from inexeval.errors import warn
+    from inexeval.experiment import together
     from inexeval.model.run import distinct_names
 
     known = set(questions.ids())
@@ -177,8 +167,9 @@ def evaluate_runs(questions: Questions, runs: Sequence[Any], measures: Sequence[
                  f"CSV (ids are its data rows, 0 to {len(known) - 1}), e.g. "
                  f"{stray[0]!r}: left out", run.source)
     names = distinct_names([run.name for run in runs], [run.source for run in runs])
-    return together([evaluate(questions, measures, name, rankings=run.rankings,
-                              complete=complete) for run, name in zip(runs, names)])
+    return together([(run.source, evaluate(questions, measures, name, rankings=run.rankings,
+                                           complete=complete))
+                     for run, name in zip(runs, names)])
 
 
 def chunk_study(questions: Questions, chunkings: Mapping[str, Spans],
@@ -194,6 +185,8 @@ def chunk_study(questions: Questions, chunkings: Mapping[str, Spans],
                     default=max(CUTOFFS))
         words = CorpusWords(questions.corpora)
         rankings = [bm25(questions, chunks, depth, words) for chunks in chunkings.values()]
-    return together([evaluate(questions, measures, name, chunking=chunks,
-                              rankings=None if rankings is None else rankings[i])
+    from inexeval.experiment import together
+
+    return together([(name, evaluate(questions, measures, name, chunking=chunks,
+                                     rankings=None if rankings is None else rankings[i]))
                      for i, (name, chunks) in enumerate(chunkings.items())])
