@@ -377,3 +377,28 @@ def test_bm25_depth_without_cutoffs(capsys: pytest.CaptureFixture[str]) -> None:
         found.append(_values(out)[("fixed:400:0", "all", measure)])
     # HiXEval without a cut-off scores the whole ranking: the 10 chunks BM25 retrieves
     assert found[0] == pytest.approx(found[1], abs=1e-12)
+
+
+def test_scores_of_chunkers_for_meta(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from inexeval.formats.scores import read_scores
+
+    chunkers = ["--chunker", "fixed:400:0", "--chunker", "recursive:800:400", "--chunker",
+                "fixed:200:100"]
+    code, out, err = _run(capsys, "chunks", str(CSV), *chunkers, "-q", "--format", "csv")
+    assert code == 0, err
+    values = _values(out)
+    saved = tmp_path / "chunkers.scores"
+    code, out, err = _run(capsys, "chunks", str(CSV), *chunkers, "--format", "scores", "-o",
+                          str(saved))
+    assert code == 0, err
+    scores = read_scores(saved)
+    runs, topics, matrix = scores.matrix("chroma_P_omega")
+    assert list(runs) == ["fixed:400:0", "recursive:800:400", "fixed:200:100"]
+    assert len(topics) == 132
+    for i, run in enumerate(runs):
+        assert list(matrix[i]) == [values[(run, t, "chroma_P_omega")] for t in topics]
+    code, out, err = _run(capsys, "meta", "power", "--scores", str(saved), "--format", "csv")
+    assert code == 0, err
+    assert out.count("chroma_P_omega") >= 3
+    _one_error(capsys, ["chunks", str(CSV), *chunkers, "-o", str(tmp_path / "x")],
+               "-o goes with --format scores")

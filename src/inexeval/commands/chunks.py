@@ -14,7 +14,7 @@ from inexeval.cli import digits
 NAME = "chunks"
 HELP = "evaluate chunkers and chunk retrieval on Chroma's questions CSV (RAG)"
 
-FORMATS = ("table", "trec", "csv", "json", "latex")
+FORMATS = ("table", "trec", "csv", "json", "latex", "scores")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -49,7 +49,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--digits", type=digits, default=4, metavar="N", help="decimals printed")
     parser.add_argument("--format", choices=FORMATS, default="table",
                         help="output: table (chunkings x measures, the default), or eval's "
-                        "trec, csv, json, latex")
+                        "trec, csv, json, latex, scores (every question's value, for "
+                        "inexeval meta --scores)")
+    parser.add_argument("-o", "--output", metavar="FILE",
+                        help="with --format scores: write to FILE (atomically)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -60,6 +63,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.test and not args.compare:
         raise InexevalError("--test goes with --compare")
+    if args.output is not None and (args.format != "scores" or args.compare):
+        raise InexevalError("-o goes with --format scores")
     chunkers = [parse_chunker(spec) for spec in args.chunker]
     if not args.chunkings and not chunkers:
         raise InexevalError("give chunking files or --chunker SPEC")
@@ -92,6 +97,10 @@ def run(args: argparse.Namespace) -> int:
     results = chunk_study(questions, chunkings, measures, rankings)
     if args.compare:
         _compare(results, [str(m) for m in measures], args)
+    elif args.format == "scores":
+        from inexeval.formats.scores import write_results
+
+        write_results(results, True, args.output, args.questions, *args.chunkings)
     else:
         _print(results, args.format, args.digits, args.q)
     return 0
@@ -102,7 +111,7 @@ def _compare(results: Any, measures: list[str], args: argparse.Namespace) -> Non
     from inexeval.errors import InexevalError
     from inexeval.report.comparison import render_comparison
 
-    if args.format == "trec":
+    if args.format in ("trec", "scores"):
         raise InexevalError("--compare prints a table, csv, json or latex")
     if len(results.runs()) < 2:
         raise InexevalError("--compare needs at least two chunkings")
@@ -127,6 +136,8 @@ def eval_span_runs(args: argparse.Namespace) -> int:
     fmt = "table" if args.table else args.format
     if fmt not in FORMATS:
         raise InexevalError(f"--format {fmt} is not available on a Chroma questions CSV")
+    if args.output is not None and fmt != "scores":
+        raise InexevalError("-o goes with --format scores")
     measures = parse(args.measure or ["chroma_R", "chroma_P", "chroma_IoU"])
     questions = read_questions(args.assessments, args.collection)
     runs = [read_span_run(path, questions.corpora) for path in args.runs]
@@ -135,6 +146,10 @@ def eval_span_runs(args: argparse.Namespace) -> int:
         from inexeval.report.text import render_trec
 
         sys.stdout.write(render_trec(results, args.digits, args.q, run_column=len(runs) > 1))
+    elif fmt == "scores":
+        from inexeval.formats.scores import write_results
+
+        write_results(results, args.c, args.output, args.assessments, *args.runs)
     else:
         _print(results, fmt, args.digits, args.q)
     from inexeval.cli_args import note
