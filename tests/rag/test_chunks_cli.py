@@ -402,3 +402,16 @@ def test_scores_of_chunkers_for_meta(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert out.count("chroma_P_omega") >= 3
     _one_error(capsys, ["chunks", str(CSV), *chunkers, "-o", str(tmp_path / "x")],
                "-o goes with --format scores")
+
+
+def test_blank_lines_of_the_csv_are_skipped_as_pandas_skips_them(tmp_path: Path) -> None:
+    folder = _copy(tmp_path)
+    path = folder / "questions_df.csv"
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    path.write_text("".join([lines[0], "\n", *lines[1:3], "\n\n", *lines[3:], "\n"]),
+                    encoding="utf-8")
+    questions = read_questions(path)
+    original = read_questions(CSV)
+    assert [q.qid for q in questions.questions] == [q.qid for q in original.questions]
+    assert all((a.excerpts == b.excerpts).all() for a, b in zip(questions.questions,
+                                                                original.questions))
