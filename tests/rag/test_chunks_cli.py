@@ -415,3 +415,31 @@ def test_blank_lines_of_the_csv_are_skipped_as_pandas_skips_them(tmp_path: Path)
     assert [q.qid for q in questions.questions] == [q.qid for q in original.questions]
     assert all((a.excerpts == b.excerpts).all() for a, b in zip(questions.questions,
                                                                 original.questions))
+
+
+def test_plot_of_the_measures_against_k(tmp_path: Path,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("matplotlib")
+    pytest.importorskip("bm25s")
+    from inexeval.rag.evaluate import chunk_study, parse
+    from inexeval.rag.plots import curves_over_k
+
+    questions = read_questions(CSV)
+    measures = parse(["chroma_R", "chroma_P_omega", "legal_P@5"])
+    chunkings = {s: parse_chunker(s).chunk(questions.corpora)
+                 for s in ("fixed:400:0", "recursive:800:400")}
+    results = chunk_study(questions, chunkings, measures)
+    (ax,) = curves_over_k(results, measures).axes  # chroma_R only: P_omega has no k, legal one
+    for line in ax.get_lines():
+        run = str(line.get_label())
+        assert list(line.get_xdata()) == [1, 3, 5, 10]
+        assert list(line.get_ydata()) == [results.mean(f"chroma_R@{k}", run)
+                                          for k in (1, 3, 5, 10)]
+    assert {str(line.get_label()) for line in ax.get_lines()} == set(chunkings)
+    figure = tmp_path / "k.png"
+    code, _, err = _run(capsys, "chunks", str(CSV), "--chunker", "fixed:400:0", "-m",
+                          "chroma_R", "--plot", str(figure))
+    assert code == 0, err
+    assert figure.read_bytes().startswith(b"\x89PNG")
+    _one_error(capsys, ["chunks", str(CSV), "--chunker", "fixed:400:0", "--plot",
+                        str(tmp_path / "p.svg")], "--plot draws measures against k")

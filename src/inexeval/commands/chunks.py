@@ -45,6 +45,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--test", action="append", metavar="TEST",
                         help="with --compare: a paired test (t, wilcoxon, sign, randomised, "
                         "bootstrap; repeatable; default t)")
+    parser.add_argument("--plot", metavar="FILE",
+                        help="also draw each measure's mean against k per chunking (.png, .svg "
+                        "or .pdf; needs matplotlib, the plot extra)")
     parser.add_argument("-q", action="store_true", help="print per-question values too")
     parser.add_argument("--digits", type=digits, default=4, metavar="N", help="decimals printed")
     parser.add_argument("--format", choices=FORMATS, default="table",
@@ -95,6 +98,8 @@ def run(args: argparse.Namespace) -> int:
     if files and needs_ranking(measures):
         rankings = [read_span_run(path, questions.corpora).rankings for path in files]
     results = chunk_study(questions, chunkings, measures, rankings)
+    if args.plot is not None:
+        _plot(results, measures, args)
     if args.compare:
         _compare(results, [str(m) for m in measures], args)
     elif args.format == "scores":
@@ -104,6 +109,24 @@ def run(args: argparse.Namespace) -> int:
     else:
         _print(results, args.format, args.digits, args.q)
     return 0
+
+
+def _plot(results: Any, measures: Any, args: argparse.Namespace) -> None:
+    from inexeval.cli_args import note
+    from inexeval.errors import InexevalError
+    from inexeval.outputs import atomic_output, check_output
+    from inexeval.rag.plots import curves_over_k
+    from inexeval.report.figures import figure_bytes, required_format
+
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise InexevalError("--plot needs matplotlib: pip install 'inexeval[plot]'") from None
+    target = check_output(args.plot, args.questions, *args.chunkings)
+    data = figure_bytes(curves_over_k(results, measures), required_format(args.plot))
+    with atomic_output(target, "wb") as out:
+        out.write(data)
+    note(f"wrote {target} ({len(data):,} bytes)")
 
 
 def _compare(results: Any, measures: list[str], args: argparse.Namespace) -> None:
