@@ -443,3 +443,15 @@ def test_plot_of_the_measures_against_k(tmp_path: Path,
     assert figure.read_bytes().startswith(b"\x89PNG")
     _one_error(capsys, ["chunks", str(CSV), "--chunker", "fixed:400:0", "--plot",
                         str(tmp_path / "p.svg")], "--plot draws measures against k")
+
+
+@pytest.mark.parametrize("command,option", [("eval", ["--task", "focused"]),
+                                            ("eval", ["--limit", "3"]),
+                                            ("compare", ["--order", "score"])])
+def test_options_span_runs_do_not_use_are_refused(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str,
+        option: list[str]) -> None:
+    run = tmp_path / "r.fol"
+    run.write_text("0 Q0 chatlogs 1 1 r 0 5\n")
+    _one_error(capsys, [command, str(CSV), str(run), str(run), *option],
+               f"{option[0]} not used by a Chroma questions CSV")

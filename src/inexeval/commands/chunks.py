@@ -156,6 +156,7 @@ def eval_span_runs(args: argparse.Namespace) -> int:
     from inexeval.formats.chroma import read_questions, read_span_run
     from inexeval.rag.evaluate import evaluate_runs, parse
 
+    _check_unused(args, "a Chroma questions CSV")
     fmt = "table" if args.table else args.format
     if fmt not in FORMATS:
         raise InexevalError(f"--format {fmt} is not available on a Chroma questions CSV")
@@ -185,6 +186,20 @@ def eval_span_runs(args: argparse.Namespace) -> int:
     return 0
 
 
+UNUSED = {"task": None, "num_docs": None, "topics": None, "topic_file": None, "implicit": "on",
+          "strict": False, "assessments_format": None, "run_format": None, "order": None,
+          "keep_repeats": False, "limit": None, "navigation": None, "ideal_run": None,
+          "beta": 0.25, "bep_n": 500, "irr": 300, "exact_buckets": False, "jobs": 1}
+"""Options of ``eval`` and ``compare`` (and their defaults) that span runs on a Chroma questions
+CSV do not use."""
+
+
+def _check_unused(args: argparse.Namespace, what: str) -> None:
+    from inexeval.options import check_unused
+
+    check_unused(args, UNUSED, set(), what)
+
+
 def compare_span_runs(args: argparse.Namespace, tests: list[str]) -> int:
     """``inexeval compare QUESTIONS.csv RUN...``: span runs compared, paired over every
     question (a question a run does not answer scoring 0)."""
@@ -195,6 +210,7 @@ def compare_span_runs(args: argparse.Namespace, tests: list[str]) -> int:
     from inexeval.rag.evaluate import evaluate_runs, parse
     from inexeval.report.comparison import render_comparison
 
+    _check_unused(args, "a Chroma questions CSV")
     if args.format == "html":
         raise InexevalError("the HTML report is not available on a Chroma questions CSV: "
                             "use a table, markdown, latex, csv or json")
