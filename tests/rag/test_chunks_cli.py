@@ -455,3 +455,16 @@ def test_options_span_runs_do_not_use_are_refused(
     run.write_text("0 Q0 chatlogs 1 1 r 0 5\n")
     _one_error(capsys, [command, str(CSV), str(run), str(run), *option],
                f"{option[0]} not used by a Chroma questions CSV")
+
+
+def test_measures_listed_by_source(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, "measures", "chroma")
+    assert code == 0
+    heads = [line.split(":")[0] for line in out.splitlines() if not line.startswith(" ")]
+    assert heads == ["chroma_IoU@k", "chroma_P@k", "chroma_P_omega", "chroma_R@k"]
+    code, out, _ = _run(capsys, "measures", "legal")
+    assert [line.split(":")[0] for line in out.splitlines()
+            if not line.startswith(" ")] == ["legal_P@k", "legal_R@k"]
+    assert "base_evaluation.py" not in out and "QAResult" in out
+    code, out, _ = _run(capsys, "measures", "P")  # a family's own name: that family
+    assert code == 0 and out.startswith("P@k: ")

@@ -29,8 +29,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from inexeval.measures.registry import parse_measure
 
-    if args.name and _prefixed(args.name):
-        print("".join(describe_family(f) for f in _prefixed(args.name)), end="")
+    prefixed = _prefixed(args.name) if args.name else []
+    if prefixed:
+        print("".join(describe_family(f) for f in prefixed), end="")
     elif args.name:
         print(describe_family(parse_measure(args.name, partial=True).family), end="")
     else:
@@ -43,8 +44,8 @@ def _prefixed(word: str) -> list[Family]:
     named ``word``."""
     from inexeval.measures.registry import REGISTRY, families
 
-    found = families()
-    return [] if word in REGISTRY else [f for f in found if f.name.startswith(word + "_")]
+    listed = families()  # registers them
+    return [] if word in REGISTRY else [f for f in listed if f.name.startswith(word + "_")]
 
 
 def listing() -> str:
