@@ -468,3 +468,23 @@ def test_measures_listed_by_source(capsys: pytest.CaptureFixture[str]) -> None:
     assert "base_evaluation.py" not in out and "QAResult" in out
     code, out, _ = _run(capsys, "measures", "P")  # a family's own name: that family
     assert code == 0 and out.startswith("P@k: ")
+
+
+def test_write_chunks_names_and_repeats(tmp_path: Path,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    folder = tmp_path / "out"
+    spec = "semantic-text-splitter:TextSplitter(300)"
+    pytest.importorskip("semantic_text_splitter")
+    code, _, err = _run(capsys, "chunks", str(CSV), "--chunker", "recursive:300:50",
+                        "--chunker", spec, "--write-chunks", str(folder))
+    assert code == 0, err
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "recursive-300-50.tsv", "semantic-text-splitter-TextSplitter-300.tsv"]
+    questions = read_questions(CSV)
+    written = read_chunking(folder / "semantic-text-splitter-TextSplitter-300.tsv",
+                            questions.corpora)
+    made = parse_chunker(spec).chunk(questions.corpora)
+    assert written.starts.tolist() == made.starts.tolist()
+    assert written.ends.tolist() == made.ends.tolist()
+    _one_error(capsys, ["chunks", str(CSV), "--chunker", "fixed:9:0", "--chunker",
+                        "fixed:9:0"], "chunking 'fixed:9:0' given twice")

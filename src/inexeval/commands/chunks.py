@@ -85,15 +85,11 @@ def run(args: argparse.Namespace) -> int:
     if len(chunkings) < len(args.chunkings):
         raise InexevalError("two chunking files have the same name")
     for chunker in chunkers:
+        if chunker.name in chunkings:
+            raise InexevalError(f"chunking {chunker.name!r} given twice")
         chunkings[chunker.name] = chunker.chunk(questions.corpora)
     if args.write_chunks:
-        from inexeval.formats.chroma import chunking_lines
-        from inexeval.outputs import write_folder
-
-        write_folder(args.write_chunks, {
-            f"{c.name.replace(':', '-')}.tsv":
-            "".join(chunking_lines(chunkings[c.name])).encode() for c in chunkers},
-            args.questions)
+        _write_chunks(args, [c.name for c in chunkers], chunkings)
     rankings = None
     if files and needs_ranking(measures):
         rankings = [read_span_run(path, questions.corpora).rankings for path in files]
@@ -109,6 +105,24 @@ def run(args: argparse.Namespace) -> int:
     else:
         _print(results, args.format, args.digits, args.q)
     return 0
+
+
+def _write_chunks(args: argparse.Namespace, names: list[str], chunkings: Any) -> None:
+    """``--write-chunks DIR``: each chunker's chunks as ``DIR/NAME.tsv`` (the characters of
+    its name other than letters, digits, ``.``, ``_`` and ``-`` made ``-``)."""
+    import re
+
+    from inexeval.errors import InexevalError
+    from inexeval.formats.chroma import chunking_lines
+    from inexeval.outputs import write_folder
+
+    files = {re.sub(r"[^\w.-]+", "-", name).strip("-") + ".tsv": name for name in names}
+    if len(files) < len(names):
+        raise InexevalError("two chunkers would write the same file: give distinct names",
+                            args.write_chunks)
+    write_folder(args.write_chunks, {
+        file: "".join(chunking_lines(chunkings[name])).encode() for file, name in files.items()},
+        args.questions)
 
 
 def _plot(results: Any, measures: Any, args: argparse.Namespace) -> None:
