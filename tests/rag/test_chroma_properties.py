@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.rag.official import metadatas, scores
 
 from inexeval.formats.chroma import Spans, read_questions
 from inexeval.rag.evaluate import evaluate, parse
-from tests.rag.official import metadatas, scores
 
 pytest.importorskip("pandas")
 
