@@ -268,8 +268,8 @@ def test_p_omega_needs_a_chunking(tmp_path: Path, capsys: pytest.CaptureFixture[
     run.write_text("0 Q0 chatlogs 1 1 r 0 5\n")
     _one_error(capsys, ["eval", str(CSV), str(run), "-m", "chroma_P_omega"],
                "chroma_P_omega scores a chunking")
-    _one_error(capsys, ["eval", str(CSV), str(run), "-m", "P@5"],
-               "P@5 does not apply to a Chroma questions CSV")
+    _one_error(capsys, ["eval", str(CSV), str(run), "-m", "AP"],
+               "AP does not apply to a Chroma questions CSV")
 
 
 def test_compare_two_chunkers_paired_over_the_questions(
@@ -322,3 +322,169 @@ def test_compare_span_runs_paired_over_every_question(
     (row,) = csv.DictReader(io.StringIO(out))
     assert row["n_topics"] == "132"
     assert float(row["p_value"]) == pytest.approx(stats.ttest_rel(b, a).pvalue, rel=1e-12)
+
+
+def test_hixeval_beside_chroma(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """On Chroma's excerpts (disjoint), HiXEval's precision and recall (alpha 1: each
+    highlighted character counted once) equal Chroma's; LegalBench-RAG's count the characters
+    of overlapping chunks twice."""
+    questions = read_questions(CSV)
+    chunks = parse_chunker("fixed:300:150").chunk(questions.corpora)
+    rng = np.random.default_rng(3)
+    lines = []
+    for q in questions.questions:
+        for rank, i in enumerate(rng.integers(0, len(chunks), size=8), 1):
+            s, e = int(chunks.starts[i]), int(chunks.ends[i])
+            lines.append(f"{q.qid} Q0 {chunks.docs[i]} {rank} 1 r {s} {e - s}\n")
+        near = np.flatnonzero((chunks.docs == q.corpus_id)
+                              & (chunks.starts < q.excerpts[0, 1])
+                              & (chunks.ends > q.excerpts[0, 0]))
+        for rank, i in enumerate(near[:2], 9):  # overlapping chunks on an excerpt
+            s, e = int(chunks.starts[i]), int(chunks.ends[i])
+            lines.append(f"{q.qid} Q0 {chunks.docs[i]} {rank} 1 r {s} {e - s}\n")
+    (tmp_path / "r.fol").write_text("".join(lines))
+    names = ["chroma_R@10", "HiXEval_R@10", "chroma_P@10", "HiXEval_P@10", "legal_R@10"]
+    code, out, err = _run(capsys, "eval", str(CSV), str(tmp_path / "r.fol"), "-q",
+                          "--format", "csv", *[w for n in names for w in ("-m", n)])
+    assert code == 0, err
+    values = _values(out)
+    for q in [*(q.qid for q in questions.questions), "all"]:
+        assert values[("r", q, "HiXEval_R@10")] == pytest.approx(values[("r", q, "chroma_R@10")],
+                                                                  abs=1e-12)
+        assert values[("r", q, "HiXEval_P@10")] == pytest.approx(values[("r", q, "chroma_P@10")],
+                                                                  abs=1e-12)
+    assert values[("r", "all", "legal_R@10")] > values[("r", "all", "chroma_R@10")]
+
+
+def test_a_question_id_not_in_the_csv_is_told(tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    run = tmp_path / "r.fol"
+    run.write_text("132 Q0 chatlogs 1 1 x 0 10\n5 Q0 chatlogs 1 1 x 0 10\n")
+    code, out, err = _run(capsys, "eval", str(CSV), str(run), "-m", "chroma_R@1")
+    assert code == 0
+    assert f"{run}: 1 question id not in the questions CSV (ids are its data rows, 0 to 131)" \
+        in err
+    assert out.splitlines()[0].split() == ["num_q", "all", "1"]
+
+
+def test_bm25_depth_without_cutoffs(capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("bm25s")
+    found = []
+    for measure in ("HiXEval_R", "chroma_R@10"):
+        code, out, err = _run(capsys, "chunks", str(CSV), "--chunker", "fixed:400:0", "-m",
+                              measure, "--format", "csv")
+        assert code == 0, err
+        found.append(_values(out)[("fixed:400:0", "all", measure)])
+    # HiXEval without a cut-off scores the whole ranking: the 10 chunks BM25 retrieves
+    assert found[0] == pytest.approx(found[1], abs=1e-12)
+
+
+def test_scores_of_chunkers_for_meta(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from inexeval.formats.scores import read_scores
+
+    chunkers = ["--chunker", "fixed:400:0", "--chunker", "recursive:800:400", "--chunker",
+                "fixed:200:100"]
+    code, out, err = _run(capsys, "chunks", str(CSV), *chunkers, "-q", "--format", "csv")
+    assert code == 0, err
+    values = _values(out)
+    saved = tmp_path / "chunkers.scores"
+    code, out, err = _run(capsys, "chunks", str(CSV), *chunkers, "--format", "scores", "-o",
+                          str(saved))
+    assert code == 0, err
+    scores = read_scores(saved)
+    runs, topics, matrix = scores.matrix("chroma_P_omega")
+    assert list(runs) == ["fixed:400:0", "recursive:800:400", "fixed:200:100"]
+    assert len(topics) == 132
+    for i, run in enumerate(runs):
+        assert list(matrix[i]) == [values[(run, t, "chroma_P_omega")] for t in topics]
+    code, out, err = _run(capsys, "meta", "power", "--scores", str(saved), "--format", "csv")
+    assert code == 0, err
+    assert out.count("chroma_P_omega") >= 3
+    _one_error(capsys, ["chunks", str(CSV), *chunkers, "-o", str(tmp_path / "x")],
+               "-o goes with --format scores")
+
+
+def test_blank_lines_of_the_csv_are_skipped_as_pandas_skips_them(tmp_path: Path) -> None:
+    folder = _copy(tmp_path)
+    path = folder / "questions_df.csv"
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    path.write_text("".join([lines[0], "\n", *lines[1:3], "\n\n", *lines[3:], "\n"]),
+                    encoding="utf-8")
+    questions = read_questions(path)
+    original = read_questions(CSV)
+    assert [q.qid for q in questions.questions] == [q.qid for q in original.questions]
+    assert all((a.excerpts == b.excerpts).all() for a, b in zip(questions.questions,
+                                                                original.questions))
+
+
+def test_plot_of_the_measures_against_k(tmp_path: Path,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("matplotlib")
+    pytest.importorskip("bm25s")
+    from inexeval.rag.evaluate import chunk_study, parse
+    from inexeval.rag.plots import curves_over_k
+
+    questions = read_questions(CSV)
+    measures = parse(["chroma_R", "chroma_P_omega", "legal_P@5"])
+    chunkings = {s: parse_chunker(s).chunk(questions.corpora)
+                 for s in ("fixed:400:0", "recursive:800:400")}
+    results = chunk_study(questions, chunkings, measures)
+    (ax,) = curves_over_k(results, measures).axes  # chroma_R only: P_omega has no k, legal one
+    for line in ax.get_lines():
+        run = str(line.get_label())
+        assert list(line.get_xdata()) == [1, 3, 5, 10]
+        assert list(line.get_ydata()) == [results.mean(f"chroma_R@{k}", run)
+                                          for k in (1, 3, 5, 10)]
+    assert {str(line.get_label()) for line in ax.get_lines()} == set(chunkings)
+    figure = tmp_path / "k.png"
+    code, _, err = _run(capsys, "chunks", str(CSV), "--chunker", "fixed:400:0", "-m",
+                          "chroma_R", "--plot", str(figure))
+    assert code == 0, err
+    assert figure.read_bytes().startswith(b"\x89PNG")
+    _one_error(capsys, ["chunks", str(CSV), "--chunker", "fixed:400:0", "--plot",
+                        str(tmp_path / "p.svg")], "--plot draws measures against k")
+
+
+@pytest.mark.parametrize("command,option", [("eval", ["--task", "focused"]),
+                                            ("eval", ["--limit", "3"]),
+                                            ("compare", ["--order", "score"])])
+def test_options_span_runs_do_not_use_are_refused(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str,
+        option: list[str]) -> None:
+    run = tmp_path / "r.fol"
+    run.write_text("0 Q0 chatlogs 1 1 r 0 5\n")
+    _one_error(capsys, [command, str(CSV), str(run), str(run), *option],
+               f"{option[0]} not used by a Chroma questions CSV")
+
+
+def test_measures_listed_by_source(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, "measures", "chroma")
+    assert code == 0
+    heads = [line.split(":")[0] for line in out.splitlines() if not line.startswith(" ")]
+    assert heads == ["chroma_IoU@k", "chroma_P@k", "chroma_P_omega", "chroma_R@k"]
+    code, out, _ = _run(capsys, "measures", "legal")
+    assert [line.split(":")[0] for line in out.splitlines()
+            if not line.startswith(" ")] == ["legal_P@k", "legal_R@k"]
+    assert "base_evaluation.py" not in out and "QAResult" in out
+    code, out, _ = _run(capsys, "measures", "P")  # a family's own name: that family
+    assert code == 0 and out.startswith("P@k: ")
+
+
+def test_write_chunks_names_and_repeats(tmp_path: Path,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    folder = tmp_path / "out"
+    spec = "semantic-text-splitter:TextSplitter(300)"
+    pytest.importorskip("semantic_text_splitter")
+    code, _, err = _run(capsys, "chunks", str(CSV), "--chunker", "recursive:300:50",
+                        "--chunker", spec, "--write-chunks", str(folder))
+    assert code == 0, err
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "recursive-300-50.tsv", "semantic-text-splitter-TextSplitter-300.tsv"]
+    questions = read_questions(CSV)
+    written = read_chunking(folder / "semantic-text-splitter-TextSplitter-300.tsv",
+                            questions.corpora)
+    made = parse_chunker(spec).chunk(questions.corpora)
+    assert written.starts.tolist() == made.starts.tolist()
+    assert written.ends.tolist() == made.ends.tolist()
+    _one_error(capsys, ["chunks", str(CSV), "--chunker", "fixed:9:0", "--chunker",
+                        "fixed:9:0"], "chunking 'fixed:9:0' given twice")

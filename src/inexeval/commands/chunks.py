@@ -14,7 +14,7 @@ from inexeval.cli import digits
 NAME = "chunks"
 HELP = "evaluate chunkers and chunk retrieval on Chroma's questions CSV (RAG)"
 
-FORMATS = ("table", "trec", "csv", "json", "latex")
+FORMATS = ("table", "trec", "csv", "json", "latex", "scores")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -45,11 +45,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--test", action="append", metavar="TEST",
                         help="with --compare: a paired test (t, wilcoxon, sign, randomised, "
                         "bootstrap; repeatable; default t)")
+    parser.add_argument("--plot", metavar="FILE",
+                        help="also draw each measure's mean against k per chunking (.png, .svg "
+                        "or .pdf; needs matplotlib, the plot extra)")
     parser.add_argument("-q", action="store_true", help="print per-question values too")
     parser.add_argument("--digits", type=digits, default=4, metavar="N", help="decimals printed")
     parser.add_argument("--format", choices=FORMATS, default="table",
                         help="output: table (chunkings x measures, the default), or eval's "
-                        "trec, csv, json, latex")
+                        "trec, csv, json, latex, scores (every question's value, for "
+                        "inexeval meta --scores)")
+    parser.add_argument("-o", "--output", metavar="FILE",
+                        help="with --format scores: write to FILE (atomically)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -60,6 +66,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.test and not args.compare:
         raise InexevalError("--test goes with --compare")
+    if args.output is not None and (args.format != "scores" or args.compare):
+        raise InexevalError("-o goes with --format scores")
     chunkers = [parse_chunker(spec) for spec in args.chunker]
     if not args.chunkings and not chunkers:
         raise InexevalError("give chunking files or --chunker SPEC")
@@ -77,24 +85,62 @@ def run(args: argparse.Namespace) -> int:
     if len(chunkings) < len(args.chunkings):
         raise InexevalError("two chunking files have the same name")
     for chunker in chunkers:
+        if chunker.name in chunkings:
+            raise InexevalError(f"chunking {chunker.name!r} given twice")
         chunkings[chunker.name] = chunker.chunk(questions.corpora)
     if args.write_chunks:
-        from inexeval.formats.chroma import chunking_lines
-        from inexeval.outputs import write_folder
-
-        write_folder(args.write_chunks, {
-            f"{c.name.replace(':', '-')}.tsv":
-            "".join(chunking_lines(chunkings[c.name])).encode() for c in chunkers},
-            args.questions)
+        _write_chunks(args, [c.name for c in chunkers], chunkings)
     rankings = None
     if files and needs_ranking(measures):
         rankings = [read_span_run(path, questions.corpora).rankings for path in files]
     results = chunk_study(questions, chunkings, measures, rankings)
+    if args.plot is not None:
+        _plot(results, measures, args)
     if args.compare:
         _compare(results, [str(m) for m in measures], args)
+    elif args.format == "scores":
+        from inexeval.formats.scores import write_results
+
+        write_results(results, True, args.output, args.questions, *args.chunkings)
     else:
         _print(results, args.format, args.digits, args.q)
     return 0
+
+
+def _write_chunks(args: argparse.Namespace, names: list[str], chunkings: Any) -> None:
+    """``--write-chunks DIR``: each chunker's chunks as ``DIR/NAME.tsv`` (the characters of
+    its name other than letters, digits, ``.``, ``_`` and ``-`` made ``-``)."""
+    import re
+
+    from inexeval.errors import InexevalError
+    from inexeval.formats.chroma import chunking_lines
+    from inexeval.outputs import write_folder
+
+    files = {re.sub(r"[^\w.-]+", "-", name).strip("-") + ".tsv": name for name in names}
+    if len(files) < len(names):
+        raise InexevalError("two chunkers would write the same file: give distinct names",
+                            args.write_chunks)
+    write_folder(args.write_chunks, {
+        file: "".join(chunking_lines(chunkings[name])).encode() for file, name in files.items()},
+        args.questions)
+
+
+def _plot(results: Any, measures: Any, args: argparse.Namespace) -> None:
+    from inexeval.cli_args import note
+    from inexeval.errors import InexevalError
+    from inexeval.outputs import atomic_output, check_output
+    from inexeval.rag.plots import curves_over_k
+    from inexeval.report.figures import figure_bytes, required_format
+
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise InexevalError("--plot needs matplotlib: pip install 'inexeval[plot]'") from None
+    target = check_output(args.plot, args.questions, *args.chunkings)
+    data = figure_bytes(curves_over_k(results, measures), required_format(args.plot))
+    with atomic_output(target, "wb") as out:
+        out.write(data)
+    note(f"wrote {target} ({len(data):,} bytes)")
 
 
 def _compare(results: Any, measures: list[str], args: argparse.Namespace) -> None:
@@ -102,7 +148,7 @@ def _compare(results: Any, measures: list[str], args: argparse.Namespace) -> Non
     from inexeval.errors import InexevalError
     from inexeval.report.comparison import render_comparison
 
-    if args.format == "trec":
+    if args.format in ("trec", "scores"):
         raise InexevalError("--compare prints a table, csv, json or latex")
     if len(results.runs()) < 2:
         raise InexevalError("--compare needs at least two chunkings")
@@ -124,9 +170,12 @@ def eval_span_runs(args: argparse.Namespace) -> int:
     from inexeval.formats.chroma import read_questions, read_span_run
     from inexeval.rag.evaluate import evaluate_runs, parse
 
+    _check_unused(args, "a Chroma questions CSV")
     fmt = "table" if args.table else args.format
     if fmt not in FORMATS:
         raise InexevalError(f"--format {fmt} is not available on a Chroma questions CSV")
+    if args.output is not None and fmt != "scores":
+        raise InexevalError("-o goes with --format scores")
     measures = parse(args.measure or ["chroma_R", "chroma_P", "chroma_IoU"])
     questions = read_questions(args.assessments, args.collection)
     runs = [read_span_run(path, questions.corpora) for path in args.runs]
@@ -135,9 +184,34 @@ def eval_span_runs(args: argparse.Namespace) -> int:
         from inexeval.report.text import render_trec
 
         sys.stdout.write(render_trec(results, args.digits, args.q, run_column=len(runs) > 1))
+    elif fmt == "scores":
+        from inexeval.formats.scores import write_results
+
+        write_results(results, args.c, args.output, args.assessments, *args.runs)
     else:
         _print(results, fmt, args.digits, args.q)
+    from inexeval.cli_args import note
+    from inexeval.scores import describe_rule
+
+    sys.stdout.flush()
+    answered = {q for run in runs for q in run.rankings} & set(questions.ids())
+    note(describe_rule("all" if args.c else "answered",
+                       len(questions) if args.c else len(answered)))
     return 0
+
+
+UNUSED = {"task": None, "num_docs": None, "topics": None, "topic_file": None, "implicit": "on",
+          "strict": False, "assessments_format": None, "run_format": None, "order": None,
+          "keep_repeats": False, "limit": None, "navigation": None, "ideal_run": None,
+          "beta": 0.25, "bep_n": 500, "irr": 300, "exact_buckets": False, "jobs": 1}
+"""Options of ``eval`` and ``compare`` (and their defaults) that span runs on a Chroma questions
+CSV do not use."""
+
+
+def _check_unused(args: argparse.Namespace, what: str) -> None:
+    from inexeval.options import check_unused
+
+    check_unused(args, UNUSED, set(), what)
 
 
 def compare_span_runs(args: argparse.Namespace, tests: list[str]) -> int:
@@ -150,6 +224,7 @@ def compare_span_runs(args: argparse.Namespace, tests: list[str]) -> int:
     from inexeval.rag.evaluate import evaluate_runs, parse
     from inexeval.report.comparison import render_comparison
 
+    _check_unused(args, "a Chroma questions CSV")
     if args.format == "html":
         raise InexevalError("the HTML report is not available on a Chroma questions CSV: "
                             "use a table, markdown, latex, csv or json")

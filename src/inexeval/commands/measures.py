@@ -27,17 +27,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from inexeval.measures.registry import families, parse_measure
+    from inexeval.measures.registry import parse_measure
 
-    prefixed = [f for f in families() if args.name and f.name.lower().startswith(
-        args.name.lower() + "_")]
-    if prefixed and args.name not in {f.name for f in families()}:
-        print(listing(prefixed), end="")
+    prefixed = _prefixed(args.name) if args.name else []
+    if prefixed:
+        print("".join(describe_family(f) for f in prefixed), end="")
     elif args.name:
         print(describe_family(parse_measure(args.name, partial=True).family), end="")
     else:
         print(listing(), end="")
     return 0
+
+
+def _prefixed(word: str) -> list[Family]:
+    """The families named ``word_...`` (``inexeval measures chroma``), when no family is
+    named ``word``."""
+    from inexeval.measures.registry import REGISTRY, families
+
+    listed = families()  # registers them
+    return [] if word in REGISTRY else [f for f in listed if f.name.startswith(word + "_")]
 
 
 def listing(chosen: list[Family] | None = None) -> str:

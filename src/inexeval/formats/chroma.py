@@ -149,6 +149,8 @@ def read_questions(path: str | Path, corpus: str | Path | None = None) -> Questi
     corpora: dict[str, str] = {}
     questions: list[Question] = []
     for row in reader:
+        if not row:
+            continue  # a blank line, which pandas skips too
         line = reader.line_num
         qid = str(len(questions))
         if len(row) != 3:

@@ -9,12 +9,19 @@ finds the wrong place when a chunk's text repeats).
   characters; a piece longer than SIZE cut the same way at line breaks, then sentence ends,
   then spaces, then anywhere (as ``fixed``). A separator stays at the end of the piece it
   ends, so that the pieces tile the text (LangChain strips the chunks' spaces).
+* ``chonkie:Class(arguments)``, ``semantic-text-splitter:Class(arguments)``: a chunker of the
+  library, when installed, located by the offsets the library gives (chonkie's
+  ``start_index``/``end_index``, semantic-text-splitter's ``chunk_indices``), each checked to hold
+  the chunk's text. LangChain's splitters give no offsets (its ``add_start_index`` searches
+  each chunk's text), so they are not offered.
 """
 
 from __future__ import annotations
 
+import ast
+import importlib
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,24 +35,19 @@ SEPARATORS = (re.compile(r"\n[ \t]*\n\s*"), re.compile(r"\n"), re.compile(r"(?<=
 
 KINDS = ("fixed", "recursive")
 
+LIBRARIES = {"chonkie": "chonkie", "semantic-text-splitter": "semantic_text_splitter"}
+"""Chunking libraries used by name when installed, each giving its chunks' offsets (module
+imported for each)."""
+
+Split = Callable[[str], list[tuple[int, int]]]
+
 
 @dataclass(frozen=True)
 class Chunker:
-    """A chunker named ``KIND:SIZE:OVERLAP``."""
+    """A chunker: its name (as given) and how it cuts a text into ``(start, end)`` offsets."""
 
-    kind: str
-    size: int
-    overlap: int
-
-    @property
-    def name(self) -> str:
-        return f"{self.kind}:{self.size}:{self.overlap}"
-
-    def split(self, text: str) -> list[tuple[int, int]]:
-        """The chunks of ``text`` as ``(start, end)`` offsets."""
-        if self.kind == "fixed":
-            return fixed(len(text), self.size, self.overlap)
-        return recursive(text, self.size, self.overlap)
+    name: str
+    split: Split
 
     def chunk(self, corpora: Mapping[str, str]) -> Spans:
         """The chunks of every corpus, corpus by corpus in the mapping's order."""
@@ -60,18 +62,71 @@ class Chunker:
 
 
 def parse_chunker(text: str) -> Chunker:
-    """``fixed:SIZE:OVERLAP`` or ``recursive:SIZE:OVERLAP`` (0 <= OVERLAP < SIZE)."""
+    """``fixed:SIZE:OVERLAP`` or ``recursive:SIZE:OVERLAP`` (0 <= OVERLAP < SIZE), or a class
+    of an installed library with literal arguments: ``chonkie:RecursiveChunker(chunk_size=800)``,
+    ``semantic-text-splitter:TextSplitter(800, overlap=400)``."""
+    library, _, call = text.partition(":")
+    if library in LIBRARIES:
+        return _library_chunker(text, library, call)
     parts = text.split(":")
     if len(parts) != 3 or parts[0] not in KINDS:
-        raise InexevalError(f"chunker {text!r}: expected fixed:SIZE:OVERLAP or "
-                            "recursive:SIZE:OVERLAP")
+        raise InexevalError(f"chunker {text!r}: expected fixed:SIZE:OVERLAP, "
+                            "recursive:SIZE:OVERLAP or LIBRARY:Class(arguments) (LIBRARY one "
+                            f"of {', '.join(LIBRARIES)})")
     try:
         size, overlap = int(parts[1]), int(parts[2])
     except ValueError:
         raise InexevalError(f"chunker {text!r}: SIZE and OVERLAP must be whole numbers") from None
     if size < 1 or not 0 <= overlap < size:
         raise InexevalError(f"chunker {text!r}: needs SIZE >= 1 and 0 <= OVERLAP < SIZE")
-    return Chunker(parts[0], size, overlap)
+    if parts[0] == "fixed":
+        return Chunker(text, lambda t: fixed(len(t), size, overlap))
+    return Chunker(text, lambda t: recursive(t, size, overlap))
+
+
+def _library_chunker(spec: str, library: str, call: str) -> Chunker:
+    """A chunker of ``library``: ``Class(arguments)`` made once, its chunks' offsets as the
+    library gives them, each checked to hold the chunk's text."""
+    try:
+        node = ast.parse(call, mode="eval").body
+    except SyntaxError:
+        node = None
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name) or any(
+            k.arg is None for k in node.keywords):
+        raise InexevalError(f"chunker {spec!r}: expected {library}:Class(arguments)")
+    try:
+        args = [ast.literal_eval(a) for a in node.args]
+        kwargs = {str(k.arg): ast.literal_eval(k.value) for k in node.keywords}
+    except ValueError:
+        raise InexevalError(f"chunker {spec!r}: the arguments must be literals") from None
+    try:
+        module = importlib.import_module(LIBRARIES[library])
+    except ImportError:
+        raise InexevalError(f"chunker {spec!r}: {library} is not installed "
+                            f"(pip install {library})") from None
+    made = getattr(module, node.func.id, None)
+    if not isinstance(made, type):
+        raise InexevalError(f"chunker {spec!r}: {library} has no class {node.func.id}")
+    try:
+        splitter = made(*args, **kwargs)
+    except (TypeError, ValueError) as error:
+        raise InexevalError(f"chunker {spec!r}: {error}") from None
+
+    def pieces(text: str) -> list[tuple[int, int, str]]:
+        if library == "chonkie":
+            return [(c.start_index, c.end_index, c.text) for c in splitter.chunk(text)]
+        return [(i, i + len(c), c) for i, c in splitter.chunk_indices(text)]
+
+    def split(text: str) -> list[tuple[int, int]]:
+        out = []
+        for start, end, chunk in pieces(text):
+            if not 0 <= start <= end <= len(text) or text[start:end] != chunk:
+                raise InexevalError(f"chunker {spec!r}: its chunk at [{start}, {end}) is not "
+                                    "the text there")
+            out.append((int(start), int(end)))
+        return out
+
+    return Chunker(spec, split)
 
 
 def fixed(length: int, size: int, overlap: int) -> list[tuple[int, int]]:

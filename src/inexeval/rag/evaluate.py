@@ -8,6 +8,7 @@ given as the ``all`` row.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -28,8 +29,10 @@ CHUNKING_MEASURES = ("chroma_P_omega",)
 
 
 def parse(names: Iterable[str], cutoffs: Sequence[int] = CUTOFFS) -> list[Measure]:
-    """The measures named, each one of the Chroma questions' (a retrieval measure named
-    without a cut-off is taken at every one of ``cutoffs``)."""
+    """The measures named: Chroma's and LegalBench-RAG's (one of their retrieval measures named
+    without a cut-off is taken at every one of ``cutoffs``), or measures of FOL passage qrels
+    (``HiXEval_R@5``, ``passage2_AP``: the excerpts as highlighted passages, the ranking as a
+    passage run)."""
     from inexeval.measures.chroma import SCALE
     from inexeval.measures.registry import parse_measure
 
@@ -37,10 +40,11 @@ def parse(names: Iterable[str], cutoffs: Sequence[int] = CUTOFFS) -> list[Measur
     for name in names:
         measure = parse_measure(name, partial=True)
         family = measure.family
-        if family.scales != (SCALE,):
+        if family.scales is not None and not {SCALE, "fol"} & set(family.scales):
             raise MeasureError(f"{measure} does not apply to a Chroma questions CSV (see "
-                               "`inexeval measures chroma` and `inexeval measures legal`)")
-        if family.cutoff is not None and measure.cutoff is None:
+                               "`inexeval measures chroma` and `inexeval measures legal`; "
+                               "measures of FOL passage qrels apply too)")
+        if family.scales == (SCALE,) and family.cutoff is not None and measure.cutoff is None:
             out += [measure @ k for k in cutoffs]
         else:
             out.append(measure)
@@ -77,6 +81,7 @@ def evaluate(questions: Questions, measures: Sequence[Measure], name: str,
     ``rankings``: each question's retrieved chunks in rank order (a question with none scores
     0, or is left out unless ``complete``); ``chunking``: the chunks for ``chroma_P_omega``."""
     from inexeval.formats.chroma import EMPTY
+    from inexeval.measures.chroma import SCALE
     from inexeval.measures.registry import TopicContext
 
     if needs_ranking(measures) and rankings is None:
@@ -84,17 +89,22 @@ def evaluate(questions: Questions, measures: Sequence[Measure], name: str,
                            " needs a ranking of chunks (a run, or a retriever)")
     if any(m.name in CHUNKING_MEASURES for m in measures) and chunking is None:
         raise MeasureError("chroma_P_omega scores a chunking: evaluate it with `inexeval chunks`")
+    general = [m for m in measures if m.family.scales != (SCALE,)]
+    found_general = {} if not general else {
+        (row.topic, row.measure): row.value
+        for row in passage_results(questions, general, name, rankings or {}, complete).rows}
     groups: dict[tuple[str, tuple[tuple[str, Any], ...]], list[Measure]] = {}
     for measure in measures:
-        groups.setdefault((measure.name, measure.params), []).append(measure)
+        if measure.family.scales == (SCALE,):
+            groups.setdefault((measure.name, measure.params), []).append(measure)
     corpora = by_corpus(chunking) if chunking is not None else {}
     kept = [q for q in questions.questions
-            if complete or (rankings is not None and q.qid in rankings)]
+            if complete or rankings is None or q.qid in rankings]
     values: dict[str, list[float | None]] = {str(m): [] for m in measures}
     rows: list[Row] = []
     for question in kept:
         ctx = TopicContext()
-        found: dict[str, float | None] = {}
+        found = {str(m): found_general.get((question.qid, str(m))) for m in general}
         for members in groups.values():
             family = members[0].family
             if family.name in CHUNKING_MEASURES:
@@ -112,36 +122,54 @@ def evaluate(questions: Questions, measures: Sequence[Measure], name: str,
     overall = [Row(name, ALL, "num_q", float(len(kept)))]
     for measure in measures:
         defined = [v for v in values[str(measure)] if v is not None]
-        overall.append(Row(name, ALL, str(measure),
-                           official_mean(measure.name, defined) if defined else None))
+        mean = (math.fsum(defined) / len(defined) if measure in general  # as Results.means
+                else official_mean(measure.name, defined)) if defined else None
+        overall.append(Row(name, ALL, str(measure), mean))
     return Results(rows=rows, aggregates={str(m): "mean" for m in measures}, overall=overall,
                    topics_evaluated={name: [q.qid for q in kept]})
+
+
+def passage_results(questions: Questions, measures: Sequence[Measure], name: str,
+                    rankings: Mapping[str, Spans], complete: bool) -> Results:
+    """Measures of FOL passage qrels on the questions (each question a topic, its excerpts the
+    highlighted passages of its corpus) and the rankings (a passage run, ranked as given)."""
+    from inexeval.evaluation import Evaluator
+    from inexeval.formats.genomics import passage_topic
+    from inexeval.model.assessments import Assessments
+    from inexeval.model.run import Run, make_topic_run
+
+    assessments = Assessments({q.qid: passage_topic(q.qid, {q.corpus_id: [
+        (int(s), int(e)) for s, e in q.excerpts.tolist()]}, questions.source)
+        for q in questions.questions}, "fol", questions.source)
+    run = Run(name, "passage", {qid: make_topic_run(
+        qid, r.docs.tolist(), offsets=r.starts.tolist(), lengths=(r.ends - r.starts).tolist(),
+        ranks=list(range(1, len(r) + 1))) for qid, r in rankings.items() if len(r)})
+    return Evaluator(measures, assessments, complete=complete).evaluate(run)
 
 
 ALL_MEASURES = ("chroma_P_omega", "chroma_R", "chroma_P", "chroma_IoU", "legal_R", "legal_P")
 """What ``chunks`` computes when asked for retrieval with no ``-m``."""
 
 
-def together(parts: Sequence[Results]) -> Results:
-    """The results of several runs (or chunkings) in one table."""
-    merged = Results()
-    for part in parts:
-        merged.rows.extend(part.rows)
-        merged.overall.extend(part.overall)
-        merged.aggregates.update(part.aggregates)
-        merged.topics_evaluated.update(part.topics_evaluated)
-    return merged
-
-
 def evaluate_runs(questions: Questions, runs: Sequence[Any], measures: Sequence[Measure],
                   complete: bool = False) -> Results:
     """Span runs (:class:`inexeval.formats.chroma.SpanRun`) on the questions: each question the
     run answers (every question if ``complete``, one with no span scoring 0)."""
+    from inexeval.errors import warn
+    from inexeval.experiment import together
     from inexeval.model.run import distinct_names
 
+    known = set(questions.ids())
+    for run in runs:
+        stray = [qid for qid in run.rankings if qid not in known]
+        if stray:
+            warn(f"{len(stray)} question id{'s' if len(stray) > 1 else ''} not in the questions "
+                 f"CSV (ids are its data rows, 0 to {len(known) - 1}), e.g. "
+                 f"{stray[0]!r}: left out", run.source)
     names = distinct_names([run.name for run in runs], [run.source for run in runs])
-    return together([evaluate(questions, measures, name, rankings=run.rankings,
-                              complete=complete) for run, name in zip(runs, names)])
+    return together([(run.source, evaluate(questions, measures, name, rankings=run.rankings,
+                                           complete=complete))
+                     for run, name in zip(runs, names)])
 
 
 def chunk_study(questions: Questions, chunkings: Mapping[str, Spans],
@@ -153,9 +181,12 @@ def chunk_study(questions: Questions, chunkings: Mapping[str, Spans],
     if rankings is None and needs_ranking(measures):
         from inexeval.rag.retrieve import CorpusWords, bm25
 
-        depth = max((int(m.cutoff) for m in measures if m.cutoff is not None), default=1)
+        depth = max((int(m.cutoff) for m in measures if m.cutoff is not None),
+                    default=max(CUTOFFS))
         words = CorpusWords(questions.corpora)
         rankings = [bm25(questions, chunks, depth, words) for chunks in chunkings.values()]
-    return together([evaluate(questions, measures, name, chunking=chunks,
-                              rankings=None if rankings is None else rankings[i])
+    from inexeval.experiment import together
+
+    return together([(name, evaluate(questions, measures, name, chunking=chunks,
+                                     rankings=None if rankings is None else rankings[i]))
                      for i, (name, chunks) in enumerate(chunkings.items())])
