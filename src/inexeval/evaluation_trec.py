@@ -41,16 +41,16 @@ from inexeval.formats.lines import Table, little_word_view
 from inexeval.formats.source import opened
 from inexeval.formats.trec_columns import TrecColumns, interned, padded_strings
 from inexeval.measures.registry import TopicContext
+from inexeval.measures.trec import SPECS
 from inexeval.results import Results, Row
 from inexeval.scores import topic_key
 
 Ints = npt.NDArray[np.int64]
 
-FAMILIES = frozenset({"AP", "R", "nDCG", "RR", "R-Prec", "bpref", "Judged", "num_ret",
-                      "num_rel", "num_rel_ret", "P"})
+FAMILIES = frozenset({"Judged", "P", *SPECS})
 """The measure families whose kernels read a ranking only through
-:func:`~inexeval.measures.common.judged_positions` (or the TREC ranking made from it) and the
-number of results: TREC's document measures and precision at k."""
+:func:`~inexeval.measures.common.judged_positions` (or the TREC ranking made from it), the
+number of results and the topic: every measure trec_eval's code computes and precision at k."""
 
 _MOST_JUDGED = 30000
 """Most judgements of one topic (positions are held as trec_eval holds levels, in 16 bits)."""

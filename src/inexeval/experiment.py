@@ -153,9 +153,7 @@ class Experiment:
         self.task_options = _task_options(task, measures, task_options)
         self.measures = measure_names(measures)
         if self.task is None and self.measures:
-            from inexeval.measures.registry import parse_measures
-
-            parse_measures(self.measures)  # a misnamed measure before any file is read
+            _check_measures(self.measures)  # a misnamed measure before any file is read
         check_given_once([source for source, item in zip(self.sources, self.inputs)
                           if isinstance(item, str)])
         self.run_format = run_format
@@ -172,6 +170,14 @@ class Experiment:
         self.jobs, self.scheduler = jobs, scheduler
         self.note = ""
         self.default_task = False
+        self.labels: dict[str, str] = {}
+        """Each measure's name (canonical) to the name it was asked for: trec_eval's names
+        (``map``, ``P_10``) and the others as typed, on TREC qrels."""
+        if self.task is None and self.measures and self.assessments.scale == "trec":
+            from inexeval.measures.trec_names import trec_eval_requests
+
+            requests = trec_eval_requests(self.measures)
+            self.measures, self.labels = requests.measures, requests.labels
         if not self.measures and self.task is None:
             self._default_measures()
         self._check_unused(implicit=implicit, strict=strict, topic_file=topic_file)
@@ -1056,34 +1062,37 @@ def measure_names(measures: Any) -> list[str]:
     no counterpart is an error naming it."""
     if measures is None:
         return []
-    from inexeval.measures.registry import Measure
+    from inexeval.measures.registry import Measure, from_ir_measures, is_ir_measure
 
-    listed = [measures] if isinstance(measures, (str, Measure)) or _is_ir_measure(
+    listed = [measures] if isinstance(measures, (str, Measure)) or is_ir_measure(
         measures) else list(measures)
     names = []
     for m in listed:
         if isinstance(m, (str, Measure)):
             names.append(str(m))
-        elif _is_ir_measure(m):
+        elif is_ir_measure(m):
             names.append(from_ir_measures(m))
         else:
             raise TypeError(f"a measure is a name such as 'P@10', not {type(m).__name__}")
     return names
 
 
-def _is_ir_measure(value: Any) -> bool:
-    return type(value).__module__.startswith("ir_measures")
-
-
-def from_ir_measures(measure: Any) -> str:
-    """Our name of an ir_measures measure object: its name read by our grammar, which takes
-    ir_measures' names (``nDCG@10``, ``RR``, ``Rprec``, ``Judged@10``); one without a
-    counterpart here (a measure, a parameter or a cut-off we do not have) is an error naming
-    it."""
-    from inexeval.measures.registry import parse_measure
+def _check_measures(measures: list[str]) -> None:
+    """Raise :class:`MeasureError` for a name that is no measure, neither the registry's nor
+    trec_eval's ``-m`` (``set_F.0.5``, ``official``)."""
+    from inexeval.measures.registry import parse_measures
 
     try:
-        return str(parse_measure(str(measure)))
-    except MeasureError as error:
-        raise MeasureError(f"ir_measures' {measure} has no counterpart in inexeval "
-                           f"({error.reason}; see `inexeval measures`)") from None
+        parse_measures(measures)
+    except MeasureError:
+        from inexeval.measures.trec_names import trec_eval_requests
+
+        try:
+            parse_measures(trec_eval_requests(measures).measures)
+        except MeasureError:
+            pass
+        else:
+            return
+        raise
+
+

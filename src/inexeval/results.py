@@ -42,7 +42,8 @@ ALL = "all"
 class Results:
     """Per-topic values of several runs and measures, with their means.
 
-    ``aggregates`` maps a measure name to ``mean``, ``sum`` or ``none`` (a per-topic value with
+    ``aggregates`` maps a measure name to ``mean``, ``sum``, ``gm`` (the exponential of the
+    mean of values that are logarithms: trec_eval's ``gm_map``) or ``none`` (a per-topic value with
     no ``all`` row of its own, e.g. the official ``AiP`` whose mean is given as ``MAiP`` in
     ``overall``); ``overall`` holds rows a measure family computed itself for ``all`` (official
     layouts whose ``all`` is not a plain mean).
@@ -100,6 +101,9 @@ class Results:
             for measure, values in by_measure.items():
                 if self.aggregates.get(measure) == "sum":
                     out.append(Row(run, ALL, measure, math.fsum(values)))
+                elif self.aggregates.get(measure) == "gm":  # the values are logarithms
+                    out.append(Row(run, ALL, measure, math.exp(math.fsum(values) / len(values))
+                                   if values else None))
                 else:
                     out.append(Row(run, ALL, measure, math.fsum(values) / len(values) if values else None))
         return out

@@ -282,7 +282,7 @@ def test_eval_reads_the_dotted_syntax() -> None:
     assert [str(m) for m in parse_measures(["P.5,10,20", "ndcg_cut.10", "recall.100", "map"])
             ] == ["P@5", "P@10", "P@20", "nDCG@10", "R@100", "AP"]
     with pytest.raises(MeasureError):
-        parse_measures(["AP.5"])  # AP takes no cut-off
+        parse_measures(["bpref.5"])  # bpref takes no cut-off
 
 
 def test_several_runs_in_turn(capsys: pytest.CaptureFixture[str]) -> None:

@@ -20,6 +20,9 @@ FORMATS = ("trec", "csv", "json", "latex", "table", "official", "scores", "trec_
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_input_arguments(parser)
     parser.add_argument("-q", action="store_true", help="print per-topic values too")
+    parser.add_argument("-l", type=int, default=1, metavar="LEVEL",
+                        help="TREC qrels: the lowest level counted as relevant by every "
+                        "document measure that does not give rel= (trec_eval's -l; default 1)")
     add_complete_argument(parser, "answered")
     parser.add_argument("--digits", type=digits, default=4, metavar="N", help="decimals printed")
     parser.add_argument("--format", choices=FORMATS,
@@ -64,8 +67,15 @@ def _trec_eval_names(args: argparse.Namespace) -> dict[str, str]:
     """On TREC qrels, ``-m`` arguments in trec_eval's names (``map``, ``P.5,10``) made the
     registry's (``args.measure`` rewritten), and the names to print them under
     (:func:`~inexeval.measures.trec_names.trec_eval_requests`); elsewhere nothing changes."""
-    if not args.measure or args.task:
+    if args.task:
         return {}
+    if not args.measure:
+        if args.l == 1 and args.format != "trec_eval":
+            return {}
+        from inexeval.defaults import DOCUMENT
+
+        # trec_eval's layout: trec_eval's default measures, as inexeval trec_eval prints them
+        args.measure = ["official"] if args.format == "trec_eval" else list(DOCUMENT)
     fmt = args.assessments_format
     if fmt is None and args.assessments != "-":
         from inexeval.errors import InexevalError
@@ -79,8 +89,10 @@ def _trec_eval_names(args: argparse.Namespace) -> dict[str, str]:
         return {}
     from inexeval.measures.trec_names import trec_eval_requests
 
-    requests = trec_eval_requests(args.measure)
+    requests = trec_eval_requests(args.measure, args.l)
     args.measure = requests.measures
+    args.runid = "runid" in requests.extras
+    args.num_q = "num_q" in requests.extras
     return requests.labels
 
 
@@ -143,7 +155,9 @@ def _report(args: argparse.Namespace, fmt: str, study: Any, outcomes: Iterator[A
         elif fmt == "trec_eval":
             from inexeval.report.trec_eval import render_trec_eval
 
-            sys.stdout.write(render_trec_eval(merged, per_topic=args.q))
+            sys.stdout.write(render_trec_eval(merged, per_topic=args.q,
+                                              runid=getattr(args, "runid", False),
+                                              num_q=getattr(args, "num_q", True)))
         else:
             sys.stdout.write(render(merged, fmt, digits=args.digits, per_topic=args.q,
                                     terminal=sys.stdout.isatty(),

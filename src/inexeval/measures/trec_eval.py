@@ -251,6 +251,12 @@ def _chosen(definition: Definition, text: str | None) -> Chosen:
     return Chosen(definition, tuple(numbers), (), (f"{name}_{text}",))
 
 
+def chosen_measure(name: str, text: str | None = None) -> Chosen:
+    """trec_eval's measure ``name`` with the parameters of its ``-m name.text`` (None: its
+    defaults), as :func:`choose` makes it."""
+    return _chosen(BY_NAME[name], text)
+
+
 def _pairs(name: str, text: str) -> tuple[tuple[str, float], ...]:
     pairs = []
     for item in text.split(","):
@@ -1395,6 +1401,12 @@ def _values(ls: Lists, chosen: list[Chosen]) -> tuple[Lists, list[tuple[Floats,
         values[np.ix_(ls.bogus, cleared)] = 0.0
         out.append((values, None))
     return ls, out
+
+
+def measure_values(ls: Lists, chosen: Chosen) -> Floats:
+    """One measure's values on the lists (``values[t, j]``: topic t, label j), a topic without
+    results reset as trec_eval resets it (not relstring)."""
+    return _values(ls, [chosen])[1][0][0]
 
 
 def _joined(parts: list[Lists], order: Ints) -> Lists:
