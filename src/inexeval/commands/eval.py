@@ -29,7 +29,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         default="trec", help="output format (default trec; official: the "
                         "official INEX evaluator's layout, with --task; scores: every "
                         "per-topic value at full precision, for inexeval meta --scores; "
-                        "trec_eval: trec_eval's layout, as inexeval trec_eval prints it)")
+                        "trec_eval: trec_eval's layout, as inexeval trec_eval prints it, "
+                        "each run's block opening with its runid line when there are several)")
     parser.add_argument("-o", "--output", metavar="FILE",
                         help="with --format scores: write to FILE (atomically)")
     parser.add_argument("--table", action="store_true",

@@ -1281,11 +1281,14 @@ class TrecEvalResults:
     zscores: bool = False
     """The values are z-scores (``-Z``): printed ``Z`` + name, every number as ``%6.4f``."""
 
-    def render(self, per_topic: bool = False, summary: bool = True) -> str:
+    def render(self, per_topic: bool = False, summary: bool = True,
+               runid_first: bool = False) -> str:
         """trec_eval's output: with ``per_topic`` (-q) every topic's lines first, topic by
         topic; then, unless not ``summary`` (-n), the ``all`` lines; each line
-        ``%-22s\\t%s\\t%6.4f`` (counts as integers, the run id and relstring as text)."""
-        lines: list[str] = []
+        ``%-22s\\t%s\\t%6.4f`` (counts as integers, the run id and relstring as text).
+        ``runid_first``: the ``runid`` line opens the output (and is not repeated), whatever
+        the measures (to tell several runs apart)."""
+        lines: list[str] = [f"{'runid':<22}\tall\t{self.run_id}"] if runid_first else []
         z = "Z" if self.zscores else ""
         if per_topic:
             for t, topic in enumerate(self.topics):
@@ -1304,7 +1307,8 @@ class TrecEvalResults:
             for m in self.measures:
                 d = m.chosen.definition
                 if d.printed == "runid":
-                    lines.append(f"{'runid':<22}\tall\t{self.run_id}")
+                    if not runid_first:
+                        lines.append(f"{'runid':<22}\tall\t{self.run_id}")
                 elif d.average is not None:
                     printed = "double" if z else d.printed
                     for label, value in zip(m.chosen.labels, m.overall):

@@ -36,7 +36,7 @@ def render_trec_eval(results: Results, per_topic: bool = False, runid: bool = Fa
         topics = sorted(dict.fromkeys(r.topic for r in rows), key=lambda t: t.encode("utf-8"))
         place = {topic: i for i, topic in enumerate(topics)}
         measures = []
-        if runid or len(runs) > 1:
+        if runid and len(runs) == 1:
             measures.append(Evaluated(Chosen(BY_NAME["runid"], (), (), ("runid",)),
                                       np.zeros((len(topics), 0)), []))
         for mean in (r for r in means if r.run == run and r.topic == ALL
@@ -58,7 +58,8 @@ def render_trec_eval(results: Results, per_topic: bool = False, runid: bool = Fa
                         values[place[r.topic], 0] = r.value
             measures.append(Evaluated(Chosen(definition, (), (), (mean.measure,)), values,
                                       overall))
-        out.append(TrecEvalResults(topics, run, measures).render(per_topic=per_topic))
+        out.append(TrecEvalResults(topics, run, measures).render(
+            per_topic=per_topic, runid_first=len(runs) > 1))
     return "".join(out)
 
 
