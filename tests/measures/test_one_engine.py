@@ -232,3 +232,34 @@ def test_ir_measures_without_counterpart_are_named() -> None:
                           (nDCG(dcg="exp-log2") @ 10, "nDCG(dcg='exp-log2')@10")):
         with pytest.raises(MeasureError, match=said.replace("(", r"\(").replace(")", r"\)")):
             inexeval.calc_aggregate([measure], qrels, run)
+
+
+@pytest.mark.parametrize("command", [
+    ["eval"], ["eval", "-m", "map", "-m", "P.10", "-m", "infAP", "--format", "trec_eval"],
+    ["trec_eval"], ["trec_eval", "-m", "all_trec"]])
+def test_start_up_imports_only_what_the_command_uses(command: list[str]) -> None:
+    """eval and trec_eval on TREC qrels import neither the element measures (nor lxml and the
+    collection code they bring), nor pandas, scipy or matplotlib."""
+    import subprocess
+    import sys
+
+    probe = ("import sys\nfrom inexeval.cli import main\n"
+             f"assert main({[command[0], str(SUITE / 'qrels.test'), str(SUITE / 'results.test'), *command[1:]]!r}) == 0\n"
+             "print(sorted(m for m in sys.modules if m.startswith(('lxml', 'scipy', 'pandas', "
+             "'matplotlib', 'inexeval.collection.build', 'inexeval.measures.ng', "
+             "'inexeval.measures.focused', 'inexeval.measures.xcg', 'inexeval.measures.eprum'))))\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_the_document_names_are_the_registry_s() -> None:
+    """DOCUMENT_NAMES (parsed without loading the other families) are exactly the names of
+    the families registered by measures.trec, and P."""
+    from inexeval import measures
+    from inexeval.measures.registry import REGISTRY, families
+    from inexeval.measures.trec import SPECS
+
+    families()
+    documents = {n for n, f in REGISTRY.items() if f.name in SPECS or f.name in ("P", "Judged")}
+    assert measures.DOCUMENT_NAMES == documents

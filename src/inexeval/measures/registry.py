@@ -220,11 +220,27 @@ def _load_builtin() -> None:
         import_module(f"inexeval.measures.{name}")
 
 
+def _load_for(name: str) -> None:
+    """Register the family ``name`` (or a trec_eval-style ``name_k``) would name: only the
+    document families' modules for one of theirs
+    (:data:`~inexeval.measures.DOCUMENT_NAMES`), every built-in family else."""
+    from inexeval.measures import DOCUMENT_NAMES
+
+    if name in REGISTRY:
+        return
+    match = _TREC_EVAL_CUTOFF.match(name)
+    if name in DOCUMENT_NAMES or (match is not None and match.group("name") in DOCUMENT_NAMES):
+        from importlib import import_module
+
+        import_module("inexeval.measures.cutoff")  # and the document families, which it uses
+    else:
+        _load_builtin()
+
+
 def parse_measure(text: str, partial: bool = False) -> Measure:
     """Parse one measure name; raises :class:`MeasureError` naming every problem in it.
     ``partial``: a family that needs a cut-off may come without one (to be given with ``@``)."""
     problems: list[str] = []
-    _load_builtin()
     measure = _parse_one(text, problems, partial)
     if measure is None or problems:
         raise MeasureError("; ".join(problems))
@@ -233,7 +249,6 @@ def parse_measure(text: str, partial: bool = False) -> Measure:
 
 def parse_measures(texts: Iterable[str | Measure]) -> list[Measure]:
     """Parse measure names; every problem of every name is reported in one :class:`MeasureError`."""
-    _load_builtin()
     measures: list[Measure] = []
     problems: list[str] = []
     for text in texts:
@@ -263,6 +278,7 @@ def _trec_eval_dotted(text: str) -> list[str]:
     match = _TREC_EVAL_DOTTED.match(text)
     if match is None:
         return [text]
+    _load_for(match.group("name"))
     family = REGISTRY.get(match.group("name"))
     if family is None or family.cutoff is not int:
         return [text]
@@ -338,6 +354,7 @@ def _suggest_measure(name: str, text: str) -> str:
     """`` (did you mean ...?)`` for an unknown measure name: a name equal but for case (the
     family, also through an alias: ``MAP`` is ``AP``), else the closest names by spelling,
     compared in lower case; the rest of ``text`` (cut-off, parameters) is kept."""
+    _load_builtin()
     by_lower: dict[str, list[str]] = {}
     for known, family in REGISTRY.items():
         targets = by_lower.setdefault(known.lower(), [])
@@ -370,6 +387,7 @@ def _parse_one(text: str, problems: list[str], partial: bool = False) -> Measure
     if match is None:
         problems.append(f"cannot read measure name {text!r} (expected NAME(param=value,...)@cutoff)")
         return None
+    _load_for(match.group("name"))
     family, trec_cutoff = _family(match.group("name"))
     if family is None:
         problems.append(f"unknown measure {match.group('name')!r}"
