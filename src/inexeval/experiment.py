@@ -147,7 +147,10 @@ class Experiment:
         if task is not None and task not in TASKS:
             raise InexevalError(f"unknown task {task!r} (one of {', '.join(TASKS)})")
         self.inputs = _run_inputs(runs)
-        self.sources = [str(r) if isinstance(r, (str, Path)) else f"run{i + 1}"
+        from inexeval.model import Run
+
+        self.sources = [str(r) if isinstance(r, (str, Path)) else
+                        r.name if isinstance(r, Run) and r.name else f"run{i + 1}"
                         for i, r in enumerate(self.inputs)]
         self.task = task
         self.task_options = _task_options(task, measures, task_options)
@@ -987,6 +990,12 @@ def named(results: Results, name: str) -> Results:
 
 # inputs ---------------------------------------------------------------------------------------
 def _run_inputs(runs: Any) -> list[Any]:
+    """The runs as a list; a dict of DataFrames (``{"sys2": df}``) is runs named by their
+    keys."""
+    from inexeval.inputs import as_run, is_frame
+
+    if isinstance(runs, Mapping) and runs and all(is_frame(r) for r in runs.values()):
+        return [as_run(frame, name=str(name)) for name, frame in runs.items()]
     if isinstance(runs, (str, Path)) or not isinstance(runs, Sequence):
         runs = [runs]
     if not runs:

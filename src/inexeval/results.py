@@ -70,6 +70,7 @@ class Results:
     def value(self, run: str, topic: str, measure: str) -> float | None:
         """The value of one run, topic (or ``all``) and measure (any spelling of the measure:
         ``inex_eval(quant=strict)`` finds ``inex_eval``)."""
+        self._known_run(run)
         if topic == ALL:
             return self.mean(measure, run)
         for row in self.rows:
@@ -117,6 +118,7 @@ class Results:
                 self._means.setdefault((row.run, row.measure), row.value)
                 self._means.setdefault((None, row.measure), row.value)
             self._means_of = len(self.rows) + len(self.overall)
+        self._known_run(run)
         if (run, measure) in self._means:
             return self._means[(run, measure)]
         name = _canonical(measure)
@@ -152,6 +154,23 @@ class Results:
 
     def __iter__(self) -> Iterator[Row]:
         return iter(self.rows)
+
+    def __repr__(self) -> str:
+        """What the results hold, not their rows (a notebook shows it whole)."""
+        runs, measures = self.runs(), self.measures()
+
+        def listed(names: list[str]) -> str:
+            shown = ", ".join(names[:6])
+            return shown + (f" ... ({len(names)})" if len(names) > 6 else "")
+
+        return (f"Results({len(runs)} run{'s' * (len(runs) != 1)} × {len(self.topics())} "
+                f"topics × {len(measures)} measures; runs: {listed(runs)}; measures: "
+                f"{listed(measures)})")
+
+    def _known_run(self, run: str | None) -> None:
+        """A KeyError naming the runs the results know when ``run`` is none of them."""
+        if run is not None and run not in self.runs():
+            raise KeyError(f"no run {run!r}: the runs are {', '.join(self.runs())}")
 
     def extend(self, rows: Sequence[Row]) -> None:
         self.rows.extend(rows)
