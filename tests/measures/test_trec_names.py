@@ -137,3 +137,20 @@ def test_other_assessments_keep_inexeval_s_names(capsys: pytest.CaptureFixture[s
 
     assert main(["eval", str(demo.ASSESSMENTS_2004), str(demo.RUNS[1]), "-m", "P_5"]) == 0
     assert _names(capsys.readouterr().out) == ["num_q", "P@5"]
+
+
+def test_l_is_every_document_measure_s_rel_and_goes_with_trec_qrels(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from inexeval import demo
+
+    rel_level = str(SUITE / "qrels.rel_level")
+    assert main(["eval", rel_level, RUN, "-l", "2", "-m", "map", "-m", "P@10",
+                 "-m", "AP(rel=1)"]) == 0
+    got = _values(capsys.readouterr().out)
+    expected = _values((SUITE / "out.test.aql").read_text(encoding="utf-8"))
+    assert got["map"] == expected["map"] and got["P@10"] == expected["P_10"]
+    assert got["AP(rel=1)"] != got["map"]  # its own rel kept
+    assert main(["eval", str(demo.ASSESSMENTS_2004), str(demo.RUNS[1]), "-l", "2"]) == 2
+    assert "-l (the lowest relevant level) goes with TREC qrels" in capsys.readouterr().err
+    assert main(["eval", str(demo.ASSESSMENTS_2004), str(demo.RUNS[1]), "--format",
+                 "trec_eval"]) == 0

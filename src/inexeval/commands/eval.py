@@ -68,7 +68,20 @@ def _trec_eval_names(args: argparse.Namespace) -> dict[str, str]:
     """On TREC qrels, ``-m`` arguments in trec_eval's names (``map``, ``P.5,10``) made the
     registry's (``args.measure`` rewritten), and the names to print them under
     (:func:`~inexeval.measures.trec_names.trec_eval_requests`); elsewhere nothing changes."""
-    if args.task:
+    from inexeval.errors import InexevalError
+
+    fmt = args.assessments_format
+    if fmt is None and args.assessments != "-" and not args.task:
+        from inexeval.formats.detect import detect_assessments_format
+
+        try:
+            fmt = detect_assessments_format(args.assessments)
+        except InexevalError:
+            fmt = "unknown"  # told when the assessments are read
+    if args.task or fmt not in (None, "trec"):
+        if args.l != 1 and fmt != "unknown":
+            raise InexevalError("-l (the lowest relevant level) goes with TREC qrels; give "
+                                "other assessments' measures a quantisation (quant=)")
         return {}
     if not args.measure:
         if args.l == 1 and args.format != "trec_eval":
@@ -77,17 +90,6 @@ def _trec_eval_names(args: argparse.Namespace) -> dict[str, str]:
 
         # trec_eval's layout: trec_eval's default measures, as inexeval trec_eval prints them
         args.measure = ["official"] if args.format == "trec_eval" else list(DOCUMENT)
-    fmt = args.assessments_format
-    if fmt is None and args.assessments != "-":
-        from inexeval.errors import InexevalError
-        from inexeval.formats.detect import detect_assessments_format
-
-        try:
-            fmt = detect_assessments_format(args.assessments)
-        except InexevalError:
-            return {}  # told when the assessments are read
-    if fmt not in (None, "trec"):
-        return {}
     from inexeval.measures.trec_names import trec_eval_requests
 
     requests = trec_eval_requests(args.measure, args.l)
