@@ -126,7 +126,7 @@ class Evaluator:
         from inexeval.convert import passages_for
 
         run = passages_for(run, self.assessments, self.collection)
-        _warn_unassessed([t for t in run if t not in self.assessments], run.source)
+        warn_unassessed([t for t in run if t not in self.assessments], run.source)
         yield from self._topic_rows(run, self._topics_for(run))
 
     def _parts_rows(self, parts: RunParts) -> tuple[list[Row], list[str]]:
@@ -140,7 +140,7 @@ class Evaluator:
             part = passages_for(part, self.assessments, self.collection)
             unassessed += [t for t in part if t not in self.assessments]
             rows += self._topic_rows(part, self._topics_for(part, complete=False))
-        _warn_unassessed(unassessed, parts.source)
+        warn_unassessed(unassessed, parts.source)
         whole = parts.outline()
         topics = self._topics_for(whole)
         if self.complete:
@@ -240,7 +240,7 @@ class Evaluator:
         return results
 
 
-def _warn_unassessed(topics: list[str], source: str | None) -> None:
+def warn_unassessed(topics: list[str], source: str | None) -> None:
     if topics:
         shown = ", ".join(topics[:5]) + (" ..." if len(topics) > 5 else "")
         warn(f"{len(topics)} topic(s) in the run have no assessments and are ignored: {shown}",

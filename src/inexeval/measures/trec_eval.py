@@ -415,7 +415,7 @@ def lists(qrels: Any, run: Any, *, complete: bool = False, relevance_level: int 
     ``keep_repeats``. ``flat``: the lists as flat columns (:class:`_Ranked`), to be made
     matrices a group of topics at a time."""
     judged = judgements(qrels)
-    ranked = _ranked(judged, run, relevance_level=relevance_level, max_docs=max_docs,
+    ranked = ranked_lists(judged, run, relevance_level=relevance_level, max_docs=max_docs,
                      judged_only=judged_only, num_docs=num_docs, keep_repeats=keep_repeats)
     if complete:
         missing = np.ones(len(judged.topics), dtype=bool)
@@ -482,7 +482,7 @@ class _Ranked:
         return groups
 
 
-def _ranked(judged: Judgements, run: Any, *, relevance_level: int, max_docs: int | None,
+def ranked_lists(judged: Judgements, run: Any, *, relevance_level: int, max_docs: int | None,
             judged_only: bool, num_docs: int, keep_repeats: bool) -> _Ranked:
     """The ranked lists of the judged topics a run (or a part of one: whole topics) answers,
     ordered as trec_eval orders them (score descending, ties by document id descending), each
@@ -1352,7 +1352,7 @@ def evaluate(qrels: Any, run: Any, measures: Iterable[str] = (), *, complete: bo
         if failure is not None:
             continue  # trec_eval reads the whole run first: an error of reading comes first
         try:
-            ranked = _ranked(judged, part, keep_repeats=keep_repeats, **options)
+            ranked = ranked_lists(judged, part, keep_repeats=keep_repeats, **options)
         except FormatError as error:
             failure = error
             continue
