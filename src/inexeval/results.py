@@ -167,6 +167,38 @@ class Results:
                 f"topics × {len(measures)} measures; runs: {listed(runs)}; measures: "
                 f"{listed(measures)})")
 
+    def _mean_cells(self, digits: int) -> list[list[str]]:
+        """The table a paper shows: a header, then a run a row, its means (counts whole)."""
+        measures = [m for m in self.measures() if self.aggregates.get(m) != "none"]
+        means = {(r.run, r.measure): r.value for r in self.means()}
+        cells = [["run", *measures]]
+        for run in self.runs():
+            row = [run]
+            for m in measures:
+                value = means.get((run, m))
+                row.append("" if value is None or math.isnan(value) else
+                           f"{value:.0f}" if self.aggregates.get(m) == "sum" else
+                           f"{value:.{digits}f}")
+            cells.append(row)
+        return cells
+
+    def to_markdown(self, digits: int = 4) -> str:
+        """The means, runs × measures, as a Markdown table (``digits`` decimals)."""
+        cells = self._mean_cells(digits)
+        lines = ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in cells]
+        lines.insert(1, "|:--|" + "--:|" * (len(cells[0]) - 1))
+        return "\n".join(lines) + "\n"
+
+    def _repr_html_(self) -> str:
+        """The means, runs × measures, as an HTML table (a notebook shows it)."""
+        from html import escape
+
+        cells = self._mean_cells(4)
+        head = "".join(f"<th>{escape(c)}</th>" for c in cells[0])
+        body = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>"
+                       for row in cells[1:])
+        return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
     def _known_run(self, run: str | None) -> None:
         """A KeyError naming the runs the results know when ``run`` is none of them."""
         if run is not None and run not in self.runs():
