@@ -175,6 +175,8 @@ def test_runs_as_a_dict_of_dataframes_are_named_by_their_keys() -> None:
         ["AP"], str(suite / "qrels.test"), str(suite / "results.test"))[measures.AP], rel=1e-12)
     with pytest.raises(KeyError, match="no run 'sys3': the runs are sys1, sys2"):
         evaluation["sys3"]
+    shown = repr(study.compare())
+    assert len(shown) < 200 and shown.startswith("Comparison(2 runs × 3 topics × 1 measures")
 
 
 def test_results_as_the_table_a_paper_shows() -> None:
