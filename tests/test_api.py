@@ -175,6 +175,11 @@ def test_runs_as_a_dict_of_dataframes_are_named_by_their_keys() -> None:
         ["AP"], str(suite / "qrels.test"), str(suite / "results.test"))[measures.AP], rel=1e-12)
     with pytest.raises(KeyError, match="no run 'sys3': the runs are sys1, sys2"):
         evaluation["sys3"]
+    frame = evaluation.to_dataframe(means=True)
+    means = frame[frame.topic == "all"]
+    assert means.set_index("run").value.to_dict() == {"sys1": evaluation["sys1"]["AP"],
+                                                     "sys2": evaluation["sys2"]["AP"]}
+    assert len(frame) == len(evaluation.to_dataframe()) + 2
     shown = repr(study.compare())
     assert len(shown) < 200 and shown.startswith("Comparison(2 runs × 3 topics × 1 measures")
 

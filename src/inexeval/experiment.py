@@ -741,9 +741,20 @@ class Evaluation:
         ``inexeval eval -q --format json`` prints them."""
         return self.results.to_dict()
 
-    def to_dataframe(self) -> Any:
-        """The scores in long format (pandas)."""
-        return self.scores.to_dataframe()
+    def to_dataframe(self, means: bool = False) -> Any:
+        """The scores in long format (pandas: ``run, topic, measure, value, answered``); with
+        ``means`` also each run's means under the rule, topic ``all`` (as
+        :meth:`inexeval.results.Results.to_dataframe`)."""
+        frame = self.scores.to_dataframe()
+        if not means:
+            return frame
+        import pandas as pd  # type: ignore[import-untyped, import-not-found, unused-ignore]
+
+        table = self.mean_table(list(self.scores.measures))
+        rows = [(run, "all", m, table[m][run], True) for run in self.scores.runs
+                for m in self.scores.measures]
+        return pd.concat([frame, pd.DataFrame(rows, columns=list(frame.columns))],
+                         ignore_index=True)
 
     def __repr__(self) -> str:
         return (f"Evaluation({len(self.scores.runs)} runs × {len(self.scores.topics)} topics × "
