@@ -32,7 +32,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "trec_eval: trec_eval's layout, as inexeval trec_eval prints it, "
                         "each run's block opening with its runid line when there are several)")
     parser.add_argument("-o", "--output", metavar="FILE",
-                        help="with --format scores: write to FILE (atomically)")
+                        help="write the output to FILE (atomically, never over an input; "
+                        "said on stderr)")
     parser.add_argument("--table", action="store_true",
                         help="print runs x measures of the means (same as --format table); with "
                         "--task the task's headline measures (iP[0.00], iP[0.01], iP[0.05], "
@@ -54,14 +55,35 @@ def run(args: argparse.Namespace) -> int:
     study = experiment(args)
     if fmt == "official" and not study.task:
         raise InexevalError("--format official goes with --task")
-    if args.output is not None and fmt != "scores":
-        raise InexevalError("-o goes with --format scores")
+    inputs = (args.assessments, *args.runs)
+    if args.output is not None:
+        from inexeval.outputs import check_output
+
+        check_output(args.output, *inputs)  # never over an input, told before any work
     if study.task and fmt == "table":
         from inexeval.defaults import table_measures
 
         study.measures = table_measures(study.task, [] if study.default_task else study.measures)
     outcomes = study.outcomes(complete=args.c, per_topic=args.q, official=fmt == "official")
-    return _report(args, fmt, study, outcomes, labels)
+    if args.output is None or fmt == "scores":
+        code = _report(args, fmt, study, outcomes, labels)
+        if args.output is not None:
+            from pathlib import Path
+
+            from inexeval.cli_args import note
+
+            note(f"wrote {args.output} ({Path(args.output).stat().st_size:,} bytes)")
+        return code
+    import contextlib
+    import io
+
+    from inexeval.cli_args import write
+
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        code = _report(args, fmt, study, outcomes, labels)
+    write(args, printed.getvalue(), *inputs)
+    return code
 
 
 def _trec_eval_names(args: argparse.Namespace) -> dict[str, str]:
