@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import random
 import sys
+from pathlib import Path
 
 import ir_measures
 import pandas as pd
@@ -137,3 +138,59 @@ def test_runs_sharing_a_run_id_are_named_by_file_in_the_api(tmp_path) -> None:  
     assert results.runs() == expected
     assert results.mean("MAiP", expected[0]) != results.mean("MAiP", expected[1])
     assert evaluate_task(qrels, runs, "focused").runs() == expected
+
+
+def test_a_notebook_s_view_of_the_api() -> None:
+    """``inexeval.__version__``, ``dir(inexeval)`` the public API, a ``Results`` repr that says
+    what it holds in a few words (not its rows), an unknown run a KeyError naming the runs."""
+    import inexeval
+    from inexeval.version import package_version
+
+    suite = Path(__file__).resolve().parent / "data" / "trec_eval"
+    assert inexeval.__version__ == package_version()
+    public = [name for name in dir(inexeval) if not name.startswith("_")]
+    assert public == sorted(inexeval.__all__)
+    assert "__version__" in dir(inexeval)
+    results = inexeval.evaluate(str(suite / "qrels.test"), str(suite / "results.test"),
+                                ["AP", "P@10", "infAP"])
+    shown = repr(results)
+    assert len(shown) < 500 and "1 run × 3 topics × 3 measures" in shown and "STANDARD" in shown
+    with pytest.raises(KeyError, match="no run 'other': the runs are STANDARD"):
+        results.mean("AP", "other")
+    with pytest.raises(KeyError, match="the runs are STANDARD"):
+        results.value("other", "301", "AP")
+
+
+def test_runs_as_a_dict_of_dataframes_are_named_by_their_keys() -> None:
+    suite = Path(__file__).resolve().parent / "data" / "trec_eval"
+    lines = [line.split() for line in (suite / "results.test").read_text().splitlines()]
+    frame = pd.DataFrame({"query_id": [f[0] for f in lines], "doc_id": [f[2] for f in lines],
+                          "score": [float(f[4]) for f in lines]})
+    study = inexeval.Experiment(str(suite / "qrels.test"),
+                                {"sys1": frame, "sys2": frame.assign(score=-frame.score)},
+                                measures=["AP"])
+    evaluation = study.evaluate()
+    assert list(evaluation.scores.runs) == ["sys1", "sys2"]
+    assert evaluation["sys1"]["AP"] == pytest.approx(inexeval.calc_aggregate(
+        ["AP"], str(suite / "qrels.test"), str(suite / "results.test"))[measures.AP], rel=1e-12)
+    with pytest.raises(KeyError, match="no run 'sys3': the runs are sys1, sys2"):
+        evaluation["sys3"]
+    frame = evaluation.to_dataframe(means=True)
+    means = frame[frame.topic == "all"]
+    assert means.set_index("run").value.to_dict() == {"sys1": evaluation["sys1"]["AP"],
+                                                     "sys2": evaluation["sys2"]["AP"]}
+    assert len(frame) == len(evaluation.to_dataframe()) + 2
+    shown = repr(study.compare())
+    assert len(shown) < 200 and shown.startswith("Comparison(2 runs × 3 topics × 1 measures")
+
+
+def test_results_as_the_table_a_paper_shows() -> None:
+    """to_markdown and _repr_html_: runs × measures of the means (trec_eval's numbers for the
+    suite's run, out.test: map 0.1785, P_10 0.3000, num_ret 1500)."""
+    suite = Path(__file__).resolve().parent / "data" / "trec_eval"
+    results = inexeval.evaluate(str(suite / "qrels.test"), str(suite / "results.test"),
+                                ["num_ret", "map", "P@10"])
+    assert results.to_markdown() == ("| run | num_ret | AP | P@10 |\n|:--|--:|--:|--:|\n"
+                                     "| STANDARD | 1500 | 0.1785 | 0.3000 |\n")
+    html = results._repr_html_()
+    assert html.startswith("<table>") and "<td>STANDARD</td><td>1500</td><td>0.1785</td>" in html

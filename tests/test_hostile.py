@@ -104,30 +104,16 @@ def test_bad_fol_run_shapes(tmp_path: Path, row: int, change: str) -> None:
     refused(["eval", write(tmp_path, "q.txt", QRELS), run, "--task", "focused"], run, row + 1)
 
 
-def test_non_finite_scores_are_a_warning_in_fol_runs(fol: tuple[Path, Path]) -> None:
-    qrels, run = fol
-    clean = cli("eval", qrels, run, "--task", "focused")
-    lines = run.read_text().splitlines()
-    lines[1] = lines[1].replace(" 0.9 ", " nan ")
-    lines[4] = lines[4].replace(" 0.9 ", " inf ")
-    run.write_text("\n".join(lines) + "\n")
-    code, out, err = cli("eval", qrels, run, "--task", "focused")
-    assert code == 0 and out == clean[1]
-    assert err.splitlines()[:-1] == [(f"inexeval: warning: {run}:2: 2 score(s) are not finite "
-                                      "(nan or inf), taken as missing (the run is ordered by "
-                                      "rank)")]
-    assert "topics; means each run over the assessed topics" in err.splitlines()[-1]
-
-
-def test_a_score_that_is_no_number_is_refused_in_fol_runs(fol: tuple[Path, Path]) -> None:
+@pytest.mark.parametrize("score", ["nan", "inf", "-inf", "NaN", "abc"])
+def test_a_score_that_is_no_finite_number_is_refused_in_fol_runs(fol: tuple[Path, Path],
+                                                                  score: str) -> None:
     qrels, run = fol
     lines = run.read_text().splitlines()
-    lines[4] = lines[4].replace(" 0.9 ", " abc ")
+    lines[4] = lines[4].replace(" 0.9 ", f" {score} ")
     run.write_text("\n".join(lines) + "\n")
     code, out, err = cli("eval", qrels, run, "--task", "focused")
     assert code == 2 and out == ""
-    assert err == (f"inexeval: error: {run}:5: 'abc' is not a number (a score; only nan and inf "
-                   "are taken as missing)\n")
+    assert err == f"inexeval: error: {run}:5: '{score}' is not a finite number (a score)\n"
 
 
 # --- FOL qrels ----------------------------------------------------------------------------------

@@ -102,3 +102,21 @@ def test_api_reference_is_the_docstrings() -> None:
     spec.loader.exec_module(module)
     start = README.index("<!-- api-reference:start -->\n") + len("<!-- api-reference:start -->\n")
     assert README[start:README.index("<!-- api-reference:end -->")] == module.reference()
+
+
+def test_the_api_section_runs_as_a_notebook_would() -> None:
+    """Every Python block of the README's API section run as written, in one namespace, each
+    expression shown as a notebook shows it: an inexeval object's repr under 500 characters
+    (what it holds, not its rows)."""
+    import ast
+
+    namespace: dict[str, object] = {}
+    for block in _blocks(_section("Python API"), "python"):
+        for statement in ast.parse(block).body:
+            if isinstance(statement, ast.Expr):
+                value = eval(compile(ast.Expression(statement.value), "README.md", "eval"),
+                             namespace)
+                if type(value).__module__.startswith("inexeval"):  # not plain dicts
+                    assert len(repr(value)) < 500, ast.unparse(statement)
+            else:
+                exec(compile(ast.Module([statement], []), "README.md", "exec"), namespace)  # noqa: S102

@@ -53,4 +53,14 @@ __all__ = ["Comparison", "Evaluation", "Evaluator", "Experiment", "InexevalError
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
         return getattr(import_module(_LAZY[name]), name)
+    if name == "__version__":  # read on first use (importlib.metadata is slow to import)
+        from inexeval.version import package_version
+
+        return package_version()
     raise AttributeError(f"module 'inexeval' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    """The public API (what the lazy loader gives), for ``dir(inexeval)`` and completion."""
+    dunders = (name for name in globals() if name.startswith("__"))
+    return sorted({*__all__, "__version__", *dunders})

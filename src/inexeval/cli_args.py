@@ -282,6 +282,23 @@ def comparison(args: argparse.Namespace, command: str) -> int:
                             meta=args.meta, meta_replicates=args.permutations,
                             evaluation=evaluation)
     else:
-        text = render_comparison(compared, args.format, args.digits)
+        text = render_comparison(labelled(compared, study.labels), args.format, args.digits)
     write(args, text, *inputs)
     return 0
+
+
+def labelled(compared: Any, labels: dict[str, str]) -> Any:
+    """A :class:`~inexeval.analysis.compare.Comparison` whose measures are named as they were
+    asked for (``map``, ``P_10``: :attr:`~inexeval.experiment.Experiment.labels`)."""
+    if not labels:
+        return compared
+    import dataclasses
+
+    def name(measure: str) -> str:
+        return labels.get(measure, measure)
+
+    return dataclasses.replace(
+        compared, rows=[r._replace(measure=name(r.measure)) for r in compared.rows],
+        per_topic={name(m): v for m, v in compared.per_topic.items()},
+        means={name(m): v for m, v in compared.means.items()},
+        measures=[name(m) for m in compared.measures])

@@ -128,7 +128,7 @@ class Evaluator:
         from inexeval.convert import passages_for
 
         run = passages_for(run, self.assessments, self.collection)
-        _warn_unassessed([t for t in run if t not in self.assessments], run.source)
+        warn_unassessed([t for t in run if t not in self.assessments], run.source)
         yield from self._topic_rows(run, self._topics_for(run))
 
     def _parts_rows(self, parts: RunParts) -> tuple[list[Row], list[str]]:
@@ -142,7 +142,7 @@ class Evaluator:
             part = passages_for(part, self.assessments, self.collection)
             unassessed += [t for t in part if t not in self.assessments]
             rows += self._topic_rows(part, self._topics_for(part, complete=False))
-        _warn_unassessed(unassessed, parts.source)
+        warn_unassessed(unassessed, parts.source)
         whole = parts.outline()
         topics = self._topics_for(whole)
         if self.complete:
@@ -192,7 +192,7 @@ class Evaluator:
         missing = len(topic_run) == 0
         for settings, cutoffs, members in groups:
             values = members[0].family.kernel(assessed, topic_run, context, settings, cutoffs)
-            counted = members[0].family.aggregate == "sum"
+            counted = members[0].family.aggregate == "sum" or members[0].family.scores_empty
             for name, value in zip(names[id(members)], values):
                 if missing and not counted and value is not None and not math.isnan(value):
                     value = 0.0
@@ -242,7 +242,7 @@ class Evaluator:
         return results
 
 
-def _warn_unassessed(topics: list[str], source: str | None) -> None:
+def warn_unassessed(topics: list[str], source: str | None) -> None:
     if topics:
         shown = ", ".join(topics[:5]) + (" ..." if len(topics) > 5 else "")
         warn(f"{len(topics)} topic(s) in the run have no assessments and are ignored: {shown}",
@@ -294,14 +294,17 @@ def _checked_options(collection: Any, num_docs: Any, complete: Any, topics: Any,
     return collection, None if chosen is None else set(chosen)
 
 
-def _measure_list(measures: Iterable[str | Measure] | str | Measure) -> list[str | Measure]:
-    """Measures as a list: one string or :class:`Measure` is one measure (not its characters)."""
-    if isinstance(measures, (str, Measure)):
-        return [measures]
+def _measure_list(measures: Any) -> list[str | Measure]:
+    """Measures as a list: one string or :class:`Measure` is one measure (not its characters);
+    ir_measures' objects as our names (:func:`~inexeval.measures.registry.from_ir_measures`)."""
+    from inexeval.measures.registry import from_ir_measures, is_ir_measure
+
+    if isinstance(measures, (str, Measure)) or is_ir_measure(measures):
+        measures = [measures]
     if not isinstance(measures, Iterable):
         raise TypeError(f"measures are a measure name or a list of them, not "
                         f"{type(measures).__name__}")
-    listed = list(measures)
+    listed = [from_ir_measures(m) if is_ir_measure(m) else m for m in measures]
     wrong = [m for m in listed if not isinstance(m, (str, Measure))]
     if wrong:
         raise TypeError(f"a measure is a name such as 'P@10', not {type(wrong[0]).__name__}")
@@ -331,7 +334,9 @@ def _names_measures(value: Any) -> bool:
     """Whether ``value`` can only be measures: a :class:`Measure`, a string that names no file
     (a path that does not exist is reported as missing when it is read as qrels or a run), or a
     non-empty list of these."""
-    if isinstance(value, Measure):
+    from inexeval.measures.registry import is_ir_measure
+
+    if isinstance(value, Measure) or is_ir_measure(value):
         return True
     if isinstance(value, str):
         return not Path(value).exists()
@@ -385,13 +390,21 @@ def iter_calc(qrels: Any, run: Any, measures: Any, collection: Any = None,
 
 
 def calc_aggregate(measures: Any, qrels: Any, run: Any, collection: Any = None,
-                   **options: Any) -> dict[Measure, float | None]:
+                   **options: Any) -> dict[Any, float | None]:
     """The ``all`` value of each measure for one run, keyed by measure object (printing as its
-    name), as ir_measures' ``calc_aggregate(measures, qrels, run)``."""
+    name; an ir_measures object given is the key of its value), as ir_measures'
+    ``calc_aggregate(measures, qrels, run)``."""
+    from inexeval.measures.registry import is_ir_measure
+
     assessments, one, wanted = _arguments(measures, qrels, run, measures_first=True)
+    given = measures if _names_measures(measures) else run
+    given = list(given) if isinstance(given, (list, tuple, set, frozenset)) else [given]
+    keys: dict[Measure, Any] = {}
+    for text, asked in zip(wanted, given):
+        keys.setdefault(parse_measures([text])[0], asked if is_ir_measure(asked) else None)
     parsed = list(dict.fromkeys(parse_measures(wanted)))
     results = Evaluator(parsed, assessments, collection=collection, **options).evaluate(one)
-    return {m: results.mean(str(m)) for m in parsed}
+    return {keys.get(m) or m: results.mean(str(m)) for m in parsed}
 
 
 def with_implicit(assessments: Assessments, *, skip: Iterable[str] = (),

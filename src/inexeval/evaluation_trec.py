@@ -8,7 +8,7 @@ before the measures' kernels score it. Here the run is read with the same block 
 checks (:class:`~inexeval.formats.lines.Table`: fields, ranks, scores, run id; the ids kept as
 byte strings, never Python strings) a group of whole topics at a time, and each group is ranked
 and looked up in the qrels at once by trec_eval's kernels
-(:func:`inexeval.measures.trec_eval._ranked`: score descending, ties by document id
+(:func:`inexeval.measures.trec_eval.ranked_lists`: score descending, ties by document id
 descending, as :meth:`TopicRun.ordered` orders them), with "levels" that are each document's
 position in its topic's assessments (the first judgement, -1 when not judged: what
 :func:`inexeval.measures.common.judged_positions` gives). Each topic's kernels then get those
@@ -35,22 +35,22 @@ import numpy as np
 import numpy.typing as npt
 
 from inexeval.errors import InexevalError
-from inexeval.evaluation import Evaluator, _warn_unassessed
+from inexeval.evaluation import Evaluator, warn_unassessed
 from inexeval.formats import source as sources
 from inexeval.formats.lines import Table, little_word_view
 from inexeval.formats.source import opened
 from inexeval.formats.trec_columns import TrecColumns, interned, padded_strings
 from inexeval.measures.registry import TopicContext
+from inexeval.measures.trec import SPECS
 from inexeval.results import Results, Row
 from inexeval.scores import topic_key
 
 Ints = npt.NDArray[np.int64]
 
-FAMILIES = frozenset({"AP", "R", "nDCG", "RR", "R-Prec", "bpref", "Judged", "num_ret",
-                      "num_rel", "num_rel_ret", "P"})
+FAMILIES = frozenset({"Judged", "P", *SPECS})
 """The measure families whose kernels read a ranking only through
-:func:`~inexeval.measures.common.judged_positions` (or the TREC ranking made from it) and the
-number of results: TREC's document measures and precision at k."""
+:func:`~inexeval.measures.common.judged_positions` (or the TREC ranking made from it), the
+number of results and the topic: every measure trec_eval's code computes and precision at k."""
 
 _MOST_JUDGED = 30000
 """Most judgements of one topic (positions are held as trec_eval holds levels, in 16 bits)."""
@@ -144,7 +144,7 @@ def evaluate_file(evaluator: Evaluator, path: str, topics: set[str] | None
 
 def _evaluate(evaluator: Evaluator, judged: Any, path: str, chosen: set[str] | None
               ) -> tuple[Results, list[str]]:
-    from inexeval.measures.trec_eval import _ranked
+    from inexeval.measures.trec_eval import ranked_lists
 
     assessments = evaluator.assessments
     groups, names = evaluator._groups()
@@ -161,7 +161,7 @@ def _evaluate(evaluator: Evaluator, judged: Any, path: str, chosen: set[str] | N
         kept = [t for t in listed if chosen is None or t in chosen]
         wanted_codes = np.array([chosen is None or t in chosen for t in names_of])
         scored = (wanted_codes & np.array([t in assessments for t in names_of]))[codes]
-        if not scored.all():  # _ranked looks for repeats only among the lines it scores
+        if not scored.all():  # ranked_lists looks for repeats only among the lines it scores
             others = np.flatnonzero(~scored)
             pairs = set(zip(part.topics[others].tolist(), part.documents[others].tolist()))
             if len(pairs) < len(others):
@@ -174,7 +174,7 @@ def _evaluate(evaluator: Evaluator, judged: Any, path: str, chosen: set[str] | N
         order += kept
         if not len(part):
             continue
-        ranked = _ranked(judged, part, relevance_level=1, max_docs=None, judged_only=False,
+        ranked = ranked_lists(judged, part, relevance_level=1, max_docs=None, judged_only=False,
                          num_docs=0, keep_repeats=False)
         topic_codes, positions = ranked.topic_codes, ranked.levels
         if not len(topic_codes):
@@ -193,7 +193,7 @@ def _evaluate(evaluator: Evaluator, judged: Any, path: str, chosen: set[str] | N
         raise _GiveUp  # the general path says the run has no assessed topic
     if len(set(order)) < len(order):
         raise _GiveUp
-    _warn_unassessed([t for t in order if t not in assessments], path)
+    warn_unassessed([t for t in order if t not in assessments], path)
     present = set(answered)
     evaluated = sorted((t for t in assessments if evaluator.complete or t in present),
                        key=topic_key)
@@ -216,7 +216,7 @@ def _parts(path: str) -> Iterator[TrecColumns]:
     :func:`inexeval.formats.trec.read_trec_run` reads them, ids as byte strings; the run id
     the first line's. Gives up on a 7-column run, text after the run id, a byte outside printable ASCII and a topic
     that comes back after its group was given."""
-    from inexeval.formats.trec import _RUN_LINE, _width
+    from inexeval.formats.trec import RUN_LINE, run_width
 
     columns = 0
     held: list[TrecColumns] = []
@@ -228,7 +228,7 @@ def _parts(path: str) -> Iterator[TrecColumns]:
         opening = source.head()
         for first, block in source.blocks():
             if not columns:
-                columns, text_after = _width(block, first, name, opening)
+                columns, text_after = run_width(block, first, name, opening)
                 if text_after:
                     raise _GiveUp
             if not columns:
@@ -239,7 +239,7 @@ def _parts(path: str) -> Iterator[TrecColumns]:
             if int(raw.max(initial=0)) > 126 or bool(
                     ((raw < 32) & (raw != 10) & (raw != 9) & (raw != 13)).any()):
                 raise _GiveUp
-            table = Table(block, first, name, columns, _RUN_LINE)
+            table = Table(block, first, name, columns, RUN_LINE)
             if not len(table):
                 continue
             run_id = run_id or table.field(0, 5).decode("utf-8")

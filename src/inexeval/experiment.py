@@ -147,15 +147,16 @@ class Experiment:
         if task is not None and task not in TASKS:
             raise InexevalError(f"unknown task {task!r} (one of {', '.join(TASKS)})")
         self.inputs = _run_inputs(runs)
-        self.sources = [str(r) if isinstance(r, (str, Path)) else f"run{i + 1}"
+        from inexeval.model import Run
+
+        self.sources = [str(r) if isinstance(r, (str, Path)) else
+                        r.name if isinstance(r, Run) and r.name else f"run{i + 1}"
                         for i, r in enumerate(self.inputs)]
         self.task = task
         self.task_options = _task_options(task, measures, task_options)
         self.measures = measure_names(measures)
         if self.task is None and self.measures:
-            from inexeval.measures.registry import parse_measures
-
-            parse_measures(self.measures)  # a misnamed measure before any file is read
+            _check_measures(self.measures)  # a misnamed measure before any file is read
         check_given_once([source for source, item in zip(self.sources, self.inputs)
                           if isinstance(item, str)])
         self.run_format = run_format
@@ -172,6 +173,14 @@ class Experiment:
         self.jobs, self.scheduler = jobs, scheduler
         self.note = ""
         self.default_task = False
+        self.labels: dict[str, str] = {}
+        """Each measure's name (canonical) to the name it was asked for: trec_eval's names
+        (``map``, ``P_10``) and the others as typed, on TREC qrels."""
+        if self.task is None and self.measures and self.assessments.scale == "trec":
+            from inexeval.measures.trec_names import trec_eval_requests
+
+            requests = trec_eval_requests(self.measures)
+            self.measures, self.labels = requests.measures, requests.labels
         if not self.measures and self.task is None:
             self._default_measures()
         self._check_unused(implicit=implicit, strict=strict, topic_file=topic_file)
@@ -736,9 +745,20 @@ class Evaluation:
         ``inexeval eval -q --format json`` prints them."""
         return self.results.to_dict()
 
-    def to_dataframe(self) -> Any:
-        """The scores in long format (pandas)."""
-        return self.scores.to_dataframe()
+    def to_dataframe(self, means: bool = False) -> Any:
+        """The scores in long format (pandas: ``run, topic, measure, value, answered``); with
+        ``means`` also each run's means under the rule, topic ``all`` (as
+        :meth:`inexeval.results.Results.to_dataframe`)."""
+        frame = self.scores.to_dataframe()
+        if not means:
+            return frame
+        import pandas as pd  # type: ignore[import-untyped, import-not-found, unused-ignore]
+
+        table = self.mean_table(list(self.scores.measures))
+        rows = [(run, "all", m, table[m][run], True) for run in self.scores.runs
+                for m in self.scores.measures]
+        return pd.concat([frame, pd.DataFrame(rows, columns=list(frame.columns))],
+                         ignore_index=True)
 
     def __repr__(self) -> str:
         return (f"Evaluation({len(self.scores.runs)} runs × {len(self.scores.topics)} topics × "
@@ -988,6 +1008,12 @@ def named(results: Results, name: str) -> Results:
 
 # inputs ---------------------------------------------------------------------------------------
 def _run_inputs(runs: Any) -> list[Any]:
+    """The runs as a list; a dict of DataFrames (``{"sys2": df}``) is runs named by their
+    keys."""
+    from inexeval.inputs import as_run, is_frame
+
+    if isinstance(runs, Mapping) and runs and all(is_frame(r) for r in runs.values()):
+        return [as_run(frame, name=str(name)) for name, frame in runs.items()]
     if isinstance(runs, (str, Path)) or not isinstance(runs, Sequence):
         runs = [runs]
     if not runs:
@@ -1063,34 +1089,37 @@ def measure_names(measures: Any) -> list[str]:
     no counterpart is an error naming it."""
     if measures is None:
         return []
-    from inexeval.measures.registry import Measure
+    from inexeval.measures.registry import Measure, from_ir_measures, is_ir_measure
 
-    listed = [measures] if isinstance(measures, (str, Measure)) or _is_ir_measure(
+    listed = [measures] if isinstance(measures, (str, Measure)) or is_ir_measure(
         measures) else list(measures)
     names = []
     for m in listed:
         if isinstance(m, (str, Measure)):
             names.append(str(m))
-        elif _is_ir_measure(m):
+        elif is_ir_measure(m):
             names.append(from_ir_measures(m))
         else:
             raise TypeError(f"a measure is a name such as 'P@10', not {type(m).__name__}")
     return names
 
 
-def _is_ir_measure(value: Any) -> bool:
-    return type(value).__module__.startswith("ir_measures")
-
-
-def from_ir_measures(measure: Any) -> str:
-    """Our name of an ir_measures measure object: its name read by our grammar, which takes
-    ir_measures' names (``nDCG@10``, ``RR``, ``Rprec``, ``Judged@10``); one without a
-    counterpart here (a measure, a parameter or a cut-off we do not have) is an error naming
-    it."""
-    from inexeval.measures.registry import parse_measure
+def _check_measures(measures: list[str]) -> None:
+    """Raise :class:`MeasureError` for a name that is no measure, neither the registry's nor
+    trec_eval's ``-m`` (``set_F.0.5``, ``official``)."""
+    from inexeval.measures.registry import parse_measures
 
     try:
-        return str(parse_measure(str(measure)))
-    except MeasureError as error:
-        raise MeasureError(f"ir_measures' {measure} has no counterpart in inexeval "
-                           f"({error.reason}; see `inexeval measures`)") from None
+        parse_measures(measures)
+    except MeasureError:
+        from inexeval.measures.trec_names import trec_eval_requests
+
+        try:
+            parse_measures(trec_eval_requests(measures).measures)
+        except MeasureError:
+            pass
+        else:
+            return
+        raise
+
+

@@ -79,7 +79,7 @@ def _docs(docs: Any, query: Any) -> Mapping[Any, Any]:
     return docs
 
 
-def _is_frame(value: Any) -> bool:
+def is_frame(value: Any) -> bool:
     return hasattr(value, "columns") and hasattr(value, "to_dict")
 
 
@@ -92,7 +92,7 @@ def as_assessments(qrels: Any) -> Assessments:
         from inexeval.formats.detect import load_assessments
 
         return load_assessments(qrels)
-    if _is_frame(qrels):
+    if is_frame(qrels):
         if "offset" in qrels.columns or "length" in qrels.columns:
             return _passage_qrels(_columns(qrels, ("query_id", "doc_id", "relevance", "offset",
                                                    "length"), "qrels"))
@@ -141,7 +141,7 @@ def as_run(run: Any, name: str = "run") -> Run:
         from inexeval.formats.detect import load_run
 
         return load_run(run)
-    if _is_frame(run):
+    if is_frame(run):
         passages = "offset" in run.columns or "length" in run.columns
         rows = _columns(run, ("query_id", "doc_id", "score", *(("offset", "length") if passages
                                                                else ())), "run")

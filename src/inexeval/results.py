@@ -42,7 +42,8 @@ ALL = "all"
 class Results:
     """Per-topic values of several runs and measures, with their means.
 
-    ``aggregates`` maps a measure name to ``mean``, ``sum`` or ``none`` (a per-topic value with
+    ``aggregates`` maps a measure name to ``mean``, ``sum``, ``gm`` (the exponential of the
+    mean of values that are logarithms: trec_eval's ``gm_map``) or ``none`` (a per-topic value with
     no ``all`` row of its own, e.g. the official ``AiP`` whose mean is given as ``MAiP`` in
     ``overall``); ``overall`` holds rows a measure family computed itself for ``all`` (official
     layouts whose ``all`` is not a plain mean).
@@ -69,6 +70,7 @@ class Results:
     def value(self, run: str, topic: str, measure: str) -> float | None:
         """The value of one run, topic (or ``all``) and measure (any spelling of the measure:
         ``inex_eval(quant=strict)`` finds ``inex_eval``)."""
+        self._known_run(run)
         if topic == ALL:
             return self.mean(measure, run)
         for row in self.rows:
@@ -100,6 +102,9 @@ class Results:
             for measure, values in by_measure.items():
                 if self.aggregates.get(measure) == "sum":
                     out.append(Row(run, ALL, measure, math.fsum(values)))
+                elif self.aggregates.get(measure) == "gm":  # the values are logarithms
+                    out.append(Row(run, ALL, measure, math.exp(math.fsum(values) / len(values))
+                                   if values else None))
                 else:
                     out.append(Row(run, ALL, measure, math.fsum(values) / len(values) if values else None))
         return out
@@ -113,6 +118,7 @@ class Results:
                 self._means.setdefault((row.run, row.measure), row.value)
                 self._means.setdefault((None, row.measure), row.value)
             self._means_of = len(self.rows) + len(self.overall)
+        self._known_run(run)
         if (run, measure) in self._means:
             return self._means[(run, measure)]
         name = _canonical(measure)
@@ -148,6 +154,55 @@ class Results:
 
     def __iter__(self) -> Iterator[Row]:
         return iter(self.rows)
+
+    def __repr__(self) -> str:
+        """What the results hold, not their rows (a notebook shows it whole)."""
+        runs, measures = self.runs(), self.measures()
+
+        def listed(names: list[str]) -> str:
+            shown = ", ".join(names[:6])
+            return shown + (f" ... ({len(names)})" if len(names) > 6 else "")
+
+        return (f"Results({len(runs)} run{'s' * (len(runs) != 1)} × {len(self.topics())} "
+                f"topics × {len(measures)} measures; runs: {listed(runs)}; measures: "
+                f"{listed(measures)})")
+
+    def _mean_cells(self, digits: int) -> list[list[str]]:
+        """The table a paper shows: a header, then a run a row, its means (counts whole)."""
+        measures = [m for m in self.measures() if self.aggregates.get(m) != "none"]
+        means = {(r.run, r.measure): r.value for r in self.means()}
+        cells = [["run", *measures]]
+        for run in self.runs():
+            row = [run]
+            for m in measures:
+                value = means.get((run, m))
+                row.append("" if value is None or math.isnan(value) else
+                           f"{value:.0f}" if self.aggregates.get(m) == "sum" else
+                           f"{value:.{digits}f}")
+            cells.append(row)
+        return cells
+
+    def to_markdown(self, digits: int = 4) -> str:
+        """The means, runs × measures, as a Markdown table (``digits`` decimals)."""
+        cells = self._mean_cells(digits)
+        lines = ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in cells]
+        lines.insert(1, "|:--|" + "--:|" * (len(cells[0]) - 1))
+        return "\n".join(lines) + "\n"
+
+    def _repr_html_(self) -> str:
+        """The means, runs × measures, as an HTML table (a notebook shows it)."""
+        from html import escape
+
+        cells = self._mean_cells(4)
+        head = "".join(f"<th>{escape(c)}</th>" for c in cells[0])
+        body = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>"
+                       for row in cells[1:])
+        return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+    def _known_run(self, run: str | None) -> None:
+        """A KeyError naming the runs the results know when ``run`` is none of them."""
+        if run is not None and run not in self.runs():
+            raise KeyError(f"no run {run!r}: the runs are {', '.join(self.runs())}")
 
     def extend(self, rows: Sequence[Row]) -> None:
         self.rows.extend(rows)

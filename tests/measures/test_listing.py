@@ -86,7 +86,7 @@ def test_every_example_parses_to_its_family() -> None:
                                          ("iP", "iP[x]: interpolated precision"),
                                          ("gP", "gP[k]: generalised precision"),
                                          ("P@10", "P@k: precision at rank k"),
-                                         ("map", "AP: average precision")])
+                                         ("map", "AP[@k]: average precision")])
 def test_one_family_with_parameters_and_examples(
         capsys: pytest.CaptureFixture[str], name: str, first: str) -> None:
     out = _listing(capsys, name)

@@ -282,15 +282,24 @@ def test_eval_reads_the_dotted_syntax() -> None:
     assert [str(m) for m in parse_measures(["P.5,10,20", "ndcg_cut.10", "recall.100", "map"])
             ] == ["P@5", "P@10", "P@20", "nDCG@10", "R@100", "AP"]
     with pytest.raises(MeasureError):
-        parse_measures(["AP.5"])  # AP takes no cut-off
+        parse_measures(["bpref.5"])  # bpref takes no cut-off
 
 
 def test_several_runs_in_turn(capsys: pytest.CaptureFixture[str]) -> None:
-    """Several runs are printed in turn, as many trec_eval calls would print them."""
-    one = (SUITE / "out.test").read_text(encoding="utf-8")
-    assert main(["trec_eval", str(SUITE / "qrels.test"), str(SUITE / "results.test"),
-                 str(SUITE / "results.test")]) == 0
-    assert capsys.readouterr().out == one + one
+    """Several runs are printed in turn, as many trec_eval calls would print them, each
+    block opening with its runid line (printed once, also with -m runid)."""
+    for argv, expected in (([], "out.test"), (["-q", "-m", "all_trec"], "out.test.aq")):
+        one = (SUITE / expected).read_text(encoding="utf-8")
+        runid = next(line for line in one.splitlines(keepends=True)
+                     if line.startswith("runid"))
+        block = runid + one.replace(runid, "")
+        assert main(["trec_eval", *argv, str(SUITE / "qrels.test"),
+                     str(SUITE / "results.test"), str(SUITE / "results.test")]) == 0
+        assert capsys.readouterr().out == block + block
+    assert main(["trec_eval", "-m", "map", str(SUITE / "qrels.test"),
+                 str(SUITE / "results.test"), str(SUITE / "results.test")]) == 0
+    block = "runid                 \tall\tSTANDARD\nmap                   \tall\t0.1785\n"
+    assert capsys.readouterr().out == block + block
 
 
 _FIELD = st.text(alphabet="abcXYZ019-_.#:/", min_size=1, max_size=12).filter(

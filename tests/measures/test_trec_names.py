@@ -61,9 +61,20 @@ def test_the_first_name_typed_is_printed(capsys: pytest.CaptureFixture[str]) -> 
     assert _names(capsys.readouterr().out) == ["num_q", "map"]
 
 
-def test_a_trec_eval_measure_eval_lacks_points_at_trec_eval(
+def test_every_trec_eval_measure_is_computed_by_eval(
         capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["eval", QRELS, RUN, "-m", "gm_map"]) == 2
+    """gm_map, infAP, set_F ... (once told to go to inexeval trec_eval) under trec_eval's
+    names, with trec_eval's values (its own test suite's expected output)."""
+    assert main(["eval", QRELS, RUN, "-m", "gm_map", "-m", "infAP", "-m", "set_F",
+                 "-m", "map_cut.10", "-m", "success.5", "-m", "Rprec_mult.0.2"]) == 0
+    got = _values(capsys.readouterr().out)
+    expected = _values((SUITE / "out.test.a").read_text(encoding="utf-8"))
+    for name in ("gm_map", "infAP", "set_F", "map_cut_10", "success_5", "Rprec_mult_0.20"):
+        assert got[name] == expected[name], name
+
+
+def test_relstring_is_told_to_go_to_trec_eval(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["eval", QRELS, RUN, "-m", "relstring"]) == 2
     err = capsys.readouterr().err
     assert "inexeval trec_eval" in err and len(err.strip().splitlines()) == 1
 
@@ -98,7 +109,7 @@ def test_format_trec_eval_is_trec_eval_s_output(tmp_path: Path, options: list[st
     run.write_text("".join(" ".join(line.split()[:6]) + "\n" for line in lines),
                    encoding="utf-8")
     order = list(reversed(MEASURES[1::2]))  # trec_eval prints in its own order
-    assert main(["eval", QRELS, str(run), "--format", "trec_eval", *options,
+    assert main(["eval", QRELS, str(run), "--format", "trec_eval", *options, "-m", "num_q",
                  *(a for m in order for a in ("-m", m))]) == 0
     ours = capsys.readouterr().out
     assert main(["trec_eval", QRELS, str(run), "-m", "num_q", *MEASURES, *options]) == 0
@@ -113,9 +124,10 @@ def test_format_trec_eval_prints_runs_in_turn(tmp_path: Path,
     assert main(["eval", QRELS, RUN, str(copy), "--format", "trec_eval", "-m", "map", "-m",
                  "P@10"]) == 0
     out = capsys.readouterr().out
-    one = "num_q                 \tall\t3\nmap                   \tall\t0.1785\n" \
-          "P@10                  \tall\t0.3000\n"
-    assert out == one + one
+    one = "map                   \tall\t0.1785\nP@10                  \tall\t0.3000\n"
+    # each block opens with its run's name (trec_eval's runid line), the two told apart
+    assert out == (f"runid                 \tall\tSTANDARD (results.test)\n{one}"
+                   f"runid                 \tall\tSTANDARD (copy)\n{one}")
 
 
 def test_other_assessments_keep_inexeval_s_names(capsys: pytest.CaptureFixture[str]) -> None:
@@ -125,3 +137,20 @@ def test_other_assessments_keep_inexeval_s_names(capsys: pytest.CaptureFixture[s
 
     assert main(["eval", str(demo.ASSESSMENTS_2004), str(demo.RUNS[1]), "-m", "P_5"]) == 0
     assert _names(capsys.readouterr().out) == ["num_q", "P@5"]
+
+
+def test_l_is_every_document_measure_s_rel_and_goes_with_trec_qrels(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from inexeval import demo
+
+    rel_level = str(SUITE / "qrels.rel_level")
+    assert main(["eval", rel_level, RUN, "-l", "2", "-m", "map", "-m", "P@10",
+                 "-m", "AP(rel=1)"]) == 0
+    got = _values(capsys.readouterr().out)
+    expected = _values((SUITE / "out.test.aql").read_text(encoding="utf-8"))
+    assert got["map"] == expected["map"] and got["P@10"] == expected["P_10"]
+    assert got["AP(rel=1)"] != got["map"]  # its own rel kept
+    assert main(["eval", str(demo.ASSESSMENTS_2004), str(demo.RUNS[1]), "-l", "2"]) == 2
+    assert "-l (the lowest relevant level) goes with TREC qrels" in capsys.readouterr().err
+    assert main(["eval", str(demo.ASSESSMENTS_2004), str(demo.RUNS[1]), "--format",
+                 "trec_eval"]) == 0

@@ -1,6 +1,7 @@
 """Saved scores read back: the lossless format exactly, eval -q's layouts as printed."""
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -79,8 +80,18 @@ def test_bad_scores_name_file_and_line(tmp_path, text: str, message: str) -> Non
         read_scores(path)
 
 
-@needs_shared
-def test_output_option_goes_with_scores(capsys) -> None:
-    assert main(["eval", f"{DATA}/INEX_Qrels.txt", f"{DATA}/bert1_incontext.run", "-m",
-                 "MAiP", "-o", "x"]) == 2
-    assert "-o goes with --format scores" in capsys.readouterr().err
+def test_every_format_is_written_by_o_and_said(tmp_path, capsys) -> None:
+    """eval -o FILE writes what eval prints (every format), and says so on stderr."""
+    suite = Path(__file__).resolve().parents[1] / "data" / "trec_eval"
+    argv = ["eval", str(suite / "qrels.test"), str(suite / "results.test"), "-m", "map"]
+    for fmt in ("trec", "csv", "json", "table", "trec_eval", "scores"):
+        per_topic = [] if fmt == "table" else ["-q"]
+        assert main([*argv, "--format", fmt, *per_topic]) == 0
+        printed = capsys.readouterr().out
+        out = tmp_path / f"out.{fmt}"
+        assert main([*argv, "--format", fmt, *per_topic, "-o", str(out)]) == 0
+        captured = capsys.readouterr()
+        assert captured.out == "" and f"inexeval: wrote {out} (" in captured.err
+        if fmt != "scores":  # (scores: standard output is the same matrix)
+            assert out.read_text() == printed
+    assert main([*argv, "-o", str(suite / "qrels.test")]) == 2

@@ -121,6 +121,13 @@ class Comparison:
     power: bool = False
     wilcoxon: str = "scipy"
 
+    def __repr__(self) -> str:
+        """What the comparison holds, not its rows (a notebook shows it whole)."""
+        base = f"baseline={self.baseline!r}" if self.baseline else "all pairs"
+        return (f"Comparison({len(self.runs)} runs × {len(self.topics)} topics × "
+                f"{len(self.measures)} measures, {base}, tests={self.tests}, "
+                f"{len(self.rows)} rows)")
+
     @property
     def columns(self) -> tuple[str, ...]:
         """The CSV/JSON columns of the rows: :data:`COLUMNS`, then ``power`` if computed."""

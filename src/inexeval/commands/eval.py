@@ -20,15 +20,20 @@ FORMATS = ("trec", "csv", "json", "latex", "table", "official", "scores", "trec_
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_input_arguments(parser)
     parser.add_argument("-q", action="store_true", help="print per-topic values too")
+    parser.add_argument("-l", type=int, default=1, metavar="LEVEL",
+                        help="TREC qrels: the lowest level counted as relevant by every "
+                        "document measure that does not give rel= (trec_eval's -l; default 1)")
     add_complete_argument(parser, "answered")
     parser.add_argument("--digits", type=digits, default=4, metavar="N", help="decimals printed")
     parser.add_argument("--format", choices=FORMATS,
                         default="trec", help="output format (default trec; official: the "
                         "official INEX evaluator's layout, with --task; scores: every "
                         "per-topic value at full precision, for inexeval meta --scores; "
-                        "trec_eval: trec_eval's layout, as inexeval trec_eval prints it)")
+                        "trec_eval: trec_eval's layout, as inexeval trec_eval prints it, "
+                        "each run's block opening with its runid line when there are several)")
     parser.add_argument("-o", "--output", metavar="FILE",
-                        help="with --format scores: write to FILE (atomically)")
+                        help="write the output to FILE (atomically, never over an input; "
+                        "said on stderr)")
     parser.add_argument("--table", action="store_true",
                         help="print runs x measures of the means (same as --format table); with "
                         "--task the task's headline measures (iP[0.00], iP[0.01], iP[0.05], "
@@ -69,37 +74,69 @@ def run(args: argparse.Namespace) -> int:
     study = experiment(args)
     if fmt == "official" and not study.task:
         raise InexevalError("--format official goes with --task")
-    if args.output is not None and fmt != "scores":
-        raise InexevalError("-o goes with --format scores")
+    inputs = (args.assessments, *args.runs)
+    if args.output is not None:
+        from inexeval.outputs import check_output
+
+        check_output(args.output, *inputs)  # never over an input, told before any work
     if study.task and fmt == "table":
         from inexeval.defaults import table_measures
 
         study.measures = table_measures(study.task, [] if study.default_task else study.measures)
     outcomes = study.outcomes(complete=args.c, per_topic=args.q, official=fmt == "official")
-    return _report(args, fmt, study, outcomes, labels)
+    if args.output is None or fmt == "scores":
+        code = _report(args, fmt, study, outcomes, labels)
+        if args.output is not None:
+            from pathlib import Path
+
+            from inexeval.cli_args import note
+
+            note(f"wrote {args.output} ({Path(args.output).stat().st_size:,} bytes)")
+        return code
+    import contextlib
+    import io
+
+    from inexeval.cli_args import write
+
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        code = _report(args, fmt, study, outcomes, labels)
+    write(args, printed.getvalue(), *inputs)
+    return code
 
 
 def _trec_eval_names(args: argparse.Namespace) -> dict[str, str]:
     """On TREC qrels, ``-m`` arguments in trec_eval's names (``map``, ``P.5,10``) made the
     registry's (``args.measure`` rewritten), and the names to print them under
     (:func:`~inexeval.measures.trec_names.trec_eval_requests`); elsewhere nothing changes."""
-    if not args.measure or args.task:
-        return {}
+    from inexeval.errors import InexevalError
+
     fmt = args.assessments_format
-    if fmt is None and args.assessments != "-":
-        from inexeval.errors import InexevalError
+    if fmt is None and args.assessments != "-" and not args.task:
         from inexeval.formats.detect import detect_assessments_format
 
         try:
             fmt = detect_assessments_format(args.assessments)
         except InexevalError:
-            return {}  # told when the assessments are read
-    if fmt not in (None, "trec"):
+            fmt = "unknown"  # told when the assessments are read
+    if args.task or fmt not in (None, "trec"):
+        if args.l != 1 and fmt != "unknown":
+            raise InexevalError("-l (the lowest relevant level) goes with TREC qrels; give "
+                                "other assessments' measures a quantisation (quant=)")
         return {}
+    if not args.measure:
+        if args.l == 1 and args.format != "trec_eval":
+            return {}
+        from inexeval.defaults import DOCUMENT
+
+        # trec_eval's layout: trec_eval's default measures, as inexeval trec_eval prints them
+        args.measure = ["official"] if args.format == "trec_eval" else list(DOCUMENT)
     from inexeval.measures.trec_names import trec_eval_requests
 
-    requests = trec_eval_requests(args.measure)
+    requests = trec_eval_requests(args.measure, args.l)
     args.measure = requests.measures
+    args.runid = "runid" in requests.extras
+    args.num_q = "num_q" in requests.extras
     return requests.labels
 
 
@@ -166,7 +203,9 @@ def _report(args: argparse.Namespace, fmt: str, study: Any, outcomes: Iterator[A
         elif fmt == "trec_eval":
             from inexeval.report.trec_eval import render_trec_eval
 
-            sys.stdout.write(render_trec_eval(merged, per_topic=args.q))
+            sys.stdout.write(render_trec_eval(merged, per_topic=args.q,
+                                              runid=getattr(args, "runid", False),
+                                              num_q=getattr(args, "num_q", True)))
         else:
             sys.stdout.write(render(merged, fmt, digits=args.digits, per_topic=args.q,
                                     terminal=sys.stdout.isatty(),

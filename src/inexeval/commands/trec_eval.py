@@ -17,7 +17,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("qrels", metavar="QRELS", help="TREC qrels: topic iter doc level")
     parser.add_argument("runs", metavar="RUN", nargs="+",
                         help="TREC runs: topic Q0 doc rank score run-id ('-': standard input); "
-                        "several runs are evaluated in turn, as many trec_eval calls would")
+                        "several runs are evaluated in turn, as many trec_eval calls would, "
+                        "each run's block opening with its runid line (trec_eval's -m runid)")
     parser.add_argument("-q", action="store_true",
                         help="print every topic's values too, before the summary")
     parser.add_argument("-m", action="append", default=[], metavar="MEASURE[.PARAMS]",
@@ -92,7 +93,8 @@ def run(args: argparse.Namespace) -> int:
         jobs = args.jobs if args.jobs is not None else usable_cpus()
         every = evaluate_runs(args.qrels, args.runs, args.m, jobs=jobs, **options)
     for results in every:
-        sys.stdout.write(results.render(per_topic=args.q, summary=not args.n))
+        sys.stdout.write(results.render(per_topic=args.q, summary=not args.n,
+                                         runid_first=len(args.runs) > 1))
     return 0
 
 
@@ -118,7 +120,8 @@ def _preferences(args: argparse.Namespace) -> int:
     for path in args.runs:
         results = evaluate(prefs, _only(read_trec_eval_run(path), topic), args.m,
                            complete=args.c, max_docs=args.M, zscores=zscores)
-        sys.stdout.write(results.render(per_topic=args.q, summary=not args.n))
+        sys.stdout.write(results.render(per_topic=args.q, summary=not args.n,
+                                         runid_first=len(args.runs) > 1))
     return 0
 
 
@@ -142,7 +145,8 @@ def _judgement_groups(args: argparse.Namespace) -> int:
                                   zscores=zscores, complete=args.c, relevance_level=args.l,
                                   max_docs=args.M, judged_only=args.J, num_docs=args.N,
                                   keep_repeats=args.keep_repeats)
-        sys.stdout.write(results.render(per_topic=args.q, summary=not args.n))
+        sys.stdout.write(results.render(per_topic=args.q, summary=not args.n,
+                                         runid_first=len(args.runs) > 1))
     return 0
 
 

@@ -12,7 +12,7 @@ a line starting with blank space (the official tool reads an empty topic), short
 non-integer or huge numbers, qrels passages not ``offset:length``, with a negative length, past
 the article's end, given twice or overlapping another of their line, an ``rsize`` that is not the
 sum of its line's passage lengths, an article judged twice with different values, run scores
-that are not numbers (``nan`` and ``inf`` are taken as missing, with a warning), run lines
+that are not finite numbers (``abc``, ``nan``, ``inf``), run lines
 without exactly 8 fields, non-integer or negative run offsets and ranks (also in topics absent
 from the qrels, which the official tool skips unread) and run lengths below 1 (§15.12).
 """
@@ -339,7 +339,6 @@ class _RunColumns:
             k: [] for k in ("offsets", "lengths", "ranks", "lines", "missing")}
         self.scores: list[PrintedScores] = []
         self.last_run_id: dict[int, str] = {}
-        self.unscored: tuple[int, int | None] = (0, None)
         self.size = 0
         self.given = np.zeros(0, dtype=bool)
         """Topics (by code) given out in a part (:func:`read_fol_run_parts`)."""
@@ -382,11 +381,7 @@ class _RunColumns:
             written = table.field(row, 7).decode("utf-8")
             lengths[row] = int(written) if _INTEGER.fullmatch(written) and len(written) < 16 else 0
         ranks = table.ranks()
-        scores, unread = table.printed_scores(4)
-        if unread.any():
-            count, first = self.unscored
-            row = int(np.argmax(unread))
-            self.unscored = (count + int(unread.sum()), first or int(table.numbers[row]))
+        scores = table.printed_scores(4)
         files, file_codes = self.documents(table)
         self.files.append(files)
         self.file_codes.append(file_codes)
@@ -395,12 +390,6 @@ class _RunColumns:
             self.arrays[key].append(values)
         self.scores.append(scores)
         self.size += n
-
-    def warn_unscored(self, name: str) -> None:
-        count, first = self.unscored
-        if count:
-            warn(f"{count} score(s) are not finite (nan or inf), taken as missing (the run is "
-                 "ordered by rank)", name, first)
 
     def resumed(self) -> bool:
         """Whether the last block has lines of a topic already given out in a part."""
@@ -585,10 +574,9 @@ def read_fol_run(path: str | Path | Source) -> Run:
     The file is read in blocks, column-wise (:class:`inexeval.formats.lines.Table`). Every line
     must have exactly 8 fields (:class:`RunError` otherwise). Offsets ``X`` or ``-1`` are
     non-existent passages (``missing``, offset -1, length as written when an integer, else 0);
-    any other negative offset, a length below 1, a negative or non-integer rank are errors. A
-    score that is not a finite number is NaN, with one warning (the official tasks use the file
-    order, and ranks order the run otherwise); scores are kept as printed and read on first use
-    of ``rsv`` (:class:`inexeval.formats.lines.PrintedScores`), the warning given at once. The
+    any other negative offset, a length below 1, a negative or non-integer rank, a score that
+    is not a finite number (``nan``, ``inf``) are errors; scores are kept as printed and read on
+    first use of ``rsv`` (:class:`inexeval.formats.lines.PrintedScores`). The
     run's name is the run-id field of the last line; ``meta["run_ids"]`` maps each topic to the run id of its last line (the official
     header shows that of the last line of an assessed topic). A topic whose lines come in
     several blocks is grouped (with a warning; the official tool mis-scores such a topic,
@@ -599,7 +587,6 @@ def read_fol_run(path: str | Path | Source) -> Run:
         name = source.name
         for first, block in source.blocks():
             columns.add(Table(block, first, name, 8, _RUN_LINE, RunError))
-    columns.warn_unscored(name)
     return columns.run(name)
 
 
@@ -627,7 +614,6 @@ def read_fol_run_parts(path: str | Path | Source) -> Iterator[Run]:
             if columns.size >= sources.PART_LINES and columns.several_topics():
                 given_out = True
                 yield columns.part(name)
-    columns.warn_unscored(name)
     if columns.size or not given_out:
         yield columns.run(name)
 

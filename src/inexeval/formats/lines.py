@@ -157,11 +157,11 @@ class Table:
         return decimal_values(self.raw, self._word_view(), self.starts[:, column],
                               self.ends[:, column])
 
-    def printed_scores(self, column: int) -> tuple[PrintedScores, npt.NDArray[np.bool_]]:
-        """The column as :class:`PrintedScores` (read on first use), and which rows are not
-        finite (``nan``, ``inf``): a field of a common printed form is finite for sure
-        (:func:`surely_finite`), any other is read now, and one that is no number at all
-        (``abc``) is an error naming file and line."""
+    def printed_scores(self, column: int) -> PrintedScores:
+        """The column as :class:`PrintedScores` (read on first use): a field of a common
+        printed form is finite for sure (:func:`surely_finite`), any other is read now, and one
+        that is no finite number (``abc``, ``nan``, ``inf``) is an error naming file and
+        line."""
         starts, ends = self.starts[:, column], self.ends[:, column]
         words = self._word_view()
         records = np.empty((len(self), 2), dtype=np.uint64)
@@ -171,21 +171,19 @@ class Table:
         first = self.raw[np.minimum(starts, len(self.raw) - 1)]
         signed = (first == 43) | (first == 45)
         unsure = np.flatnonzero(~surely_finite(records[:, 0], records[:, 1], widths, signed))
-        unread = np.zeros(len(self), dtype=bool)
         if len(unsure) == 0:
-            return PrintedScores(records, widths.astype(np.uint8)), unread
+            return PrintedScores(records, widths.astype(np.uint8))
         values, not_numbers = decimal_values(self.raw, words, starts[unsure], ends[unsure])
-        if not_numbers.any():
-            raise self.fail(int(unsure[np.argmax(not_numbers)]), column,
-                            "is not a number (a score; only nan and inf are taken as missing)")
-        unread[unsure] = ~np.isfinite(values)
+        wrong = not_numbers | ~np.isfinite(values)
+        if wrong.any():
+            raise self.fail(int(unsure[np.argmax(wrong)]), column,
+                            "is not a finite number (a score)")
         long = unsure[widths[unsure] > PrintedScores.WIDEST]
         if len(long):  # the value itself is kept, in place of the printed bytes
-            values[unread[unsure]] = math.nan
             kept = values[widths[unsure] > PrintedScores.WIDEST]
             records[long, 1] = kept.view(np.uint64)
         widths = np.minimum(widths, PrintedScores.LONG)
-        return PrintedScores(records, widths.astype(np.uint8)), unread
+        return PrintedScores(records, widths.astype(np.uint8))
 
     def _word_view(self) -> npt.NDArray[np.uint64]:
         if self._words is None:

@@ -49,7 +49,7 @@ __all__ = ["RUN_KINDS", "TrecColumns", "interned", "read_trec_eval_qrels", "read
 """(trec_eval's own reading, whole files as columns, is :mod:`inexeval.formats.trec_columns`;
 its names stay importable from here.)"""
 
-_RUN_LINE = "topic Q0 file rank rsv run-id xpath, or 6 without the xpath for a document run"
+RUN_LINE = "topic Q0 file rank rsv run-id xpath, or 6 without the xpath for a document run"
 
 
 def read_trec_run(path: str | Path | Source, keep_repeats: bool = False) -> Run:
@@ -109,20 +109,20 @@ def _parts(path: str | Path | Source, keep_repeats: bool, whole: bool) -> Iterat
         head = source.head()
         for first, block in source.blocks():
             if not columns:
-                columns, text_after = _width(block, first, name, head)
+                columns, text_after = run_width(block, first, name, head)
             if not columns:
                 continue
             if text_after:
                 block = _without_text_after(block, first)
             try:
-                table = Table(block, first, name, columns, _RUN_LINE)
+                table = Table(block, first, name, columns, RUN_LINE)
             except FormatError:
                 if columns != 6 or text_after:
                     raise
                 # a later line with text after the run id: such lines cut from here on
                 text_after = True
                 block = _without_text_after(block, first)
-                table = Table(block, first, name, columns, _RUN_LINE)
+                table = Table(block, first, name, columns, RUN_LINE)
             if not len(table):
                 continue
             run_id = run_id or table.field(0, 5).decode("utf-8")
@@ -158,7 +158,7 @@ def _parts(path: str | Path | Source, keep_repeats: bool, whole: bool) -> Iterat
     yield run
 
 
-def _width(block: bytes, first: int, name: str, head: bytes) -> tuple[int, bool]:
+def run_width(block: bytes, first: int, name: str, head: bytes) -> tuple[int, bool]:
     """The fields read of each line, from the block's first non-blank line (0 if it has none):
     6 (a document run) or 7 (an element run); and whether that line has text after the run id
     (:func:`~inexeval.formats.trec_columns.text_after_run_id`, ``head`` the file's first

@@ -23,7 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from inexeval.errors import MeasureError
-from inexeval.measures.registry import REGISTRY, Measure, parse_measure
+from inexeval.measures.registry import REGISTRY, Measure, families, parse_measure
 from inexeval.model import Assessments, Run
 from inexeval.results import Results
 
@@ -80,6 +80,7 @@ def natural_curve(measure: str | Measure, ranks: int = DEFAULT_RANKS) -> CurveSp
     if ranks < 1:
         raise MeasureError(f"a curve over ranks needs at least rank 1, not {ranks}")
     given = parse_measure(measure) if isinstance(measure, str) else measure
+    families()  # the curve's family may be another module's
     family = REGISTRY[_CURVE_OF.get(given.family.name, given.family.name)]
     if family.cutoff not in (int, float) or family.name == "overlap":
         curved = sorted({*_CURVE_OF, *(f for f, g in REGISTRY.items()

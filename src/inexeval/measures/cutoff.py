@@ -8,10 +8,15 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from inexeval.errors import MeasureError
 from inexeval.measures.common import QUANT, element_table, first_overlap_rank, gains, result_ids
 from inexeval.measures.registry import Family, Param, TopicContext, Value, register
+from inexeval.measures.trec import REL, Spec, trec_kernel
 from inexeval.model import TopicAssessments, TopicRun
 from inexeval.quantise import is_binary
+
+PRECISION = trec_kernel(Spec(None, "P"))
+"""Precision at k on TREC qrels: trec_eval's ``P``."""
 
 
 def _precision(
@@ -19,6 +24,11 @@ def _precision(
     cutoffs: Sequence[Any],
 ) -> list[Value]:
     quant = params["quant"]
+    if ta.scale == "trec" and quant == "strict" and not params["binarise"]:
+        return list(PRECISION(ta, run, ctx, params, cutoffs))  # trec_eval's P (level rel)
+    if params["rel"] != 1:
+        raise MeasureError(f"P: rel={params['rel']} goes with TREC qrels (quant=strict); "
+                           "on other assessments choose a quantisation")
     values = gains(ta, run, ctx, quant)
     if not is_binary(quant, ta.scale):
         values = (values > 0).astype(np.float64) if params["binarise"] else values
@@ -38,9 +48,11 @@ P = register(Family(
         Param("binarise", bool, False,
               "with a graded quantisation, count every result with a value > 0 as relevant "
               "(default: sum the graded values)"),
+        REL,
     ),
     cutoff=int,
     cutoff_required=True,
+    scores_empty=True,
 ))
 
 

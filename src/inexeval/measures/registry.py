@@ -104,6 +104,8 @@ class Family:
     bracket_cutoff: bool = False
     cutoff_range: tuple[float, float] | None = None
     """Inclusive bounds of a float cut-off (an int cut-off must be at least 1)."""
+    scores_empty: bool = False
+    """The kernel scores a topic without results itself (else the evaluator gives it 0)."""
 
     def param(self, name: str) -> Param | None:
         return next((p for p in self.params if p.name == name), None)
@@ -152,7 +154,9 @@ class Measure:
         shown = [(k, v) for k, v in self.params if v != self.family.param(k).default]  # type: ignore[union-attr]
         if shown:
             text += "(" + ",".join(
-                f"{k}={v!r}" if isinstance(v, float) else f"{k}={v}" for k, v in shown) + ")"
+                f"{k}={v!r}" if isinstance(v, float) or (
+                    isinstance(v, str) and not _BARE_WORD.fullmatch(v)) else f"{k}={v}"
+                for k, v in shown) + ")"
         if self.cutoff is not None:
             cut = _show(self.cutoff)
             text += f"[{cut}]" if self.family.bracket_cutoff else f"@{cut}"
@@ -196,10 +200,13 @@ def families() -> list[Family]:
 
 
 _NAME = re.compile(
-    r"^\s*(?P<name>[A-Za-z_][\w\-]*)\s*(?:\((?P<params>.*)\))?\s*"
+    r"^\s*(?P<name>[A-Za-z_][\w\-]*|11pt_avg)\s*(?:\((?P<params>.*)\))?\s*"
     r"(?:@\s*(?P<at>[^\s@\[\]]+)|\[\s*(?P<bracket>[^\]]+?)\s*\])?\s*$"
 )
 
+
+_BARE_WORD = re.compile(r"[A-Za-z_][\w\-]*")
+"""A parameter's value written without quotes."""
 
 _BARE_VALUE = re.compile(r"\b([A-Za-z_]\w*)\s*=\s*([A-Za-z_][\w\-]*)(?=\s*(?:,|$))")
 
@@ -213,11 +220,27 @@ def _load_builtin() -> None:
         import_module(f"inexeval.measures.{name}")
 
 
+def _load_for(name: str) -> None:
+    """Register the family ``name`` (or a trec_eval-style ``name_k``) would name: only the
+    document families' modules for one of theirs
+    (:data:`~inexeval.measures.DOCUMENT_NAMES`), every built-in family else."""
+    from inexeval.measures import DOCUMENT_NAMES
+
+    if name in REGISTRY:
+        return
+    match = _TREC_EVAL_CUTOFF.match(name)
+    if name in DOCUMENT_NAMES or (match is not None and match.group("name") in DOCUMENT_NAMES):
+        from importlib import import_module
+
+        import_module("inexeval.measures.cutoff")  # and the document families, which it uses
+    else:
+        _load_builtin()
+
+
 def parse_measure(text: str, partial: bool = False) -> Measure:
     """Parse one measure name; raises :class:`MeasureError` naming every problem in it.
     ``partial``: a family that needs a cut-off may come without one (to be given with ``@``)."""
     problems: list[str] = []
-    _load_builtin()
     measure = _parse_one(text, problems, partial)
     if measure is None or problems:
         raise MeasureError("; ".join(problems))
@@ -226,7 +249,6 @@ def parse_measure(text: str, partial: bool = False) -> Measure:
 
 def parse_measures(texts: Iterable[str | Measure]) -> list[Measure]:
     """Parse measure names; every problem of every name is reported in one :class:`MeasureError`."""
-    _load_builtin()
     measures: list[Measure] = []
     problems: list[str] = []
     for text in texts:
@@ -256,10 +278,48 @@ def _trec_eval_dotted(text: str) -> list[str]:
     match = _TREC_EVAL_DOTTED.match(text)
     if match is None:
         return [text]
+    _load_for(match.group("name"))
     family = REGISTRY.get(match.group("name"))
     if family is None or family.cutoff is not int:
         return [text]
     return [f"{match.group('name')}_{k}" for k in match.group("cutoffs").split(",")]
+
+
+_IR_MEASURES_ELSEWHERE = {
+    "ERR": "ir_measures' ERR is the expected reciprocal rank (Chapelle et al. 2009); "
+           "inexeval's ERR is INEX's expected ratio of relevant units",
+    "NumQ": "the number of topics is num_q, printed with every evaluation",
+}
+"""ir_measures' names that are another measure here, or no measure."""
+
+
+def is_ir_measure(value: Any) -> bool:
+    """Whether ``value`` is one of ir_measures' measure objects."""
+    return type(value).__module__.startswith("ir_measures")
+
+
+def from_ir_measures(measure: Any) -> str:
+    """Our name of an ir_measures measure object (``AP@10``, ``P(rel=2)@5``, ``SetP``,
+    ``IPrec@0.5``, ``infAP``, ``Judged@10``): its name read by our grammar, which takes
+    ir_measures' names (see the README's table); ``RBP`` at ir_measures' default persistence
+    0.8, ``NumRet(rel=k)`` (ir_measures' ``NumRelRet``) as ``num_rel_ret(rel=k)``. One without
+    a counterpart here (``alpha_nDCG``, ``ERR_IA``, ``ERR``, a parameter we do not have) is an
+    error naming it."""
+    name = getattr(measure, "NAME", "")
+    params = dict(getattr(measure, "params", {}) or {})
+    text = str(measure)
+    if name in _IR_MEASURES_ELSEWHERE:
+        raise MeasureError(f"ir_measures' {measure} has no counterpart in inexeval "
+                           f"({_IR_MEASURES_ELSEWHERE[name]})")
+    if name == "RBP" and "p" not in params:
+        text = "RBP(p=0.8" + "".join(f",{k}={v!r}" for k, v in params.items()) + ")"
+    elif name == "NumRet" and params.get("rel") is not None:
+        text = f"num_rel_ret(rel={params['rel']!r})"
+    try:
+        return str(parse_measure(text))
+    except MeasureError as error:
+        raise MeasureError(f"ir_measures' {measure} has no counterpart in inexeval "
+                           f"({error.reason}; see `inexeval measures`)") from None
 
 
 def canonical_name(name: str) -> str:
@@ -294,6 +354,7 @@ def _suggest_measure(name: str, text: str) -> str:
     """`` (did you mean ...?)`` for an unknown measure name: a name equal but for case (the
     family, also through an alias: ``MAP`` is ``AP``), else the closest names by spelling,
     compared in lower case; the rest of ``text`` (cut-off, parameters) is kept."""
+    _load_builtin()
     by_lower: dict[str, list[str]] = {}
     for known, family in REGISTRY.items():
         targets = by_lower.setdefault(known.lower(), [])
@@ -326,6 +387,7 @@ def _parse_one(text: str, problems: list[str], partial: bool = False) -> Measure
     if match is None:
         problems.append(f"cannot read measure name {text!r} (expected NAME(param=value,...)@cutoff)")
         return None
+    _load_for(match.group("name"))
     family, trec_cutoff = _family(match.group("name"))
     if family is None:
         problems.append(f"unknown measure {match.group('name')!r}"
@@ -443,7 +505,7 @@ _HM = "Hiemstra and Mihajlović 2005"
 _XCG = f"{_HM}, eqs. 13-14"
 _KAMPS = "Kamps et al. 2007"
 _OFFICIAL = "inex_eval 3.1"
-_TREC_EVAL = "trec_eval 9.0"
+_TREC_EVAL = "trec_eval 10.0"
 _PD = "Piwowarski and Dupret 2006"
 _HIXEVAL = "Pehcevski and Thom 2005; Pehcevski 2006, §4.2"
 
@@ -507,7 +569,13 @@ ABOUT: dict[str, About] = {
     "passage2_AP": About("precision at each relevant character (mean: Passage2 MAP)", "Hersh et al. 2007", ("passage2_AP",)),
     "aspect_AP": About("aspect average precision (mean: Aspect MAP)", "Hersh et al. 2007",
                        ("aspect_AP",)),
-    "AP": About("average precision", _TREC_EVAL, ("AP", "AP(rel=2)")),
+    "AP": About("average precision (at k: of the top k)", _TREC_EVAL,
+                ("AP", "AP(rel=2)", "AP@10")),
+    "infAP": About("inferred average precision", f"Yilmaz and Aslam 2006; {_TREC_EVAL}",
+                   ("infAP", "infAP(rel=2)")),
+    "IPrec": About("interpolated precision at recall level x", _TREC_EVAL, ("IPrec@0.5",)),
+    "SetP": About("precision of the whole list", _TREC_EVAL, ("SetP", "SetP(rel=2)")),
+    "SetF": About("F measure of the whole list", _TREC_EVAL, ("SetF", "SetF(beta=0.5)")),
     "R": About("recall at rank k (without a cut-off: of the whole list)", _TREC_EVAL,
                ("R@100", "R")),
     "R-Prec": About("precision at rank R, R the number of relevant documents", _TREC_EVAL,

@@ -251,6 +251,12 @@ def _chosen(definition: Definition, text: str | None) -> Chosen:
     return Chosen(definition, tuple(numbers), (), (f"{name}_{text}",))
 
 
+def chosen_measure(name: str, text: str | None = None) -> Chosen:
+    """trec_eval's measure ``name`` with the parameters of its ``-m name.text`` (None: its
+    defaults), as :func:`choose` makes it."""
+    return _chosen(BY_NAME[name], text)
+
+
 def _pairs(name: str, text: str) -> tuple[tuple[str, float], ...]:
     pairs = []
     for item in text.split(","):
@@ -409,7 +415,7 @@ def lists(qrels: Any, run: Any, *, complete: bool = False, relevance_level: int 
     ``keep_repeats``. ``flat``: the lists as flat columns (:class:`_Ranked`), to be made
     matrices a group of topics at a time."""
     judged = judgements(qrels)
-    ranked = _ranked(judged, run, relevance_level=relevance_level, max_docs=max_docs,
+    ranked = ranked_lists(judged, run, relevance_level=relevance_level, max_docs=max_docs,
                      judged_only=judged_only, num_docs=num_docs, keep_repeats=keep_repeats)
     if complete:
         missing = np.ones(len(judged.topics), dtype=bool)
@@ -476,7 +482,7 @@ class _Ranked:
         return groups
 
 
-def _ranked(judged: Judgements, run: Any, *, relevance_level: int, max_docs: int | None,
+def ranked_lists(judged: Judgements, run: Any, *, relevance_level: int, max_docs: int | None,
             judged_only: bool, num_docs: int, keep_repeats: bool) -> _Ranked:
     """The ranked lists of the judged topics a run (or a part of one: whole topics) answers,
     ordered as trec_eval orders them (score descending, ties by document id descending), each
@@ -1275,11 +1281,14 @@ class TrecEvalResults:
     zscores: bool = False
     """The values are z-scores (``-Z``): printed ``Z`` + name, every number as ``%6.4f``."""
 
-    def render(self, per_topic: bool = False, summary: bool = True) -> str:
+    def render(self, per_topic: bool = False, summary: bool = True,
+               runid_first: bool = False) -> str:
         """trec_eval's output: with ``per_topic`` (-q) every topic's lines first, topic by
         topic; then, unless not ``summary`` (-n), the ``all`` lines; each line
-        ``%-22s\\t%s\\t%6.4f`` (counts as integers, the run id and relstring as text)."""
-        lines: list[str] = []
+        ``%-22s\\t%s\\t%6.4f`` (counts as integers, the run id and relstring as text).
+        ``runid_first``: the ``runid`` line opens the output (and is not repeated), whatever
+        the measures (to tell several runs apart)."""
+        lines: list[str] = [f"{'runid':<22}\tall\t{self.run_id}"] if runid_first else []
         z = "Z" if self.zscores else ""
         if per_topic:
             for t, topic in enumerate(self.topics):
@@ -1298,7 +1307,8 @@ class TrecEvalResults:
             for m in self.measures:
                 d = m.chosen.definition
                 if d.printed == "runid":
-                    lines.append(f"{'runid':<22}\tall\t{self.run_id}")
+                    if not runid_first:
+                        lines.append(f"{'runid':<22}\tall\t{self.run_id}")
                 elif d.average is not None:
                     printed = "double" if z else d.printed
                     for label, value in zip(m.chosen.labels, m.overall):
@@ -1342,7 +1352,7 @@ def evaluate(qrels: Any, run: Any, measures: Iterable[str] = (), *, complete: bo
         if failure is not None:
             continue  # trec_eval reads the whole run first: an error of reading comes first
         try:
-            ranked = _ranked(judged, part, keep_repeats=keep_repeats, **options)
+            ranked = ranked_lists(judged, part, keep_repeats=keep_repeats, **options)
         except FormatError as error:
             failure = error
             continue
@@ -1395,6 +1405,12 @@ def _values(ls: Lists, chosen: list[Chosen]) -> tuple[Lists, list[tuple[Floats,
         values[np.ix_(ls.bogus, cleared)] = 0.0
         out.append((values, None))
     return ls, out
+
+
+def measure_values(ls: Lists, chosen: Chosen) -> Floats:
+    """One measure's values on the lists (``values[t, j]``: topic t, label j), a topic without
+    results reset as trec_eval resets it (not relstring)."""
+    return _values(ls, [chosen])[1][0][0]
 
 
 def _joined(parts: list[Lists], order: Ints) -> Lists:

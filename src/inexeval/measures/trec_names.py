@@ -1,11 +1,16 @@
-"""trec_eval's measure names in ``inexeval eval`` on TREC qrels: a ``-m`` argument that
-trec_eval reads (``map``, ``P.5,10``, ``ndcg_cut.10``, ``recall``; also a name as trec_eval prints it, ``P_10``) is computed by the
-registry's family (``AP``, ``P@k``, ``nDCG@k``, ``R@k``) and printed under the name trec_eval
-prints (``map``, ``P_5``, ``P_10``, ``ndcg_cut_10``, ``recall_5`` ... ``recall_1000``);
-inexeval's own names (``AP``, ``P@10``, ``nDCG@10``) are left as they are.
+"""trec_eval's measure names on TREC qrels, in every command: a ``-m`` argument that trec_eval
+reads (``map``, ``P.5,10``, ``ndcg_cut.10``, ``infAP``, ``set_F.0.5``, ``official``,
+``all_trec``; also a name as trec_eval prints it, ``P_10``) is the registry's measure that
+trec_eval's code computes (:mod:`inexeval.measures.trec`: ``AP``, ``P@k``, ``nDCG@k``,
+``infAP``, ``SetF(beta=0.5)``) and is printed under the name trec_eval prints (``map``,
+``P_5``, ``P_10``, ``ndcg_cut_10``, ``set_F_0.5``); any other name (inexeval's, ir_measures')
+is printed as typed. ``rel`` (trec_eval's ``-l``) is given to every measure that takes it
+and does not set it.
 
 trec_eval's ``-m`` grammar is read by :func:`inexeval.measures.trec_eval.choose` (one parser
 for both commands), so a bare family expands to trec_eval's default cut-offs here too.
+``runid`` and ``num_q`` are printed by every layout already; ``relstring`` (a string per
+topic) only by ``inexeval trec_eval``.
 """
 
 from __future__ import annotations
@@ -13,65 +18,111 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from inexeval.errors import MeasureError
 
-SINGLE = {"map": "AP", "Rprec": "R-Prec", "bpref": "bpref", "recip_rank": "RR",
-          "num_ret": "num_ret", "num_rel": "num_rel", "num_rel_ret": "num_rel_ret",
-          "ndcg": "nDCG"}
-"""trec_eval's measures without parameters that the registry computes, with its names."""
-
-CUT = {"P": "P", "recall": "R", "ndcg_cut": "nDCG"}
-"""trec_eval's cut-off families that the registry computes (``P_10`` is ``P@10``)."""
+NOT_MEASURES = ("runid", "num_q", "relstring")
+"""trec_eval's names that are no per-topic number."""
 
 _CUT_LABEL = re.compile(r"^([A-Za-z_]+)_([1-9][0-9]*)$")
 
 
 @dataclass
 class Requests:
-    """``eval``'s ``-m`` arguments made registry names (``measures``), and the name each
-    measure is printed under when it was asked for by a trec_eval name (``labels``: the
-    canonical name, as the results' rows hold it, to trec_eval's)."""
+    """``-m`` arguments made registry names (``measures``), and the name each measure is
+    printed under (``labels``: the canonical name, as the results' rows hold it, to the name
+    typed or trec_eval's); ``extras``: trec_eval's names that are no measure, asked for."""
 
     measures: list[str] = field(default_factory=list)
     labels: dict[str, str] = field(default_factory=dict)
+    extras: list[str] = field(default_factory=list)
 
 
-def trec_eval_requests(texts: Iterable[str]) -> Requests:
-    """The registry's names and trec_eval's labels of ``-m`` arguments on TREC qrels (see the
-    module); an argument that is no trec_eval name passes through unchanged. A trec_eval name
-    the registry does not compute (``gm_map``, ``infAP``, ``success.1``) is an error pointing
-    at ``inexeval trec_eval``, which computes them all."""
-    from inexeval.measures.registry import canonical_name
+def _families() -> tuple[dict[str, str], dict[str, str]]:
+    """The registry family of each trec_eval measure without a cut-off and with one."""
+    import inexeval.measures.cutoff  # noqa: F401  (P, and the document families)
+    from inexeval.measures.registry import REGISTRY
+    from inexeval.measures.trec import SPECS
+
+    plain: dict[str, str] = {}
+    cut: dict[str, str] = {"P": "P"}
+    for name, spec in SPECS.items():
+        aliases = REGISTRY[name].aliases
+        for table, measure in ((plain, spec.plain), (cut, spec.cut)):
+            if measure is not None and (measure not in table or measure in aliases):
+                table[measure] = name
+    cut.pop("recip_rank", None)
+    return plain, cut
+
+
+def registry_measures(chosen: Any) -> list[tuple[str, str]]:
+    """The registry's measures of one trec_eval measure with its parameters
+    (:class:`~inexeval.measures.trec_eval.Chosen`), each with the label trec_eval prints."""
+    plain, cut = _families()
+    d = chosen.definition
+    if d.name in NOT_MEASURES:
+        return []
+    if d.kind in ("cutoffs", "levels"):
+        return [(f"{cut[d.name]}@{int(v) if d.kind == 'cutoffs' else repr(v)}", label)
+                for v, label in zip(chosen.values, chosen.labels)]
+    family = plain[d.name]
+    params: dict[str, Any] = {}
+    if d.kind == "values" and chosen.values != d.default:
+        if d.name == "set_F":
+            params["beta"] = chosen.values[0]
+        elif d.name == "utility":
+            params.update(zip("abcd", chosen.values))
+        else:
+            params["levels"] = ",".join(map(repr, chosen.values))
+    if d.kind == "pairs" and chosen.pairs:
+        gains = [f"{k}={v!r}" for k, v in chosen.pairs if k != "p"]
+        if gains:
+            params["gains"] = ",".join(gains)
+        params.update((k, v) for k, v in chosen.pairs if k == "p" and d.name.startswith("rbp"))
+    shown = ",".join(f"{k}={v!r}" for k, v in params.items())
+    return [(f"{family}({shown})" if shown else family, chosen.labels[0])]
+
+
+def trec_eval_requests(texts: Iterable[Any], relevance_level: int = 1) -> Requests:
+    """The registry's names and the printed labels of ``-m`` arguments on TREC qrels (see the
+    module); ``relevance_level``: ``-l``. A measure object (ir_measures' or inexeval's) is
+    taken as it is."""
+    from inexeval.measures.registry import Measure, canonical_name, parse_measures
     from inexeval.measures.trec_eval import choose
 
     out = Requests()
+
+    def add(measure: Any, label: str | None) -> None:
+        if relevance_level != 1:
+            parsed = parse_measures([measure])[0]
+            if parsed.family.param("rel") is not None and "rel=" not in str(measure):
+                measure = parsed(rel=relevance_level)
+        name = canonical_name(measure) if isinstance(measure, str) else str(measure)
+        out.measures.append(measure if isinstance(measure, str) else str(measure))
+        out.labels.setdefault(name, label or name)
+
     for text in texts:
-        printed = _CUT_LABEL.match(text.strip())
-        if printed is not None and printed.group(1) in CUT:  # P_10: trec_eval's printed name
-            measure = f"{CUT[printed.group(1)]}@{printed.group(2)}"
-            out.measures.append(measure)
-            out.labels.setdefault(canonical_name(measure), text.strip())
+        if isinstance(text, Measure) or not isinstance(text, str):
+            add(text, None)
+            continue
+        typed = text.strip()
+        printed = _CUT_LABEL.match(typed)
+        _, cut = _families()
+        if printed is not None and printed.group(1) in cut:  # P_10: trec_eval's printed name
+            add(f"{cut[printed.group(1)]}@{printed.group(2)}", typed)
             continue
         try:
-            chosen = choose([text.strip()])
+            chosen = choose([typed])
         except MeasureError:
-            out.measures.append(text)
-            out.labels.setdefault(canonical_name(text), canonical_name(text))
+            add(text, typed)
             continue
+        if typed.partition(".")[0] == "relstring":
+            raise MeasureError(f"{typed!r}: trec_eval's relstring is text, not a number: "
+                               "'inexeval trec_eval -q -m relstring' prints it")
         for c in chosen:
-            name = c.definition.name
-            if name in SINGLE and not c.pairs:
-                pairs = [(SINGLE[name], c.labels[0])]
-            elif name in CUT:
-                pairs = [(f"{CUT[name]}@{int(k)}", label)
-                         for k, label in zip(c.values, c.labels)]
-            else:
-                raise MeasureError(
-                    f"{text!r}: trec_eval's {c.labels[0]!r} is computed by 'inexeval trec_eval' "
-                    f"(inexeval eval computes {', '.join([*SINGLE, *CUT])} under trec_eval's "
-                    "names)")
-            for measure, label in pairs:
-                out.measures.append(measure)
-                out.labels.setdefault(canonical_name(measure), label)
+            if c.definition.name in NOT_MEASURES:
+                out.extras.append(c.definition.name)
+            for measure, label in registry_measures(c):
+                add(measure, label)
     return out

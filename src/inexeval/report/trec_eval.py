@@ -19,34 +19,47 @@ import numpy as np
 from inexeval.results import ALL, Results
 
 
-def render_trec_eval(results: Results, per_topic: bool = False) -> str:
-    """Every run of ``results`` in trec_eval's layout (``per_topic``: its ``-q``)."""
-    from inexeval.measures.trec_eval import Chosen, Definition, Evaluated, TrecEvalResults
+def render_trec_eval(results: Results, per_topic: bool = False, runid: bool = False,
+                     num_q: bool = True) -> str:
+    """Every run of ``results`` in trec_eval's layout (``per_topic``: its ``-q``); each run's
+    block opens with its ``runid`` line when ``runid`` (trec_eval's ``-m runid``) or when
+    there are several runs (which trec_eval, one run a call, never prints together);
+    ``num_q``: the number of topics is printed (trec_eval prints it when asked)."""
+    from inexeval.measures.trec_eval import BY_NAME, Chosen, Definition, Evaluated, TrecEvalResults
     from inexeval.report.text import COUNT_MEASURES
 
     means = sorted(results.means(), key=lambda r: _table_place(r.measure))
     out = []
-    for run in results.runs():
+    runs = results.runs()
+    for run in runs:
         rows = [r for r in results.rows if r.run == run]
         topics = sorted(dict.fromkeys(r.topic for r in rows), key=lambda t: t.encode("utf-8"))
         place = {topic: i for i, topic in enumerate(topics)}
         measures = []
-        for mean in (r for r in means if r.run == run and r.topic == ALL):
-            printed = "long" if mean.measure in COUNT_MEASURES else "double"
+        if runid and len(runs) == 1:
+            measures.append(Evaluated(Chosen(BY_NAME["runid"], (), (), ("runid",)),
+                                      np.zeros((len(topics), 0)), []))
+        for mean in (r for r in means if r.run == run and r.topic == ALL
+                     and (num_q or r.measure != "num_q")):
+            known = BY_NAME.get(_family(mean.measure))
+            printed = "long" if mean.measure in COUNT_MEASURES or (
+                known is not None and known.printed == "long") else "double"
             overall = [math.nan if mean.value is None else mean.value]
             if mean.measure == "num_q":
                 definition = Definition("num_q", printed="long", per_topic=False,
                                         average="count")
                 values = np.zeros((len(topics), 1))
             else:
-                definition = Definition(mean.measure, printed=printed)
+                definition = Definition(mean.measure, printed=printed,
+                                        per_topic=known is None or known.per_topic)
                 values = np.full((len(topics), 1), math.nan)
                 for r in rows:
                     if r.measure == mean.measure and r.value is not None:
                         values[place[r.topic], 0] = r.value
             measures.append(Evaluated(Chosen(definition, (), (), (mean.measure,)), values,
                                       overall))
-        out.append(TrecEvalResults(topics, run, measures).render(per_topic=per_topic))
+        out.append(TrecEvalResults(topics, run, measures).render(
+            per_topic=per_topic, runid_first=len(runs) > 1))
     return "".join(out)
 
 
@@ -55,6 +68,17 @@ def _table_place(label: str) -> int:
     name that is not trec_eval's."""
     from inexeval.measures.trec_eval import BY_NAME, DEFINITIONS
 
-    family = label if label in BY_NAME else label.rpartition("_")[0]
-    definition = BY_NAME.get(family)
+    definition = BY_NAME.get(_family(label))
     return DEFINITIONS.index(definition) if definition is not None else len(DEFINITIONS)
+
+
+def _family(label: str) -> str:
+    """trec_eval's measure of a label it prints (``P_10``: ``P``; ``ndcg_1=3``: ``ndcg``)."""
+    from inexeval.measures.trec_eval import BY_NAME
+
+    if label in BY_NAME:
+        return label
+    for end in range(len(label) - 1, 0, -1):
+        if label[end] == "_" and label[:end] in BY_NAME:
+            return label[:end]
+    return label

@@ -1,0 +1,265 @@
+"""One document engine (issue 33): ``inexeval eval --format trec_eval`` and the API compute every
+measure ``inexeval trec_eval`` computes (itself trec_eval's bytes: test_trec_eval.py), through
+its code. Checked on trec_eval's own test suite (every configuration ``eval`` can express: not
+``-Z``, which only ``inexeval trec_eval`` takes) and on random qrels and runs (the robustness
+cases test_trec_eval.py draws, each trec_eval option ``eval`` has).
+
+``relstring`` (text, not a number) is the one trec_eval measure left to ``inexeval trec_eval``."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from tests.measures.test_trec_eval import QUICKTEST, SUITE, _collections, _files
+
+import inexeval
+from inexeval.cli import main
+from inexeval.formats.trec import read_trec_eval_qrels, read_trec_eval_run
+from inexeval.measures import trec_eval
+from inexeval.measures.trec_names import trec_eval_requests
+
+CONFIGURATIONS = [(expected, [a for a in argv if not a.startswith("-mrelstring")])
+                  for expected, argv in QUICKTEST
+                  if "-Z" not in argv and "qrels.test.with-comments" not in argv]
+
+
+def _eval_argv(argv: list[str]) -> list[str]:
+    """trec_eval's arguments as ``eval``'s (``-M100``: ``--limit 100``; ``-l2``: ``-l 2``)."""
+    out: list[str] = []
+    for a in argv:
+        if a.startswith("-M"):
+            out += ["--limit", a[2:]]
+        elif a.startswith(("-l", "-m")) and len(a) > 2:
+            out += [a[:2], a[2:]]
+        else:
+            out.append(str(SUITE / a) if (SUITE / a).is_file() else a)
+    return out
+
+
+def _numbers(text: str) -> list[str]:
+    """The lines of trec_eval's output but relstring's."""
+    return [line for line in text.splitlines() if not line.startswith("relstring")]
+
+
+@pytest.mark.parametrize(("expected", "argv"), CONFIGURATIONS,
+                         ids=[" ".join(a) for _, a in CONFIGURATIONS])
+def test_eval_prints_what_trec_eval_prints(expected: str, argv: list[str],
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["eval", "--format", "trec_eval", *_eval_argv(argv)]) == 0
+    ours = _numbers(capsys.readouterr().out)
+    theirs = _numbers((SUITE / expected).read_text(encoding="utf-8"))
+    assert len(theirs) > 20
+    assert ours == theirs
+
+
+def _api_values(qrels: Path, run: Path, requests: list[str], level: int, complete: bool,
+                limit: int | None) -> dict[tuple[str, str], float]:
+    asked = trec_eval_requests(requests, level)
+    options: dict[str, Any] = {"complete": complete}
+    if limit is not None:
+        options["limit"] = limit
+    results = inexeval.evaluate(str(qrels), str(run), asked.measures, **options)
+    values = {(asked.labels[r.measure], r.topic): r.value for r in results.rows}
+    values.update({(asked.labels.get(r.measure, r.measure), r.topic): r.value
+                   for r in results.means() if r.measure != "num_q"})
+    return values  # type: ignore[return-value]
+
+
+def _trec_eval_values(qrels: Path, run: Path, requests: list[str], level: int,
+                      complete: bool, limit: int | None) -> dict[tuple[str, str], float]:
+    got = trec_eval.evaluate(read_trec_eval_qrels(qrels), read_trec_eval_run(run), requests,
+                             complete=complete, relevance_level=level, max_docs=limit)
+    values: dict[tuple[str, str], float] = {}
+    for m in got.measures:
+        d = m.chosen.definition
+        if m.strings is not None or d.name in ("runid", "num_q"):
+            continue
+        for j, label in enumerate(m.chosen.labels):
+            if d.per_topic:
+                values.update({(label, t): float(m.values[i, j])
+                               for i, t in enumerate(got.topics)})
+            values[(label, "all")] = m.overall[j]
+    return values
+
+
+def _same(ours: dict[tuple[str, str], float], theirs: dict[tuple[str, str], float]) -> None:
+    assert set(theirs) <= set(ours)
+    for key, value in theirs.items():
+        if math.isnan(value):  # (Rndcg of a topic without relevant places: C's 0.0 / 0)
+            assert math.isnan(ours[key]), key
+        elif key[1] == "all":  # inexeval adds with math.fsum, trec_eval left to right
+            assert math.isclose(ours[key], value, rel_tol=1e-12, abs_tol=1e-12), key
+        else:  # the same code: the same bits
+            assert ours[key] == value, key
+
+
+@pytest.mark.parametrize(("expected", "argv"), CONFIGURATIONS,
+                         ids=[" ".join(a) for _, a in CONFIGURATIONS])
+def test_the_api_gives_trec_eval_s_values(expected: str, argv: list[str]) -> None:
+    requests = [a[2:] if a.startswith("-m") and len(a) > 2 else argv[i + 1]
+                for i, a in enumerate(argv) if a.startswith("-m")] or ["official"]
+    level = next((int(a[2:]) for a in argv if a.startswith("-l")), 1)
+    limit = next((int(a[2:]) for a in argv if a.startswith("-M")), None)
+    complete = "-c" in argv
+    qrels, run = (SUITE / a for a in argv[-2:])
+    ours = _api_values(qrels, run, requests, level, complete, limit)
+    theirs = _trec_eval_values(qrels, run, requests, level, complete, limit)
+    assert len(theirs) > 25
+    _same(ours, theirs)
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(data=_collections(), level=st.sampled_from([0, 1, 2]), complete=st.booleans(),
+       limit=st.sampled_from([None, 1, 3]), requests=st.sampled_from([
+           ["all_trec"], ["ndcg.1=2.5,2=1", "G.1=3", "rbp.p=0.5", "Rndcg.2=0.5"],
+           ["utility.2,-1,0.5,0.1", "set_F.0.5", "Rprec_mult.0.3,1.5", "11pt_avg..2,.4",
+            "iprec_at_recall..05,.33,.5,1", "yaap", "ndcg_rel.0=1,3=0.5",
+            "rbp_resid.p=0.7"]]))
+def test_random_collections(tmp_path: Path, data: Any, level: int, complete: bool,
+                            limit: int | None, requests: list[str]) -> None:
+    qrels, run = data
+    judged = {t for t, _, _ in qrels}
+    if not ({t for t, _, _ in run} & judged):
+        return  # trec_eval: no topic to evaluate
+    q, r = _files(tmp_path, qrels, run)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ours = _api_values(q, r, requests, level, complete, limit)
+    theirs = _trec_eval_values(q, r, requests, level, complete, limit)
+    if complete and level != 1:
+        # m_num_rel.c's all with -c counts every level > 0 of the qrels whatever -l; inexeval
+        # sums the topics' num_rel (README: where eval differs)
+        theirs.pop(("num_rel", "all"), None)
+    _same(ours, theirs)
+
+
+def test_studies_use_trec_eval_s_per_topic_values(tmp_path: Path) -> None:
+    """compare, meta power (the scores it reads) and report (the comparison it draws) on infAP,
+    gm_map and P(rel=2)@10: each topic's value is ``inexeval trec_eval -q``'s (gm_map's the
+    logarithm trec_eval averages, of map's value)."""
+    from inexeval.experiment import Experiment
+
+    lines = (SUITE / "results.test").read_text(encoding="utf-8").splitlines()
+    other = tmp_path / "other"
+    other.write_text("".join(f"{t} Q0 {d} {r} {-float(s)!r} other\n"
+                             for t, _, d, r, s, _ in (line.split() for line in lines)),
+                     encoding="utf-8")
+    qrels = SUITE / "qrels.rel_level"
+    measures = ["infAP", "gm_map", "P(rel=2)@10"]
+    study = Experiment(str(qrels), [str(SUITE / "results.test"), str(other)], measures=measures)
+    compared = study.compare()
+    scores = study.evaluate("all").scores
+    assert compared.measures == measures
+    for path, run in ((SUITE / "results.test", "STANDARD"), (other, "other")):
+        got = trec_eval.evaluate(read_trec_eval_qrels(qrels), read_trec_eval_run(path),
+                                 ["infAP", "map", "P.10"])
+        got2 = trec_eval.evaluate(read_trec_eval_qrels(qrels), read_trec_eval_run(path),
+                                  ["P.10"], relevance_level=2)
+        by_name = {m.chosen.definition.name: m.values[:, 0] for m in got.measures}
+        expected = {"infAP": by_name["infAP"],
+                    "gm_map": [math.log(max(v, 0.00001)) for v in by_name["map"]],
+                    "P(rel=2)@10": got2.measures[0].values[:, 0]}
+        assert not np.array_equal(by_name["P"], expected["P(rel=2)@10"])
+        for measure, values in expected.items():
+            for topic, value in zip(got.topics, values):
+                assert compared.per_topic[measure][run][topic] == value, (measure, topic)
+                _, topics, matrix = scores.matrix(measure)
+                assert matrix[scores.runs.index(run), topics.index(topic)] == value
+
+
+def test_ir_measures_objects_in_every_verb() -> None:
+    """ir_measures' objects in calc_aggregate, iter_calc, evaluate, Evaluator and Experiment,
+    each with ir_measures' own value (its pytrec_eval provider: trec_eval's code)."""
+    ir_measures = pytest.importorskip("ir_measures")
+    from ir_measures import (
+        AP,
+        RR,
+        Bpref,
+        IPrec,
+        Judged,
+        NumRelRet,
+        P,
+        R,
+        Rprec,
+        SetF,
+        SetP,
+        Success,
+        infAP,
+        nDCG,
+    )
+
+    from inexeval.experiment import Experiment
+
+    qrels, run = str(SUITE / "qrels.rel_level"), str(SUITE / "results.test")
+    asked = [AP @ 10, P(rel=2) @ 10, SetP, IPrec @ 0.5, infAP, Judged @ 10, NumRelRet, Bpref,
+             Success @ 5, SetF, nDCG @ 10, RR, Rprec(rel=2), R @ 100, AP]
+    theirs = ir_measures.calc_aggregate(asked, ir_measures.read_trec_qrels(qrels),
+                                        ir_measures.read_trec_run(run))
+    ours = inexeval.calc_aggregate(asked, qrels, run)
+    assert set(ours) == set(asked)  # keyed by the objects given
+    for m in asked:
+        assert math.isclose(ours[m], theirs[m], rel_tol=1e-12), m
+    assert ours[P(rel=2) @ 10] != inexeval.calc_aggregate([P @ 10], qrels, run)[P @ 10]
+    per_topic = {(m.topic, m.measure): m.value for m in inexeval.iter_calc([AP @ 10], qrels, run)}
+    assert per_topic == {(m.query_id, "AP@10"): m.value for m in ir_measures.iter_calc(
+        [AP @ 10], ir_measures.read_trec_qrels(qrels), ir_measures.read_trec_run(run))}
+    means = inexeval.evaluate(qrels, run, [SetP, infAP])
+    assert means.mean("SetP") == ours[SetP] and means.mean("infAP") == ours[infAP]
+    evaluator = inexeval.Evaluator([IPrec @ 0.5], inexeval.load_assessments(qrels))
+    assert evaluator.evaluate(inexeval.load_run(run)).mean("IPrec@0.50") == ours[IPrec @ 0.5]
+    study = Experiment(qrels, [run], measures=[AP @ 10, Judged @ 10])
+    assert study.evaluate()["STANDARD"]["AP@10"] == ours[AP @ 10]
+
+
+def test_ir_measures_without_counterpart_are_named() -> None:
+    pytest.importorskip("ir_measures")
+    from ir_measures import ERR, ERR_IA, alpha_nDCG, nDCG
+
+    from inexeval.errors import MeasureError
+
+    qrels, run = str(SUITE / "qrels.test"), str(SUITE / "results.test")
+    for measure, said in ((alpha_nDCG @ 10, "alpha_nDCG@10"), (ERR_IA @ 20, "ERR_IA@20"),
+                          (ERR @ 10, "expected reciprocal rank"),
+                          (nDCG(dcg="exp-log2") @ 10, "nDCG(dcg='exp-log2')@10")):
+        with pytest.raises(MeasureError, match=said.replace("(", r"\(").replace(")", r"\)")):
+            inexeval.calc_aggregate([measure], qrels, run)
+
+
+@pytest.mark.parametrize("command", [
+    ["eval"], ["eval", "-m", "map", "-m", "P.10", "-m", "infAP", "--format", "trec_eval"],
+    ["trec_eval"], ["trec_eval", "-m", "all_trec"]])
+def test_start_up_imports_only_what_the_command_uses(command: list[str]) -> None:
+    """eval and trec_eval on TREC qrels import neither the element measures (nor lxml and the
+    collection code they bring), nor pandas, scipy or matplotlib."""
+    import subprocess
+    import sys
+
+    probe = ("import sys\nfrom inexeval.cli import main\n"
+             f"assert main({[command[0], str(SUITE / 'qrels.test'), str(SUITE / 'results.test'), *command[1:]]!r}) == 0\n"
+             "print(sorted(m for m in sys.modules if m.startswith(('lxml', 'scipy', 'pandas', "
+             "'matplotlib', 'inexeval.collection.build', 'inexeval.measures.ng', "
+             "'inexeval.measures.focused', 'inexeval.measures.xcg', 'inexeval.measures.eprum'))))\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_the_document_names_are_the_registry_s() -> None:
+    """DOCUMENT_NAMES (parsed without loading the other families) are exactly the names of
+    the families registered by measures.trec, and P."""
+    from inexeval import measures
+    from inexeval.measures.registry import REGISTRY, families
+    from inexeval.measures.trec import SPECS
+
+    families()
+    documents = {n for n, f in REGISTRY.items() if f.name in SPECS or f.name in ("P", "Judged")}
+    assert measures.DOCUMENT_NAMES == documents
