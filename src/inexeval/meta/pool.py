@@ -442,6 +442,9 @@ def without_units(assessments: Assessments, removed: Mapping[str, Keys], unit: s
                   ) -> Assessments:
     """The qrels with the ``removed`` units unjudged (their records dropped; a topic keeps its
     place even when nothing of it stays judged)."""
+    from inexeval.measures.focused_qrels import note_reduced
+
+    articles = assessments.scale == "fol" and unit == "article"
     topics = {}
     for topic, assessed in assessments.items():
         gone = removed.get(topic)
@@ -450,7 +453,12 @@ def without_units(assessments: Assessments, removed: Mapping[str, Keys], unit: s
             continue
         keep = ~np.isin(unit_keys(assessed.files, assessed.paths, unit), gone)
         topics[topic] = _restricted(assessed, keep)
-    return replace(assessments, topics=topics)
+        if articles:
+            note_reduced(topics[topic], assessed, {topic: gone})
+    reduced = replace(assessments, topics=topics)
+    if articles:  # the task's prepared arrays: the full qrels' without the removed rows
+        note_reduced(reduced, assessments, removed)
+    return reduced
 
 
 def _restricted(assessed: TopicAssessments, keep: npt.NDArray[np.bool_]) -> TopicAssessments:
