@@ -12,7 +12,9 @@ executor applies it to every task and gives the results **in task order**, whate
   every worker once, each task's own inputs (pickled once) to one worker, straight from this
   process rather than through the scheduler where it reaches the workers; a task whose worker
   dies is given out again with its inputs, and an interrupted study cancels what is still
-  queued. Needs the ``dask`` extra.
+  queued. Needs the ``dask`` extra. With ``inputs="shared"`` (``--inputs shared``) a study's
+  :class:`ReadOnWorkers` inputs are not made here and sent: each worker makes them itself
+  (reading the files from their paths), once per study, and keeps them for its tasks.
 
 Randomness belongs to the task, never to the worker: :func:`task_seeds` gives task ``i`` the
 ``i``-th child of ``numpy.random.SeedSequence(seed)``, so the output is bit-identical on one
@@ -28,7 +30,9 @@ own (its index's seed), never its chunk's.
 from __future__ import annotations
 
 import pickle
+import uuid
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 import numpy as np
@@ -49,6 +53,42 @@ class Executor(Protocol):
 
     def map(self, fn: Callable[[Any, Any], Any], tasks: Sequence[Any], shared: Any = None, *,
             description: str | None = None) -> list[Any]: ...
+
+
+@dataclass(frozen=True)
+class ReadOnWorkers:
+    """What every task of a study needs, as the recipe to make it: ``make(source)`` (reading
+    the inputs from their paths and coding them). An executor of this machine makes it here,
+    once; a :class:`DaskExecutor` with ``inputs="shared"`` sends the recipe and each worker
+    makes it once per study (``key``), for all its tasks; with ``inputs="send"`` it is made
+    here and sent."""
+
+    make: Callable[[Any], Any]
+    source: Any
+    key: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.key:
+            object.__setattr__(self, "key", uuid.uuid4().hex)
+
+    def value(self) -> Any:
+        """The inputs, made on the first call in this process and kept for the study (a
+        process keeps those of the last study it was given, none other)."""
+        if _MADE and _MADE[0][0] == self.key:
+            return _MADE[0][1]
+        _MADE.clear()
+        made = self.make(self.source)
+        _MADE.append((self.key, made))
+        return made
+
+
+_MADE: list[tuple[str, Any]] = []
+"""The inputs this process made last (:meth:`ReadOnWorkers.value`) and their study's key."""
+
+
+def resolved(shared: Any) -> Any:
+    """``shared`` itself, or the inputs a :class:`ReadOnWorkers` makes (in this process)."""
+    return shared.value() if isinstance(shared, ReadOnWorkers) else shared
 
 
 def task_seeds(seed: int, n: int) -> list[np.random.SeedSequence]:
@@ -75,6 +115,7 @@ class Serial:
         if meanwhile is not None:
             meanwhile()
         advance = _advance(description, len(tasks))
+        shared = resolved(shared)
         out = []
         for i, task in enumerate(tasks):
             out.append(fn(shared, task))
@@ -118,7 +159,7 @@ class Processes:
         global _WORK
         advance = _advance(description, len(tasks))
         out: list[Any] = [None] * len(tasks)
-        _WORK = (fn, shared, tasks)
+        _WORK = (fn, resolved(shared), tasks)
         try:
             with ProcessPoolExecutor(min(self.jobs, len(tasks)),
                                      mp_context=multiprocessing.get_context("fork")) as pool:
@@ -142,7 +183,25 @@ class Processes:
 
 
 def _dask_call(fn: Callable[[Any, Any], Any], shared: Any, task: bytes) -> Any:
+    if isinstance(shared, ReadOnWorkers):
+        shared = _made_on_worker(shared)
     return fn(shared, pickle.loads(task))  # our own task, pickled by map
+
+
+def _made_on_worker(recipe: ReadOnWorkers) -> Any:
+    """The recipe's inputs made on this Dask worker (once per study); a problem with them is
+    one line naming the worker."""
+    try:
+        return recipe.value()
+    except (InexevalError, OSError) as error:
+        from distributed import get_worker
+
+        where = get_worker().address
+        if isinstance(error, OSError):
+            name = error.filename if error.filename is not None else ""
+            raise InexevalError(f"cannot read {name} on worker {where}: "
+                                f"{error.strerror or error}") from None
+        raise InexevalError(f"on worker {where}: {error}") from None
 
 
 class DaskExecutor:
@@ -151,15 +210,20 @@ class DaskExecutor:
     here (and stopped with the executor). ``retries``: how often a task whose worker died is
     run again elsewhere."""
 
-    def __init__(self, address: str, *, retries: int = 3) -> None:
+    def __init__(self, address: str, *, retries: int = 3, inputs: str = "send") -> None:
         try:
             import dask
             from distributed import Client, LocalCluster
         except ImportError:
             raise InexevalError("--scheduler needs Dask's distributed scheduler: "
                                 "pip install 'inexeval[dask]'") from None
+        if inputs not in INPUTS:
+            raise InexevalError(f"--inputs is shared or send, not {inputs!r}")
         self.address = address
         self.retries = retries
+        self.inputs = inputs
+        """``shared``: the workers make a study's :class:`ReadOnWorkers` inputs themselves
+        (they see the same files); ``send``: they are made here and sent to every worker."""
         self.last_payload_bytes = 0
         """The bytes of the tasks the last :meth:`map` sent (pickled), for a benchmark."""
         configured = dask.config.get("distributed.client.direct-to-workers", None)
@@ -198,6 +262,8 @@ class DaskExecutor:
                 meanwhile()
             return []
         advance = _advance(description, len(tasks))
+        if self.inputs == "send":
+            shared = resolved(shared)
         [shared_future] = self._scatter([shared], broadcast=True)
         # Each task is pickled here, once, to bytes, and scattered: sent from this process
         # straight to one worker (:attr:`direct`), not through the scheduler (in a task's
@@ -296,11 +362,18 @@ class DaskExecutor:
         return f"DaskExecutor({self.address!r})"
 
 
-def make_executor(jobs: int = 1, scheduler: str | None = None) -> Executor:
-    """The executor a command's ``--jobs``/``--scheduler`` ask for (a scheduler wins; close a
-    :class:`DaskExecutor` when done, or use it as a context manager)."""
+INPUTS = ("shared", "send")
+"""Where a study's inputs are made on a Dask cluster (``--inputs``): on each worker, from the
+files' paths, or here, then sent."""
+
+
+def make_executor(jobs: int = 1, scheduler: str | None = None, inputs: str = "send"
+                  ) -> Executor:
+    """The executor a command's ``--jobs``/``--scheduler`` (and ``--inputs``) ask for (a
+    scheduler wins; close a :class:`DaskExecutor` when done, or use it as a context
+    manager)."""
     if scheduler:
-        return DaskExecutor(scheduler)
+        return DaskExecutor(scheduler, inputs=inputs)
     return Processes(jobs) if jobs > 1 else Serial()
 
 

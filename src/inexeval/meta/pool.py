@@ -40,13 +40,13 @@ import math
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
 
 from inexeval.errors import InexevalError, InexevalWarning
-from inexeval.executor import Executor, Serial, map_chunked, task_seeds
+from inexeval.executor import Executor, ReadOnWorkers, Serial, map_chunked, task_seeds
 from inexeval.model import Assessments, Run
 from inexeval.model.assessments import TopicAssessments
 from inexeval.model.pool import Pool
@@ -607,27 +607,110 @@ LEVEL_COLUMNS = ("measure", "strategy", "level", "iteration", "judged", "kendall
 
 
 @dataclass(frozen=True)
-class _PoolWork:
-    """What every task of a pool study needs (scattered once)."""
+class StudyInputs:
+    """A study's inputs: the full qrels, the runs, how they are scored and how the qrels were
+    pooled (None for a sampling study). :meth:`read` gives them; a reader of files (the
+    command line's, :mod:`inexeval.commands._meta_pool`) gives them read from their paths, on
+    whichever process makes a study's shared inputs (:class:`inexeval.executor.ReadOnWorkers`:
+    with ``--inputs shared``, each Dask worker)."""
 
     assessments: Assessments
-    runs: ShippedRuns
+    runs: Sequence[Run]
     scoring: Scoring
+    pooling: Pooling | None = None
+
+    def read(self) -> StudyInputs:
+        return self
+
+
+class InputReader(Protocol):
+    """What gives a study its :class:`StudyInputs` (read from files, or as they are)."""
+
+    def read(self) -> StudyInputs: ...
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What the command needs of the inputs to plan a study, made with the study's shared
+    inputs (on a worker with ``--inputs shared``): the runs' names, the assessed topics, the
+    unit, and every run's means on the full qrels (runs x ``measures``) with the warnings
+    scoring them gave (said again by the command)."""
+
+    names: list[str]
+    topics: int
+    unit: str
+    measures: tuple[str, ...]
+    full_means: Floats
+    warnings: list[Warning]
+
+
+def planned(inputs: StudyInputs, unit: str) -> Plan:
+    """The :class:`Plan` of ``inputs`` (the runs scored on the full qrels, their warnings
+    kept)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        full = inputs.scoring.scores(inputs.assessments, inputs.runs)
+    return Plan([run.name for run in inputs.runs], len(inputs.assessments), unit,
+                tuple(full.measures), full.means(),
+                [w.message for w in caught if isinstance(w.message, Warning)])
+
+
+def say_again(plan: Plan) -> None:
+    """The warnings of scoring the runs on the full qrels, in this process."""
+    for message in plan.warnings:
+        warnings.warn(message, stacklevel=2)
+
+
+@dataclass(frozen=True)
+class _PoolWork:
+    """What every task of a pool study needs: made once per process that runs its tasks
+    (:func:`_pool_work`)."""
+
+    inputs: StudyInputs
+    runs: ShippedRuns
     coded: CodedRuns | None
     unit: str
     full_units: Mapping[str, Keys]
     judged: Mapping[str, Judged]
-    full_means: Floats
-    measures: tuple[str, ...]
     condensed: bool
     power: Power | None
 
+    @property
+    def assessments(self) -> Assessments:
+        return self.inputs.assessments
 
-def _level_task(work: _PoolWork, task: tuple[str, float, int, np.random.SeedSequence]
-                ) -> list[LevelRow]:
+    @property
+    def scoring(self) -> Scoring:
+        return self.inputs.scoring
+
+
+def _pool_work(source: tuple[InputReader, bool, bool, Power | None]) -> _PoolWork:
+    """A pool study's shared inputs: the inputs read, the runs coded (re-pooled levels), the
+    full pool's units and the judged units."""
+    reader, sampled, condensed, power = source
+    inputs = reader.read()
+    pooling = None if sampled else inputs.pooling
+    if pooling is not None:
+        check_pooled(pooling, len(inputs.runs))
+    unit = (pooling.unit if pooling is not None else
+            "element" if inputs.assessments.scale in ELEMENT_SCALES else "article")
+    coded = (CodedRuns.of(inputs.runs, list(inputs.assessments), pooling)
+             if pooling is not None else None)
+    return _PoolWork(inputs, ShippedRuns(assessed_only(inputs.runs, inputs.assessments)),
+                     coded, unit, coded.pooled() if coded is not None else {},
+                     judged_units(inputs.assessments, unit), condensed, power)
+
+
+def _pool_plan(work: _PoolWork, _: None) -> Plan:
+    return planned(work.inputs, work.unit)
+
+
+def _level_task(work: _PoolWork, task: tuple[str, float, int, np.random.SeedSequence,
+                                              tuple[str, ...], Floats]) -> list[LevelRow]:
     """One level (or one iteration of a sampling rate): the reduced qrels, the runs scored on
-    them, and the agreement of each measure with the full qrels."""
-    strategy, level, iteration, seed = task
+    them, and the agreement of each measure (``measures``, means on the full qrels
+    ``full_means``) with the full qrels."""
+    strategy, level, iteration, seed, measures, full_means = task
     if strategy in ("depth", "articles"):
         assert work.coded is not None
         removed = left_out_units(work.full_units, work.coded.pooled(level=int(level)))
@@ -642,8 +725,8 @@ def _level_task(work: _PoolWork, task: tuple[str, float, int, np.random.SeedSequ
     means = scores.means()
     judged = sum(len(j.keys) - len(removed.get(t, ())) for t, j in work.judged.items())
     rows = []
-    for m, measure in enumerate(work.measures):
-        truth, estimate = work.full_means[:, m], means[:, scores.measures.index(measure)]
+    for m, measure in enumerate(measures):
+        truth, estimate = full_means[:, m], means[:, scores.measures.index(measure)]
         power = work.power.of(scores, measure) if work.power is not None else None
         rows.append(LevelRow(measure, strategy, level, iteration, judged,
                              kendall_tau(truth, estimate), tau_ap(truth, estimate),
@@ -661,7 +744,22 @@ def pool_study(assessments: Assessments, runs: Sequence[Run], scoring: Scoring, 
     ``iterations`` each) with the full qrels; rows by measure, then level, then iteration."""
     if not runs:
         raise InexevalError("a pool study needs runs")
-    if sample is None and (pooling is None or not levels):
+    return read_pool_study(StudyInputs(assessments, runs, scoring, pooling), levels=levels,
+                           sample=sample, rates=rates, iterations=iterations,
+                           condensed=condensed, seed=seed, power=power, executor=executor)[0]
+
+
+def read_pool_study(reader: InputReader, *, levels: Sequence[int] = (),
+                    sample: str | None = None, rates: Sequence[float] = (),
+                    iterations: int = 1, condensed: bool = False, seed: int = 42,
+                    power: Power | None = None, executor: Executor | None = None,
+                    pooled_by: str | None = None) -> tuple[list[LevelRow], Plan]:
+    """:func:`pool_study` of the inputs ``reader`` reads (on each process that runs the tasks,
+    once; ``pooled_by``, ``depth`` or ``articles``, says here how they were pooled when the
+    reader is not :class:`StudyInputs`), and the study's :class:`Plan`."""
+    if isinstance(reader, StudyInputs):
+        pooled_by = reader.pooling.strategy if reader.pooling is not None else None
+    if sample is None and (pooled_by is None or not levels):
         raise InexevalError("give the levels (--depths or --article-counts, with how the qrels "
                             "were pooled) or a sample (--sample random|stratified --rates)")
     if sample is not None:
@@ -671,29 +769,22 @@ def pool_study(assessments: Assessments, runs: Sequence[Run], scoring: Scoring, 
             raise InexevalError("--rates are sampling rates in (0, 1]")
         if iterations < 1:
             raise InexevalError("--iterations must be at least 1")
-    if pooling is not None and any(level < 1 for level in levels):
+    if pooled_by is not None and any(level < 1 for level in levels):
         raise InexevalError("a pool depth or article count is at least 1")
-    if pooling is not None:
-        check_pooled(pooling, len(runs))
-    unit = (pooling.unit if pooling is not None and sample is None else
-            "element" if assessments.scale in ELEMENT_SCALES else "article")
-    full = scoring.scores(assessments, runs)
-    measures = full.measures
-    coded = (CodedRuns.of(runs, list(assessments), pooling)
-             if pooling is not None and sample is None else None)
-    full_units = coded.pooled() if coded is not None else {}
-    judged = judged_units(assessments, unit)
+    executor = executor or Serial()
+    work = ReadOnWorkers(_pool_work, (reader, sample is not None, condensed, power))
+    [plan] = executor.map(_pool_plan, [None], work)
+    say_again(plan)
     tasks: list[tuple[str, float, int]] = (
         [(sample, float(rate), i) for rate in rates for i in range(1, iterations + 1)]
         if sample is not None else
-        [(pooling.strategy, level, 1) for level in levels] if pooling is not None else [])
-    seeded = [(*task, child) for task, child in zip(tasks, task_seeds(seed, len(tasks)))]
-    work = _PoolWork(assessments, ShippedRuns(assessed_only(runs, assessments)), scoring, coded,
-                     unit, full_units, judged, full.means(), measures, condensed, power)
-    done = map_chunked(executor or Serial(), _level_task, seeded, work, description="levels")
+        [(pooled_by, level, 1) for level in levels] if pooled_by is not None else [])
+    seeded = [(*task, child, plan.measures, plan.full_means)
+              for task, child in zip(tasks, task_seeds(seed, len(tasks)))]
+    done = map_chunked(executor, _level_task, seeded, work, description="levels")
     rows = [row for of_task in done for row in of_task]
-    order = {m: i for i, m in enumerate(measures)}
-    return sorted(rows, key=lambda r: order[r.measure])
+    order = {m: i for i, m in enumerate(plan.measures)}
+    return sorted(rows, key=lambda r: order[r.measure]), plan
 
 
 def row_values(row: Any, columns: Sequence[str]) -> list[Any]:
