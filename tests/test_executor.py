@@ -10,6 +10,7 @@ import pytest
 from inexeval.errors import InexevalError
 from inexeval.executor import (
     Processes,
+    ReadOnWorkers,
     Serial,
     blocks,
     chunks,
@@ -180,3 +181,27 @@ def test_bad_scheduler_addresses_are_errors() -> None:
 
     with pytest.raises(InexevalError, match="local:N"):
         DaskExecutor("local:x")
+
+
+_MADE_BY: list[int] = []
+
+
+def _made(source: int) -> list[int]:
+    _MADE_BY.append(source)
+    return [source] * 3
+
+
+def _picked(shared: list[int], task: int) -> int:
+    return shared[task] + task
+
+
+@pytest.mark.parametrize("executor", [Serial(), Processes(2)])
+def test_inputs_made_once_per_study_by_the_process_that_uses_them(
+        executor: Serial | Processes) -> None:
+    _MADE_BY.clear()
+    recipe = ReadOnWorkers(_made, 5)
+    assert map_chunked(executor, _picked, [0, 1, 2], recipe) == [5, 6, 7]
+    assert executor.map(_picked, [2], recipe) == [7]
+    assert _MADE_BY == [5]  # made here, before the forked processes, once for both maps
+    assert executor.map(_picked, [1], ReadOnWorkers(_made, 8)) == [9]
+    assert _MADE_BY == [5, 8]  # another study: made again

@@ -29,6 +29,7 @@ own (its index's seed), never its chunk's.
 
 from __future__ import annotations
 
+import logging
 import pickle
 import uuid
 from collections.abc import Callable, Iterator, Sequence
@@ -240,8 +241,11 @@ class DaskExecutor:
             if not (count.isascii() and count.isdigit() and int(count) >= 1):
                 raise InexevalError(f"--scheduler local:N needs a number of workers N >= 1, "
                                     f"not {count!r}")
+            # its workers' logs are this command's stderr: a task's error is said once, as
+            # the command's own line, not also logged with its traceback by the worker
             self._cluster = LocalCluster(n_workers=int(count), threads_per_worker=1,
-                                         processes=True, dashboard_address=None)
+                                         processes=True, dashboard_address=None,
+                                         silence_logs=logging.CRITICAL)
             self.client = Client(self._cluster)
         else:
             try:

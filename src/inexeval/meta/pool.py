@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
@@ -618,6 +618,10 @@ class StudyInputs:
     runs: Sequence[Run]
     scoring: Scoring
     pooling: Pooling | None = None
+    note: str = ""
+    """What reading them says (:attr:`inexeval.experiment.Experiment.note`)."""
+    said: Sequence[Warning] = ()
+    """The warnings reading them gave where they were read (a worker), to say again."""
 
     def read(self) -> StudyInputs:
         return self
@@ -633,26 +637,28 @@ class InputReader(Protocol):
 class Plan:
     """What the command needs of the inputs to plan a study, made with the study's shared
     inputs (on a worker with ``--inputs shared``): the runs' names, the assessed topics, the
-    unit, and every run's means on the full qrels (runs x ``measures``) with the warnings
-    scoring them gave (said again by the command)."""
+    unit of the full pool (empty without one), the note of reading them, and every run's means
+    on the full qrels (runs x ``measures``) with the warnings scoring them gave (said again by
+    the command)."""
 
     names: list[str]
     topics: int
     unit: str
+    note: str
     measures: tuple[str, ...]
     full_means: Floats
     warnings: list[Warning]
 
 
-def planned(inputs: StudyInputs, unit: str) -> Plan:
+def planned(inputs: StudyInputs) -> Plan:
     """The :class:`Plan` of ``inputs`` (the runs scored on the full qrels, their warnings
     kept)."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         full = inputs.scoring.scores(inputs.assessments, inputs.runs)
-    return Plan([run.name for run in inputs.runs], len(inputs.assessments), unit,
-                tuple(full.measures), full.means(),
-                [w.message for w in caught if isinstance(w.message, Warning)])
+    return Plan([run.name for run in inputs.runs], len(inputs.assessments),
+                inputs.pooling.unit if inputs.pooling is not None else "", inputs.note, tuple(full.measures), full.means(),
+                [*inputs.said, *(w.message for w in caught if isinstance(w.message, Warning))])
 
 
 def say_again(plan: Plan) -> None:
@@ -702,7 +708,7 @@ def _pool_work(source: tuple[InputReader, bool, bool, Power | None]) -> _PoolWor
 
 
 def _pool_plan(work: _PoolWork, _: None) -> Plan:
-    return planned(work.inputs, work.unit)
+    return planned(work.inputs)
 
 
 def _level_task(work: _PoolWork, task: tuple[str, float, int, np.random.SeedSequence,
@@ -753,10 +759,12 @@ def read_pool_study(reader: InputReader, *, levels: Sequence[int] = (),
                     sample: str | None = None, rates: Sequence[float] = (),
                     iterations: int = 1, condensed: bool = False, seed: int = 42,
                     power: Power | None = None, executor: Executor | None = None,
-                    pooled_by: str | None = None) -> tuple[list[LevelRow], Plan]:
+                    pooled_by: str | None = None,
+                    say: Callable[[Plan], None] | None = None) -> tuple[list[LevelRow], Plan]:
     """:func:`pool_study` of the inputs ``reader`` reads (on each process that runs the tasks,
     once; ``pooled_by``, ``depth`` or ``articles``, says here how they were pooled when the
-    reader is not :class:`StudyInputs`), and the study's :class:`Plan`."""
+    reader is not :class:`StudyInputs`; ``say`` is given the plan first), and the study's
+    :class:`Plan`."""
     if isinstance(reader, StudyInputs):
         pooled_by = reader.pooling.strategy if reader.pooling is not None else None
     if sample is None and (pooled_by is None or not levels):
@@ -774,6 +782,8 @@ def read_pool_study(reader: InputReader, *, levels: Sequence[int] = (),
     executor = executor or Serial()
     work = ReadOnWorkers(_pool_work, (reader, sample is not None, condensed, power))
     [plan] = executor.map(_pool_plan, [None], work)
+    if say is not None:
+        say(plan)
     say_again(plan)
     tasks: list[tuple[str, float, int]] = (
         [(sample, float(rate), i) for rate in rates for i in range(1, iterations + 1)]

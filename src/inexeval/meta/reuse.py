@@ -150,7 +150,7 @@ def _reuse_work(reader: InputReader) -> _ReuseWork:
 
 
 def _reuse_plan(work: _ReuseWork, _: None) -> Plan:
-    return planned(work.inputs, work.pooling.unit)
+    return planned(work.inputs)
 
 
 def _left_out_task(work: _ReuseWork, left: tuple[int, ...]) -> tuple[list[str], Floats, int]:
@@ -204,15 +204,18 @@ def reuse_study(assessments: Assessments, runs: Sequence[Run], scoring: Scoring,
 
 def read_reuse_study(reader: InputReader, *,
                      groups: Callable[[list[str]], list[str]] | None = None,
-                     executor: Executor | None = None) -> tuple[Reuse, Plan]:
+                     executor: Executor | None = None,
+                     say: Callable[[Plan], None] | None = None) -> tuple[Reuse, Plan]:
     """:func:`reuse_study` of the inputs ``reader`` reads (on each process that runs the
     tasks, once), ``groups`` giving the runs' groups from their names; and the study's
-    :class:`Plan`."""
+    :class:`Plan` (``say`` is given it first)."""
     executor = executor or Serial()
     work = ReadOnWorkers(_reuse_work, reader)
     # the runs scored on the full qrels with the shared inputs (on a worker), then each
     # left-out group given out as the positions of its runs
     [plan] = executor.map(_reuse_plan, [None], work)
+    if say is not None:
+        say(plan)
     say_again(plan)
     names = plan.names
     if len(names) < 2:
