@@ -40,6 +40,7 @@ import math
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any, Protocol
 
 import numpy as np
@@ -626,6 +627,29 @@ class StudyInputs:
     def read(self) -> StudyInputs:
         return self
 
+    @cached_property
+    def plan(self) -> Plan:
+        """The study's :class:`Plan` (the runs scored on the full qrels), made once."""
+        return planned(self)
+
+    @cached_property
+    def assessed_runs(self) -> list[Run]:
+        """The runs without their topics that have no qrels (never scored: less to ship)."""
+        return assessed_only(self.runs, self.assessments)
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        # what the tasks need: the plan made here, with every run, and the runs of the
+        # assessed topics only, packed (:class:`ShippedRuns`: a dozen arrays per run)
+        return _shipped_inputs, (self.assessments, ShippedRuns(self.assessed_runs),
+                                 self.scoring, self.pooling, self.plan)
+
+
+def _shipped_inputs(assessments: Assessments, runs: ShippedRuns, scoring: Scoring,
+                    pooling: Pooling | None, plan: Plan) -> StudyInputs:
+    inputs = StudyInputs(assessments, runs.runs, scoring, pooling, plan.note)
+    inputs.__dict__.update(plan=plan, assessed_runs=list(runs.runs))
+    return inputs
+
 
 class InputReader(Protocol):
     """What gives a study its :class:`StudyInputs` (read from files, or as they are)."""
@@ -673,13 +697,16 @@ class _PoolWork:
     (:func:`_pool_work`)."""
 
     inputs: StudyInputs
-    runs: ShippedRuns
     coded: CodedRuns | None
     unit: str
     full_units: Mapping[str, Keys]
     judged: Mapping[str, Judged]
     condensed: bool
     power: Power | None
+
+    @property
+    def runs(self) -> list[Run]:
+        return self.inputs.assessed_runs
 
     @property
     def assessments(self) -> Assessments:
@@ -702,13 +729,12 @@ def _pool_work(source: tuple[InputReader, bool, bool, Power | None]) -> _PoolWor
             "element" if inputs.assessments.scale in ELEMENT_SCALES else "article")
     coded = (CodedRuns.of(inputs.runs, list(inputs.assessments), pooling)
              if pooling is not None else None)
-    return _PoolWork(inputs, ShippedRuns(assessed_only(inputs.runs, inputs.assessments)),
-                     coded, unit, coded.pooled() if coded is not None else {},
+    return _PoolWork(inputs, coded, unit, coded.pooled() if coded is not None else {},
                      judged_units(inputs.assessments, unit), condensed, power)
 
 
 def _pool_plan(work: _PoolWork, _: None) -> Plan:
-    return planned(work.inputs)
+    return work.inputs.plan
 
 
 def _level_task(work: _PoolWork, task: tuple[str, float, int, np.random.SeedSequence,
@@ -725,8 +751,8 @@ def _level_task(work: _PoolWork, task: tuple[str, float, int, np.random.SeedSequ
         removed = {topic: sampled_units(work.judged[topic], level, strategy, rng)
                    for topic in natural_order(work.judged)}
     reduced = without_units(work.assessments, removed, work.unit)
-    runs = (condensed_runs(work.runs.runs, reduced, work.unit) if work.condensed
-            else list(work.runs.runs))
+    runs = (condensed_runs(work.runs, reduced, work.unit) if work.condensed
+            else list(work.runs))
     scores = work.scoring.quiet_scores(reduced, runs)
     means = scores.means()
     judged = sum(len(j.keys) - len(removed.get(t, ())) for t, j in work.judged.items())

@@ -52,14 +52,11 @@ from inexeval.meta.pool import (
     Plan,
     Pooling,
     Scoring,
-    ShippedRuns,
     StudyInputs,
-    assessed_only,
     check_pooled,
     judged_units,
     kendall_tau,
     left_out_units,
-    planned,
     say_again,
     without_units,
 )
@@ -131,10 +128,13 @@ class _ReuseWork:
 
     inputs: StudyInputs
     pooling: Pooling
-    runs: ShippedRuns
     coded: CodedRuns
     full_units: Mapping[str, Keys]
     judged: Mapping[str, Judged]
+
+    @property
+    def runs(self) -> list[Run]:
+        return self.inputs.assessed_runs
 
 
 def _reuse_work(reader: InputReader) -> _ReuseWork:
@@ -144,13 +144,11 @@ def _reuse_work(reader: InputReader) -> _ReuseWork:
     assert inputs.pooling is not None
     check_pooled(inputs.pooling, len(inputs.runs))
     coded = CodedRuns.of(inputs.runs, list(inputs.assessments), inputs.pooling)
-    return _ReuseWork(inputs, inputs.pooling,
-                      ShippedRuns(assessed_only(inputs.runs, inputs.assessments)), coded,
-                      coded.pooled(), judged_units(inputs.assessments, inputs.pooling.unit))
+    return _ReuseWork(inputs, inputs.pooling, coded, coded.pooled(), judged_units(inputs.assessments, inputs.pooling.unit))
 
 
 def _reuse_plan(work: _ReuseWork, _: None) -> Plan:
-    return planned(work.inputs)
+    return work.inputs.plan
 
 
 def _left_out_task(work: _ReuseWork, left: tuple[int, ...]) -> tuple[list[str], Floats, int]:
@@ -169,7 +167,7 @@ def _left_out_task(work: _ReuseWork, left: tuple[int, ...]) -> tuple[list[str], 
             at = np.minimum(np.searchsorted(judged.keys, keys), len(judged.keys) - 1)
             unique += int(np.count_nonzero((judged.keys[at] == keys) & judged.relevant[at]))
     reduced = without_units(work.inputs.assessments, removed, pooling.unit)
-    scores = work.inputs.scoring.quiet_scores(reduced, [work.runs.runs[i] for i in left])
+    scores = work.inputs.scoring.quiet_scores(reduced, [work.runs[i] for i in left])
     return list(scores.measures), scores.means(), unique
 
 
