@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from functools import partial
-
 import numpy as np
 import pytest
 
@@ -67,21 +65,6 @@ def test_chunked_tasks_give_the_results_of_one_task_at_a_time() -> None:
             assert map_chunked(executor, _draw, _tasks(11), {"n": 3},
                                per_worker=per_worker) == serial
     assert map_chunked(Processes(2), _draw, [], {"n": 3}) == []
-
-
-def test_meanwhile_is_called_once_while_the_tasks_run() -> None:
-    serial = Serial().map(_draw, _tasks(6), {"n": 2})
-    calls: list[str] = []
-    for executor in (Serial(), Processes(2)):
-        assert map_chunked(executor, _draw, _tasks(6), {"n": 2},
-                           meanwhile=partial(calls.append, repr(executor))) == serial
-    assert calls == ["Serial()", "Processes(jobs=2)"]
-
-    def fails() -> None:
-        raise InexevalError("the parent's share failed")
-
-    with pytest.raises(InexevalError, match="parent's share"):
-        map_chunked(Processes(2), _draw, _tasks(6), {"n": 2}, meanwhile=fails)
 
 
 def _contents(runs: object) -> list[object]:

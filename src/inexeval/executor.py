@@ -47,10 +47,7 @@ R = TypeVar("R")
 
 class Executor(Protocol):
     """Applies ``fn(shared, task)`` to every task; results in task order. An executor may say
-    how many tasks it runs at once (``workers``; :func:`worker_count`). The executors here also
-    take ``meanwhile``, a function this process calls once the tasks are given out, before it
-    collects them (:func:`map_chunked`): its own share of a study, done while the workers do
-    theirs (one process calls it first)."""
+    how many tasks it runs at once (``workers``; :func:`worker_count`)."""
 
     def map(self, fn: Callable[[Any, Any], Any], tasks: Sequence[Any], shared: Any = None, *,
             description: str | None = None) -> list[Any]: ...
@@ -111,10 +108,7 @@ class Serial:
     workers = 1
 
     def map(self, fn: Callable[[Any, T], R], tasks: Sequence[T], shared: Any = None, *,
-            description: str | None = None, meanwhile: Callable[[], None] | None = None
-            ) -> list[R]:
-        if meanwhile is not None:
-            meanwhile()
+            description: str | None = None) -> list[R]:
         advance = _advance(description, len(tasks))
         shared = resolved(shared)
         out = []
@@ -149,11 +143,9 @@ class Processes:
         return self.jobs
 
     def map(self, fn: Callable[[Any, T], R], tasks: Sequence[T], shared: Any = None, *,
-            description: str | None = None, meanwhile: Callable[[], None] | None = None
-            ) -> list[R]:
+            description: str | None = None) -> list[R]:
         if self.jobs == 1 or len(tasks) <= 1:
-            return Serial().map(fn, tasks, shared, description=description,
-                                meanwhile=meanwhile)
+            return Serial().map(fn, tasks, shared, description=description)
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor, as_completed
 
@@ -166,8 +158,6 @@ class Processes:
                                      mp_context=multiprocessing.get_context("fork")) as pool:
                 futures = {pool.submit(_run_task, i): i for i in range(len(tasks))}
                 try:
-                    if meanwhile is not None:
-                        meanwhile()
                     for done, future in enumerate(as_completed(futures), 1):
                         out[futures[future]] = future.result()
                         advance(done)
@@ -260,15 +250,12 @@ class DaskExecutor:
                                     f"({error})") from None
 
     def map(self, fn: Callable[[Any, T], R], tasks: Sequence[T], shared: Any = None, *,
-            description: str | None = None, meanwhile: Callable[[], None] | None = None
-            ) -> list[R]:
+            description: str | None = None) -> list[R]:
         from concurrent.futures import CancelledError
 
         from distributed import as_completed
 
         if not tasks:
-            if meanwhile is not None:
-                meanwhile()
             return []
         advance = _advance(description, len(tasks))
         if self.inputs == "send":
@@ -299,8 +286,6 @@ class DaskExecutor:
         pending = as_completed(futures)
         done = 0
         try:
-            if meanwhile is not None:
-                meanwhile()
             for future in pending:
                 i = index[future.key]
                 try:
@@ -436,20 +421,13 @@ def _chunk_call(shared: Any, chunk: tuple[Callable[[Any, Any], Any], Sequence[An
 
 def map_chunked(executor: Executor, fn: Callable[[Any, T], R], tasks: Sequence[T],
                 shared: Any = None, *, per_worker: int = CHUNKS_PER_WORKER,
-                description: str | None = None,
-                meanwhile: Callable[[], None] | None = None) -> list[R]:
+                description: str | None = None) -> list[R]:
     """``executor.map(fn, tasks, shared)``, the tasks given out in about ``per_worker`` chunks
     per worker of the executor (contiguous slices, :func:`chunks`; :class:`Serial` runs them
-    one by one, as they come): the same results in task order, whatever the chunking.
-    ``meanwhile`` is called in this process once the tasks are given out (first by an executor
-    that does not take it)."""
-    if meanwhile is not None and not isinstance(executor, (Serial, Processes, DaskExecutor)):
-        meanwhile()
-        meanwhile = None
-    given: dict[str, Any] = {} if meanwhile is None else {"meanwhile": meanwhile}
+    one by one, as they come): the same results in task order, whatever the chunking."""
     if isinstance(executor, Serial) or len(tasks) <= 1:
-        return executor.map(fn, tasks, shared, description=description, **given)
+        return executor.map(fn, tasks, shared, description=description)
     spans = chunks(len(tasks), per_worker * worker_count(executor))
     done = executor.map(_chunk_call, [(fn, tasks[a:b]) for a, b in spans], shared,
-                        description=description, **given)
+                        description=description)
     return [result for part in done for result in part]

@@ -27,8 +27,10 @@ Per measure over all runs: ``mean_drop`` and ``max_drop`` of ``difference``, and
 ``score_without`` (each run scored without its own group's contribution).
 
 Every left-out run or group is one task of an :mod:`inexeval.executor`, given out in contiguous
-chunks of tasks (:func:`inexeval.executor.map_chunked`, a few per worker); this process scores
-every run on the full qrels while the workers run the tasks. The output is the same bytes
+chunks of tasks (:func:`inexeval.executor.map_chunked`, a few per worker), each the positions of
+its runs: the process that runs it rebuilds the pool without them from the runs it has coded
+once (:class:`inexeval.executor.ReadOnWorkers`), after the study's plan (the runs' names and
+scores on the full qrels, :class:`inexeval.meta.pool.Plan`). The output is the same bytes
 whoever runs the tasks, however many at a time.
 """
 
