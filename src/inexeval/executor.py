@@ -80,6 +80,12 @@ class ReadOnWorkers:
         return made
 
 
+    def forget(self) -> None:
+        """Let this process drop the inputs (the study is over)."""
+        if _MADE and _MADE[0][0] == self.key:
+            _MADE.clear()
+
+
 _MADE: list[tuple[str, Any]] = []
 """The inputs this process made last (:meth:`ReadOnWorkers.value`) and their study's key."""
 

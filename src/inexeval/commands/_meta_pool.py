@@ -336,7 +336,8 @@ def run_reuse(args: argparse.Namespace) -> int:
     else:
         from inexeval.report.comparison import render_rows
 
-        title = _title(plan, args, "leave-" + ("one-group" if group is not None else "one-run") + "-out")
+        title = _title(plan, args, "leave-" + ("one-group" if group is not None else "one-run")
+                       + "-out")
         text = (render_rows(RUN_COLUMNS, runs, args.format, args.digits, title=title) + "\n"
                 + render_rows(SUMMARY_COLUMNS, summary, args.format, args.digits,
                               title="over all runs: drop = score_full - score_without"))

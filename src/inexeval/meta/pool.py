@@ -681,7 +681,8 @@ def planned(inputs: StudyInputs) -> Plan:
         warnings.simplefilter("always")
         full = inputs.scoring.scores(inputs.assessments, inputs.runs)
     return Plan([run.name for run in inputs.runs], len(inputs.assessments),
-                inputs.pooling.unit if inputs.pooling is not None else "", inputs.note, tuple(full.measures), full.means(),
+                inputs.pooling.unit if inputs.pooling is not None else "", inputs.note,
+                tuple(full.measures), full.means(),
                 [*inputs.said, *(w.message for w in caught if isinstance(w.message, Warning))])
 
 
@@ -807,17 +808,20 @@ def read_pool_study(reader: InputReader, *, levels: Sequence[int] = (),
         raise InexevalError("a pool depth or article count is at least 1")
     executor = executor or Serial()
     work = ReadOnWorkers(_pool_work, (reader, sample is not None, condensed, power))
-    [plan] = executor.map(_pool_plan, [None], work)
-    if say is not None:
-        say(plan)
-    say_again(plan)
-    tasks: list[tuple[str, float, int]] = (
-        [(sample, float(rate), i) for rate in rates for i in range(1, iterations + 1)]
-        if sample is not None else
-        [(pooled_by, level, 1) for level in levels] if pooled_by is not None else [])
-    seeded = [(*task, child, plan.measures, plan.full_means)
-              for task, child in zip(tasks, task_seeds(seed, len(tasks)))]
-    done = map_chunked(executor, _level_task, seeded, work, description="levels")
+    try:
+        [plan] = executor.map(_pool_plan, [None], work)
+        if say is not None:
+            say(plan)
+        say_again(plan)
+        tasks: list[tuple[str, float, int]] = (
+            [(sample, float(rate), i) for rate in rates for i in range(1, iterations + 1)]
+            if sample is not None else
+            [(pooled_by, level, 1) for level in levels] if pooled_by is not None else [])
+        seeded = [(*task, child, plan.measures, plan.full_means)
+                  for task, child in zip(tasks, task_seeds(seed, len(tasks)))]
+        done = map_chunked(executor, _level_task, seeded, work, description="levels")
+    finally:
+        work.forget()
     rows = [row for of_task in done for row in of_task]
     order = {m: i for i, m in enumerate(plan.measures)}
     return sorted(rows, key=lambda r: order[r.measure]), plan

@@ -146,7 +146,8 @@ def _reuse_work(reader: InputReader) -> _ReuseWork:
     assert inputs.pooling is not None
     check_pooled(inputs.pooling, len(inputs.runs))
     coded = CodedRuns.of(inputs.runs, list(inputs.assessments), inputs.pooling)
-    return _ReuseWork(inputs, inputs.pooling, coded, coded.pooled(), judged_units(inputs.assessments, inputs.pooling.unit))
+    return _ReuseWork(inputs, inputs.pooling, coded, coded.pooled(),
+                      judged_units(inputs.assessments, inputs.pooling.unit))
 
 
 def _reuse_plan(work: _ReuseWork, _: None) -> Plan:
@@ -213,22 +214,26 @@ def read_reuse_study(reader: InputReader, *,
     work = ReadOnWorkers(_reuse_work, reader)
     # the runs scored on the full qrels with the shared inputs (on a worker), then each
     # left-out group given out as the positions of its runs
-    [plan] = executor.map(_reuse_plan, [None], work)
-    if say is not None:
-        say(plan)
-    say_again(plan)
-    names = plan.names
-    if len(names) < 2:
-        raise InexevalError("a reuse study needs at least two runs (one left out, one pooled)")
-    labels = groups(names) if groups is not None else names
-    sets: dict[str, list[int]] = {}
-    for i, label in enumerate(labels):
-        sets.setdefault(label, []).append(i)
-    if len(sets) < 2:
-        raise InexevalError(f"every run is in group {labels[0]!r}: leaving it out leaves no "
-                            "pool (give a --group that tells the groups apart)")
-    tasks = [tuple(members) for members in sets.values()]
-    done = map_chunked(executor, _left_out_task, tasks, work, description="left out")
+    try:
+        [plan] = executor.map(_reuse_plan, [None], work)
+        if say is not None:
+            say(plan)
+        say_again(plan)
+        names = plan.names
+        if len(names) < 2:
+            raise InexevalError("a reuse study needs at least two runs (one left out, one "
+                                "pooled)")
+        labels = groups(names) if groups is not None else names
+        sets: dict[str, list[int]] = {}
+        for i, label in enumerate(labels):
+            sets.setdefault(label, []).append(i)
+        if len(sets) < 2:
+            raise InexevalError(f"every run is in group {labels[0]!r}: leaving it out leaves no "
+                                "pool (give a --group that tells the groups apart)")
+        tasks = [tuple(members) for members in sets.values()]
+        done = map_chunked(executor, _left_out_task, tasks, work, description="left out")
+    finally:
+        work.forget()
     measures = plan.measures
     full_means = plan.full_means
     without = np.full_like(full_means, np.nan)
