@@ -170,12 +170,15 @@ class _Study:
             self.reader = _read(args)
 
 
-def _read(args: argparse.Namespace) -> StudyInputs:
-    """The inputs of ``args`` read as ``eval`` reads them, the scoring and the pooling."""
+def _read(args: argparse.Namespace, *, here: bool = True) -> StudyInputs:
+    """The inputs of ``args`` read as ``eval`` reads them, the scoring and the pooling; the
+    note of reading them written at once ``here``, else kept with them (a worker's)."""
     from inexeval.cli_args import experiment
     from inexeval.meta.pool import Pooling, Scoring, StudyInputs, pool_unit
 
     study = experiment(args)
+    if here:
+        sys.stderr.write(study.note)
     assessments, runs, collection = study.assessments, study.runs(), study.collection
     measures, task = study.measures, study.task
     if task:
@@ -195,7 +198,7 @@ def _read(args: argparse.Namespace) -> StudyInputs:
 
             pooled = tuple(select_runs([r.name for r in runs], args.group, args.runs_per_group))
         pooling = Pooling(args.depth, args.articles, unit, args.order or "rank", pooled)
-    return StudyInputs(assessments, runs, scoring, pooling, study.note)
+    return StudyInputs(assessments, runs, scoring, pooling, "" if here else study.note)
 
 
 _PATHS = ("assessments", "collection", "topic_file", "navigation", "ideal_run")
@@ -229,7 +232,7 @@ class _FileReader:
 
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            inputs = _read(self.args)
+            inputs = _read(self.args, here=False)
         named = sorted(self.given.items(), key=lambda pair: -len(pair[0]))
 
         def as_given(text: str) -> str:
@@ -363,7 +366,7 @@ def _main(summary: Sequence[Any]) -> str:
 
 
 def _say(plan: Plan) -> None:
-    """What reading the inputs said (on a worker, with --inputs shared), here."""
+    """The note of reading the inputs on a worker (--inputs shared), here."""
     sys.stderr.write(plan.note)
 
 
