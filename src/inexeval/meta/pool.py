@@ -734,16 +734,25 @@ def _pool_work(source: tuple[InputReader, bool, bool, Power | None]) -> _PoolWor
                      judged_units(inputs.assessments, unit), condensed, power)
 
 
-def _pool_plan(work: _PoolWork, _: None) -> Plan:
-    return work.inputs.plan
+@dataclass(frozen=True)
+class _LevelScores:
+    """What a level's task gives back: the judged units left, and the runs' means (runs x
+    ``measures``) and each measure's discriminative power on the reduced qrels."""
+
+    judged: int
+    measures: list[str]
+    means: Floats
+    power: list[float | None]
 
 
-def _level_task(work: _PoolWork, task: tuple[str, float, int, np.random.SeedSequence,
-                                              tuple[str, ...], Floats]) -> list[LevelRow]:
-    """One level (or one iteration of a sampling rate): the reduced qrels, the runs scored on
-    them, and the agreement of each measure (``measures``, means on the full qrels
-    ``full_means``) with the full qrels."""
-    strategy, level, iteration, seed, measures, full_means = task
+def _level_task(work: _PoolWork, task: tuple[str, float, int, np.random.SeedSequence] | None
+                ) -> Plan | _LevelScores:
+    """One level (or one iteration of a sampling rate): the reduced qrels and the runs scored
+    on them; task None, the study's :class:`Plan` (the runs on the full qrels: a task like the
+    others, run while they run, as the levels do not need it)."""
+    if task is None:
+        return work.inputs.plan
+    strategy, level, _, seed = task
     if strategy in ("depth", "articles"):
         assert work.coded is not None
         removed = left_out_units(work.full_units, work.coded.pooled(level=int(level)))
@@ -755,15 +764,23 @@ def _level_task(work: _PoolWork, task: tuple[str, float, int, np.random.SeedSequ
     runs = (condensed_runs(work.runs, reduced, work.unit) if work.condensed
             else list(work.runs))
     scores = work.scoring.quiet_scores(reduced, runs)
-    means = scores.means()
     judged = sum(len(j.keys) - len(removed.get(t, ())) for t, j in work.judged.items())
+    return _LevelScores(judged, list(scores.measures), scores.means(),
+                        [work.power.of(scores, measure) if work.power is not None else None
+                         for measure in scores.measures])
+
+
+def _level_rows(task: tuple[str, float, int, np.random.SeedSequence], level: _LevelScores,
+                plan: Plan) -> list[LevelRow]:
+    """The agreement of each measure at one level with the full qrels."""
+    strategy, value, iteration, _ = task
     rows = []
-    for m, measure in enumerate(measures):
-        truth, estimate = full_means[:, m], means[:, scores.measures.index(measure)]
-        power = work.power.of(scores, measure) if work.power is not None else None
-        rows.append(LevelRow(measure, strategy, level, iteration, judged,
+    for m, measure in enumerate(plan.measures):
+        k = level.measures.index(measure)
+        truth, estimate = plan.full_means[:, m], level.means[:, k]
+        rows.append(LevelRow(measure, strategy, value, iteration, level.judged,
                              kendall_tau(truth, estimate), tau_ap(truth, estimate),
-                             rmse(truth, estimate), power))
+                             rmse(truth, estimate), level.power[k]))
     return rows
 
 
@@ -808,21 +825,23 @@ def read_pool_study(reader: InputReader, *, levels: Sequence[int] = (),
         raise InexevalError("a pool depth or article count is at least 1")
     executor = executor or Serial()
     work = ReadOnWorkers(_pool_work, (reader, sample is not None, condensed, power))
+    tasks: list[tuple[str, float, int]] = (
+        [(sample, float(rate), i) for rate in rates for i in range(1, iterations + 1)]
+        if sample is not None else
+        [(pooled_by, level, 1) for level in levels] if pooled_by is not None else [])
+    seeded = [(*task, child) for task, child in zip(tasks, task_seeds(seed, len(tasks)))]
     try:
-        [plan] = executor.map(_pool_plan, [None], work)
-        if say is not None:
-            say(plan)
-        say_again(plan)
-        tasks: list[tuple[str, float, int]] = (
-            [(sample, float(rate), i) for rate in rates for i in range(1, iterations + 1)]
-            if sample is not None else
-            [(pooled_by, level, 1) for level in levels] if pooled_by is not None else [])
-        seeded = [(*task, child, plan.measures, plan.full_means)
-                  for task, child in zip(tasks, task_seeds(seed, len(tasks)))]
-        done = map_chunked(executor, _level_task, seeded, work, description="levels")
+        done = map_chunked(executor, _level_task, [None, *seeded], work,
+                           description="levels")
     finally:
         work.forget()
-    rows = [row for of_task in done for row in of_task]
+    plan = done[0]
+    assert isinstance(plan, Plan)
+    if say is not None:
+        say(plan)
+    say_again(plan)
+    rows = [row for task, level in zip(seeded, done[1:]) if isinstance(level, _LevelScores)
+            for row in _level_rows(task, level, plan)]
     order = {m: i for i, m in enumerate(plan.measures)}
     return sorted(rows, key=lambda r: order[r.measure]), plan
 
