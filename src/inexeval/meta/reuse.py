@@ -150,14 +150,18 @@ def _reuse_work(reader: InputReader) -> _ReuseWork:
                       judged_units(inputs.assessments, inputs.pooling.unit))
 
 
-def _reuse_plan(work: _ReuseWork, _: None) -> Plan:
-    return work.inputs.plan
+def _run_names(work: _ReuseWork, _: None) -> list[str]:
+    return [run.name for run in work.inputs.runs]
 
 
-def _left_out_task(work: _ReuseWork, left: tuple[int, ...]) -> tuple[list[str], Floats, int]:
+def _left_out_task(work: _ReuseWork, left: tuple[int, ...] | None
+                   ) -> Plan | tuple[list[str], Floats, int]:
     """The measures and the means of the left-out runs (positions ``left``) on the qrels of
     the pool rebuilt without them (runs x measures; the pool of the others found in one pass
-    over the coded runs), and the relevant units only they contributed."""
+    over the coded runs), and the relevant units only they contributed; ``left`` None, the
+    study's :class:`Plan` (every run on the full qrels, a task beside the others)."""
+    if left is None:
+        return work.inputs.plan
     pooling = work.pooling
     everyone = range(work.coded.count) if pooling.pooled is None else pooling.pooled
     gone = set(left)
@@ -212,14 +216,10 @@ def read_reuse_study(reader: InputReader, *,
     :class:`Plan` (``say`` is given it first)."""
     executor = executor or Serial()
     work = ReadOnWorkers(_reuse_work, reader)
-    # the runs scored on the full qrels with the shared inputs (on a worker), then each
-    # left-out group given out as the positions of its runs
+    # the runs' names from the shared inputs (on a worker), then each left-out group given
+    # out as the positions of its runs, and the runs' scores on the full qrels as one more task
     try:
-        [plan] = executor.map(_reuse_plan, [None], work)
-        if say is not None:
-            say(plan)
-        say_again(plan)
-        names = plan.names
+        [names] = executor.map(_run_names, [None], work)
         if len(names) < 2:
             raise InexevalError("a reuse study needs at least two runs (one left out, one "
                                 "pooled)")
@@ -228,17 +228,25 @@ def read_reuse_study(reader: InputReader, *,
         for i, label in enumerate(labels):
             sets.setdefault(label, []).append(i)
         if len(sets) < 2:
-            raise InexevalError(f"every run is in group {labels[0]!r}: leaving it out leaves no "
-                                "pool (give a --group that tells the groups apart)")
+            raise InexevalError(f"every run is in group {labels[0]!r}: leaving it out leaves "
+                                "no pool (give a --group that tells the groups apart)")
         tasks = [tuple(members) for members in sets.values()]
-        done = map_chunked(executor, _left_out_task, tasks, work, description="left out")
+        done = map_chunked(executor, _left_out_task, [None, *tasks], work,
+                           description="left out")
     finally:
         work.forget()
+    plan = done[0]
+    assert isinstance(plan, Plan)
+    if say is not None:
+        say(plan)
+    say_again(plan)
     measures = plan.measures
     full_means = plan.full_means
     without = np.full_like(full_means, np.nan)
     unique = np.zeros(len(names), dtype=np.int64)
-    for members, (named, means, count) in zip(tasks, done):
+    for members, result in zip(tasks, done[1:]):
+        assert not isinstance(result, Plan)
+        named, means, count = result
         without[list(members)] = means[:, [named.index(m) for m in measures]]
         unique[list(members)] = count
     rows: list[ReuseRow] = []
