@@ -231,3 +231,21 @@ def test_ctrl_c_leaves_no_worker_busy(cluster: Cluster, tmp_path: Path) -> None:
             assert not any(client.has_what().values())
     finally:
         _stop(study)
+
+
+@pytest.mark.slow
+def test_with_shared_inputs_the_command_reads_nothing(cluster: Cluster, tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from inexeval.commands import _meta_pool
+
+    qrels, runs = _inputs(tmp_path, topics=6, runs=8)
+    argv = _command("reuse", qrels, runs)
+    one = _output(tmp_path, [*argv, "--jobs", "1"], "one")
+
+    def no_reading(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the command read the inputs")
+
+    monkeypatch.setattr(_meta_pool, "_read", no_reading)  # this process only: not the workers
+    assert _output(tmp_path, [*argv, "--scheduler", cluster.address], "shared") == one
+    with pytest.raises(AssertionError, match="read the inputs"):
+        main([*argv, "--scheduler", cluster.address, "--inputs", "send"])
