@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import logging
 import pickle
+import threading
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -71,14 +72,15 @@ class ReadOnWorkers:
 
     def value(self) -> Any:
         """The inputs, made on the first call in this process and kept for the study (a
-        process keeps those of the last study it was given, none other)."""
-        if _MADE and _MADE[0][0] == self.key:
-            return _MADE[0][1]
-        _MADE.clear()
-        made = self.make(self.source)
-        _MADE.append((self.key, made))
-        return made
-
+        process keeps those of the last study it was given, none other; a worker's threads
+        wait for the one making them)."""
+        with _MAKING:
+            if _MADE and _MADE[0][0] == self.key:
+                return _MADE[0][1]
+            _MADE.clear()
+            made = self.make(self.source)
+            _MADE.append((self.key, made))
+            return made
 
     def forget(self) -> None:
         """Let this process drop the inputs (the study is over)."""
@@ -88,6 +90,7 @@ class ReadOnWorkers:
 
 _MADE: list[tuple[str, Any]] = []
 """The inputs this process made last (:meth:`ReadOnWorkers.value`) and their study's key."""
+_MAKING = threading.Lock()
 
 
 def resolved(shared: Any) -> Any:
