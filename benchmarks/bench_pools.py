@@ -250,6 +250,9 @@ def main() -> None:
                         help="start the running clusters with the configuration that makes "
                         "them tick less (README, 'Running a study on a cluster'); default: "
                         "Dask's defaults")
+    parser.add_argument("--inputs", choices=("shared", "send"),
+                        help="--inputs of the Dask runs (default: the command's, shared): "
+                        "the workers read the inputs, or they are read here and sent")
     parser.add_argument("--skip", action="append", default=[],
                         choices=("jobs2", "dask1", "local"),
                         help="leave out --jobs 2, the 1-worker cluster or local:2 (repeatable)")
@@ -267,6 +270,7 @@ def main() -> None:
                 ["--article-counts", args.levels, "--power", "none"])
     print(" ".join(command[3:6]), "...", " ".join(command[-6:]), flush=True)
     kept: dict[str, Timing] = {}
+    inputs = ["--inputs", args.inputs] if args.inputs else []
 
     def measure(label: str, argv: list[str],
                 cluster: dict[str, subprocess.Popen[bytes]] | None = None) -> None:
@@ -296,17 +300,18 @@ def main() -> None:
             continue
         address, cluster = start_cluster(workers, args.quiet_cluster)
         try:
-            measure(f"Dask, {workers} worker(s) running", [*command, "--scheduler", address],
-                    cluster)
+            measure(f"Dask, {workers} worker(s) running", [*command, "--scheduler", address,
+                                                            *inputs], cluster)
             if workers == 2:
                 for label, argv, on in (("--jobs 1", [*small, "--jobs", "1"], None),
-                                        ("Dask", [*small, "--scheduler", address], cluster)):
+                                        ("Dask", [*small, "--scheduler", address, *inputs],
+                                         cluster)):
                     floor[label] = min((timed(argv, on) for _ in range(args.repeat)),
                                        key=lambda t: t.cpu)
         finally:
             stop_cluster(cluster)
     if "local" not in args.skip:
-        measure("--scheduler local:2 (started)", [*command, "--scheduler", "local:2"])
+        measure("--scheduler local:2 (started)", [*command, "--scheduler", "local:2", *inputs])
     one, two = kept["--jobs 1"], kept["Dask, 2 worker(s) running"]
     print(f"Dask on 2 workers against --jobs 1: CPU {two.cpu / one.cpu - 1:+.1%} "
           f"({two.cpu - one.cpu:+.2f} s; goal: under +10%); without the cluster's idle "

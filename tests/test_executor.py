@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from functools import partial
-
 import numpy as np
 import pytest
 
 from inexeval.errors import InexevalError
 from inexeval.executor import (
     Processes,
+    ReadOnWorkers,
     Serial,
     blocks,
     chunks,
@@ -66,21 +65,6 @@ def test_chunked_tasks_give_the_results_of_one_task_at_a_time() -> None:
             assert map_chunked(executor, _draw, _tasks(11), {"n": 3},
                                per_worker=per_worker) == serial
     assert map_chunked(Processes(2), _draw, [], {"n": 3}) == []
-
-
-def test_meanwhile_is_called_once_while_the_tasks_run() -> None:
-    serial = Serial().map(_draw, _tasks(6), {"n": 2})
-    calls: list[str] = []
-    for executor in (Serial(), Processes(2)):
-        assert map_chunked(executor, _draw, _tasks(6), {"n": 2},
-                           meanwhile=partial(calls.append, repr(executor))) == serial
-    assert calls == ["Serial()", "Processes(jobs=2)"]
-
-    def fails() -> None:
-        raise InexevalError("the parent's share failed")
-
-    with pytest.raises(InexevalError, match="parent's share"):
-        map_chunked(Processes(2), _draw, _tasks(6), {"n": 2}, meanwhile=fails)
 
 
 def _contents(runs: object) -> list[object]:
@@ -180,3 +164,27 @@ def test_bad_scheduler_addresses_are_errors() -> None:
 
     with pytest.raises(InexevalError, match="local:N"):
         DaskExecutor("local:x")
+
+
+_MADE_BY: list[int] = []
+
+
+def _made(source: int) -> list[int]:
+    _MADE_BY.append(source)
+    return [source] * 3
+
+
+def _picked(shared: list[int], task: int) -> int:
+    return shared[task] + task
+
+
+@pytest.mark.parametrize("executor", [Serial(), Processes(2)])
+def test_inputs_made_once_per_study_by_the_process_that_uses_them(
+        executor: Serial | Processes) -> None:
+    _MADE_BY.clear()
+    recipe = ReadOnWorkers(_made, 5)
+    assert map_chunked(executor, _picked, [0, 1, 2], recipe) == [5, 6, 7]
+    assert executor.map(_picked, [2], recipe) == [7]
+    assert _MADE_BY == [5]  # made here, before the forked processes, once for both maps
+    assert executor.map(_picked, [1], ReadOnWorkers(_made, 8)) == [9]
+    assert _MADE_BY == [5, 8]  # another study: made again

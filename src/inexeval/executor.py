@@ -12,7 +12,9 @@ executor applies it to every task and gives the results **in task order**, whate
   every worker once, each task's own inputs (pickled once) to one worker, straight from this
   process rather than through the scheduler where it reaches the workers; a task whose worker
   dies is given out again with its inputs, and an interrupted study cancels what is still
-  queued. Needs the ``dask`` extra.
+  queued. Needs the ``dask`` extra. With ``inputs="shared"`` (``--inputs shared``) a study's
+  :class:`ReadOnWorkers` inputs are not made here and sent: each worker makes them itself
+  (reading the files from their paths), once per study, and keeps them for its tasks.
 
 Randomness belongs to the task, never to the worker: :func:`task_seeds` gives task ``i`` the
 ``i``-th child of ``numpy.random.SeedSequence(seed)``, so the output is bit-identical on one
@@ -27,8 +29,12 @@ own (its index's seed), never its chunk's.
 
 from __future__ import annotations
 
+import logging
 import pickle
+import threading
+import uuid
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 import numpy as np
@@ -42,13 +48,54 @@ R = TypeVar("R")
 
 class Executor(Protocol):
     """Applies ``fn(shared, task)`` to every task; results in task order. An executor may say
-    how many tasks it runs at once (``workers``; :func:`worker_count`). The executors here also
-    take ``meanwhile``, a function this process calls once the tasks are given out, before it
-    collects them (:func:`map_chunked`): its own share of a study, done while the workers do
-    theirs (one process calls it first)."""
+    how many tasks it runs at once (``workers``; :func:`worker_count`)."""
 
     def map(self, fn: Callable[[Any, Any], Any], tasks: Sequence[Any], shared: Any = None, *,
             description: str | None = None) -> list[Any]: ...
+
+
+@dataclass(frozen=True)
+class ReadOnWorkers:
+    """What every task of a study needs, as the recipe to make it: ``make(source)`` (reading
+    the inputs from their paths and coding them). An executor of this machine makes it here,
+    once; a :class:`DaskExecutor` with ``inputs="shared"`` sends the recipe and each worker
+    makes it once per study (``key``), for all its tasks; with ``inputs="send"`` it is made
+    here and sent."""
+
+    make: Callable[[Any], Any]
+    source: Any
+    key: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.key:
+            object.__setattr__(self, "key", uuid.uuid4().hex)
+
+    def value(self) -> Any:
+        """The inputs, made on the first call in this process and kept for the study (a
+        process keeps those of the last study it was given, none other; a worker's threads
+        wait for the one making them)."""
+        with _MAKING:
+            if _MADE and _MADE[0][0] == self.key:
+                return _MADE[0][1]
+            _MADE.clear()
+            made = self.make(self.source)
+            _MADE.append((self.key, made))
+            return made
+
+    def forget(self) -> None:
+        """Let this process drop the inputs (the study is over)."""
+        if _MADE and _MADE[0][0] == self.key:
+            _MADE.clear()
+
+
+_MADE: list[tuple[str, Any]] = []
+"""The inputs this process made last (:meth:`ReadOnWorkers.value`) and their study's key."""
+_MAKING = threading.Lock()
+
+
+def resolved(shared: Any) -> Any:
+    """``shared`` itself, or the inputs a :class:`ReadOnWorkers` makes (in this process)."""
+    return shared.value() if isinstance(shared, ReadOnWorkers) else shared
 
 
 def task_seeds(seed: int, n: int) -> list[np.random.SeedSequence]:
@@ -70,11 +117,9 @@ class Serial:
     workers = 1
 
     def map(self, fn: Callable[[Any, T], R], tasks: Sequence[T], shared: Any = None, *,
-            description: str | None = None, meanwhile: Callable[[], None] | None = None
-            ) -> list[R]:
-        if meanwhile is not None:
-            meanwhile()
+            description: str | None = None) -> list[R]:
         advance = _advance(description, len(tasks))
+        shared = resolved(shared)
         out = []
         for i, task in enumerate(tasks):
             out.append(fn(shared, task))
@@ -107,25 +152,21 @@ class Processes:
         return self.jobs
 
     def map(self, fn: Callable[[Any, T], R], tasks: Sequence[T], shared: Any = None, *,
-            description: str | None = None, meanwhile: Callable[[], None] | None = None
-            ) -> list[R]:
+            description: str | None = None) -> list[R]:
         if self.jobs == 1 or len(tasks) <= 1:
-            return Serial().map(fn, tasks, shared, description=description,
-                                meanwhile=meanwhile)
+            return Serial().map(fn, tasks, shared, description=description)
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor, as_completed
 
         global _WORK
         advance = _advance(description, len(tasks))
         out: list[Any] = [None] * len(tasks)
-        _WORK = (fn, shared, tasks)
+        _WORK = (fn, resolved(shared), tasks)
         try:
             with ProcessPoolExecutor(min(self.jobs, len(tasks)),
                                      mp_context=multiprocessing.get_context("fork")) as pool:
                 futures = {pool.submit(_run_task, i): i for i in range(len(tasks))}
                 try:
-                    if meanwhile is not None:
-                        meanwhile()
                     for done, future in enumerate(as_completed(futures), 1):
                         out[futures[future]] = future.result()
                         advance(done)
@@ -142,7 +183,29 @@ class Processes:
 
 
 def _dask_call(fn: Callable[[Any, Any], Any], shared: Any, task: bytes) -> Any:
+    if isinstance(shared, ReadOnWorkers):
+        shared = _made_on_worker(shared)
     return fn(shared, pickle.loads(task))  # our own task, pickled by map
+
+
+def _warm(recipe: ReadOnWorkers) -> None:
+    _made_on_worker(recipe)
+
+
+def _made_on_worker(recipe: ReadOnWorkers) -> Any:
+    """The recipe's inputs made on this Dask worker (once per study); a problem with them is
+    one line naming the worker."""
+    try:
+        return recipe.value()
+    except (InexevalError, OSError) as error:
+        from distributed import get_worker
+
+        where = get_worker().address
+        if isinstance(error, OSError):
+            name = error.filename if error.filename is not None else ""
+            raise InexevalError(f"cannot read {name} on worker {where}: "
+                                f"{error.strerror or error}") from None
+        raise InexevalError(f"on worker {where}: {error}") from None
 
 
 class DaskExecutor:
@@ -151,15 +214,20 @@ class DaskExecutor:
     here (and stopped with the executor). ``retries``: how often a task whose worker died is
     run again elsewhere."""
 
-    def __init__(self, address: str, *, retries: int = 3) -> None:
+    def __init__(self, address: str, *, retries: int = 3, inputs: str = "send") -> None:
         try:
             import dask
             from distributed import Client, LocalCluster
         except ImportError:
             raise InexevalError("--scheduler needs Dask's distributed scheduler: "
                                 "pip install 'inexeval[dask]'") from None
+        if inputs not in INPUTS:
+            raise InexevalError(f"--inputs is shared or send, not {inputs!r}")
         self.address = address
         self.retries = retries
+        self.inputs = inputs
+        """``shared``: the workers make a study's :class:`ReadOnWorkers` inputs themselves
+        (they see the same files); ``send``: they are made here and sent to every worker."""
         self.last_payload_bytes = 0
         """The bytes of the tasks the last :meth:`map` sent (pickled), for a benchmark."""
         configured = dask.config.get("distributed.client.direct-to-workers", None)
@@ -170,14 +238,18 @@ class DaskExecutor:
         process reaches the scheduler alone. A direct send that cannot reach a worker falls
         back to the scheduler for the rest of the study."""
         self._probed = False
+        self._warming: dict[str, list[Any]] = {}
         self._cluster: Any = None
         if address.startswith("local:"):
             count = address.partition(":")[2]
             if not (count.isascii() and count.isdigit() and int(count) >= 1):
                 raise InexevalError(f"--scheduler local:N needs a number of workers N >= 1, "
                                     f"not {count!r}")
+            # its workers' logs are this command's stderr: a task's error is said once, as
+            # the command's own line, not also logged with its traceback by the worker
             self._cluster = LocalCluster(n_workers=int(count), threads_per_worker=1,
-                                         processes=True, dashboard_address=None)
+                                         processes=True, dashboard_address=None,
+                                         silence_logs=logging.CRITICAL)
             self.client = Client(self._cluster)
         else:
             try:
@@ -187,18 +259,24 @@ class DaskExecutor:
                                     f"({error})") from None
 
     def map(self, fn: Callable[[Any, T], R], tasks: Sequence[T], shared: Any = None, *,
-            description: str | None = None, meanwhile: Callable[[], None] | None = None
-            ) -> list[R]:
+            description: str | None = None) -> list[R]:
         from concurrent.futures import CancelledError
 
         from distributed import as_completed
 
         if not tasks:
-            if meanwhile is not None:
-                meanwhile()
             return []
         advance = _advance(description, len(tasks))
+        if self.inputs == "send":
+            shared = resolved(shared)
         [shared_future] = self._scatter([shared], broadcast=True)
+        if isinstance(shared, ReadOnWorkers) and shared.key not in self._warming:
+            # every worker makes the inputs at once, not when its first task comes (after
+            # the study's plan, which one worker makes first): held until the next study
+            self._warming = {shared.key: [
+                self.client.submit(_warm, shared_future, workers=[worker], pure=False,
+                                   allow_other_workers=False)
+                for worker in self.client.scheduler_info().get("workers", {})]}
         # Each task is pickled here, once, to bytes, and scattered: sent from this process
         # straight to one worker (:attr:`direct`), not through the scheduler (in a task's
         # graph the scheduler unpickled and pickled every byte: 0.55 s of its CPU for the 72
@@ -217,8 +295,6 @@ class DaskExecutor:
         pending = as_completed(futures)
         done = 0
         try:
-            if meanwhile is not None:
-                meanwhile()
             for future in pending:
                 i = index[future.key]
                 try:
@@ -282,6 +358,7 @@ class DaskExecutor:
         return max(1, len(self.client.scheduler_info().get("workers", {})))
 
     def close(self) -> None:
+        self._warming.clear()
         self.client.close()
         if self._cluster is not None:
             self._cluster.close()
@@ -296,11 +373,18 @@ class DaskExecutor:
         return f"DaskExecutor({self.address!r})"
 
 
-def make_executor(jobs: int = 1, scheduler: str | None = None) -> Executor:
-    """The executor a command's ``--jobs``/``--scheduler`` ask for (a scheduler wins; close a
-    :class:`DaskExecutor` when done, or use it as a context manager)."""
+INPUTS = ("shared", "send")
+"""Where a study's inputs are made on a Dask cluster (``--inputs``): on each worker, from the
+files' paths, or here, then sent."""
+
+
+def make_executor(jobs: int = 1, scheduler: str | None = None, inputs: str = "send"
+                  ) -> Executor:
+    """The executor a command's ``--jobs``/``--scheduler`` (and ``--inputs``) ask for (a
+    scheduler wins; close a :class:`DaskExecutor` when done, or use it as a context
+    manager)."""
     if scheduler:
-        return DaskExecutor(scheduler)
+        return DaskExecutor(scheduler, inputs=inputs)
     return Processes(jobs) if jobs > 1 else Serial()
 
 
@@ -346,20 +430,13 @@ def _chunk_call(shared: Any, chunk: tuple[Callable[[Any, Any], Any], Sequence[An
 
 def map_chunked(executor: Executor, fn: Callable[[Any, T], R], tasks: Sequence[T],
                 shared: Any = None, *, per_worker: int = CHUNKS_PER_WORKER,
-                description: str | None = None,
-                meanwhile: Callable[[], None] | None = None) -> list[R]:
+                description: str | None = None) -> list[R]:
     """``executor.map(fn, tasks, shared)``, the tasks given out in about ``per_worker`` chunks
     per worker of the executor (contiguous slices, :func:`chunks`; :class:`Serial` runs them
-    one by one, as they come): the same results in task order, whatever the chunking.
-    ``meanwhile`` is called in this process once the tasks are given out (first by an executor
-    that does not take it)."""
-    if meanwhile is not None and not isinstance(executor, (Serial, Processes, DaskExecutor)):
-        meanwhile()
-        meanwhile = None
-    given: dict[str, Any] = {} if meanwhile is None else {"meanwhile": meanwhile}
+    one by one, as they come): the same results in task order, whatever the chunking."""
     if isinstance(executor, Serial) or len(tasks) <= 1:
-        return executor.map(fn, tasks, shared, description=description, **given)
+        return executor.map(fn, tasks, shared, description=description)
     spans = chunks(len(tasks), per_worker * worker_count(executor))
     done = executor.map(_chunk_call, [(fn, tasks[a:b]) for a, b in spans], shared,
-                        description=description, **given)
+                        description=description)
     return [result for part in done for result in part]

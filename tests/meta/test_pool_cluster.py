@@ -125,15 +125,33 @@ def _output(tmp_path: Path, argv: list[str], label: str) -> bytes:
 
 
 @pytest.mark.slow
-def test_a_cluster_gives_the_bytes_of_one_process(cluster: Cluster, tmp_path: Path) -> None:
+def test_a_cluster_gives_the_bytes_of_one_process(cluster: Cluster, tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
     qrels, runs = _inputs(tmp_path)
     for study in ("reuse", "pool"):
         argv = _command(study, qrels, runs)
+        capsys.readouterr()
         one = _output(tmp_path, [*argv, "--jobs", "1"], f"{study}-1")
+        said = capsys.readouterr().err
         assert b'"kendall_tau"' in one
         assert _output(tmp_path, [*argv, "--jobs", "2"], f"{study}-2") == one
-        assert _output(tmp_path, [*argv, "--scheduler", cluster.address],
-                       f"{study}-dask") == one
+        for inputs in ("shared", "send"):  # read by each worker; read here and sent
+            assert _output(tmp_path, [*argv, "--scheduler", cluster.address, "--inputs",
+                                      inputs], f"{study}-dask-{inputs}") == one
+            assert capsys.readouterr().err == said  # the notes and warnings, said here
+
+
+@pytest.mark.slow
+def test_a_worker_that_cannot_read_an_input_says_which_and_where(
+        cluster: Cluster, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    qrels, runs = _inputs(tmp_path, topics=4, runs=4)
+    gone = tmp_path / "elsewhere" / "g0r9.fol"
+    assert main([*_command("reuse", qrels, [*runs, gone]), "--scheduler",
+                 cluster.address]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1, err
+    assert str(gone) in err
+    assert any(f"worker {address}" in err for address in cluster.workers), err
 
 
 @pytest.mark.slow
@@ -213,3 +231,21 @@ def test_ctrl_c_leaves_no_worker_busy(cluster: Cluster, tmp_path: Path) -> None:
             assert not any(client.has_what().values())
     finally:
         _stop(study)
+
+
+@pytest.mark.slow
+def test_with_shared_inputs_the_command_reads_nothing(cluster: Cluster, tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from inexeval.commands import _meta_pool
+
+    qrels, runs = _inputs(tmp_path, topics=6, runs=8)
+    argv = _command("reuse", qrels, runs)
+    one = _output(tmp_path, [*argv, "--jobs", "1"], "one")
+
+    def no_reading(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the command read the inputs")
+
+    monkeypatch.setattr(_meta_pool, "_read", no_reading)  # this process only: not the workers
+    assert _output(tmp_path, [*argv, "--scheduler", cluster.address], "shared") == one
+    with pytest.raises(AssertionError, match="read the inputs"):
+        main([*argv, "--scheduler", cluster.address, "--inputs", "send"])

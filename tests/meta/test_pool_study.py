@@ -437,6 +437,7 @@ def test_pool_studies_use_compare_s_topics(capsys: pytest.CaptureFixture[str]) -
     (["reuse", "--depth", "4", "--group", "("], "not a regular expression"),
     (["reuse", "--depth", "4", "--group", "^x"], "does not match --group"),
     (["reuse", "--depth", "4", "--scheduler", "local:x"], "local:N"),
+    (["reuse", "--depth", "4", "--inputs", "send"], "it goes with --scheduler"),
     (["reuse", "--depth", "4", "--plot", "figure.jpg"], "figure format"),
     (["reuse", "--depth", "4", "--runs-per-group", "1"], "--runs-per-group M needs --group"),
     (["pool", "--sample", "random", "--rates", "0.5", "--runs-per-group", "1", "--group", "x"],

@@ -8,10 +8,13 @@ import json
 import math
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from inexeval.cli import add_executor_arguments, digits, non_negative, positive, probability
 from inexeval.errors import InexevalError
+
+if TYPE_CHECKING:
+    from inexeval.meta.pool import InputReader, Plan, StudyInputs
 
 FORMATS = ("table", "markdown", "latex", "csv", "json")
 
@@ -74,6 +77,11 @@ def _common(parser: argparse.ArgumentParser) -> None:
                         help="also draw the study's figure to FILE (.png, .svg or .pdf; needs "
                         "the plot extra)")
     add_executor_arguments(parser, "study's tasks")
+    parser.add_argument("--inputs", choices=("shared", "send"),
+                        help="with --scheduler: shared (default), each worker reads the runs "
+                        "and qrels itself from their paths, once per study (the workers see "
+                        "the same files: one machine, a shared file system); send, they are "
+                        "read here and sent to every worker")
 
 
 def add_pool_arguments(parser: argparse.ArgumentParser) -> None:
@@ -118,12 +126,11 @@ def add_reuse_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 class _Study:
-    """The inputs of a pool study read as ``eval`` reads them, the scoring and the pooling."""
+    """A pool study's request checked, and its inputs: read here as ``eval`` reads them
+    (:func:`_read`), or, with ``--scheduler`` and ``--inputs shared``, the reader each Dask
+    worker reads them with (:class:`_FileReader`)."""
 
     def __init__(self, args: argparse.Namespace) -> None:
-        from inexeval.cli_args import experiment
-        from inexeval.meta.pool import Pooling, Scoring, pool_unit
-
         if args.runs_per_group is not None:
             if args.group is None:
                 raise InexevalError("--runs-per-group M needs --group REGEX (a run's group)")
@@ -152,48 +159,112 @@ class _Study:
             from inexeval.analysis.compare import comparable_measures
 
             comparable_measures(args.measure, args.task)
-        study = experiment(args)
-        sys.stderr.write(study.note)
-        self.assessments, self.runs, collection = study.assessments, study.runs(), study.collection
-        if not args.c:  # compare's topics: assessed and answered by at least one run
-            from inexeval.meta import answered_topics
-
-            self.assessments = self.assessments.select(answered_topics(self.assessments,
-                                                                       self.runs))
-        self.rule = "all" if args.c else "any"
-        measures, task = study.measures, study.task
-        args.task = task
-        if task:
-            chosen = () if study.default_task else tuple(study.comparison_measures())
-            self.scoring = Scoring(tuple(measures or ()), task=task, collection=collection,
-                                   task_options=study.task_options, chosen=chosen)
+        if args.inputs is not None and args.scheduler is None:
+            raise InexevalError("--inputs says where a Dask cluster's workers get the inputs: "
+                                "it goes with --scheduler")
+        self.pooled_by = ("depth" if args.depth is not None else
+                          "articles" if args.articles is not None else None)
+        self.reader: InputReader
+        if args.scheduler is not None and (args.inputs or "shared") == "shared":
+            self.reader = _FileReader(args)
         else:
-            self.scoring = Scoring(tuple(measures), collection=collection,
-                                   options={"num_docs": study.num_docs, "order": study.order,
-                                            "limit": study.limit,
-                                            "keep_repeats": study.keep_repeats,
-                                            "options": study.options})
-        self.pooling = None
-        if args.depth is not None or args.articles is not None:
-            unit = pool_unit(self.assessments, self.runs, args.depth)
-            pooled = None
-            if args.runs_per_group is not None:
-                from inexeval.analysis.pooling import select_runs
+            self.reader = _read(args)
 
-                pooled = tuple(select_runs([r.name for r in self.runs], args.group,
-                                           args.runs_per_group))
-            self.pooling = Pooling(args.depth, args.articles, unit, args.order,
-                                   pooled)
+
+def _read(args: argparse.Namespace, *, here: bool = True) -> StudyInputs:
+    """The inputs of ``args`` read as ``eval`` reads them, the scoring and the pooling; the
+    note of reading them written at once ``here``, else kept with them (a worker's)."""
+    from inexeval.cli_args import experiment
+    from inexeval.meta.pool import Pooling, Scoring, StudyInputs, pool_unit
+
+    study = experiment(args)
+    if here:
+        sys.stderr.write(study.note)
+    assessments, runs, collection = study.assessments, study.runs(), study.collection
+    if not args.c:  # compare's topics: assessed and answered by at least one run
+        from inexeval.meta import answered_topics
+
+        assessments = assessments.select(answered_topics(assessments, runs))
+    measures, task = study.measures, study.task
+    if task:
+        chosen = () if study.default_task else tuple(study.comparison_measures())
+        scoring = Scoring(tuple(measures or ()), task=task, collection=collection,
+                          task_options=study.task_options, chosen=chosen)
+    else:
+        scoring = Scoring(tuple(measures), collection=collection,
+                          options={"num_docs": study.num_docs, "order": study.order,
+                                   "limit": study.limit, "keep_repeats": study.keep_repeats,
+                                   "options": study.options})
+    pooling = None
+    if args.depth is not None or args.articles is not None:
+        unit = pool_unit(assessments, runs, args.depth)
+        pooled = None
+        if args.runs_per_group is not None:
+            from inexeval.analysis.pooling import select_runs
+
+            pooled = tuple(select_runs([r.name for r in runs], args.group, args.runs_per_group))
+        pooling = Pooling(args.depth, args.articles, unit, args.order, pooled)
+    return StudyInputs(assessments, runs, scoring, pooling, "" if here else study.note)
+
+
+_PATHS = ("assessments", "collection", "topic_file", "navigation", "ideal_run")
+"""The options naming files (besides the runs), made absolute for the workers."""
+
+
+class _FileReader:
+    """Reads a study's inputs from their paths where it is called (a Dask worker with
+    ``--inputs shared``): the paths made absolute (a worker need not share this directory),
+    the inputs then named as given here, in their sources and in what reading them said."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        import os
+
+        def absolute(path: str) -> str:
+            if path == "-":
+                raise InexevalError("--inputs shared: the workers read the inputs from their "
+                                    "paths, not from the standard input (use --inputs send)")
+            return os.path.abspath(path)
+
+        given = {name: getattr(args, name, None) for name in _PATHS}
+        self.args = argparse.Namespace(**{
+            **vars(args), "jobs": 1, "runs": [absolute(path) for path in args.runs],
+            **{name: absolute(path) for name, path in given.items() if path is not None}})
+        self.given = {absolute(path): path for path in [*args.runs, *given.values()]
+                      if path is not None}
+
+    def read(self) -> StudyInputs:
+        import warnings
+        from dataclasses import replace
+
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            inputs = _read(self.args, here=False)
+        named = sorted(self.given.items(), key=lambda pair: -len(pair[0]))
+
+        def as_given(text: str) -> str:
+            for path, given in named:
+                text = text.replace(path, given)
+            return text
+
+        runs = [replace(run, source=self.given.get(run.source, run.source))
+                if run.source is not None else run for run in inputs.runs]
+        assessments = inputs.assessments
+        if assessments.source is not None:
+            assessments = replace(assessments, source=self.given.get(assessments.source,
+                                                                     assessments.source))
+        said = [type(w.message)(as_given(str(w.message))) for w in caught
+                if isinstance(w.message, Warning)]
+        return replace(inputs, assessments=assessments, runs=runs, said=said)
 
 
 def _executor(args: argparse.Namespace) -> Any:
     from inexeval.executor import make_executor
 
-    return make_executor(args.jobs, args.scheduler)
+    return make_executor(args.jobs, args.scheduler, args.inputs or "shared")
 
 
 def run_pool(args: argparse.Namespace) -> int:
-    from inexeval.meta.pool import LEVEL_COLUMNS, Power, pool_study, row_values
+    from inexeval.meta.pool import LEVEL_COLUMNS, Power, read_pool_study, row_values
 
     levels = args.depths or args.article_counts
     if args.depths is not None and args.depth is None:
@@ -216,10 +287,10 @@ def run_pool(args: argparse.Namespace) -> int:
              Power(args.power, args.replicates, args.alpha, args.seed))
     executor = _executor(args)
     try:
-        rows = pool_study(study.assessments, study.runs, study.scoring, pooling=study.pooling,
-                          levels=levels or (), sample=args.sample, rates=args.rates or (),
-                          iterations=args.iterations, condensed=args.condensed,
-                          seed=args.seed, power=power, executor=executor)
+        rows, plan = read_pool_study(
+            study.reader, levels=levels or (), sample=args.sample, rates=args.rates or (),
+            iterations=args.iterations, condensed=args.condensed, seed=args.seed,
+            power=power, executor=executor, pooled_by=study.pooled_by, say=_say)
     finally:
         if hasattr(executor, "close"):
             executor.close()
@@ -233,14 +304,15 @@ def run_pool(args: argparse.Namespace) -> int:
         how.append(f"discriminative power: {power.method}, B = "
                    f"{power.replicates or REPLICATES[power.method]}, alpha = {power.alpha:g}, "
                    f"seed {power.seed}")
-    title = _title(study, args, "smaller pools") + "".join(f"; {h}" for h in how)
+    title = _title(plan, args, "smaller pools") + "".join(f"; {h}" for h in how)
     if args.format == "json":
         text = _json({"levels": [dict(zip(LEVEL_COLUMNS, row)) for row in table]},
-                     _facts(study, title))
+                     _facts(plan, args, title))
     else:
         from inexeval.report.comparison import render_rows
 
-        text = render_rows(LEVEL_COLUMNS, table, args.format, args.digits, title=title)
+        text = render_rows(LEVEL_COLUMNS, table, args.format, args.digits,
+                           title=title)
     _write(args, text)
     if args.plot is not None:
         from inexeval.report.figures import captioned, save_figure
@@ -252,28 +324,34 @@ def run_pool(args: argparse.Namespace) -> int:
 
 def run_reuse(args: argparse.Namespace) -> int:
     from inexeval.meta.pool import row_values
-    from inexeval.meta.reuse import RUN_COLUMNS, SUMMARY_COLUMNS, reuse_study, run_groups
+    from inexeval.meta.reuse import (
+        RUN_COLUMNS,
+        SUMMARY_COLUMNS,
+        read_reuse_study,
+        run_groups,
+    )
 
     if args.depth is None and args.articles is None:
         raise InexevalError("say how the qrels were pooled: --depth K or --articles N")
     study = _Study(args)
-    assert study.pooling is not None
-    groups = (run_groups([r.name for r in study.runs], args.group)
-              if args.group is not None else None)
+    group = args.group
     executor = _executor(args)
     try:
-        reuse = reuse_study(study.assessments, study.runs, study.scoring, study.pooling,
-                            groups=groups, executor=executor)
+        reuse, plan = read_reuse_study(
+            study.reader, groups=(None if group is None else
+                                  lambda names: run_groups(names, group)),
+            executor=executor, say=_say)
     finally:
         if hasattr(executor, "close"):
             executor.close()
     runs = [row_values(row, RUN_COLUMNS) for row in reuse.runs]
     summary = [row_values(row, SUMMARY_COLUMNS) for row in reuse.summary]
-    title = _title(study, args, "leave-" + ("one-group" if groups else "one-run") + "-out")
+    title = _title(plan, args, "leave-" + ("one-group" if group is not None else "one-run")
+                   + "-out")
     if args.format == "json":
         text = _json({"runs": [dict(zip(RUN_COLUMNS, row)) for row in runs],
                       "summary": [dict(zip(SUMMARY_COLUMNS, row)) for row in summary]},
-                     _facts(study, title))
+                     _facts(plan, args, title))
     elif args.format == "csv":
         from inexeval.report.comparison import render_csv
 
@@ -305,26 +383,35 @@ def _main(summary: Sequence[Any]) -> str:
     return "iP[0.01]" if "iP[0.01]" in names else names[0]
 
 
-def _title(study: _Study, args: argparse.Namespace, what: str) -> str:
+def _say(plan: Plan) -> None:
+    """The note of reading the inputs on a worker (--inputs shared), here."""
+    sys.stderr.write(plan.note)
+
+
+def _title(plan: Plan, args: argparse.Namespace, what: str) -> str:
     pooled = (f"pooled to depth {args.depth}" if args.depth is not None else
               f"pooled to {args.articles} articles" if args.articles is not None else "")
     if pooled and args.runs_per_group is not None:
         pooled += f" from {args.runs_per_group} run(s) per group"
-    unit = study.pooling.unit if study.pooling is not None else ""
     from inexeval.meta import topic_rule
 
-    return (f"{what}: {len(study.runs)} runs, {topic_rule(len(study.assessments), study.rule)}"
-            + (f"; {pooled} ({unit}s)" if pooled else ""))
+    return (f"{what}: {len(plan.names)} runs, {topic_rule(plan.topics, _rule(args))}"
+            + (f"; {pooled} ({plan.unit}s)" if pooled else ""))
 
 
-def _facts(study: _Study, title: str) -> dict[str, Any]:
+def _rule(args: argparse.Namespace) -> str:
+    """The study's topic rule: compare's (``any``), or every assessed topic with ``-c``."""
+    return "all" if args.c else "any"
+
+
+def _facts(plan: Plan, args: argparse.Namespace, title: str) -> dict[str, Any]:
     """JSON's ``study``: as the other meta studies give it (the title, runs, topic count and
     rule)."""
     from inexeval.meta import topic_rule
 
-    n = len(study.assessments)
-    return {"title": title, "runs": len(study.runs), "topics": n, "rule": study.rule,
-            "topic_rule": topic_rule(n, study.rule)}
+    rule = _rule(args)
+    return {"title": title, "runs": len(plan.names), "topics": plan.topics, "rule": rule,
+            "topic_rule": topic_rule(plan.topics, rule)}
 
 
 def _json(data: dict[str, Any], facts: dict[str, Any]) -> str:

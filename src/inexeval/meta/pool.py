@@ -43,15 +43,16 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from functools import cached_property
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
 
 from inexeval.errors import InexevalError, InexevalWarning
-from inexeval.executor import Executor, Serial, map_chunked, task_seeds
+from inexeval.executor import Executor, ReadOnWorkers, Serial, map_chunked, task_seeds
 from inexeval.model import Assessments, Run
 from inexeval.model.assessments import TopicAssessments
 from inexeval.model.pool import Pool
@@ -473,7 +474,12 @@ def without_units(assessments: Assessments, removed: Mapping[str, Keys], unit: s
                   pooled: bool = False) -> Assessments:
     """The qrels with the ``removed`` units unjudged: their records dropped (a topic keeps its
     place even when nothing of it stays judged), or, ``pooled`` (a sample's units not drawn),
-    kept at level -1 where the qrels have one (see the module docstring)."""
+    kept at level -1 where the qrels have one (see the module docstring). Records dropped from
+    FOL qrels by article, the reduced qrels' prepared arrays are the full qrels' without the
+    removed rows."""
+    from inexeval.measures.focused_qrels import note_reduced
+
+    articles = assessments.scale == "fol" and unit == "article" and not pooled
     topics = {}
     for topic, assessed in assessments.items():
         gone = removed.get(topic)
@@ -481,9 +487,16 @@ def without_units(assessments: Assessments, removed: Mapping[str, Keys], unit: s
             topics[topic] = assessed
             continue
         hit = np.isin(unit_keys(assessed.files, assessed.paths, unit), gone)
-        topics[topic] = (_unjudged(assessed, hit) if pooled and _keeps_unjudged(assessed)
-                         else _restricted(assessed, ~hit))
-    return replace(assessments, topics=topics)
+        if pooled and _keeps_unjudged(assessed):
+            topics[topic] = _unjudged(assessed, hit)
+            continue
+        topics[topic] = _restricted(assessed, ~hit)
+        if articles:
+            note_reduced(topics[topic], assessed, {topic: gone})
+    reduced = replace(assessments, topics=topics)
+    if articles:  # the task's prepared arrays: the full qrels' without the removed rows
+        note_reduced(reduced, assessments, removed)
+    return reduced
 
 
 def _unjudged(assessed: TopicAssessments, hit: npt.NDArray[np.bool_]) -> TopicAssessments:
@@ -646,27 +659,151 @@ LEVEL_COLUMNS = ("measure", "strategy", "level", "iteration", "judged", "kendall
 
 
 @dataclass(frozen=True)
-class _PoolWork:
-    """What every task of a pool study needs (scattered once)."""
+class StudyInputs:
+    """A study's inputs: the full qrels, the runs, how they are scored and how the qrels were
+    pooled (None for a sampling study). :meth:`read` gives them; a reader of files (the
+    command line's, :mod:`inexeval.commands._meta_pool`) gives them read from their paths, on
+    whichever process makes a study's shared inputs (:class:`inexeval.executor.ReadOnWorkers`:
+    with ``--inputs shared``, each Dask worker)."""
 
     assessments: Assessments
-    runs: ShippedRuns
+    runs: Sequence[Run]
     scoring: Scoring
+    pooling: Pooling | None = None
+    note: str = ""
+    """What reading them says (:attr:`inexeval.experiment.Experiment.note`)."""
+    said: Sequence[Warning] = ()
+    """The warnings reading them gave where they were read (a worker), to say again."""
+
+    def read(self) -> StudyInputs:
+        return self
+
+    @cached_property
+    def plan(self) -> Plan:
+        """The study's :class:`Plan` (the runs scored on the full qrels), made once."""
+        return planned(self)
+
+    @cached_property
+    def assessed_runs(self) -> list[Run]:
+        """The runs without their topics that have no qrels (never scored: less to ship)."""
+        return assessed_only(self.runs, self.assessments)
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        # what the tasks need: the plan made here, with every run, and the runs of the
+        # assessed topics only, packed (:class:`ShippedRuns`: a dozen arrays per run)
+        return _shipped_inputs, (self.assessments, ShippedRuns(self.assessed_runs),
+                                 self.scoring, self.pooling, self.plan)
+
+
+def _shipped_inputs(assessments: Assessments, runs: ShippedRuns, scoring: Scoring,
+                    pooling: Pooling | None, plan: Plan) -> StudyInputs:
+    inputs = StudyInputs(assessments, runs.runs, scoring, pooling, plan.note)
+    inputs.__dict__.update(plan=plan, assessed_runs=list(runs.runs))
+    return inputs
+
+
+class InputReader(Protocol):
+    """What gives a study its :class:`StudyInputs` (read from files, or as they are)."""
+
+    def read(self) -> StudyInputs: ...
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What the command needs of the inputs to plan a study, made with the study's shared
+    inputs (on a worker with ``--inputs shared``): the runs' names, the assessed topics, the
+    unit of the full pool (empty without one), the note of reading them, and every run's means
+    on the full qrels (runs x ``measures``) with the warnings scoring them gave (said again by
+    the command)."""
+
+    names: list[str]
+    topics: int
+    unit: str
+    note: str
+    measures: tuple[str, ...]
+    full_means: Floats
+    warnings: list[Warning]
+
+
+def planned(inputs: StudyInputs) -> Plan:
+    """The :class:`Plan` of ``inputs`` (the runs scored on the full qrels, their warnings
+    kept)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        full = inputs.scoring.scores(inputs.assessments, inputs.runs)
+    return Plan([run.name for run in inputs.runs], len(inputs.assessments),
+                inputs.pooling.unit if inputs.pooling is not None else "", inputs.note,
+                tuple(full.measures), full.means(),
+                [*inputs.said, *(w.message for w in caught if isinstance(w.message, Warning))])
+
+
+def say_again(plan: Plan) -> None:
+    """The warnings of scoring the runs on the full qrels, in this process."""
+    for message in plan.warnings:
+        warnings.warn(message, stacklevel=2)
+
+
+@dataclass(frozen=True)
+class _PoolWork:
+    """What every task of a pool study needs: made once per process that runs its tasks
+    (:func:`_pool_work`)."""
+
+    inputs: StudyInputs
     coded: CodedRuns | None
     unit: str
     full_units: Mapping[str, Keys]
     judged: Mapping[str, Judged]
-    full_means: Floats
-    measures: tuple[str, ...]
     condensed: bool
     power: Power | None
 
+    @property
+    def runs(self) -> list[Run]:
+        return self.inputs.assessed_runs
 
-def _level_task(work: _PoolWork, task: tuple[str, float, int, np.random.SeedSequence]
-                ) -> list[LevelRow]:
-    """One level (or one iteration of a sampling rate): the reduced qrels, the runs scored on
-    them, and the agreement of each measure with the full qrels."""
-    strategy, level, iteration, seed = task
+    @property
+    def assessments(self) -> Assessments:
+        return self.inputs.assessments
+
+    @property
+    def scoring(self) -> Scoring:
+        return self.inputs.scoring
+
+
+def _pool_work(source: tuple[InputReader, bool, bool, Power | None]) -> _PoolWork:
+    """A pool study's shared inputs: the inputs read, the runs coded (re-pooled levels), the
+    full pool's units and the judged units."""
+    reader, sampled, condensed, power = source
+    inputs = reader.read()
+    pooling = None if sampled else inputs.pooling
+    if pooling is not None:
+        check_pooled(pooling, len(inputs.runs))
+    unit = (pooling.unit if pooling is not None else
+            "element" if inputs.assessments.scale in ELEMENT_SCALES else "article")
+    coded = (CodedRuns.of(inputs.runs, list(inputs.assessments), pooling)
+             if pooling is not None else None)
+    return _PoolWork(inputs, coded, unit, coded.pooled() if coded is not None else {},
+                     judged_units(inputs.assessments, unit), condensed, power)
+
+
+@dataclass(frozen=True)
+class _LevelScores:
+    """What a level's task gives back: the judged units left, and the runs' means (runs x
+    ``measures``) and each measure's discriminative power on the reduced qrels."""
+
+    judged: int
+    measures: list[str]
+    means: Floats
+    power: list[float | None]
+
+
+def _level_task(work: _PoolWork, task: tuple[str, float, int, np.random.SeedSequence] | None
+                ) -> Plan | _LevelScores:
+    """One level (or one iteration of a sampling rate): the reduced qrels and the runs scored
+    on them; task None, the study's :class:`Plan` (the runs on the full qrels: a task like the
+    others, run while they run, as the levels do not need it)."""
+    if task is None:
+        return work.inputs.plan
+    strategy, level, _, seed = task
     if strategy in ("depth", "articles"):
         assert work.coded is not None
         removed = left_out_units(work.full_units, work.coded.pooled(level=int(level)))
@@ -676,19 +813,27 @@ def _level_task(work: _PoolWork, task: tuple[str, float, int, np.random.SeedSequ
                    for topic in natural_order(work.judged)}
     sampled = strategy not in ("depth", "articles")
     reduced = without_units(work.assessments, removed, work.unit, pooled=sampled)
-    runs = (condensed_runs(work.runs.runs, reduced, work.unit) if work.condensed
-            else list(work.runs.runs))
+    runs = (condensed_runs(work.runs, reduced, work.unit) if work.condensed
+            else list(work.runs))
     scores = work.scoring.quiet_scores(reduced, runs)
-    means = scores.means()
     judged = sum(int(np.count_nonzero(~np.isin(j.keys, removed[t]))) if t in removed
                  else len(j.keys) for t, j in work.judged.items())
+    return _LevelScores(judged, list(scores.measures), scores.means(),
+                        [work.power.of(scores, measure) if work.power is not None else None
+                         for measure in scores.measures])
+
+
+def _level_rows(task: tuple[str, float, int, np.random.SeedSequence], level: _LevelScores,
+                plan: Plan) -> list[LevelRow]:
+    """The agreement of each measure at one level with the full qrels."""
+    strategy, value, iteration, _ = task
     rows = []
-    for m, measure in enumerate(work.measures):
-        truth, estimate = work.full_means[:, m], means[:, scores.measures.index(measure)]
-        power = work.power.of(scores, measure) if work.power is not None else None
-        rows.append(LevelRow(measure, strategy, level, iteration, judged,
+    for m, measure in enumerate(plan.measures):
+        k = level.measures.index(measure)
+        truth, estimate = plan.full_means[:, m], level.means[:, k]
+        rows.append(LevelRow(measure, strategy, value, iteration, level.judged,
                              kendall_tau(truth, estimate), tau_ap(truth, estimate),
-                             rmse(truth, estimate), power))
+                             rmse(truth, estimate), level.power[k]))
     return rows
 
 
@@ -702,7 +847,24 @@ def pool_study(assessments: Assessments, runs: Sequence[Run], scoring: Scoring, 
     ``iterations`` each) with the full qrels; rows by measure, then level, then iteration."""
     if not runs:
         raise InexevalError("a pool study needs runs")
-    if sample is None and (pooling is None or not levels):
+    return read_pool_study(StudyInputs(assessments, runs, scoring, pooling), levels=levels,
+                           sample=sample, rates=rates, iterations=iterations,
+                           condensed=condensed, seed=seed, power=power, executor=executor)[0]
+
+
+def read_pool_study(reader: InputReader, *, levels: Sequence[int] = (),
+                    sample: str | None = None, rates: Sequence[float] = (),
+                    iterations: int = 1, condensed: bool = False, seed: int = 42,
+                    power: Power | None = None, executor: Executor | None = None,
+                    pooled_by: str | None = None,
+                    say: Callable[[Plan], None] | None = None) -> tuple[list[LevelRow], Plan]:
+    """:func:`pool_study` of the inputs ``reader`` reads (on each process that runs the tasks,
+    once; ``pooled_by``, ``depth`` or ``articles``, says here how they were pooled when the
+    reader is not :class:`StudyInputs`; ``say`` is given the plan first), and the study's
+    :class:`Plan`."""
+    if isinstance(reader, StudyInputs):
+        pooled_by = reader.pooling.strategy if reader.pooling is not None else None
+    if sample is None and (pooled_by is None or not levels):
         raise InexevalError("give the levels (--depths or --article-counts, with how the qrels "
                             "were pooled) or a sample (--sample random|stratified --rates)")
     if sample is not None:
@@ -712,29 +874,29 @@ def pool_study(assessments: Assessments, runs: Sequence[Run], scoring: Scoring, 
             raise InexevalError("--rates are sampling rates in (0, 1]")
         if iterations < 1:
             raise InexevalError("--iterations must be at least 1")
-    if pooling is not None and any(level < 1 for level in levels):
+    if pooled_by is not None and any(level < 1 for level in levels):
         raise InexevalError("a pool depth or article count is at least 1")
-    if pooling is not None:
-        check_pooled(pooling, len(runs))
-    unit = (pooling.unit if pooling is not None and sample is None else
-            "element" if assessments.scale in ELEMENT_SCALES else "article")
-    full = scoring.scores(assessments, runs)
-    measures = full.measures
-    coded = (CodedRuns.of(runs, list(assessments), pooling)
-             if pooling is not None and sample is None else None)
-    full_units = coded.pooled() if coded is not None else {}
-    judged = judged_units(assessments, unit)
+    executor = executor or Serial()
+    work = ReadOnWorkers(_pool_work, (reader, sample is not None, condensed, power))
     tasks: list[tuple[str, float, int]] = (
         [(sample, float(rate), i) for rate in rates for i in range(1, iterations + 1)]
         if sample is not None else
-        [(pooling.strategy, level, 1) for level in levels] if pooling is not None else [])
+        [(pooled_by, level, 1) for level in levels] if pooled_by is not None else [])
     seeded = [(*task, child) for task, child in zip(tasks, task_seeds(seed, len(tasks)))]
-    work = _PoolWork(assessments, ShippedRuns(assessed_only(runs, assessments)), scoring, coded,
-                     unit, full_units, judged, full.means(), measures, condensed, power)
-    done = map_chunked(executor or Serial(), _level_task, seeded, work, description="levels")
-    rows = [row for of_task in done for row in of_task]
-    order = {m: i for i, m in enumerate(measures)}
-    return sorted(rows, key=lambda r: order[r.measure])
+    try:
+        done = map_chunked(executor, _level_task, [None, *seeded], work,
+                           description="levels")
+    finally:
+        work.forget()
+    plan = done[0]
+    assert isinstance(plan, Plan)
+    if say is not None:
+        say(plan)
+    say_again(plan)
+    rows = [row for task, level in zip(seeded, done[1:]) if isinstance(level, _LevelScores)
+            for row in _level_rows(task, level, plan)]
+    order = {m: i for i, m in enumerate(plan.measures)}
+    return sorted(rows, key=lambda r: order[r.measure]), plan
 
 
 def row_values(row: Any, columns: Sequence[str]) -> list[Any]:

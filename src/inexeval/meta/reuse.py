@@ -27,8 +27,10 @@ Per measure over all runs: ``mean_drop`` and ``max_drop`` of ``difference``, and
 ``score_without`` (each run scored without its own group's contribution).
 
 Every left-out run or group is one task of an :mod:`inexeval.executor`, given out in contiguous
-chunks of tasks (:func:`inexeval.executor.map_chunked`, a few per worker); this process scores
-every run on the full qrels while the workers run the tasks. The output is the same bytes
+chunks of tasks (:func:`inexeval.executor.map_chunked`, a few per worker), each the positions of
+its runs: the process that runs it rebuilds the pool without them from the runs it has coded
+once (:class:`inexeval.executor.ReadOnWorkers`), after the study's plan (the runs' names and
+scores on the full qrels, :class:`inexeval.meta.pool.Plan`). The output is the same bytes
 whoever runs the tasks, however many at a time.
 """
 
@@ -36,29 +38,31 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from inexeval.errors import InexevalError
-from inexeval.executor import Executor, Serial, map_chunked
+from inexeval.executor import Executor, ReadOnWorkers, Serial, map_chunked
 from inexeval.meta.pool import (
     CodedRuns,
     Floats,
+    InputReader,
     Judged,
     Keys,
+    Plan,
     Pooling,
     Scoring,
-    ShippedRuns,
-    assessed_only,
+    StudyInputs,
     check_pooled,
+    judged_units,
     kendall_tau,
     left_out_units,
+    say_again,
     without_units,
 )
 from inexeval.model import Assessments, Run
-from inexeval.scores import Scores
 
 
 def run_groups(names: Sequence[str], group: str) -> list[str]:
@@ -121,28 +125,56 @@ class Reuse:
 
 @dataclass(frozen=True)
 class _ReuseWork:
-    """What every task of a reuse study needs (scattered once)."""
+    """What every task of a reuse study needs: made once per process that runs its tasks
+    (:func:`_reuse_work`); a task is the positions of its left-out runs."""
 
-    assessments: Assessments
-    scoring: Scoring
-    unit: str
+    inputs: StudyInputs
+    pooling: Pooling
+    coded: CodedRuns
+    full_units: Mapping[str, Keys]
     judged: Mapping[str, Judged]
 
+    @property
+    def runs(self) -> list[Run]:
+        return self.inputs.assessed_runs
 
-def _left_out_task(work: _ReuseWork, task: tuple[Mapping[str, Keys], ShippedRuns]
-                   ) -> tuple[list[str], Floats, int]:
-    """The measures and the means of the left-out runs (the units judged only because of them
-    and the runs themselves: what only this task needs) on the qrels of the pool without them
-    (runs × measures), and the relevant units only they contributed."""
-    removed, left_out_runs = task
+
+def _reuse_work(reader: InputReader) -> _ReuseWork:
+    """A reuse study's shared inputs: the inputs read, the runs coded, the full pool's units
+    and the judged units."""
+    inputs = reader.read()
+    assert inputs.pooling is not None
+    check_pooled(inputs.pooling, len(inputs.runs))
+    coded = CodedRuns.of(inputs.runs, list(inputs.assessments), inputs.pooling)
+    return _ReuseWork(inputs, inputs.pooling, coded, coded.pooled(),
+                      judged_units(inputs.assessments, inputs.pooling.unit))
+
+
+def _run_names(work: _ReuseWork, _: None) -> list[str]:
+    return [run.name for run in work.inputs.runs]
+
+
+def _left_out_task(work: _ReuseWork, left: tuple[int, ...] | None
+                   ) -> Plan | tuple[list[str], Floats, int]:
+    """The measures and the means of the left-out runs (positions ``left``) on the qrels of
+    the pool rebuilt without them (runs x measures; the pool of the others found in one pass
+    over the coded runs), and the relevant units only they contributed; ``left`` None, the
+    study's :class:`Plan` (every run on the full qrels, a task beside the others)."""
+    if left is None:
+        return work.inputs.plan
+    pooling = work.pooling
+    everyone = range(work.coded.count) if pooling.pooled is None else pooling.pooled
+    gone = set(left)
+    removed = left_out_units(work.full_units,
+                             work.coded.pooled([i for i in everyone if i not in gone]))
     unique = 0
     for topic, keys in removed.items():
         judged = work.judged.get(topic)
         if judged is not None and len(keys) and len(judged.keys):
             at = np.minimum(np.searchsorted(judged.keys, keys), len(judged.keys) - 1)
             unique += int(np.count_nonzero((judged.keys[at] == keys) & judged.relevant[at]))
-    reduced = without_units(work.assessments, removed, work.unit)
-    scores = work.scoring.quiet_scores(reduced, list(left_out_runs.runs))
+    reduced = without_units(work.inputs.assessments, removed, pooling.unit)
+    scores = work.inputs.scoring.quiet_scores(reduced, [work.runs[i] for i in left])
     return list(scores.measures), scores.means(), unique
 
 
@@ -166,47 +198,55 @@ def reuse_study(assessments: Assessments, runs: Sequence[Run], scoring: Scoring,
     """Leave each run (``groups`` None) or each group out of the pool (``groups[i]``: run
     ``i``'s group; groups in order of first appearance) and score its runs without their
     contribution; see the module docstring."""
-    from inexeval.meta.pool import judged_units
-
     if len(runs) < 2:
         raise InexevalError("a reuse study needs at least two runs (one left out, one pooled)")
-    names = [run.name for run in runs]
-    labels = list(groups) if groups is not None else names
-    if len(labels) != len(runs):
+    if groups is not None and len(groups) != len(runs):
         raise ValueError("one group per run")
-    sets: dict[str, list[int]] = {}
-    for i, label in enumerate(labels):
-        sets.setdefault(label, []).append(i)
-    if len(sets) < 2:
-        raise InexevalError(f"every run is in group {labels[0]!r}: leaving it out leaves no "
-                            "pool (give a --group that tells the groups apart)")
-    check_pooled(pooling, len(runs))
-    coded = CodedRuns.of(runs, list(assessments), pooling)
-    work = _ReuseWork(assessments, scoring, pooling.unit,
-                      judged_units(assessments, pooling.unit))
-    shipped = assessed_only(runs, assessments)
-    tasks = [tuple(members) for members in sets.values()]
-    members: tuple[int, ...]
-    # each left-out group's pool rebuilt here, in one pass over the coded runs each: a task
-    # gets the units that leaving its runs out unjudges, not every run's pooling order
-    full_units = coded.pooled()
-    everyone = range(coded.count) if pooling.pooled is None else pooling.pooled
-    removed = [left_out_units(full_units, coded.pooled([i for i in everyone if i not in left]))
-               for left in map(set, tasks)]
-    scored: list[Scores] = []
-    # the runs scored on the full qrels here, while the workers score them without their
-    # contribution (Serial: first, as one process does everything in order)
-    done = map_chunked(
-        executor or Serial(), _left_out_task,
-        [(gone, ShippedRuns([shipped[i] for i in members]))
-         for members, gone in zip(tasks, removed)], work,
-        description="left out", meanwhile=lambda: scored.append(scoring.scores(assessments,
-                                                                              runs)))
-    measures = scored[0].measures
-    full_means = scored[0].means()
+    return read_reuse_study(StudyInputs(assessments, runs, scoring, pooling),
+                            groups=None if groups is None else lambda _: list(groups),
+                            executor=executor)[0]
+
+
+def read_reuse_study(reader: InputReader, *,
+                     groups: Callable[[list[str]], list[str]] | None = None,
+                     executor: Executor | None = None,
+                     say: Callable[[Plan], None] | None = None) -> tuple[Reuse, Plan]:
+    """:func:`reuse_study` of the inputs ``reader`` reads (on each process that runs the
+    tasks, once), ``groups`` giving the runs' groups from their names; and the study's
+    :class:`Plan` (``say`` is given it first)."""
+    executor = executor or Serial()
+    work = ReadOnWorkers(_reuse_work, reader)
+    # the runs' names from the shared inputs (on a worker), then each left-out group given
+    # out as the positions of its runs, and the runs' scores on the full qrels as one more task
+    try:
+        [names] = executor.map(_run_names, [None], work)
+        if len(names) < 2:
+            raise InexevalError("a reuse study needs at least two runs (one left out, one "
+                                "pooled)")
+        labels = groups(names) if groups is not None else names
+        sets: dict[str, list[int]] = {}
+        for i, label in enumerate(labels):
+            sets.setdefault(label, []).append(i)
+        if len(sets) < 2:
+            raise InexevalError(f"every run is in group {labels[0]!r}: leaving it out leaves "
+                                "no pool (give a --group that tells the groups apart)")
+        tasks = [tuple(members) for members in sets.values()]
+        done = map_chunked(executor, _left_out_task, [None, *tasks], work,
+                           description="left out")
+    finally:
+        work.forget()
+    plan = done[0]
+    assert isinstance(plan, Plan)
+    if say is not None:
+        say(plan)
+    say_again(plan)
+    measures = plan.measures
+    full_means = plan.full_means
     without = np.full_like(full_means, np.nan)
-    unique = np.zeros(len(runs), dtype=np.int64)
-    for members, (named, means, count) in zip(tasks, done):
+    unique = np.zeros(len(names), dtype=np.int64)
+    for members, result in zip(tasks, done[1:]):
+        assert not isinstance(result, Plan)
+        named, means, count = result
         without[list(members)] = means[:, [named.index(m) for m in measures]]
         unique[list(members)] = count
     rows: list[ReuseRow] = []
@@ -224,4 +264,4 @@ def reuse_study(assessments: Assessments, runs: Sequence[Run], scoring: Scoring,
             measure, float(np.mean(defined)) if len(defined) else math.nan,
             float(np.max(defined)) if len(defined) else math.nan,
             kendall_tau(score_full, score_without)))
-    return Reuse(rows, summary)
+    return Reuse(rows, summary), plan
