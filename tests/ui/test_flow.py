@@ -349,9 +349,9 @@ def test_slash_searches_inside_the_document(browser: Any, server: Server,
     find = page.locator("#find")
     assert find.get_attribute("data-hits") == str(len(hits))
     assert page.locator("#find-count").inner_text() == f"1 of {len(hits)}"
-    page.keyboard.press("Enter")
+    page.keyboard.press("ArrowDown")
     assert find.get_attribute("data-current") == "1"
-    page.keyboard.press("Shift+Enter")
+    page.keyboard.press("ArrowUp")
     page.keyboard.press("Shift+Enter")
     assert page.locator("#find-count").inner_text() == f"{len(hits)} of {len(hits)}"
     current = page.evaluate("""() => {

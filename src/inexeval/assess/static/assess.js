@@ -1051,8 +1051,16 @@ function documentPage() {
     document.querySelector(`#elements li[data-path="${CSS.escape(path)}"]`)?.focus();
   };
 
+  /** The document's selection on [start, end) (a caret when equal), the focus in the text. */
+  const place = (start, end) => {
+    const [startNode, startOffset] = domPoint(start, true);
+    const [endNode, endOffset] = domPoint(end, start < end ? false : true);
+    window.getSelection().setBaseAndExtent(startNode, startOffset, endNode, endOffset);
+    doc.focus({ preventScroll: true });
+  };
+
   const find = startFind({
-    text: () => state.text, rangeOf, before: document.querySelector(".doc-layout"),
+    text: () => state.text, rangeOf, before: document.querySelector(".doc-layout"), place,
   });
   const keys = {
     "/": find.open, "]": find.next, "[": find.previous,

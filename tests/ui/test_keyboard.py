@@ -1,0 +1,74 @@
+"""The keyboard assessor of issue 36 in Chromium: `/` find puts the caret (Escape) or the
+selection (Enter) on its hit, `p` selects the enclosing paragraph then its section, Shift+↓
+stops at a paragraph's end, a Shift+→ selection is stored as shown, the caret stays clear of
+the sticky toolbar, and a relevant document takes a handful of keys."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.ui.conftest import ConsoleErrors, Server, open_as, running_server, screenshot
+from tests.ui.test_assessing import settled
+
+SELECTED = """() => {
+  const sel = window.getSelection();
+  const doc = document.getElementById('doc');
+  const upTo = (node, offset) => {
+    const range = document.createRange();
+    range.setStart(doc, 0);
+    range.setEnd(node, offset);
+    return range.toString().length;
+  };
+  return {anchor: upTo(sel.anchorNode, sel.anchorOffset),
+          focus: upTo(sel.focusNode, sel.focusOffset), text: sel.toString(),
+          active: document.activeElement.id};
+}"""
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    with running_server(tmp_path_factory.mktemp("campaign-keyboard"), mode="passages") as up:
+        yield up
+
+
+def selected(page: Any) -> dict[str, Any]:
+    """The selection as UTF-16 offsets in the document's text (anchor, focus), its text, and
+    the id of the focused element."""
+    found: dict[str, Any] = page.evaluate(SELECTED)
+    return found
+
+
+def text_of_page(page: Any) -> str:
+    text: str = page.evaluate("window.inexeval.state.text.text")
+    return text
+
+
+def test_find_puts_the_caret_or_the_selection_on_its_hit(
+        browser: Any, server: Server, console: ConsoleErrors, tmp_path: Path) -> None:
+    page = open_as(browser, server, console, "bob", "1", "co/a1")
+    text = text_of_page(page)
+    at = text.index("is where reading")
+    # Escape: the caret at the hit, so that Shift+→ selects from there
+    page.keyboard.press("/")
+    page.keyboard.type("is where")
+    page.keyboard.press("Escape")
+    assert selected(page) == {"anchor": at, "focus": at, "text": "", "active": "doc"}
+    page.keyboard.press("Shift+ArrowRight")
+    assert selected(page)["text"] == "is"
+    # Enter: the hit selected, the document focused; h highlights exactly it
+    page.keyboard.press("/")
+    page.keyboard.type("WHERE READING")
+    page.keyboard.press("ArrowDown")  # one hit only: ↓ comes back to it
+    page.keyboard.press("Enter")
+    start = text.index("where reading")
+    assert selected(page) == {"anchor": start, "focus": start + len("where reading"),
+                              "text": "where reading", "active": "doc"}
+    screenshot(page, tmp_path, "keyboard-find-enter")
+    page.keyboard.press("h")
+    settled(page)
+    assert server.judgement("bob", "1", "co/a1")["passages"] == [
+        [start, start + len("where reading")]]
+    page.context.close()
