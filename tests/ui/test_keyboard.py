@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from tests.ui.conftest import ConsoleErrors, Server, open_as, running_server, screenshot
-from tests.ui.test_assessing import settled
+from tests.ui.test_assessing import click_word, settled
 
 SELECTED = """() => {
   const sel = window.getSelection();
@@ -71,4 +71,62 @@ def test_find_puts_the_caret_or_the_selection_on_its_hit(
     settled(page)
     assert server.judgement("bob", "1", "co/a1")["passages"] == [
         [start, start + len("where reading")]]
+    page.context.close()
+
+
+def element_span(server: Server, file: str, path: str) -> tuple[int, int]:
+    """The [start, end) of the element ``path`` of ``file`` (white space at its edges out)."""
+    content = server.api("bob").get(f"/api/topics/1/docs/{file}/content").json()
+    found = next(e for e in content["elements"] if e["path"] == path)
+    text = content["text"][found["start"]:found["end"]]
+    start = found["start"] + len(text) - len(text.lstrip())
+    return start, start + len(text.strip())
+
+
+def test_p_selects_the_paragraph_then_its_section(
+        browser: Any, server: Server, console: ConsoleErrors, tmp_path: Path) -> None:
+    page = open_as(browser, server, console, "bob", "1", "co/a2")
+    text = text_of_page(page)
+    paragraph = element_span(server, "co/a2", "/article[1]/bdy[1]/sec[1]/p[2]")
+    section = element_span(server, "co/a2", "/article[1]/bdy[1]/sec[1]")
+    word = text[paragraph[0]:paragraph[1]].split()[4]
+    nth = text[:paragraph[0] + text[paragraph[0]:].index(f" {word} ") + 1].count(word)
+    click_word(page, word, nth=nth)  # the caret in the middle of the paragraph
+    page.keyboard.press("p")
+    assert (selected(page)["anchor"], selected(page)["focus"]) == paragraph
+    page.keyboard.press("p")
+    assert (selected(page)["anchor"], selected(page)["focus"]) == section
+    screenshot(page, tmp_path, "keyboard-p-section")
+    page.keyboard.press("p")  # the body, then the article
+    page.keyboard.press("h")
+    settled(page)
+    body = element_span(server, "co/a2", "/article[1]/bdy[1]")
+    assert server.judgement("bob", "1", "co/a2")["passages"] == [list(body)]
+    page.context.close()
+
+
+def test_shift_down_stops_at_the_end_of_the_paragraph(
+        browser: Any, server: Server, console: ConsoleErrors, tmp_path: Path) -> None:
+    page = open_as(browser, server, console, "alice", "1", "co/a1")
+    text = text_of_page(page)
+    first = element_span(server, "co/a1", "/article[1]/bdy[1]/sec[1]/p[1]")
+    second = element_span(server, "co/a1", "/article[1]/bdy[1]/sec[1]/p[2]")
+    click_word(page, "relevant")
+    start = selected(page)["anchor"]
+    assert text.index("relevant") <= start < text.index("relevant") + len("relevant")
+    page.keyboard.press("Shift+ArrowDown")  # a line down is in the next paragraph: stopped
+    assert selected(page)["focus"] == first[1]
+    screenshot(page, tmp_path, "keyboard-shift-down")
+    page.keyboard.press("h")
+    settled(page)
+    assert server.judgement("alice", "1", "co/a1")["passages"] == [
+        [text.index("relevant"), first[1]]]
+    # from the paragraph's end, Shift+↓ goes on into the next one
+    page.keyboard.press("Shift+ArrowDown")
+    assert second[0] < selected(page)["focus"] <= second[1]
+    # Shift+↑ from inside the second paragraph stops at its start
+    page.keyboard.press("ArrowRight")
+    assert second[0] < selected(page)["anchor"] == selected(page)["focus"] < second[1]
+    page.keyboard.press("Shift+ArrowUp")
+    assert selected(page)["focus"] == second[0]
     page.context.close()

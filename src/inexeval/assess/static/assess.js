@@ -1051,6 +1051,47 @@ function documentPage() {
     document.querySelector(`#elements li[data-path="${CSS.escape(path)}"]`)?.focus();
   };
 
+  /** Shift+↓ (`forward`) or Shift+↑ that moved the selection's focus past the end (start)
+   * of the paragraph it was in stops there: a keyboard selection never runs on into the next
+   * paragraph by a line. */
+  const stopAtParagraph = (sel, [node, offset], forward) => {
+    if (!doc.contains(node) || !doc.contains(sel.focusNode)) return;
+    const from = pointOffset(node, offset);
+    const to = pointOffset(sel.focusNode, sel.focusOffset);
+    const edge = forward ? state.blockEnds.find((at) => at > from && at < to)
+      : state.blockStarts.findLast((at) => at < from && at > to);
+    if (edge !== undefined) sel.extend(...domPoint(edge, !forward));
+  };
+
+  /** p: the selection (or the caret) extended to the innermost paragraph (any element that
+   * is not inline) holding it; repeated, to the element around that, its section. White space
+   * at the edges is left out. */
+  const selectParagraph = () => {
+    const sel = selection();
+    if (sel === null) {
+      notice("Put the caret in the text first (a click, Tab or /), then press p.", "info");
+      return;
+    }
+    const blank = (at) => /\s/u.test(state.text.charAt(at));
+    const trim = ([s, e]) => {
+      let [a, b] = [s, e];
+      while (a < b && blank(a)) a += 1;
+      while (b > a && blank(b - 1)) b -= 1;
+      return [a, b];
+    };
+    const [s, e] = sel[0] === sel[1] ? sel : trim(sel);
+    for (let i = state.elements.length - 1; i >= 0; i -= 1) {
+      const el = state.elements[i];
+      if (state.kind[i] === "inline" || el.start > s || el.end < e) continue;
+      const [a, b] = trim([el.start, el.end]);
+      if (a < b && (a < s || b > e)) {
+        clearNotice();
+        place(a, b);
+        return;
+      }
+    }
+  };
+
   /** The document's selection on [start, end) (a caret when equal), the focus in the text. */
   const place = (start, end) => {
     const [startNode, startOffset] = domPoint(start, true);
@@ -1064,7 +1105,7 @@ function documentPage() {
   });
   const keys = {
     "/": find.open, "]": find.next, "[": find.previous,
-    h: highlight, u: unhighlight, d: markDone, r: askNonRelevant, x: notRelevant,
+    h: highlight, u: unhighlight, p: selectParagraph, d: markDone, r: askNonRelevant, x: notRelevant,
     ...(graded ? {} : { b: setBestEntryPoint }),
     ...(state.mode === "highlight" ? { t: tooSmallRemaining } : {}),
     n: nextUnassessed,
@@ -1216,6 +1257,10 @@ function documentPage() {
     state.starts = rendered.starts;
     state.breaks = rendered.breaks;
     state.breakList = [...rendered.breaks].sort((a, b) => a - b);
+    state.kind = kinds(content.elements);
+    const blocks = content.elements.filter((el, i) => state.kind[i] !== "inline");
+    state.blockStarts = [...new Set(blocks.map((el) => el.start))].sort((a, b) => a - b);
+    state.blockEnds = [...new Set(blocks.map((el) => el.end))].sort((a, b) => a - b);
     state.made = rendered.made;
     restore();
     startOutbox({
@@ -1238,7 +1283,10 @@ function documentPage() {
     draw();
     undoneX();
     reopenAtFirstHighlight();
-    startCaret(doc, wrap);
+    startCaret(doc, wrap, {
+      clamp: stopAtParagraph,
+      head: () => (window.matchMedia("(min-width: 60rem)").matches ? head.offsetHeight : 0),
+    });
     doc.setAttribute("aria-busy", "false");
     document.body.dataset.ready = "true";
     const t2 = performance.now();
