@@ -74,9 +74,9 @@ def test_find_puts_the_caret_or_the_selection_on_its_hit(
     page.context.close()
 
 
-def element_span(server: Server, file: str, path: str) -> tuple[int, int]:
+def element_span(server: Server, file: str, path: str, topic: str = "1") -> tuple[int, int]:
     """The [start, end) of the element ``path`` of ``file`` (white space at its edges out)."""
-    content = server.api("bob").get(f"/api/topics/1/docs/{file}/content").json()
+    content = server.api("alice").get(f"/api/topics/{topic}/docs/{file}/content").json()
     found = next(e for e in content["elements"] if e["path"] == path)
     text = content["text"][found["start"]:found["end"]]
     start = found["start"] + len(text) - len(text.lstrip())
@@ -129,4 +129,43 @@ def test_shift_down_stops_at_the_end_of_the_paragraph(
     assert second[0] < selected(page)["anchor"] == selected(page)["focus"] < second[1]
     page.keyboard.press("Shift+ArrowUp")
     assert selected(page)["focus"] == second[0]
+    page.context.close()
+
+
+CARET_AND_HEAD = """() => {
+  const caret = document.getElementById('caret-marker').getBoundingClientRect();
+  const head = document.querySelector('.doc-head').getBoundingClientRect();
+  return {caret: caret.top, head: head.bottom, hidden: document.getElementById('caret-marker').hidden};
+}"""
+
+
+def test_a_shift_right_selection_is_stored_as_shown_and_the_caret_stays_in_view(
+        browser: Any, server: Server, console: ConsoleErrors, tmp_path: Path) -> None:
+    page = open_as(browser, server, console, "alice", "2", "co/big")
+    text = text_of_page(page)
+    paragraph = element_span(server, "co/big", "/article[1]/bdy[1]/sec[2]/p[2]", "2")
+    word = text[paragraph[0]:paragraph[1]].split()[3]
+    nth = text[:paragraph[0] + text[paragraph[0]:].index(f" {word} ") + 1].count(word)
+    page.evaluate("""(path) => window.inexeval.state.made.get(path)
+                     .scrollIntoView({block: 'center'})""", "/article[1]/bdy[1]/sec[2]/p[2]")
+    click_word(page, word, nth=nth)
+    for _ in range(35):
+        page.keyboard.press("Shift+ArrowRight")
+    shown = selected(page)
+    assert shown["anchor"] < shown["focus"] and shown["text"] == text[
+        shown["anchor"]:shown["focus"]]
+    screenshot(page, tmp_path, "keyboard-shift-right-35")
+    page.keyboard.press("h")
+    settled(page)
+    start = shown["anchor"]
+    start -= len(text[:start]) - len(text[:start].rstrip("abcdefghijklmnopqrstuvwxyz"))
+    end = shown["focus"] - (len(text[:shown["focus"]]) - len(text[:shown["focus"]].rstrip()))
+    assert server.judgement("alice", "2", "co/big")["passages"] == [[start, end]]
+    # the caret goes up line by line past the top of the window: never under the sticky bar
+    page.keyboard.press("ArrowLeft")
+    for _ in range(30):
+        page.keyboard.press("ArrowUp")
+        where = page.evaluate(CARET_AND_HEAD)
+        assert not where["hidden"] and where["caret"] >= where["head"], where
+    screenshot(page, tmp_path, "keyboard-caret-up")
     page.context.close()
