@@ -108,8 +108,9 @@ def test_the_outbox_survives_a_reload_while_offline(browser: Any, server: Server
     # through as the page comes back online; the server merges it into no change)
     history = page.locator("#history li", has_text="highlighted")
     history.wait_for()
+    start = span(text, first, last)[0]
     assert f"co/a3 (topic 1): highlighted “{first} {last}” ({len(first) + len(last) + 1} " \
-        "characters); now in-progress" in history.inner_text()
+        f"characters); best entry point at {start}; now in-progress" in history.inner_text()
     screenshot(page, tmp_path, "flow-history-topic-page")
     page.locator("#history a", has_text="co/a3").first.click()
     page.wait_for_url(f"{server.url}/topics/1/docs/co/a3")

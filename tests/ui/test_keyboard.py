@@ -169,3 +169,44 @@ def test_a_shift_right_selection_is_stored_as_shown_and_the_caret_stays_in_view(
         assert not where["hidden"] and where["caret"] >= where["head"], where
     screenshot(page, tmp_path, "keyboard-caret-up")
     page.context.close()
+
+
+@pytest.fixture(scope="module")
+def highlight(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    with running_server(tmp_path_factory.mktemp("campaign-keyboard-2005")) as up:
+        yield up
+
+
+CURRENT = "document.querySelector('#elements li.current')?.dataset.path"
+
+
+def test_exhaustivity_starts_at_the_innermost_element_and_arrows_move_the_list(
+        browser: Any, highlight: Server, console: ConsoleErrors, tmp_path: Path) -> None:
+    server = highlight
+    page = open_as(browser, server, console, "bob", "1", "co/a1")
+    paragraph = "/article[1]/bdy[1]/sec[1]/p[1]"
+    click_word(page, "relevant")
+    page.keyboard.press("p")
+    page.keyboard.press("h")
+    assert page.evaluate(CURRENT) == paragraph
+    screenshot(page, tmp_path, "keyboard-exhaustivity-innermost")
+    page.keyboard.press("2")  # one press: the elements around it are inferred
+    settled(page)
+    saved = server.judgement("bob", "1", "co/a1")
+    assert saved["exhaustivity"] == {path: "2" for path in (
+        "/article[1]", "/article[1]/bdy[1]", "/article[1]/bdy[1]/sec[1]", paragraph)}
+    assert saved["best_entry_point"] == server.judgement("bob", "1", "co/a1")[
+        "passages"][0][0]  # the first highlight's start
+    assert page.evaluate("window.inexeval.problems()") == []
+    # ↑/↓ move the current element from outside the list, without focusing it
+    page.keyboard.press("Escape")  # back to the caret in the text
+    assert page.evaluate("document.activeElement.id") == "doc"
+    page.evaluate("document.activeElement.blur()")
+    rows = page.locator("#elements li").evaluate_all("(rows) => rows.map((r) => r.dataset.path)")
+    at = rows.index(page.evaluate(CURRENT))
+    page.keyboard.press("ArrowUp")
+    assert page.evaluate(CURRENT) == rows[at - 1]
+    page.keyboard.press("ArrowDown")
+    assert page.evaluate(CURRENT) == rows[at]
+    assert page.evaluate("document.activeElement === document.body")
+    page.context.close()

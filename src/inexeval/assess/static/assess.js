@@ -884,11 +884,31 @@ function documentPage() {
     const snapped = snapToWords(state.text, sel[0], sel[1], state.breaks);
     if (snapped === null) return;
     clearNotice();
-    change((j) => { j.passages = addPassage(j.passages, snapped); });
+    change((j) => {
+      j.passages = addPassage(j.passages, snapped);
+      // the first highlight brings a best entry point at its start (b moves it)
+      if (!graded && (j.best_entry_point === null || j.best_entry_point === undefined)) {
+        j.best_entry_point = snapped[0];
+      }
+    });
     dropSelection();
-    const next = held().find((el) => valueOf(el.path) === undefined);
-    if (next) state.focusPath = next.path;
+    // the panel starts at the innermost listed element holding the new text, still without a
+    // value (a highlighted paragraph is asked first, not the article around it)
+    const depth = (path) => path.split("/").length;
+    let next = null;
+    for (const path of listed()) {
+      const el = state.elements[state.order.get(path)];
+      if (valueOf(path) !== undefined || path in state.implicit) continue;
+      if (el.end <= snapped[0] || el.start >= snapped[1]) continue;
+      if (next === null || depth(path) > depth(next)) next = path;
+    }
+    if (next !== null) state.focusPath = next;
     markCurrent();
+    // highlight mode: the list takes the focus (↑/↓ move in it, 2/1/3 give values; Escape
+    // goes back to the caret in the text)
+    if (next !== null && state.mode === "highlight") {
+      document.querySelector(`#elements li[data-path="${CSS.escape(next)}"]`)?.focus();
+    }
   };
 
   const unhighlight = () => {
@@ -923,7 +943,11 @@ function documentPage() {
       else j[field][path] = value;
     });
     if (done === false) return; // refused by the rules: the element stays current
-    const next = listed().find((p) => valueOf(p) === undefined && !(p in state.implicit));
+    // the next element without a value after this one in the list, else the first
+    const paths = listed();
+    const at = paths.indexOf(path);
+    const next = [...paths.slice(at + 1), ...paths.slice(0, at + 1)]
+      .find((p) => valueOf(p) === undefined && !(p in state.implicit));
     if (next) state.focusPath = next;
     markCurrent();
     document.querySelector(`#elements li[data-path="${CSS.escape(state.focusPath)}"]`)?.focus();
@@ -1043,6 +1067,16 @@ function documentPage() {
     else notice("No other document of this topic is waiting.", "info");
   };
 
+  /** The list's current element moved by `step`, the focus left where it is. */
+  const moveCurrent = (step) => {
+    const paths = listed();
+    const at = paths.indexOf(currentPath());
+    state.focusPath = paths[Math.max(0, Math.min(paths.length - 1, at + step))];
+    markCurrent();
+    document.querySelector(`#elements li[data-path="${CSS.escape(state.focusPath)}"]`)
+      ?.scrollIntoView({ block: "nearest" });
+  };
+
   const moveFocus = (step) => {
     const paths = listed();
     if (paths.length === 0) return;
@@ -1126,11 +1160,23 @@ function documentPage() {
     }
     if (!plainKey(event) || dialog.open || state.text === null) return;
     const inPanel = document.activeElement?.closest?.("#elements li");
-    if ((event.key === "ArrowDown" || event.key === "ArrowUp") && !inPanel) return;
+    if ((event.key === "ArrowDown" || event.key === "ArrowUp") && !inPanel) {
+      // outside the list and outside the text (whose caret they move), ↑/↓ move the list's
+      // current element without taking the focus there
+      if (document.activeElement === doc || listed().length === 0) return;
+      event.preventDefault();
+      moveCurrent(event.key === "ArrowDown" ? 1 : -1);
+      return;
+    }
     if (event.key in scaleKeys && state.mode === "highlight") {
       event.preventDefault();
       const path = currentPath();
       if (path) setValue(path, scaleKeys[event.key]);
+      return;
+    }
+    if (event.key === "Escape" && inPanel) {
+      event.preventDefault();
+      doc.focus();
       return;
     }
     const action = keys[event.key];
