@@ -10,14 +10,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.sync_api import expect
 from tests.ui.conftest import (
     ConsoleErrors,
     Server,
     open_as,
+    open_document,
     running_server,
     screenshot,
 )
-from tests.ui.test_assessing import highlight_words, paragraph
+from tests.ui.test_assessing import highlight_words, paragraph, settled
 
 
 @pytest.fixture(scope="module")
@@ -53,3 +55,34 @@ def test_done_offline_says_not_saved_until_the_server_has_it(
     assert server.judgement("alice", "1", "co/a2")["status"] == "done"
     page.context.close()
     offline_noise(console)
+
+
+def test_a_stale_tabs_undo_across_a_newer_save_asks_first(
+        browser: Any, server: Server, console: ConsoleErrors, tmp_path: Path) -> None:
+    stale = open_as(browser, server, console, "alice", "1", "co/a5")
+    _, words = paragraph(server, "co/a5")
+    highlight_words(stale, words)
+    settled(stale)
+    other = console.watch(stale.context.new_page())
+    open_document(other, server, "1", "co/a5")
+    highlight_words(other, words, 8)
+    other.keyboard.press("d")
+    other.wait_for_url(lambda url: not url.endswith("/docs/co/a5"))
+    done = server.judgement("alice", "1", "co/a5")
+    assert done["status"] == "done"
+    asked: list[str] = []
+
+    def decline(dialog: Any) -> None:
+        asked.append(dialog.message)
+        dialog.dismiss()
+
+    stale.once("dialog", decline)
+    stale.bring_to_front()
+    stale.keyboard.press("Control+z")
+    expect(stale.locator("#notice")).to_contain_text("Not undone")
+    assert len(asked) == 1 and "another tab or window" in asked[0] and "now done" in asked[0]
+    assert server.judgement("alice", "1", "co/a5") == done
+    assert stale.locator("#doc-status").inner_text() == "done, relevant"
+    assert stale.evaluate("window.inexeval.state.judgement.passages") == done["passages"]
+    screenshot(stale, tmp_path, "truth-stale-undo-declined")
+    stale.context.close()

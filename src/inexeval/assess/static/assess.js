@@ -818,22 +818,48 @@ function documentPage() {
     }
   };
 
-  const undo = () => {
+  /** Before an undo or redo: when nothing of this page is on its way and the server has a
+   * newer save than this page knows (another tab, another window), the assessor is asked
+   * first; declined, the saved version is shown and this page's undo steps go. */
+  const stepAcrossNewer = async () => {
+    if (state.pending.length > 0 || state.saving) return true;
+    let current = null;
+    try {
+      current = await getJSON(data.doc_api);
+    } catch {
+      return true; // offline: the server merges the step when it gets it
+    }
+    if (current.version === state.judgement.version) return true;
+    const status = current.status === "done" ? "done" : current.status;
+    const go = window.confirm("This document was saved in another tab or window after this "
+      + `page last saved it (it is now ${status}). Undo here anyway, on top of that save?`);
+    if (go) return true;
+    await load();
+    state.undo = [];
+    state.redo = [];
+    draw();
+    notice("Not undone: the version saved in another tab or window is shown.", "info");
+    return false;
+  };
+
+  const undo = async () => {
     if (state.undo.length === 0) {
       undoLastX();
       return;
     }
+    if (!(await stepAcrossNewer()) || state.undo.length === 0) return;
     const target = state.undo.pop();
     state.redo.push(snapshot());
     clearNotice();
     restoreState(target);
   };
 
-  const redo = () => {
+  const redo = async () => {
     if (state.redo.length === 0) {
       notice("Nothing to redo.", "info");
       return;
     }
+    if (!(await stepAcrossNewer()) || state.redo.length === 0) return;
     const target = state.redo.pop();
     state.undo.push(snapshot());
     clearNotice();
