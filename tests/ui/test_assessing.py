@@ -78,9 +78,10 @@ def click_word(page: Any, word: str, clicks: int = 1, nth: int = 0) -> None:
 
 
 def settled(page: Any) -> None:
-    """Wait until every change of the page has been acknowledged by the server."""
-    page.wait_for_function(
-        "() => window.inexeval.state.pending.length === 0 && !window.inexeval.state.saving")
+    """Wait until every change of the page has been acknowledged by the server (and an undo
+    or redo has asked the server whether it was saved elsewhere meanwhile)."""
+    page.wait_for_function("""() => window.inexeval.state.pending.length === 0
+        && !window.inexeval.state.saving && !window.inexeval.state.stepping""")
 
 
 def text_of(server: Server, user: str, topic: str, file: str) -> str:

@@ -824,10 +824,13 @@ function documentPage() {
   const stepAcrossNewer = async () => {
     if (state.pending.length > 0 || state.saving) return true;
     let current = null;
+    state.stepping = true; // (the browser tests wait for it as for a save)
     try {
       current = await getJSON(data.doc_api);
     } catch {
       return true; // offline: the server merges the step when it gets it
+    } finally {
+      state.stepping = false;
     }
     if (current.version === state.judgement.version) return true;
     const status = current.status === "done" ? "done" : current.status;
