@@ -14,6 +14,7 @@ from playwright.sync_api import expect
 from tests.ui.conftest import (
     ConsoleErrors,
     Server,
+    log_in,
     open_as,
     open_document,
     running_server,
@@ -86,3 +87,15 @@ def test_a_stale_tabs_undo_across_a_newer_save_asks_first(
     assert stale.evaluate("window.inexeval.state.judgement.passages") == done["passages"]
     screenshot(stale, tmp_path, "truth-stale-undo-declined")
     stale.context.close()
+
+
+def test_n_on_a_fresh_topic_page_opens_the_first_unseen_article(
+        browser: Any, server: Server, console: ConsoleErrors) -> None:
+    page = log_in(browser, server, "bob", console)
+    page.goto(f"{server.url}/topics/1")
+    rows = page.locator("#pool li[data-file]")
+    statuses = rows.evaluate_all("(rows) => rows.map((r) => [r.dataset.file, r.dataset.status])")
+    first = next(file for file, status in statuses if status == "unseen")
+    page.keyboard.press("n")
+    page.wait_for_url(f"**/topics/1/docs/{first}")
+    page.context.close()

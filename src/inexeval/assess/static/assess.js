@@ -89,13 +89,17 @@ function topicPage() {
   };
   rows.forEach((row, i) => row.querySelector("a").addEventListener("focus", () => { current = i; }));
   focus(current);
+  const first = current;
   document.addEventListener("keydown", (event) => {
     if (!plainKey(event)) return;
     if (event.key === "j" || event.key === "ArrowDown") focus(current + 1);
     else if (event.key === "k" || event.key === "ArrowUp") focus(current - 1, -1);
     else if (event.key === "Enter" && rows[current]) rows[current].querySelector("a").click();
     else if (event.key === "n") {
-      const order = [...rows.slice(current + 1), ...rows.slice(0, current + 1)];
+      // the next document not done after the focused one; on the row the page opened at
+      // (the first not done), that one itself
+      const from = current === first && waiting(rows[current]) ? current : current + 1;
+      const order = [...rows.slice(from), ...rows.slice(0, from)];
       const next = order.find(waiting);
       if (next) next.querySelector("a").click();
       else say("pool-message", "Every document of this pool is done.");
