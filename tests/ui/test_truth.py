@@ -99,3 +99,20 @@ def test_n_on_a_fresh_topic_page_opens_the_first_unseen_article(
     page.keyboard.press("n")
     page.wait_for_url(f"**/topics/1/docs/{first}")
     page.context.close()
+
+
+def test_the_pool_filter_done(browser: Any, server: Server, console: ConsoleErrors) -> None:
+    api = server.api("bob")
+    for file in ("co/xss", "co/astral"):
+        assert api.put(f"/api/topics/1/docs/{file}", json={"version": 0, "status": "done"}
+                       ).status_code == 200
+    page = log_in(browser, server, "bob", console)
+    page.goto(f"{server.url}/topics/1")
+    statuses = page.locator("#pool li[data-file]").evaluate_all(
+        "(rows) => rows.map((r) => [r.dataset.file, r.dataset.status])")
+    done = [f for f, s in statuses if s in ("relevant", "non-relevant")]
+    assert {"co/xss", "co/astral"} <= set(done)
+    page.select_option("#pool-status", "done")
+    shown = page.locator("#pool li:visible").evaluate_all("(rows) => rows.map((r) => r.dataset.file)")
+    assert shown == done
+    page.context.close()
