@@ -116,3 +116,19 @@ def test_the_pool_filter_done(browser: Any, server: Server, console: ConsoleErro
     shown = page.locator("#pool li:visible").evaluate_all("(rows) => rows.map((r) => r.dataset.file)")
     assert shown == done
     page.context.close()
+
+
+def test_x_is_one_change_and_one_save(browser: Any, server: Server,
+                                      console: ConsoleErrors) -> None:
+    page = open_as(browser, server, console, "bob", "1", "co/a3")
+    api = server.api("bob")
+    before = len(api.get("/api/history").json()["changes"])
+    puts: list[str] = []
+    page.on("request", lambda r: puts.append(r.url) if r.method == "PUT" else None)
+    page.keyboard.press("x")
+    page.wait_for_url(lambda url: not url.endswith("/docs/co/a3"))
+    saved = server.judgement("bob", "1", "co/a3")
+    assert (saved["status"], saved["relevant"]) == ("done", False)
+    assert len(puts) == 1 and puts[0].endswith("/api/topics/1/docs/co/a3")
+    assert len(api.get("/api/history").json()["changes"]) == before + 1
+    page.context.close()

@@ -1058,17 +1058,20 @@ function documentPage() {
     };
     state.undo.push(snapshot());
     state.redo = [];
-    if (graded) {
-      change((j) => {
-        clear(j);
-        j.values = Object.fromEntries(state.pooled.map((p) => [p, state.mode === "2002"
-          ? "0N" : "E0S0"]));
-        const root = state.elements[0]?.path;
-        if (root) j.values[root] = state.mode === "2002" ? "0N" : "E0S0";
-      }, "in-progress", false);
-    } else {
-      change(clear, "in-progress", false);
+    const update = graded ? (j) => {
+      clear(j);
+      j.values = Object.fromEntries(state.pooled.map((p) => [p, state.mode === "2002"
+        ? "0N" : "E0S0"]));
+      const root = state.elements[0]?.path;
+      if (root) j.values[root] = state.mode === "2002" ? "0N" : "E0S0";
+    } : clear;
+    // one change, one save: the server keeps a changed document done unless it was done
+    // already (then it makes it in-progress, and done is a second save)
+    if (state.judgement.status !== "done") {
+      change(update, "done", false);
+      return;
     }
+    change(update, "in-progress", false);
     change(() => {}, "done", false);
   };
   dialog.addEventListener("close", () => {
