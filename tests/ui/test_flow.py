@@ -55,7 +55,7 @@ def test_two_tabs_a_true_conflict_asks(browser: Any, server: Server, console: Co
     mine = second.evaluate("window.inexeval.state.judgement.best_entry_point")
     dialog = second.locator("#merge-conflict")
     dialog.wait_for(state="visible")
-    assert "best_entry_point" in dialog.inner_text()
+    assert "Best entry point" in dialog.inner_text()
     screenshot(second, tmp_path, "flow-conflict-dialog")
     second.get_by_role("button", name="Keep mine").click()
     settled(second)

@@ -20,7 +20,7 @@ from tests.ui.conftest import (
     running_server,
     screenshot,
 )
-from tests.ui.test_assessing import highlight_words, paragraph, settled
+from tests.ui.test_assessing import click_word, highlight_words, paragraph, settled
 
 
 @pytest.fixture(scope="module")
@@ -132,3 +132,74 @@ def test_x_is_one_change_and_one_save(browser: Any, server: Server,
     assert len(puts) == 1 and puts[0].endswith("/api/topics/1/docs/co/a3")
     assert len(api.get("/api/history").json()["changes"]) == before + 1
     page.context.close()
+
+
+MARKER_AND_LETTERS = """(at) => {
+  const state = window.inexeval.state;
+  const doc = document.getElementById('doc');
+  const rectOf = (cp) => {
+    const walker = document.createTreeWalker(doc, NodeFilter.SHOW_TEXT);
+    let seen = 0;
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      if (seen + node.data.length > cp) {
+        const range = document.createRange();
+        range.setStart(node, cp - seen);
+        range.setEnd(node, cp - seen + 1);
+        return range.getBoundingClientRect().toJSON();
+      }
+      seen += node.data.length;
+    }
+    return null;
+  };
+  const marker = document.getElementById('bep-marker');
+  const bar = marker.getBoundingClientRect().toJSON();
+  const style = getComputedStyle(marker, '::before');
+  const triangle = {left: bar.left + parseFloat(style.left), top: bar.top + parseFloat(style.top),
+                    width: parseFloat(style.width), height: parseFloat(style.height)};
+  triangle.right = triangle.left + triangle.width;
+  triangle.bottom = triangle.top + triangle.height;
+  let before = at - 1;
+  while (before > 0 && /\\s/.test(state.text.text[before])) before -= 1;
+  return {bar, triangle, letter: rectOf(at), before: rectOf(before)};
+}"""
+
+
+def overlap(a: dict[str, float], b: dict[str, float]) -> bool:
+    return (a["left"] < b["right"] - 0.5 and b["left"] < a["right"] - 0.5
+            and a["top"] < b["bottom"] - 0.5 and b["top"] < a["bottom"] - 0.5)
+
+
+def test_the_conflict_dialog_names_the_best_entry_point_and_both_places(
+        browser: Any, server: Server, console: ConsoleErrors, tmp_path: Path) -> None:
+    first = open_as(browser, server, console, "bob", "1", "co/a2")
+    text, words = paragraph(server, "co/a2")
+    highlight_words(first, words)
+    settled(first)
+    second = console.watch(first.context.new_page())
+    open_document(second, server, "1", "co/a2")
+    click_word(first, words[1])
+    first.keyboard.press("b")
+    settled(first)
+    # the marker hides neither its letter nor the one before it
+    at = server.judgement("bob", "1", "co/a2")["best_entry_point"]
+    found = first.evaluate(MARKER_AND_LETTERS, at)
+    assert found["bar"]["width"] > 0 and found["triangle"]["width"] > 0
+    for mark in (found["bar"], found["triangle"]):
+        for letter in (found["letter"], found["before"]):
+            assert not overlap(mark, letter), (mark, letter)
+    screenshot(first, tmp_path, "truth-bep-marker")
+    click_word(second, words[4])
+    second.keyboard.press("b")
+    dialog = second.locator("#merge-conflict")
+    dialog.wait_for(state="visible")
+    said = dialog.inner_text()
+    assert "best_entry_point" not in said and "Best entry point" in said
+    row = dialog.locator("li[data-field=best_entry_point]")
+    assert row.locator(".mine").inner_text().startswith(f"yours at “{words[4]} ")
+    assert row.locator(".theirs").inner_text().startswith(f"saved at “{words[1]} ")
+    assert f"(character {text.index(' ' + words[1] + ' ') + 1})" in row.inner_text()
+    screenshot(second, tmp_path, "truth-conflict-dialog")
+    second.get_by_role("button", name="Take the saved version").click()
+    settled(second)
+    first.context.close()
+    offline_noise(console)

@@ -325,9 +325,14 @@ function documentPage() {
     const rect = rects.length > 0 ? rects[0] : range.getBoundingClientRect();
     const box = marker.parentElement.getBoundingClientRect();
     marker.hidden = false;
-    marker.style.top = `${rect.top - box.top}px`;
-    marker.style.left = `${rect.left - box.left - 2}px`;
+    // from the wrap's padding box (inside its border); the 2-pixel bar ends where the letter
+    // starts
+    const wrapBox = marker.parentElement;
+    const left = rect.left - box.left - wrapBox.clientLeft - 2;
+    marker.style.top = `${rect.top - box.top - wrapBox.clientTop}px`;
+    marker.style.left = `${left}px`;
     marker.style.height = `${Math.max(rect.height, 16)}px`;
+    marker.style.setProperty("--gutter", `${-left}px`);
   };
 
   const held = () => elementsHoldingHighlights(state.elements, state.judgement.passages);
@@ -688,7 +693,8 @@ function documentPage() {
    * change wins where both changed a value; the other changes stay) or takes the saved one. */
   const askConflict = (sent, body) => {
     const box = conflictDialog();
-    box.querySelector(".conflict-fields").textContent = body.conflicts.join(", ");
+    box.querySelector(".conflict-fields").replaceChildren(
+      ...body.conflicts.map((field) => conflictRow(field, sent, body.current)));
     box.onclose = async () => {
       state.asking = false;
       const current = body.current;
@@ -719,6 +725,35 @@ function documentPage() {
     box.showModal();
   };
 
+  /** One field both sides changed, for people: its name and both values (a best entry
+   * point as its place in the text: the words it starts). */
+  const conflictRow = (field, mine, saved) => {
+    const li = document.createElement("li");
+    li.dataset.field = field;
+    const place = (at) => (at === null || at === undefined ? "none"
+      : `at “${quote(at, Math.min(state.text.length, at + 40))}” (character ${at})`);
+    const [name, path] = field.split(" ", 2);
+    const label = document.createElement("strong");
+    let yours;
+    let theirs;
+    if (name === "best_entry_point") {
+      label.textContent = "Best entry point";
+      [yours, theirs] = [place(mine.best_entry_point), place(saved.best_entry_point)];
+    } else {
+      const what = name === "exhaustivity" ? "Exhaustivity" : "Value";
+      label.textContent = `${what} of ${nameOf(state.names, path)}`;
+      [yours, theirs] = [mine[name]?.[path] ?? "none", saved[name]?.[path] ?? "none"];
+    }
+    const one = document.createElement("span");
+    one.className = "mine";
+    one.textContent = `yours ${yours}`;
+    const two = document.createElement("span");
+    two.className = "theirs";
+    two.textContent = `saved ${theirs}`;
+    li.append(label, ": ", one, "; ", two);
+    return li;
+  };
+
   /** The dialog of a true conflict (made once, text only). */
   const conflictDialog = () => {
     let box = document.getElementById("merge-conflict");
@@ -732,18 +767,19 @@ function documentPage() {
     title.id = "merge-conflict-title";
     title.textContent = "This document was changed in another tab or window";
     const text = document.createElement("p");
-    text.append("Both changed: ");
-    const fields = document.createElement("span");
+    text.append("Both changed:");
+    const fields = document.createElement("ul");
     fields.className = "conflict-fields";
-    text.append(fields, ". Keep your change (the other changes are kept too) or take the "
-      + "saved version?");
+    const ask = document.createElement("p");
+    ask.textContent = "Keep your change (the other changes are kept too) or take the saved "
+      + "version?";
     const mine = document.createElement("button");
     mine.value = "mine";
     mine.textContent = "Keep mine";
     const theirs = document.createElement("button");
     theirs.value = "theirs";
     theirs.textContent = "Take the saved version";
-    form.append(title, text, mine, " ", theirs);
+    form.append(title, text, fields, ask, mine, " ", theirs);
     box.append(form);
     document.body.append(box);
     return box;
