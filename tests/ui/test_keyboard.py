@@ -5,6 +5,7 @@ the sticky toolbar, and a relevant document takes a handful of keys."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -209,4 +210,33 @@ def test_exhaustivity_starts_at_the_innermost_element_and_arrows_move_the_list(
     page.keyboard.press("ArrowDown")
     assert page.evaluate(CURRENT) == rows[at]
     assert page.evaluate("document.activeElement === document.body")
+    page.context.close()
+
+
+def test_a_relevant_document_in_eight_keys(browser: Any, server: Server,
+                                           console: ConsoleErrors) -> None:
+    """/ and a few letters find the paragraph, Enter selects the hit, p the paragraph, h
+    highlights it (bringing the best entry point at its start), d saves it done: every key
+    counted, letters included."""
+    page = open_as(browser, server, console, "alice", "1", "co/a3")
+    text = text_of_page(page)
+    content = server.api("alice").get("/api/topics/1/docs/co/a3/content").json()
+    target = next(e for e in content["elements"] if e["path"] == "/article[1]/bdy[1]/sec[2]/p[1]")
+    start, end = target["start"], target["end"]
+    # the fewest keys to a hit inside the paragraph: 2 or 3 of its letters, then ↓ to the hit
+    lower = text.lower()
+    _, query, downs = min(
+        (len(q) + downs, q, downs)
+        for at in range(start, end) for q in (text[at:at + 2], text[at:at + 3])
+        for downs in [next(k for k, hit in enumerate(
+            m.start() for m in re.finditer(re.escape(q.lower()), lower)) if hit >= start)])
+    keys = ["/", *query, *["ArrowDown"] * downs, "Enter", "p", "h", "d"]
+    for key in keys:
+        page.keyboard.press(key)
+    page.wait_for_url(lambda url: not url.endswith("/docs/co/a3"))
+    saved = server.judgement("alice", "1", "co/a3")
+    paragraph = element_span(server, "co/a3", target["path"])
+    assert (saved["status"], saved["relevant"], saved["passages"], saved["best_entry_point"]) \
+        == ("done", True, [list(paragraph)], paragraph[0])
+    assert len(keys) <= 8, keys
     page.context.close()
