@@ -203,3 +203,37 @@ def test_the_conflict_dialog_names_the_best_entry_point_and_both_places(
     settled(second)
     first.context.close()
     offline_noise(console)
+
+
+PASSAGE_LINES = """(phrase) => {
+  const walker = document.createTreeWalker(document.getElementById('doc'), NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    if (node.data.includes(phrase)) {
+      const el = node.parentElement;
+      const own = getComputedStyle(el);
+      return {highlight: getComputedStyle(el, '::highlight(passage)').textDecorationLine,
+              element: own.textDecorationLine, forced: matchMedia('(forced-colors: active)').matches};
+    }
+  }
+  return null;
+}"""
+
+
+def test_forced_colours_keep_a_line_on_the_passages_own_text(
+        browser: Any, server: Server, console: ConsoleErrors, tmp_path: Path) -> None:
+    page = open_as(browser, server, console, "bob", "1", "co/a4")
+    _, words = paragraph(server, "co/a4")
+    click_word(page, words[2])
+    page.keyboard.press("p")  # the whole paragraph, and words inside it
+    page.keyboard.press("h")
+    settled(page)
+    phrase = " ".join(words[:3])
+    assert page.evaluate(PASSAGE_LINES, phrase)["element"] == "none"  # not out of forced colours
+    page.emulate_media(forced_colors="active")
+    found = page.evaluate(PASSAGE_LINES, phrase)
+    assert found == {"highlight": "underline", "element": "underline", "forced": True}
+    # text outside any passage has none
+    other = page.evaluate(PASSAGE_LINES, "Article 4")
+    assert other["element"] == "none"
+    screenshot(page, tmp_path, "truth-forced-colours")
+    page.context.close()

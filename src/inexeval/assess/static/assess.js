@@ -279,6 +279,21 @@ function documentPage() {
   const drawPassages = () => {
     const ranges = state.judgement.passages.map(([s, e]) => rangeOf(s, e));
     drawOutlines("passage", ranges, wrap);
+    // the elements lying wholly in a passage carry a class (underlined in forced colours)
+    for (const node of doc.querySelectorAll(".in-passage")) node.classList.remove("in-passage");
+    const passages = state.judgement.passages; // sorted and merged: the last starting at or
+    for (const el of state.elements) { // before the element is the only one that may hold it
+      let lo = 0;
+      let hi = passages.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (passages[mid][0] <= el.start) lo = mid + 1;
+        else hi = mid;
+      }
+      if (el.end > el.start && lo > 0 && el.end <= passages[lo - 1][1]) {
+        state.made.get(el.path)?.classList.add("in-passage");
+      }
+    }
     if (!("highlights" in CSS)) return;
     CSS.highlights.set("passage", new Highlight(...ranges));
   };
