@@ -168,6 +168,27 @@ def test_the_organiser_assigns_views_adjudicates_and_exports(
     expect(page.locator("#adjudicate-message")).to_contain_text("version 2")
     cut = span(a1, "get exhaustivity.")
     assert adjudicated(server, "co/a1")["passages"] == [[alice_a1[0], cut[0]]]
+    # an edit adding "and " (a blank after it) before the passage: the word alone is added,
+    # and the best entry point stays where it was (not at the added text's start)
+    entry = adjudicated(server, "co/a1")["best_entry_point"]
+    page.evaluate("""() => {
+        const pane = document.getElementById('pane-a');
+        const walker = document.createTreeWalker(pane, NodeFilter.SHOW_TEXT);
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+            const at = node.data.indexOf('and elements');
+            if (at >= 0) {
+                window.getSelection().setBaseAndExtent(node, at, node, at + 4);
+                return;
+            }
+        }
+    }""")
+    page.get_by_role("button", name="Add selected text").click()
+    page.get_by_role("button", name="Save the edit").click()
+    expect(page.locator("#adjudicate-message")).to_contain_text("version 3")
+    added = span(a1, "and")
+    saved = adjudicated(server, "co/a1")
+    assert saved["passages"] == [added, [alice_a1[0], cut[0]]]
+    assert saved["best_entry_point"] == entry != added[0]
 
     page.goto(f"{server.url}/admin/topics/1/adjudicate/docs/co/xss")
     page.wait_for_selector("body[data-ready=true]")
@@ -192,7 +213,8 @@ def test_the_organiser_assigns_views_adjudicates_and_exports(
     lines = sorted(qrels.read_text().splitlines())
     assert len(lines) == 7
     kept = cut[0] - alice_a1[0]
-    assert f"1 Q0 co/a1 {kept} {len(a1)} {alice_a1[0]} {alice_a1[0]}:{kept}" in lines
+    assert f"1 Q0 co/a1 {kept + 3} {len(a1)} {alice_a1[0]} {added[0]}:3 " \
+        f"{alice_a1[0]}:{kept}" in lines
 
     run = tmp_path / "run.fol"
     run.write_text(f"1 Q0 co/a1 1 1.0 r {alice_a1[0]} {alice_a1[1] - alice_a1[0]}\n")

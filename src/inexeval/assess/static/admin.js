@@ -2,7 +2,7 @@
 // read-only view of a judgement and the side-by-side adjudication of two judgements.
 // Document text only ever enters the page as DOM text nodes, never as HTML.
 
-import { CodePointText, kinds, mergePassages, subtractPassage } from "./judge.js";
+import { CodePointText, kinds, mergePassages, snapToWords, subtractPassage } from "./judge.js";
 
 const page = document.body.dataset.page;
 const data = JSON.parse(document.getElementById("page-data")?.textContent || "{}");
@@ -173,7 +173,11 @@ async function adjudicatePage() {
     say("verdict-result", "edited, not saved");
     say("adjudicate-message", "Edited: save the edit to keep it.");
   };
-  document.getElementById("edit-add")?.addEventListener("click", () => editRange((r) => mergePassages([...editing, r])));
+  // added text is whole words without white space at its edges, as on the document page
+  document.getElementById("edit-add")?.addEventListener("click", () => editRange((r) => {
+    const snapped = snapToWords(text, r[0], r[1], lines);
+    return snapped === null ? editing : mergePassages([...editing, snapped]);
+  }));
   document.getElementById("edit-remove")?.addEventListener("click", () => editRange((r) => subtractPassage(editing, r)));
   document.getElementById("edit-clear")?.addEventListener("click", () => {
     editing = [];
@@ -184,7 +188,13 @@ async function adjudicatePage() {
     button.addEventListener("click", async () => {
       const choice = button.dataset.choice;
       const body = { choice, a: data.a, b: data.b };
-      if (choice === "edit") body.passages = editing;
+      if (choice === "edit") {
+        body.passages = editing;
+        // the adjudicated best entry point stays where it is while it lies in the edit
+        const entry = result.status === "done" ? result.best_entry_point : null;
+        body.best_entry_point = entry !== null && entry !== undefined
+          && editing.some(([s, e]) => s <= entry && entry < e) ? entry : null;
+      }
       const response = await api("PUT", data.adjudicate, body);
       if (!response.ok) { say("adjudicate-message", await errorMessage(response)); return; }
       result = await response.json();
