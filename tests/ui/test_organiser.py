@@ -240,3 +240,44 @@ def test_an_assessor_cannot_open_the_organisers_pages(
         expect(page.locator("h1")).to_have_text("Not allowed")
     console.clear()  # the 403 responses are logged by the browser as resource errors
     page.context.close()
+
+
+def test_the_side_by_side_panes_open_at_the_first_disagreement(
+        browser: Any, organised: Server, console: ConsoleErrors, tmp_path: Path) -> None:
+    server = organised
+    cli("assess", "assign", str(server.store), "bob", "2")
+    big: str = server.api("alice").get("/api/topics/2/docs/co/big/content").json()["text"]
+    # both highlight the same first words; far down, alice alone highlights a sentence
+    same = [0, big.index(" ", 20)]
+    far = big.index(". ", len(big) * 2 // 3) + 2  # a sentence inside a paragraph
+    alone = [far, big.index(".", far) + 1]
+    for user, passages in (("alice", [same, alone]), ("bob", [same])):
+        client = server.api(user)
+        url = "/api/topics/2/docs/co/big"
+        version = client.get(url).json()["version"]
+        client.put(url, json={"version": version, "status": "done", "passages": passages,
+                              "best_entry_point": 0}).raise_for_status()
+    page = log_in(browser, server, "boss", console)
+    page.goto(f"{server.url}/admin/topics/2/adjudicate/docs/co/big?a=alice&b=bob")
+    page.wait_for_selector("body[data-ready=true]")
+    assert page.locator(".side-by-side").get_attribute("data-first-difference") == str(far)
+    for pane in ("pane-a", "pane-b", "pane-result"):
+        shown = page.evaluate("""([id, text]) => {
+            const pane = document.getElementById(id);
+            const box = pane.getBoundingClientRect();
+            const walker = document.createTreeWalker(pane, NodeFilter.SHOW_TEXT);
+            for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+                const at = node.data.indexOf(text);
+                if (at >= 0) {
+                    const range = document.createRange();
+                    range.setStart(node, at);
+                    range.setEnd(node, at + 1);
+                    const rect = range.getBoundingClientRect();
+                    return [pane.scrollTop, rect.top >= box.top && rect.bottom <= box.bottom];
+                }
+            }
+            return null;
+        }""", [pane, big[alone[0]:alone[1]]])
+        assert shown is not None and shown[0] > 0 and shown[1], (pane, shown)
+    screenshot(page, tmp_path, "organiser-first-disagreement")
+    page.context.close()

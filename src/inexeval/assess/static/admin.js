@@ -119,6 +119,23 @@ function selectedRange(pane, text) {
   return end > start ? [start, end] : null;
 }
 
+/** Scroll `pane` so that its text at UTF-16 offset `at` is a few lines from its top. */
+function scrollPaneTo(pane, at) {
+  const walker = document.createTreeWalker(pane, NodeFilter.SHOW_TEXT);
+  let seen = 0;
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    if (seen + node.data.length > at) {
+      const range = document.createRange();
+      range.setStart(node, at - seen);
+      range.setEnd(node, Math.min(node.data.length, at - seen + 1));
+      const rect = range.getBoundingClientRect();
+      pane.scrollTop += rect.top - pane.getBoundingClientRect().top - 3 * rect.height;
+      return;
+    }
+    seen += node.data.length;
+  }
+}
+
 async function judgementPage() {
   const pane = document.getElementById("pane-view");
   try {
@@ -154,6 +171,21 @@ async function adjudicatePage() {
   say("verdict-a", verdict(a));
   say("verdict-b", verdict(b));
   show();
+  // every pane opens at the first disagreement: the first character highlighted by one
+  // assessor only (else the first best entry point that differs)
+  const only = (ps, others) => others.reduce((left, p) => subtractPassage(left, p),
+    mergePassages(ps));
+  const starts = [...only(a.passages, b.passages), ...only(b.passages, a.passages)]
+    .map(([x]) => x);
+  let differs = starts.length > 0 ? Math.min(...starts) : null;
+  if (differs === null && a.best_entry_point !== b.best_entry_point) {
+    differs = Math.min(...[a.best_entry_point, b.best_entry_point].filter((p) => p !== null));
+  }
+  if (differs !== null && Number.isFinite(differs)) {
+    for (const pane of Object.values(panes)) scrollPaneTo(pane, text.toU16(differs));
+  }
+  document.querySelector(".side-by-side")?.setAttribute("data-first-difference",
+    differs === null ? "" : String(differs));
   // scrolling one pane scrolls the others to the same share of the text
   for (const pane of Object.values(panes)) {
     pane.addEventListener("scroll", () => {
