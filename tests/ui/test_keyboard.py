@@ -11,7 +11,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.ui.conftest import ConsoleErrors, Server, open_as, running_server, screenshot
+from tests.ui.conftest import (
+    ConsoleErrors,
+    Server,
+    open_as,
+    open_document,
+    running_server,
+    screenshot,
+)
 from tests.ui.test_assessing import click_word, settled
 
 SELECTED = """() => {
@@ -240,3 +247,27 @@ def test_a_relevant_document_in_eight_keys(browser: Any, server: Server,
         == ("done", True, [list(paragraph)], paragraph[0])
     assert len(keys) <= 8, keys
     page.context.close()
+
+
+def test_font_size_and_line_width_are_kept_per_assessor(
+        browser: Any, server: Server, console: ConsoleErrors, tmp_path: Path) -> None:
+    page = open_as(browser, server, console, "bob", "1", "co/a5")
+    doc = page.locator("#doc")
+    size = doc.evaluate("(d) => parseFloat(getComputedStyle(d).fontSize)")
+    width = doc.evaluate("(d) => d.getBoundingClientRect().width")
+    page.get_by_role("button", name="Larger text").click()
+    page.get_by_role("button", name="Larger text").click()
+    page.select_option("#line-width", "narrow")
+    larger = doc.evaluate("(d) => parseFloat(getComputedStyle(d).fontSize)")
+    narrow = doc.evaluate("(d) => d.getBoundingClientRect().width")
+    assert larger > size * 1.2 and narrow < width * 0.9
+    screenshot(page, tmp_path, "keyboard-reading-settings")
+    # another document of the same assessor opens with them; another assessor has his own
+    open_document(page, server, "1", "co/a4")
+    assert doc.evaluate("(d) => parseFloat(getComputedStyle(d).fontSize)") == larger
+    assert page.locator("#line-width").input_value() == "narrow"
+    page.context.close()
+    other = open_as(browser, server, console, "alice", "1", "co/a5")
+    assert other.locator("#doc").evaluate("(d) => parseFloat(getComputedStyle(d).fontSize)") \
+        == size
+    other.context.close()

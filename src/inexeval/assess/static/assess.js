@@ -15,6 +15,7 @@ import { startPoolFilter } from "./pool.js";
 import { startFind } from "./find.js";
 import { findKeywords, startKeywordEditor } from "./keywords.js";
 import { startCaret } from "./caret.js";
+import { startReading } from "./reading.js";
 import {
   startOutbox, writeEntry, visitKey, visitOf, entries, orphaned, rebase, ALIVE_EVERY,
 } from "./outbox.js";
@@ -1417,6 +1418,7 @@ function documentPage() {
         await loadStemSpans();
       },
     });
+    startReading(data.user, doc, document.querySelector(".toolbar .status"));
     drawKeywords();
     draw();
     undoneX();
