@@ -61,6 +61,27 @@ def test_scalars_merge_unless_both_changed_them_differently() -> None:
     assert three_way(base, mine, mine).exhaustivity == mine.exhaustivity
 
 
+def test_a_merged_best_entry_point_lies_in_a_passage() -> None:
+    # a stale tab's undo brings back its old passage [0, 10) and best entry point 2, while the
+    # other tab replaced that passage by [20, 30) with its point at 25 and marked it done
+    base = _j(((40, 50),), best=45)
+    mine = _j(((0, 10),), best=2)
+    theirs = _j(((20, 30),), status="done", best=45, version=4)
+    merged = three_way(base, mine, theirs)
+    assert merged.passages == ((0, 10), (20, 30)) and merged.best_entry_point == 2
+    # mine removes the passage theirs' point is in: the point moves to the next passage's start
+    base = _j(((0, 10), (20, 30)), best=5)
+    mine = _j(((20, 30),), best=5)
+    theirs = _j(((0, 10), (20, 30), (40, 50)), best=5, version=2)
+    assert three_way(base, mine, theirs).best_entry_point == 20
+    # ... else the last passage's start; no passage left, no point
+    theirs = _j(((0, 10), (20, 30), (3, 4)), best=35, version=2)
+    assert three_way(base, _j(((20, 30),), best=35), replace(theirs, passages=((0, 10), (20, 30)))
+                     ).best_entry_point == 20
+    assert three_way(_j(((0, 10),), best=5), _j((), best=5), _j(((0, 10),), best=5, version=1)
+                     ).best_entry_point is None
+
+
 def test_a_change_already_stored_is_not_merged_again() -> None:
     # a save resent after its answer was lost: theirs is mine; its seconds count once
     base = _j(((0, 4),), seconds=5)

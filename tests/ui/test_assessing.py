@@ -78,9 +78,10 @@ def click_word(page: Any, word: str, clicks: int = 1, nth: int = 0) -> None:
 
 
 def settled(page: Any) -> None:
-    """Wait until every change of the page has been acknowledged by the server."""
-    page.wait_for_function(
-        "() => window.inexeval.state.pending.length === 0 && !window.inexeval.state.saving")
+    """Wait until every change of the page has been acknowledged by the server (and an undo
+    or redo has asked the server whether it was saved elsewhere meanwhile)."""
+    page.wait_for_function("""() => window.inexeval.state.pending.length === 0
+        && !window.inexeval.state.saving && !window.inexeval.state.stepping""")
 
 
 def text_of(server: Server, user: str, topic: str, file: str) -> str:
@@ -179,16 +180,20 @@ def test_an_assessor_judges_a_document(browser: Any, server: Server, console: Co
     assert "has no exhaustivity" in page.locator("#consistency").inner_text()
     assert server.judgement("alice", "1", "co/a1")["status"] == "in-progress"
 
-    # Exhaustivity with the keys 2, 1, 3: each goes to the current element, then the next
-    # (consistent with the 2005 rules: no element less exhaustive than one inside it, and the
-    # last paragraph, which holds no whole passage, too small).
-    for key in "21113":
+    # Exhaustivity with the keys 2, 1, 3: each goes to the current element, which starts at
+    # the innermost one holding the highlight, then the next without a value (consistent with
+    # the 2005 rules: no element less exhaustive than one inside it, and the last paragraph,
+    # which holds no whole passage, too small), then back to the top.
+    assert page.evaluate("document.querySelector('#elements li.current').dataset.path") \
+        == held[3]
+    for key in "13211":
         page.keyboard.press(key)
     settled(page)
     saved = server.judgement("alice", "1", "co/a1")
     assert saved["exhaustivity"] == dict(zip(held, ["2", "1", "1", "1", "?"]))
-    assert page.evaluate("window.inexeval.problems()") == saved["problems"] == \
-        ["a relevant document needs a best entry point"]
+    # the first highlight brought a best entry point at its start
+    assert saved["best_entry_point"] == start
+    assert page.evaluate("window.inexeval.problems()") == saved["problems"] == []
 
     # Best entry point: click inside a word, press b; it starts at the word.
     click_word(page, "Assessors")
@@ -304,11 +309,18 @@ def test_a_stale_tab_merges_its_change(browser: Any, server: Server,
     """Two tabs of one assessor highlight different words of one document: the second tab's
     save (on a stale version) is merged by the server; both highlights survive and the stale
     tab shows the merged state (tests/ui/test_flow.py: a true conflict)."""
+    text, words = paragraph(server, "co/a4")
+    # the title already highlighted, with the best entry point (a first highlight brings one:
+    # in both tabs at once, that would be a true conflict)
+    title = [text.index("Article 4"), text.index("Article 4") + len("Article 4")]
+    api = server.api("alice")
+    assert api.put("/api/topics/1/docs/co/a4", json={
+        "version": 0, "status": "in-progress", "passages": [title],
+        "best_entry_point": title[0]}).status_code == 200
     first = log_in(browser, server, "alice", console)
     second = console.watch(first.context.new_page())
     open_document(first, server, "1", "co/a4")
     open_document(second, server, "1", "co/a4")
-    text, words = paragraph(server, "co/a4")
     one = highlight_words(first, words)
     settled(first)
     two = highlight_words(second, words, 8)
@@ -316,7 +328,7 @@ def test_a_stale_tab_merges_its_change(browser: Any, server: Server,
     assert "Merged" in second.locator("#notice").inner_text()
     settled(second)
     saved = server.judgement("alice", "1", "co/a4")
-    assert saved["passages"] == [list(span(text, *one)), list(span(text, *two))]
+    assert saved["passages"] == [title, list(span(text, *one)), list(span(text, *two))]
     assert second.evaluate("window.inexeval.state.judgement.passages") == saved["passages"]
     assert second.evaluate("window.inexeval.state.judgement.version") == saved["version"]
     first.context.close()

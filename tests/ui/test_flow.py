@@ -55,7 +55,7 @@ def test_two_tabs_a_true_conflict_asks(browser: Any, server: Server, console: Co
     mine = second.evaluate("window.inexeval.state.judgement.best_entry_point")
     dialog = second.locator("#merge-conflict")
     dialog.wait_for(state="visible")
-    assert "best_entry_point" in dialog.inner_text()
+    assert "Best entry point" in dialog.inner_text()
     screenshot(second, tmp_path, "flow-conflict-dialog")
     second.get_by_role("button", name="Keep mine").click()
     settled(second)
@@ -108,8 +108,9 @@ def test_the_outbox_survives_a_reload_while_offline(browser: Any, server: Server
     # through as the page comes back online; the server merges it into no change)
     history = page.locator("#history li", has_text="highlighted")
     history.wait_for()
+    start = span(text, first, last)[0]
     assert f"co/a3 (topic 1): highlighted “{first} {last}” ({len(first) + len(last) + 1} " \
-        "characters); now in-progress" in history.inner_text()
+        f"characters); best entry point at {start}; now in-progress" in history.inner_text()
     screenshot(page, tmp_path, "flow-history-topic-page")
     page.locator("#history a", has_text="co/a3").first.click()
     page.wait_for_url(f"{server.url}/topics/1/docs/co/a3")
@@ -349,9 +350,9 @@ def test_slash_searches_inside_the_document(browser: Any, server: Server,
     find = page.locator("#find")
     assert find.get_attribute("data-hits") == str(len(hits))
     assert page.locator("#find-count").inner_text() == f"1 of {len(hits)}"
-    page.keyboard.press("Enter")
+    page.keyboard.press("ArrowDown")
     assert find.get_attribute("data-current") == "1"
-    page.keyboard.press("Shift+Enter")
+    page.keyboard.press("ArrowUp")
     page.keyboard.press("Shift+Enter")
     assert page.locator("#find-count").inner_text() == f"{len(hits)} of {len(hits)}"
     current = page.evaluate("""() => {

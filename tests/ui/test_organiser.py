@@ -168,6 +168,27 @@ def test_the_organiser_assigns_views_adjudicates_and_exports(
     expect(page.locator("#adjudicate-message")).to_contain_text("version 2")
     cut = span(a1, "get exhaustivity.")
     assert adjudicated(server, "co/a1")["passages"] == [[alice_a1[0], cut[0]]]
+    # an edit adding "and " (a blank after it) before the passage: the word alone is added,
+    # and the best entry point stays where it was (not at the added text's start)
+    entry = adjudicated(server, "co/a1")["best_entry_point"]
+    page.evaluate("""() => {
+        const pane = document.getElementById('pane-a');
+        const walker = document.createTreeWalker(pane, NodeFilter.SHOW_TEXT);
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+            const at = node.data.indexOf('and elements');
+            if (at >= 0) {
+                window.getSelection().setBaseAndExtent(node, at, node, at + 4);
+                return;
+            }
+        }
+    }""")
+    page.get_by_role("button", name="Add selected text").click()
+    page.get_by_role("button", name="Save the edit").click()
+    expect(page.locator("#adjudicate-message")).to_contain_text("version 3")
+    added = span(a1, "and")
+    saved = adjudicated(server, "co/a1")
+    assert saved["passages"] == [added, [alice_a1[0], cut[0]]]
+    assert saved["best_entry_point"] == entry != added[0]
 
     page.goto(f"{server.url}/admin/topics/1/adjudicate/docs/co/xss")
     page.wait_for_selector("body[data-ready=true]")
@@ -192,7 +213,8 @@ def test_the_organiser_assigns_views_adjudicates_and_exports(
     lines = sorted(qrels.read_text().splitlines())
     assert len(lines) == 7
     kept = cut[0] - alice_a1[0]
-    assert f"1 Q0 co/a1 {kept} {len(a1)} {alice_a1[0]} {alice_a1[0]}:{kept}" in lines
+    assert f"1 Q0 co/a1 {kept + 3} {len(a1)} {alice_a1[0]} {added[0]}:3 " \
+        f"{alice_a1[0]}:{kept}" in lines
 
     run = tmp_path / "run.fol"
     run.write_text(f"1 Q0 co/a1 1 1.0 r {alice_a1[0]} {alice_a1[1] - alice_a1[0]}\n")
@@ -217,4 +239,45 @@ def test_an_assessor_cannot_open_the_organisers_pages(
         assert response is not None and response.status == 403
         expect(page.locator("h1")).to_have_text("Not allowed")
     console.clear()  # the 403 responses are logged by the browser as resource errors
+    page.context.close()
+
+
+def test_the_side_by_side_panes_open_at_the_first_disagreement(
+        browser: Any, organised: Server, console: ConsoleErrors, tmp_path: Path) -> None:
+    server = organised
+    cli("assess", "assign", str(server.store), "bob", "2")
+    big: str = server.api("alice").get("/api/topics/2/docs/co/big/content").json()["text"]
+    # both highlight the same first words; far down, alice alone highlights a sentence
+    same = [0, big.index(" ", 20)]
+    far = big.index(".", len(big) * 2 // 3) + 1  # the next paragraph or heading
+    alone = [far, big.index(".", far) + 1]
+    for user, passages in (("alice", [same, alone]), ("bob", [same])):
+        client = server.api(user)
+        url = "/api/topics/2/docs/co/big"
+        version = client.get(url).json()["version"]
+        client.put(url, json={"version": version, "status": "done", "passages": passages,
+                              "best_entry_point": 0}).raise_for_status()
+    page = log_in(browser, server, "boss", console)
+    page.goto(f"{server.url}/admin/topics/2/adjudicate/docs/co/big?a=alice&b=bob")
+    page.wait_for_selector("body[data-ready=true]")
+    assert page.locator(".side-by-side").get_attribute("data-first-difference") == str(far)
+    for pane in ("pane-a", "pane-b", "pane-result"):
+        shown = page.evaluate("""([id, text]) => {
+            const pane = document.getElementById(id);
+            const box = pane.getBoundingClientRect();
+            const walker = document.createTreeWalker(pane, NodeFilter.SHOW_TEXT);
+            for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+                const at = node.data.indexOf(text);
+                if (at >= 0) {
+                    const range = document.createRange();
+                    range.setStart(node, at);
+                    range.setEnd(node, at + 1);
+                    const rect = range.getBoundingClientRect();
+                    return [pane.scrollTop, rect.top >= box.top && rect.bottom <= box.bottom];
+                }
+            }
+            return null;
+        }""", [pane, big[alone[0]:alone[1]]])
+        assert shown is not None and shown[0] > 0 and shown[1], (pane, shown)
+    screenshot(page, tmp_path, "organiser-first-disagreement")
     page.context.close()

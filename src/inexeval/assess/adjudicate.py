@@ -11,11 +11,13 @@ relevant, when the character F1 of their highlighted text (``2 |A ∩ B| / (|A| 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import bisect
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from inexeval.assess.model import Judgement, Passage, merge_passages
+from inexeval.assess.names import MIN_ELEMENT_CHARS, inline_elements
 from inexeval.assess.store import ADJUDICATED, Store
 from inexeval.errors import InexevalError
 
@@ -132,14 +134,18 @@ def disagreements(store: Store, topic: str, a: str, b: str,
 
 def adjudicated_judgement(mode: str, choice: str, first: Judgement, second: Judgement,
                           length: int, passages: Sequence[Passage] | None = None,
-                          best_entry_point: int | None = None) -> Judgement:
+                          best_entry_point: int | None = None,
+                          elements: Sequence[tuple[str, int, int]] = (),
+                          inline: frozenset[str] = frozenset()) -> Judgement:
     """The adjudicated judgement of ``choice`` (one of :data:`CHOICES`) between ``first`` (A)
     and ``second`` (B), both done: A's or B's whole judgement; the union or the intersection
     of their passages with A's best entry point if it falls in one, else B's, else the first
     passage's start; or ``passages`` and ``best_entry_point`` as given (``edit``: inside the
     document's ``length`` characters, the entry point in a passage or None for the first
-    passage's start). An empty result is a non-relevant judgement. The 2002/2003 modes take
-    A or B only."""
+    passage's start). An empty result is a non-relevant
+    judgement. In highlight mode the union, intersection or edit keeps exhaustivity for every
+    element holding its text (:func:`_exhaustivity`, from the document's ``elements``, ``inline``
+    those never asked). The 2002/2003 modes take A or B only."""
     if choice not in CHOICES:
         raise AdjudicationError(f"choice: one of {', '.join(CHOICES)}")
     if first.status != "done" or second.status != "done":
@@ -169,8 +175,37 @@ def adjudicated_judgement(mode: str, choice: str, first: Judgement, second: Judg
         candidates = [first.best_entry_point, second.best_entry_point]
     entry = next((p for p in candidates if p is not None and _inside(p, result)),
                  result[0][0] if result else None)
+    exhaustivity = {} if mode != "highlight" else _exhaustivity(
+        result, elements, inline, first.exhaustivity, second.exhaustivity,
+        min if choice == "intersection" else max)
     return Judgement(topic=first.topic, file=first.file, assessor=ADJUDICATED, status="done",
-                     passages=result, best_entry_point=entry if result else None)
+                     passages=result, best_entry_point=entry if result else None,
+                     exhaustivity=exhaustivity)
+
+
+_RANK = {"?": 0, "1": 1, "2": 2}
+
+
+def _exhaustivity(passages: Sequence[Passage], elements: Sequence[tuple[str, int, int]],
+                  inline: frozenset[str], a: Mapping[str, str], b: Mapping[str, str],
+                  pick: Callable[..., str]) -> dict[str, str]:
+    """Highlight mode: the exhaustivity of every element holding text of ``passages`` (sorted,
+    merged): A's and B's values of it combined by ``pick`` (``max`` for a union or an edit,
+    ``min`` for an intersection: either keeps the 2005 rule that no element is less exhaustive
+    than one inside it); an element neither gave a value is ``?`` when inline (never asked),
+    else ``1``."""
+    ends = [end for _, end in passages]
+    found: dict[str, str] = {}
+    for path, start, end in elements:
+        at = bisect.bisect_right(ends, start)  # the first passage ending after the start
+        if end <= start or at == len(passages) or passages[at][0] >= end:
+            continue
+        given = [v for v in (a.get(path), b.get(path)) if v in _RANK]
+        if given:
+            found[path] = pick(given, key=_RANK.__getitem__)
+        else:
+            found[path] = "?" if path in inline else "1"
+    return found
 
 
 def _inside(offset: int, passages: Sequence[Passage]) -> bool:
@@ -184,9 +219,16 @@ def adjudicate(store: Store, topic: str, file: str, choice: str, a: str, b: str,
     ``topic`` for ``file`` (:func:`adjudicated_judgement`); one transaction."""
     a, b = pair(store, topic, a, b)
     first, second = (store.judgement(topic, file, name) for name in (a, b))
-    judgement = adjudicated_judgement(store.mode(), choice, first, second,
+    mode = store.mode()
+    elements: tuple[tuple[str, int, int], ...] = ()
+    inline: frozenset[str] = frozenset()
+    if mode == "highlight" and choice in ("union", "intersection", "edit"):
+        elements = store.document(file).elements
+        chars = store.setting("min_element_chars")
+        inline = inline_elements(elements, MIN_ELEMENT_CHARS if chars is None else int(chars))
+    judgement = adjudicated_judgement(mode, choice, first, second,
                                       store.document_lengths().get(file, 0), passages,
-                                      best_entry_point)
+                                      best_entry_point, elements, inline)
     return store.put_adjudicated([judgement], actor)[0]
 
 

@@ -94,6 +94,17 @@ def _mapping(name: str, base: Mapping[str, str], mine: Mapping[str, str],
     return merged
 
 
+def _inside(point: int | None, passages: Sequence[Passage]) -> int | None:
+    """A merged best entry point kept where it lies in a passage; outside every passage (the
+    passage it was in taken away by one side) it moves to the start of the next passage, else
+    of the last one; with no passage left there is none."""
+    if point is None or not passages:
+        return None
+    if any(start <= point < end for start, end in passages):
+        return point
+    return next((start for start, _ in passages if start > point), passages[-1][0])
+
+
 def three_way(base: Judgement, mine: Judgement, theirs: Judgement) -> Judgement:
     """``mine``'s change since ``base`` applied to ``theirs`` (see the module docs); raises
     :class:`MergeConflict` (with ``theirs`` as the current judgement) on a true conflict."""
@@ -108,6 +119,7 @@ def three_way(base: Judgement, mine: Judgement, theirs: Judgement) -> Judgement:
     values = _mapping("values", base.values, mine.values, theirs.values, conflicts)
     if conflicts:
         raise MergeConflict(theirs, conflicts)
+    best = _inside(best, passages)
     if mine.status == base.status or mine.status == theirs.status:
         status = theirs.status
     elif theirs.status == base.status:

@@ -52,9 +52,13 @@ _LABELS: dict[str, str] = {
     "i": "italic", "font": "font", "span": "span", "small": "small", "big": "big",
 }
 INLINE_TAGS = frozenset({
-    "it", "b", "u", "tt", "scp", "sub", "sup", "ref", "rom", "bi", "bu", "ariel", "fnm", "snm",
-    "url", "emph2", "emph3", "emph4", "emph5", "collectionlink", "outsidelink", "unknownlink",
-    "wikipedialink", "weblink", "i", "font", "span", "small", "big", "br", "tmath",
+    # IEEE: fonts (ss sans serif, sc small capitals, bui/ub/ui their mixes), references, names
+    "it", "b", "u", "tt", "scp", "sc", "ss", "sub", "sup", "ref", "rom", "bi", "bu", "bui", "ub",
+    "ui", "ariel", "fnm", "snm", "url", "tmath", "fref",
+    # Wikipedia 2006 (INEX 2006-2008) and 2009 (INEX 2009-2010)
+    "emph", "emph2", "emph3", "emph4", "emph5", "link", "collectionlink", "outsidelink",
+    "unknownlink", "wikipedialink", "weblink", "languagelink", "i", "em", "strong", "font",
+    "span", "small", "big", "br", "a",
 })
 """Tags the collections display in the line of text (their style sheets' inline elements)."""
 _NUMBERED = frozenset({"Section", "Subsection", "Subsubsection", PARAGRAPH, "Item", "Figure",

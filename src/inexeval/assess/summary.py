@@ -17,9 +17,13 @@ import sqlalchemy as sa
 
 from inexeval.assess.store import Store, documents
 
-TITLE_TAGS = ("atl", "ti", "title", "name", "st", "h1", "hdr")
-"""Tags whose first element names a document (IEEE ``fm/tig/atl``, Wikipedia ``name``, ...),
-in order of preference."""
+TITLE_TAGS = ("atl", "ti", "title", "name")
+"""Tags of an element naming a document: IEEE ``fm/tig/atl`` (``fm/hdr/hdr1/ti`` is the
+journal's), the Wikipedia collections' ``name`` (whose ``title`` elements are the section
+headings) or ``header/title``. The shallowest such element is the title, the first of these
+tags among equally deep ones."""
+HEADING_TAGS = ("st", "h1", "hdr")
+"""Tags of a heading standing for the title when no element has a title tag."""
 PREFIX = 2000
 """Characters of the text and of the element list read."""
 FIRST_WORDS = 25
@@ -44,13 +48,15 @@ def summarise(text: str, elements: str) -> tuple[str, str]:
     found = [(json.loads(f'"{path}"'), int(start), int(end))
              for path, start, end in _ELEMENT.findall(elements)]
     title, after = "", 0
-    for tag in TITLE_TAGS:
-        match = next(((s, e) for path, s, e in found if _tag(path) == tag and e <= len(text)),
-                     None)
-        if match is not None:
-            title = " ".join(text[match[0]:match[1]].split())
-            after = match[1]
-            break
+    ranked = [(path.count("/"), TITLE_TAGS.index(_tag(path)), s, e) for path, s, e in found
+              if _tag(path) in TITLE_TAGS and e <= len(text)]
+    if not ranked:
+        ranked = [(0, HEADING_TAGS.index(_tag(path)), s, e) for path, s, e in found
+                  if _tag(path) in HEADING_TAGS and e <= len(text)]
+    if ranked:
+        _, _, start, end = min(ranked)
+        title = " ".join(text[start:end].split())
+        after = end
     breaks = sorted({at for path, start, end in found if _tag(path) not in INLINE_TAGS
                      for at in (start, end) if after < at < len(text)})
     cuts = [after, *breaks, len(text)]

@@ -2,7 +2,7 @@
 // read-only view of a judgement and the side-by-side adjudication of two judgements.
 // Document text only ever enters the page as DOM text nodes, never as HTML.
 
-import { CodePointText, kinds, mergePassages, subtractPassage } from "./judge.js";
+import { CodePointText, kinds, mergePassages, snapToWords, subtractPassage } from "./judge.js";
 
 const page = document.body.dataset.page;
 const data = JSON.parse(document.getElementById("page-data")?.textContent || "{}");
@@ -119,6 +119,23 @@ function selectedRange(pane, text) {
   return end > start ? [start, end] : null;
 }
 
+/** Scroll `pane` so that its text at UTF-16 offset `at` is a few lines from its top. */
+function scrollPaneTo(pane, at) {
+  const walker = document.createTreeWalker(pane, NodeFilter.SHOW_TEXT);
+  let seen = 0;
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    if (seen + node.data.length > at) {
+      const range = document.createRange();
+      range.setStart(node, at - seen);
+      range.setEnd(node, Math.min(node.data.length, at - seen + 1));
+      const rect = range.getBoundingClientRect();
+      pane.scrollTop += rect.top - pane.getBoundingClientRect().top - 3 * rect.height;
+      return;
+    }
+    seen += node.data.length;
+  }
+}
+
 async function judgementPage() {
   const pane = document.getElementById("pane-view");
   try {
@@ -154,6 +171,21 @@ async function adjudicatePage() {
   say("verdict-a", verdict(a));
   say("verdict-b", verdict(b));
   show();
+  // every pane opens at the first disagreement: the first character highlighted by one
+  // assessor only (else the first best entry point that differs)
+  const only = (ps, others) => others.reduce((left, p) => subtractPassage(left, p),
+    mergePassages(ps));
+  const starts = [...only(a.passages, b.passages), ...only(b.passages, a.passages)]
+    .map(([x]) => x);
+  let differs = starts.length > 0 ? Math.min(...starts) : null;
+  if (differs === null && a.best_entry_point !== b.best_entry_point) {
+    differs = Math.min(...[a.best_entry_point, b.best_entry_point].filter((p) => p !== null));
+  }
+  if (differs !== null && Number.isFinite(differs)) {
+    for (const pane of Object.values(panes)) scrollPaneTo(pane, text.toU16(differs));
+  }
+  document.querySelector(".side-by-side")?.setAttribute("data-first-difference",
+    differs === null ? "" : String(differs));
   // scrolling one pane scrolls the others to the same share of the text
   for (const pane of Object.values(panes)) {
     pane.addEventListener("scroll", () => {
@@ -173,7 +205,11 @@ async function adjudicatePage() {
     say("verdict-result", "edited, not saved");
     say("adjudicate-message", "Edited: save the edit to keep it.");
   };
-  document.getElementById("edit-add")?.addEventListener("click", () => editRange((r) => mergePassages([...editing, r])));
+  // added text is whole words without white space at its edges, as on the document page
+  document.getElementById("edit-add")?.addEventListener("click", () => editRange((r) => {
+    const snapped = snapToWords(text, r[0], r[1], lines);
+    return snapped === null ? editing : mergePassages([...editing, snapped]);
+  }));
   document.getElementById("edit-remove")?.addEventListener("click", () => editRange((r) => subtractPassage(editing, r)));
   document.getElementById("edit-clear")?.addEventListener("click", () => {
     editing = [];
@@ -184,7 +220,13 @@ async function adjudicatePage() {
     button.addEventListener("click", async () => {
       const choice = button.dataset.choice;
       const body = { choice, a: data.a, b: data.b };
-      if (choice === "edit") body.passages = editing;
+      if (choice === "edit") {
+        body.passages = editing;
+        // the adjudicated best entry point stays where it is while it lies in the edit
+        const entry = result.status === "done" ? result.best_entry_point : null;
+        body.best_entry_point = entry !== null && entry !== undefined
+          && editing.some(([s, e]) => s <= entry && entry < e) ? entry : null;
+      }
       const response = await api("PUT", data.adjudicate, body);
       if (!response.ok) { say("adjudicate-message", await errorMessage(response)); return; }
       result = await response.json();

@@ -15,6 +15,7 @@ import { startPoolFilter } from "./pool.js";
 import { startFind } from "./find.js";
 import { findKeywords, startKeywordEditor } from "./keywords.js";
 import { startCaret } from "./caret.js";
+import { startReading } from "./reading.js";
 import {
   startOutbox, writeEntry, visitKey, visitOf, entries, orphaned, rebase, ALIVE_EVERY,
 } from "./outbox.js";
@@ -89,13 +90,17 @@ function topicPage() {
   };
   rows.forEach((row, i) => row.querySelector("a").addEventListener("focus", () => { current = i; }));
   focus(current);
+  const first = current;
   document.addEventListener("keydown", (event) => {
     if (!plainKey(event)) return;
     if (event.key === "j" || event.key === "ArrowDown") focus(current + 1);
     else if (event.key === "k" || event.key === "ArrowUp") focus(current - 1, -1);
     else if (event.key === "Enter" && rows[current]) rows[current].querySelector("a").click();
     else if (event.key === "n") {
-      const order = [...rows.slice(current + 1), ...rows.slice(0, current + 1)];
+      // the next document not done after the focused one; on the row the page opened at
+      // (the first not done), that one itself
+      const from = current === first && waiting(rows[current]) ? current : current + 1;
+      const order = [...rows.slice(from), ...rows.slice(0, from)];
       const next = order.find(waiting);
       if (next) next.querySelector("a").click();
       else say("pool-message", "Every document of this pool is done.");
@@ -275,6 +280,21 @@ function documentPage() {
   const drawPassages = () => {
     const ranges = state.judgement.passages.map(([s, e]) => rangeOf(s, e));
     drawOutlines("passage", ranges, wrap);
+    // the elements lying wholly in a passage carry a class (underlined in forced colours)
+    for (const node of doc.querySelectorAll(".in-passage")) node.classList.remove("in-passage");
+    const passages = state.judgement.passages; // sorted and merged: the last starting at or
+    for (const el of state.elements) { // before the element is the only one that may hold it
+      let lo = 0;
+      let hi = passages.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (passages[mid][0] <= el.start) lo = mid + 1;
+        else hi = mid;
+      }
+      if (el.end > el.start && lo > 0 && el.end <= passages[lo - 1][1]) {
+        state.made.get(el.path)?.classList.add("in-passage");
+      }
+    }
     if (!("highlights" in CSS)) return;
     CSS.highlights.set("passage", new Highlight(...ranges));
   };
@@ -321,9 +341,14 @@ function documentPage() {
     const rect = rects.length > 0 ? rects[0] : range.getBoundingClientRect();
     const box = marker.parentElement.getBoundingClientRect();
     marker.hidden = false;
-    marker.style.top = `${rect.top - box.top}px`;
-    marker.style.left = `${rect.left - box.left - 2}px`;
+    // from the wrap's padding box (inside its border); the 2-pixel bar ends where the letter
+    // starts
+    const wrapBox = marker.parentElement;
+    const left = rect.left - box.left - wrapBox.clientLeft - 2;
+    marker.style.top = `${rect.top - box.top - wrapBox.clientTop}px`;
+    marker.style.left = `${left}px`;
     marker.style.height = `${Math.max(rect.height, 16)}px`;
+    marker.style.setProperty("--gutter", `${-left}px`);
   };
 
   const held = () => elementsHoldingHighlights(state.elements, state.judgement.passages);
@@ -495,14 +520,18 @@ function documentPage() {
       || Object.values(state.judgement.values).some((c) => c !== "0N" && c !== "E0S0");
     const status = state.judgement.status;
     const kind = relevant ? "relevant" : "non-relevant";
+    // done only once the server has it: until then the page says so
+    const unsaved = state.pending.length > 0 || state.saving;
     let title = "Not ready to be done:";
     if (found.length === 0) {
-      title = status === "done" ? `Done (${kind})` : `Complete: press d to mark it done (${kind})`;
+      if (status !== "done") title = `Complete: press d to mark it done (${kind})`;
+      else title = unsaved ? `Done (${kind}), not saved yet` : `Done (${kind})`;
     }
     say("consistency-title", title);
     const shown = document.getElementById("doc-status");
-    shown.textContent = status === "done" ? `done, ${relevant ? "relevant" : "non-relevant"}` : status;
-    shown.dataset.status = status;
+    if (status !== "done") shown.textContent = status;
+    else shown.textContent = unsaved ? "done — not saved yet" : `done, ${kind}`;
+    shown.dataset.status = status === "done" && unsaved ? "done-unsaved" : status;
     return found;
   };
 
@@ -556,6 +585,7 @@ function documentPage() {
       && state.pending[last].visit === visit) state.pending[last] = next;
     else state.pending.push(next);
     remember();
+    drawStatus();
     flush();
   };
 
@@ -679,7 +709,8 @@ function documentPage() {
    * change wins where both changed a value; the other changes stay) or takes the saved one. */
   const askConflict = (sent, body) => {
     const box = conflictDialog();
-    box.querySelector(".conflict-fields").textContent = body.conflicts.join(", ");
+    box.querySelector(".conflict-fields").replaceChildren(
+      ...body.conflicts.map((field) => conflictRow(field, sent, body.current)));
     box.onclose = async () => {
       state.asking = false;
       const current = body.current;
@@ -710,6 +741,35 @@ function documentPage() {
     box.showModal();
   };
 
+  /** One field both sides changed, for people: its name and both values (a best entry
+   * point as its place in the text: the words it starts). */
+  const conflictRow = (field, mine, saved) => {
+    const li = document.createElement("li");
+    li.dataset.field = field;
+    const place = (at) => (at === null || at === undefined ? "none"
+      : `at “${quote(at, Math.min(state.text.length, at + 40))}” (character ${at})`);
+    const [name, path] = field.split(" ", 2);
+    const label = document.createElement("strong");
+    let yours;
+    let theirs;
+    if (name === "best_entry_point") {
+      label.textContent = "Best entry point";
+      [yours, theirs] = [place(mine.best_entry_point), place(saved.best_entry_point)];
+    } else {
+      const what = name === "exhaustivity" ? "Exhaustivity" : "Value";
+      label.textContent = `${what} of ${nameOf(state.names, path)}`;
+      [yours, theirs] = [mine[name]?.[path] ?? "none", saved[name]?.[path] ?? "none"];
+    }
+    const one = document.createElement("span");
+    one.className = "mine";
+    one.textContent = `yours ${yours}`;
+    const two = document.createElement("span");
+    two.className = "theirs";
+    two.textContent = `saved ${theirs}`;
+    li.append(label, ": ", one, "; ", two);
+    return li;
+  };
+
   /** The dialog of a true conflict (made once, text only). */
   const conflictDialog = () => {
     let box = document.getElementById("merge-conflict");
@@ -723,18 +783,19 @@ function documentPage() {
     title.id = "merge-conflict-title";
     title.textContent = "This document was changed in another tab or window";
     const text = document.createElement("p");
-    text.append("Both changed: ");
-    const fields = document.createElement("span");
+    text.append("Both changed:");
+    const fields = document.createElement("ul");
     fields.className = "conflict-fields";
-    text.append(fields, ". Keep your change (the other changes are kept too) or take the "
-      + "saved version?");
+    const ask = document.createElement("p");
+    ask.textContent = "Keep your change (the other changes are kept too) or take the saved "
+      + "version?";
     const mine = document.createElement("button");
     mine.value = "mine";
     mine.textContent = "Keep mine";
     const theirs = document.createElement("button");
     theirs.value = "theirs";
     theirs.textContent = "Take the saved version";
-    form.append(title, text, mine, " ", theirs);
+    form.append(title, text, fields, ask, mine, " ", theirs);
     box.append(form);
     document.body.append(box);
     return box;
@@ -813,22 +874,51 @@ function documentPage() {
     }
   };
 
-  const undo = () => {
+  /** Before an undo or redo: when nothing of this page is on its way and the server has a
+   * newer save than this page knows (another tab, another window), the assessor is asked
+   * first; declined, the saved version is shown and this page's undo steps go. */
+  const stepAcrossNewer = async () => {
+    if (state.pending.length > 0 || state.saving) return true;
+    let current = null;
+    state.stepping = true; // (the browser tests wait for it as for a save)
+    try {
+      current = await getJSON(data.doc_api);
+    } catch {
+      return true; // offline: the server merges the step when it gets it
+    } finally {
+      state.stepping = false;
+    }
+    if (current.version === state.judgement.version) return true;
+    const status = current.status === "done" ? "done" : current.status;
+    const go = window.confirm("This document was saved in another tab or window after this "
+      + `page last saved it (it is now ${status}). Undo here anyway, on top of that save?`);
+    if (go) return true;
+    await load();
+    state.undo = [];
+    state.redo = [];
+    draw();
+    notice("Not undone: the version saved in another tab or window is shown.", "info");
+    return false;
+  };
+
+  const undo = async () => {
     if (state.undo.length === 0) {
       undoLastX();
       return;
     }
+    if (!(await stepAcrossNewer()) || state.undo.length === 0) return;
     const target = state.undo.pop();
     state.redo.push(snapshot());
     clearNotice();
     restoreState(target);
   };
 
-  const redo = () => {
+  const redo = async () => {
     if (state.redo.length === 0) {
       notice("Nothing to redo.", "info");
       return;
     }
+    if (!(await stepAcrossNewer()) || state.redo.length === 0) return;
     const target = state.redo.pop();
     state.undo.push(snapshot());
     clearNotice();
@@ -884,11 +974,31 @@ function documentPage() {
     const snapped = snapToWords(state.text, sel[0], sel[1], state.breaks);
     if (snapped === null) return;
     clearNotice();
-    change((j) => { j.passages = addPassage(j.passages, snapped); });
+    change((j) => {
+      j.passages = addPassage(j.passages, snapped);
+      // the first highlight brings a best entry point at its start (b moves it)
+      if (!graded && (j.best_entry_point === null || j.best_entry_point === undefined)) {
+        j.best_entry_point = snapped[0];
+      }
+    });
     dropSelection();
-    const next = held().find((el) => valueOf(el.path) === undefined);
-    if (next) state.focusPath = next.path;
+    // the panel starts at the innermost listed element holding the new text, still without a
+    // value (a highlighted paragraph is asked first, not the article around it)
+    const depth = (path) => path.split("/").length;
+    let next = null;
+    for (const path of listed()) {
+      const el = state.elements[state.order.get(path)];
+      if (valueOf(path) !== undefined || path in state.implicit) continue;
+      if (el.end <= snapped[0] || el.start >= snapped[1]) continue;
+      if (next === null || depth(path) > depth(next)) next = path;
+    }
+    if (next !== null) state.focusPath = next;
     markCurrent();
+    // highlight mode: the list takes the focus (↑/↓ move in it, 2/1/3 give values; Escape
+    // goes back to the caret in the text)
+    if (next !== null && state.mode === "highlight") {
+      document.querySelector(`#elements li[data-path="${CSS.escape(next)}"]`)?.focus();
+    }
   };
 
   const unhighlight = () => {
@@ -923,7 +1033,11 @@ function documentPage() {
       else j[field][path] = value;
     });
     if (done === false) return; // refused by the rules: the element stays current
-    const next = listed().find((p) => valueOf(p) === undefined && !(p in state.implicit));
+    // the next element without a value after this one in the list, else the first
+    const paths = listed();
+    const at = paths.indexOf(path);
+    const next = [...paths.slice(at + 1), ...paths.slice(0, at + 1)]
+      .find((p) => valueOf(p) === undefined && !(p in state.implicit));
     if (next) state.focusPath = next;
     markCurrent();
     document.querySelector(`#elements li[data-path="${CSS.escape(state.focusPath)}"]`)?.focus();
@@ -996,17 +1110,20 @@ function documentPage() {
     };
     state.undo.push(snapshot());
     state.redo = [];
-    if (graded) {
-      change((j) => {
-        clear(j);
-        j.values = Object.fromEntries(state.pooled.map((p) => [p, state.mode === "2002"
-          ? "0N" : "E0S0"]));
-        const root = state.elements[0]?.path;
-        if (root) j.values[root] = state.mode === "2002" ? "0N" : "E0S0";
-      }, "in-progress", false);
-    } else {
-      change(clear, "in-progress", false);
+    const update = graded ? (j) => {
+      clear(j);
+      j.values = Object.fromEntries(state.pooled.map((p) => [p, state.mode === "2002"
+        ? "0N" : "E0S0"]));
+      const root = state.elements[0]?.path;
+      if (root) j.values[root] = state.mode === "2002" ? "0N" : "E0S0";
+    } : clear;
+    // one change, one save: the server keeps a changed document done unless it was done
+    // already (then it makes it in-progress, and done is a second save)
+    if (state.judgement.status !== "done") {
+      change(update, "done", false);
+      return;
     }
+    change(update, "in-progress", false);
     change(() => {}, "done", false);
   };
   dialog.addEventListener("close", () => {
@@ -1043,6 +1160,16 @@ function documentPage() {
     else notice("No other document of this topic is waiting.", "info");
   };
 
+  /** The list's current element moved by `step`, the focus left where it is. */
+  const moveCurrent = (step) => {
+    const paths = listed();
+    const at = paths.indexOf(currentPath());
+    state.focusPath = paths[Math.max(0, Math.min(paths.length - 1, at + step))];
+    markCurrent();
+    document.querySelector(`#elements li[data-path="${CSS.escape(state.focusPath)}"]`)
+      ?.scrollIntoView({ block: "nearest" });
+  };
+
   const moveFocus = (step) => {
     const paths = listed();
     if (paths.length === 0) return;
@@ -1051,12 +1178,61 @@ function documentPage() {
     document.querySelector(`#elements li[data-path="${CSS.escape(path)}"]`)?.focus();
   };
 
+  /** Shift+↓ (`forward`) or Shift+↑ that moved the selection's focus past the end (start)
+   * of the paragraph it was in stops there: a keyboard selection never runs on into the next
+   * paragraph by a line. */
+  const stopAtParagraph = (sel, [node, offset], forward) => {
+    if (!doc.contains(node) || !doc.contains(sel.focusNode)) return;
+    const from = pointOffset(node, offset);
+    const to = pointOffset(sel.focusNode, sel.focusOffset);
+    const edge = forward ? state.blockEnds.find((at) => at > from && at < to)
+      : state.blockStarts.findLast((at) => at < from && at > to);
+    if (edge !== undefined) sel.extend(...domPoint(edge, !forward));
+  };
+
+  /** p: the selection (or the caret) extended to the innermost paragraph (any element that
+   * is not inline) holding it; repeated, to the element around that, its section. White space
+   * at the edges is left out. */
+  const selectParagraph = () => {
+    const sel = selection();
+    if (sel === null) {
+      notice("Put the caret in the text first (a click, Tab or /), then press p.", "info");
+      return;
+    }
+    const blank = (at) => /\s/u.test(state.text.charAt(at));
+    const trim = ([s, e]) => {
+      let [a, b] = [s, e];
+      while (a < b && blank(a)) a += 1;
+      while (b > a && blank(b - 1)) b -= 1;
+      return [a, b];
+    };
+    const [s, e] = sel[0] === sel[1] ? sel : trim(sel);
+    for (let i = state.elements.length - 1; i >= 0; i -= 1) {
+      const el = state.elements[i];
+      if (state.kind[i] === "inline" || el.start > s || el.end < e) continue;
+      const [a, b] = trim([el.start, el.end]);
+      if (a < b && (a < s || b > e)) {
+        clearNotice();
+        place(a, b);
+        return;
+      }
+    }
+  };
+
+  /** The document's selection on [start, end) (a caret when equal), the focus in the text. */
+  const place = (start, end) => {
+    const [startNode, startOffset] = domPoint(start, true);
+    const [endNode, endOffset] = domPoint(end, start < end ? false : true);
+    window.getSelection().setBaseAndExtent(startNode, startOffset, endNode, endOffset);
+    doc.focus({ preventScroll: true });
+  };
+
   const find = startFind({
-    text: () => state.text, rangeOf, before: document.querySelector(".doc-layout"),
+    text: () => state.text, rangeOf, before: document.querySelector(".doc-layout"), place,
   });
   const keys = {
     "/": find.open, "]": find.next, "[": find.previous,
-    h: highlight, u: unhighlight, d: markDone, r: askNonRelevant, x: notRelevant,
+    h: highlight, u: unhighlight, p: selectParagraph, d: markDone, r: askNonRelevant, x: notRelevant,
     ...(graded ? {} : { b: setBestEntryPoint }),
     ...(state.mode === "highlight" ? { t: tooSmallRemaining } : {}),
     n: nextUnassessed,
@@ -1077,11 +1253,23 @@ function documentPage() {
     }
     if (!plainKey(event) || dialog.open || state.text === null) return;
     const inPanel = document.activeElement?.closest?.("#elements li");
-    if ((event.key === "ArrowDown" || event.key === "ArrowUp") && !inPanel) return;
+    if ((event.key === "ArrowDown" || event.key === "ArrowUp") && !inPanel) {
+      // outside the list and outside the text (whose caret they move), ↑/↓ move the list's
+      // current element without taking the focus there
+      if (document.activeElement === doc || listed().length === 0) return;
+      event.preventDefault();
+      moveCurrent(event.key === "ArrowDown" ? 1 : -1);
+      return;
+    }
     if (event.key in scaleKeys && state.mode === "highlight") {
       event.preventDefault();
       const path = currentPath();
       if (path) setValue(path, scaleKeys[event.key]);
+      return;
+    }
+    if (event.key === "Escape" && inPanel) {
+      event.preventDefault();
+      doc.focus();
       return;
     }
     const action = keys[event.key];
@@ -1208,6 +1396,10 @@ function documentPage() {
     state.starts = rendered.starts;
     state.breaks = rendered.breaks;
     state.breakList = [...rendered.breaks].sort((a, b) => a - b);
+    state.kind = kinds(content.elements);
+    const blocks = content.elements.filter((el, i) => state.kind[i] !== "inline");
+    state.blockStarts = [...new Set(blocks.map((el) => el.start))].sort((a, b) => a - b);
+    state.blockEnds = [...new Set(blocks.map((el) => el.end))].sort((a, b) => a - b);
     state.made = rendered.made;
     restore();
     startOutbox({
@@ -1226,11 +1418,15 @@ function documentPage() {
         await loadStemSpans();
       },
     });
+    startReading(data.user, doc, document.querySelector(".toolbar .status"));
     drawKeywords();
     draw();
     undoneX();
     reopenAtFirstHighlight();
-    startCaret(doc, wrap);
+    startCaret(doc, wrap, {
+      clamp: stopAtParagraph,
+      head: () => (window.matchMedia("(min-width: 60rem)").matches ? head.offsetHeight : 0),
+    });
     doc.setAttribute("aria-busy", "false");
     document.body.dataset.ready = "true";
     const t2 = performance.now();

@@ -11,8 +11,13 @@ const MOVES = {
   Home: ["backward", "lineboundary"], End: ["forward", "lineboundary"],
 };
 
-/** Start the keyboard caret of `doc` (the document's element) drawn inside `wrap`. */
-export function startCaret(doc, wrap) {
+/**
+ * Start the keyboard caret of `doc` (the document's element) drawn inside `wrap`. After
+ * Shift+↓ or Shift+↑, `clamp(sel, [node, offset], forward)` may pull the selection's focus
+ * back (to the edge of the paragraph it left; `node`, `offset`: the focus before the key).
+ * `head()` is the height of the sticky bar above the text, which the caret never hides under.
+ */
+export function startCaret(doc, wrap, { clamp = () => {}, head = () => 0 } = {}) {
   doc.tabIndex = 0;
   doc.setAttribute("role", "document");
   doc.setAttribute("aria-label", "Document text: arrow keys move the caret, Shift and arrow "
@@ -59,6 +64,25 @@ export function startCaret(doc, wrap) {
     marker.style.height = `${Math.max(rect.height, 14)}px`;
   };
 
+  /** Scroll the focus of `sel` into view, clear of the sticky bar (a paragraph taller than
+   * the window has its caret line shown, not its first line). */
+  const reveal = (sel) => {
+    if (sel.rangeCount === 0 || !inside(sel.focusNode)) return;
+    const range = document.createRange();
+    range.setStart(sel.focusNode, sel.focusOffset);
+    const rects = range.getClientRects();
+    const rect = rects.length > 0 ? rects[0] : range.getBoundingClientRect();
+    if (rect.height === 0 && rect.top === 0) {
+      sel.focusNode.parentElement?.scrollIntoView({ block: "nearest" });
+      return;
+    }
+    const margin = Math.max(rect.height, 16);
+    const top = head() + margin;
+    const bottom = window.innerHeight - margin;
+    if (rect.top < top) window.scrollBy({ top: rect.top - top });
+    else if (rect.bottom > bottom) window.scrollBy({ top: rect.bottom - bottom });
+  };
+
   doc.addEventListener("focus", () => {
     ensure();
     draw();
@@ -71,10 +95,11 @@ export function startCaret(doc, wrap) {
     const sel = ensure();
     if (sel === null) return;
     event.preventDefault();
+    const before = [sel.focusNode, sel.focusOffset];
     sel.modify(event.shiftKey ? "extend" : "move", ...move);
-    const focus = sel.focusNode?.parentElement;
-    focus?.scrollIntoView({ block: "nearest" });
+    if (event.shiftKey && move[1] === "line") clamp(sel, before, move[0] === "forward");
+    reveal(sel);
     draw();
   });
-  return { draw };
+  return { draw, reveal };
 }

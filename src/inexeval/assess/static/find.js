@@ -1,6 +1,8 @@
 // `/` searches inside the document: every hit highlighted, the current one in its own colour
-// and scrolled into view; Enter / Shift+Enter in the box (or ] and [ outside it) go to the
-// next / previous hit, Escape closes the search. Case is ignored; offsets are code points.
+// and scrolled into view; ↓ / ↑ in the box (or ] and [ outside it) go to the next / previous
+// hit. Enter selects the current hit and gives the document the focus (h highlights it, p
+// extends it to its paragraph); Escape closes the search with the caret at the hit. Case is
+// ignored; offsets are code points.
 
 /** Where `query` occurs in `text` (a CodePointText), case ignored, as [start, end) pairs. */
 export function findAll(text, query) {
@@ -18,10 +20,11 @@ export function findAll(text, query) {
 
 /**
  * The search of a document page: `text()` gives the CodePointText, `rangeOf(start, end)` a
- * DOM Range, `before` the element the search bar is put in front of. Returns
- * { open, next, previous, active }.
+ * DOM Range, `before` the element the search bar is put in front of, `place(start, end)` puts
+ * the document's selection on [start, end) (a caret when they are equal) and focuses it.
+ * Returns { open, next, previous, active }.
  */
-export function startFind({ text, rangeOf, before }) {
+export function startFind({ text, rangeOf, before, place }) {
   const bar = document.createElement("form");
   bar.id = "find";
   bar.setAttribute("role", "search");
@@ -38,7 +41,7 @@ export function startFind({ text, rangeOf, before }) {
   count.setAttribute("role", "status");
   const hint = document.createElement("span");
   hint.className = "hint";
-  hint.textContent = "Enter: next, Shift+Enter: previous, Esc: close";
+  hint.textContent = "↓ ↑: next, previous hit; Enter: select it; Esc: caret at it";
   bar.append(label, " ", count, " ", hint);
   before.before(bar);
 
@@ -79,21 +82,28 @@ export function startFind({ text, rangeOf, before }) {
     say();
     if (hits.length > 0) go(0);
   };
-  const close = () => {
+  /** Close the search; the hit it was at becomes the selection (`select`) or the caret. */
+  const close = (select = false) => {
+    const hit = current >= 0 ? hits[current] : null;
     bar.hidden = true;
     input.value = "";
     hits = [];
     current = -1;
     show();
     say();
-    document.getElementById("doc")?.focus?.();
+    if (hit !== null) place(hit[0], select ? hit[1] : hit[0]);
+    else document.getElementById("doc")?.focus?.();
   };
   input.addEventListener("input", search);
   bar.addEventListener("submit", (event) => event.preventDefault());
   input.addEventListener("keydown", (event) => {
-    if (event.key === "Enter") {
+    if (event.key === "Enter" && !event.shiftKey) {
       event.preventDefault();
-      go(current + (event.shiftKey ? -1 : 1));
+      close(true);
+    } else if (event.key === "ArrowDown" || event.key === "ArrowUp"
+      || (event.key === "Enter" && event.shiftKey)) {
+      event.preventDefault();
+      go(current + (event.key === "ArrowDown" ? 1 : -1));
     } else if (event.key === "Escape") {
       event.preventDefault();
       close();

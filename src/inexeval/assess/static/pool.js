@@ -3,7 +3,7 @@
 
 const STATUSES = [
   ["all", "All documents"], ["waiting", "Not done"], ["unseen", "Unseen"],
-  ["in-progress", "In progress"], ["relevant", "Done, relevant"],
+  ["in-progress", "In progress"], ["done", "Done"], ["relevant", "Done, relevant"],
   ["non-relevant", "Done, non-relevant"],
 ];
 
@@ -46,7 +46,8 @@ export function startPoolFilter(list) {
     for (const row of rows) {
       const state = row.dataset.status;
       const statusOk = wanted === "all" || state === wanted
-        || (wanted === "waiting" && (state === "unseen" || state === "in-progress"));
+        || (wanted === "waiting" && (state === "unseen" || state === "in-progress"))
+        || (wanted === "done" && (state === "relevant" || state === "non-relevant"));
       const haystack = row.textContent.toLowerCase();
       const show = statusOk && words.every((w) => haystack.includes(w));
       row.hidden = !show;

@@ -241,8 +241,10 @@ export function exhaustivityProblems(judgement, elements) {
   const found = [];
   const held = holding(elements, judgement.passages);
   const heldSet = new Set(held);
-  for (const path of held) {
-    if (!(path in exhaustivity)) found.push(`${path} holds highlighted text but has no exhaustivity`);
+  for (const path of held) { // an inline element is never asked (its value, if any, is "?")
+    if (!(path in exhaustivity) && !st.inline(path)) {
+      found.push(`${path} holds highlighted text but has no exhaustivity`);
+    }
   }
   for (const path of Object.keys(exhaustivity)) {
     if (!heldSet.has(path)) found.push(`${path} has an exhaustivity but holds no highlighted text`);

@@ -1,0 +1,53 @@
+"""The pool page's title and first words of a document (inexeval.assess.summary), on the
+layouts of the INEX collections: IEEE (``fm/tig/atl``, the journal's ``hdr/hdr1/ti``) and
+Wikipedia (``name``, section headings in ``title``)."""
+
+from __future__ import annotations
+
+import json
+
+from inexeval.assess.summary import summarise
+
+
+def _elements(text: str, spans: list[tuple[str, str]]) -> tuple[str, str]:
+    """The text and the JSON element list of ``spans`` ([path, exact text]), found in order."""
+    rows, at = [], 0
+    for path, part in spans:
+        start = text.index(part, at) if part else at
+        rows.append([path, start, start + len(part)])
+        at = start
+    return text, json.dumps(rows, separators=(",", ":"))
+
+
+def test_a_wikipedia_article_is_titled_by_its_name() -> None:
+    text = "Anarchism Culture Anarchists wrote songs. Legacy It lasted."
+    text, elements = _elements(text, [
+        ("/article[1]", text), ("/article[1]/name[1]", "Anarchism"),
+        ("/article[1]/body[1]", text[10:]), ("/article[1]/body[1]/section[1]", text[10:42]),
+        ("/article[1]/body[1]/section[1]/title[1]", "Culture"),
+        ("/article[1]/body[1]/section[1]/p[1]", "Anarchists wrote songs."),
+        ("/article[1]/body[1]/section[2]", text[42:]),
+        ("/article[1]/body[1]/section[2]/title[1]", "Legacy")])
+    title, first = summarise(text, elements)
+    assert title == "Anarchism"
+    assert first == "Culture Anarchists wrote songs. Legacy It lasted."
+
+
+def test_an_ieee_article_is_titled_by_atl_not_the_journals_ti() -> None:
+    text = "IEEE Annals 1999 Computing at Harvard The Mark I ran."
+    text, elements = _elements(text, [
+        ("/article[1]", text), ("/article[1]/fm[1]", text[:37]),
+        ("/article[1]/fm[1]/hdr[1]", "IEEE Annals 1999"),
+        ("/article[1]/fm[1]/hdr[1]/hdr1[1]", "IEEE Annals 1999"),
+        ("/article[1]/fm[1]/hdr[1]/hdr1[1]/ti[1]", "IEEE Annals"),
+        ("/article[1]/fm[1]/tig[1]", "Computing at Harvard"),
+        ("/article[1]/fm[1]/tig[1]/atl[1]", "Computing at Harvard"),
+        ("/article[1]/bdy[1]", "The Mark I ran."),
+        ("/article[1]/bdy[1]/sec[1]", "The Mark I ran."),
+        ("/article[1]/bdy[1]/sec[1]/st[1]", "The Mark I"),
+    ])
+    assert summarise(text, elements)[0] == "Computing at Harvard"
+    # with no title element, a heading stands for it
+    text, elements = _elements("Intro Words here.", [
+        ("/doc[1]", "Intro Words here."), ("/doc[1]/sec[1]/st[1]", "Intro")])
+    assert summarise(text, elements) == ("Intro", "Words here.")

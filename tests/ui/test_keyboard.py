@@ -1,0 +1,273 @@
+"""The keyboard assessor of issue 36 in Chromium: `/` find puts the caret (Escape) or the
+selection (Enter) on its hit, `p` selects the enclosing paragraph then its section, Shift+↓
+stops at a paragraph's end, a Shift+→ selection is stored as shown, the caret stays clear of
+the sticky toolbar, and a relevant document takes a handful of keys."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.ui.conftest import (
+    ConsoleErrors,
+    Server,
+    open_as,
+    open_document,
+    running_server,
+    screenshot,
+)
+from tests.ui.test_assessing import click_word, settled
+
+SELECTED = """() => {
+  const sel = window.getSelection();
+  const doc = document.getElementById('doc');
+  const upTo = (node, offset) => {
+    const range = document.createRange();
+    range.setStart(doc, 0);
+    range.setEnd(node, offset);
+    return range.toString().length;
+  };
+  return {anchor: upTo(sel.anchorNode, sel.anchorOffset),
+          focus: upTo(sel.focusNode, sel.focusOffset), text: sel.toString(),
+          active: document.activeElement.id};
+}"""
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    with running_server(tmp_path_factory.mktemp("campaign-keyboard"), mode="passages") as up:
+        yield up
+
+
+def selected(page: Any) -> dict[str, Any]:
+    """The selection as UTF-16 offsets in the document's text (anchor, focus), its text, and
+    the id of the focused element."""
+    found: dict[str, Any] = page.evaluate(SELECTED)
+    return found
+
+
+def text_of_page(page: Any) -> str:
+    text: str = page.evaluate("window.inexeval.state.text.text")
+    return text
+
+
+def test_find_puts_the_caret_or_the_selection_on_its_hit(
+        browser: Any, server: Server, console: ConsoleErrors, tmp_path: Path) -> None:
+    page = open_as(browser, server, console, "bob", "1", "co/a1")
+    text = text_of_page(page)
+    at = text.index("is where reading")
+    # Escape: the caret at the hit, so that Shift+→ selects from there
+    page.keyboard.press("/")
+    page.keyboard.type("is where")
+    page.keyboard.press("Escape")
+    assert selected(page) == {"anchor": at, "focus": at, "text": "", "active": "doc"}
+    page.keyboard.press("Shift+ArrowRight")
+    assert selected(page)["text"] == "is"
+    # Enter: the hit selected, the document focused; h highlights exactly it
+    page.keyboard.press("/")
+    page.keyboard.type("WHERE READING")
+    page.keyboard.press("ArrowDown")  # one hit only: ↓ comes back to it
+    page.keyboard.press("Enter")
+    start = text.index("where reading")
+    assert selected(page) == {"anchor": start, "focus": start + len("where reading"),
+                              "text": "where reading", "active": "doc"}
+    screenshot(page, tmp_path, "keyboard-find-enter")
+    page.keyboard.press("h")
+    settled(page)
+    assert server.judgement("bob", "1", "co/a1")["passages"] == [
+        [start, start + len("where reading")]]
+    page.context.close()
+
+
+def element_span(server: Server, file: str, path: str, topic: str = "1") -> tuple[int, int]:
+    """The [start, end) of the element ``path`` of ``file`` (white space at its edges out)."""
+    content = server.api("alice").get(f"/api/topics/{topic}/docs/{file}/content").json()
+    found = next(e for e in content["elements"] if e["path"] == path)
+    text = content["text"][found["start"]:found["end"]]
+    start = found["start"] + len(text) - len(text.lstrip())
+    return start, start + len(text.strip())
+
+
+def test_p_selects_the_paragraph_then_its_section(
+        browser: Any, server: Server, console: ConsoleErrors, tmp_path: Path) -> None:
+    page = open_as(browser, server, console, "bob", "1", "co/a2")
+    text = text_of_page(page)
+    paragraph = element_span(server, "co/a2", "/article[1]/bdy[1]/sec[1]/p[2]")
+    section = element_span(server, "co/a2", "/article[1]/bdy[1]/sec[1]")
+    word = text[paragraph[0]:paragraph[1]].split()[4]
+    nth = text[:paragraph[0] + text[paragraph[0]:].index(f" {word} ") + 1].count(word)
+    click_word(page, word, nth=nth)  # the caret in the middle of the paragraph
+    page.keyboard.press("p")
+    assert (selected(page)["anchor"], selected(page)["focus"]) == paragraph
+    page.keyboard.press("p")
+    assert (selected(page)["anchor"], selected(page)["focus"]) == section
+    screenshot(page, tmp_path, "keyboard-p-section")
+    page.keyboard.press("p")  # the body, then the article
+    page.keyboard.press("h")
+    settled(page)
+    body = element_span(server, "co/a2", "/article[1]/bdy[1]")
+    assert server.judgement("bob", "1", "co/a2")["passages"] == [list(body)]
+    page.context.close()
+
+
+def test_shift_down_stops_at_the_end_of_the_paragraph(
+        browser: Any, server: Server, console: ConsoleErrors, tmp_path: Path) -> None:
+    page = open_as(browser, server, console, "alice", "1", "co/a1")
+    text = text_of_page(page)
+    first = element_span(server, "co/a1", "/article[1]/bdy[1]/sec[1]/p[1]")
+    second = element_span(server, "co/a1", "/article[1]/bdy[1]/sec[1]/p[2]")
+    click_word(page, "relevant")
+    start = selected(page)["anchor"]
+    assert text.index("relevant") <= start < text.index("relevant") + len("relevant")
+    page.keyboard.press("Shift+ArrowDown")  # a line down is in the next paragraph: stopped
+    assert selected(page)["focus"] == first[1]
+    screenshot(page, tmp_path, "keyboard-shift-down")
+    page.keyboard.press("h")
+    settled(page)
+    assert server.judgement("alice", "1", "co/a1")["passages"] == [
+        [text.index("relevant"), first[1]]]
+    # from the paragraph's end, Shift+↓ goes on into the next one
+    page.keyboard.press("Shift+ArrowDown")
+    assert second[0] < selected(page)["focus"] <= second[1]
+    # Shift+↑ from inside the second paragraph stops at its start
+    page.keyboard.press("ArrowRight")
+    assert second[0] < selected(page)["anchor"] == selected(page)["focus"] < second[1]
+    page.keyboard.press("Shift+ArrowUp")
+    assert selected(page)["focus"] == second[0]
+    page.context.close()
+
+
+CARET_AND_HEAD = """() => {
+  const caret = document.getElementById('caret-marker').getBoundingClientRect();
+  const head = document.querySelector('.doc-head').getBoundingClientRect();
+  return {caret: caret.top, head: head.bottom, hidden: document.getElementById('caret-marker').hidden};
+}"""
+
+
+def test_a_shift_right_selection_is_stored_as_shown_and_the_caret_stays_in_view(
+        browser: Any, server: Server, console: ConsoleErrors, tmp_path: Path) -> None:
+    page = open_as(browser, server, console, "alice", "2", "co/big")
+    text = text_of_page(page)
+    paragraph = element_span(server, "co/big", "/article[1]/bdy[1]/sec[2]/p[2]", "2")
+    word = text[paragraph[0]:paragraph[1]].split()[3]
+    nth = text[:paragraph[0] + text[paragraph[0]:].index(f" {word} ") + 1].count(word)
+    page.evaluate("""(path) => window.inexeval.state.made.get(path)
+                     .scrollIntoView({block: 'center'})""", "/article[1]/bdy[1]/sec[2]/p[2]")
+    click_word(page, word, nth=nth)
+    for _ in range(35):
+        page.keyboard.press("Shift+ArrowRight")
+    shown = selected(page)
+    assert shown["anchor"] < shown["focus"] and shown["text"] == text[
+        shown["anchor"]:shown["focus"]]
+    screenshot(page, tmp_path, "keyboard-shift-right-35")
+    page.keyboard.press("h")
+    settled(page)
+    start = shown["anchor"]
+    start -= len(text[:start]) - len(text[:start].rstrip("abcdefghijklmnopqrstuvwxyz"))
+    end = shown["focus"] - (len(text[:shown["focus"]]) - len(text[:shown["focus"]].rstrip()))
+    assert server.judgement("alice", "2", "co/big")["passages"] == [[start, end]]
+    # the caret goes up line by line past the top of the window: never under the sticky bar
+    page.keyboard.press("ArrowLeft")
+    for _ in range(30):
+        page.keyboard.press("ArrowUp")
+        where = page.evaluate(CARET_AND_HEAD)
+        assert not where["hidden"] and where["caret"] >= where["head"], where
+    screenshot(page, tmp_path, "keyboard-caret-up")
+    page.context.close()
+
+
+@pytest.fixture(scope="module")
+def highlight(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    with running_server(tmp_path_factory.mktemp("campaign-keyboard-2005")) as up:
+        yield up
+
+
+CURRENT = "document.querySelector('#elements li.current')?.dataset.path"
+
+
+def test_exhaustivity_starts_at_the_innermost_element_and_arrows_move_the_list(
+        browser: Any, highlight: Server, console: ConsoleErrors, tmp_path: Path) -> None:
+    server = highlight
+    page = open_as(browser, server, console, "bob", "1", "co/a1")
+    paragraph = "/article[1]/bdy[1]/sec[1]/p[1]"
+    click_word(page, "relevant")
+    page.keyboard.press("p")
+    page.keyboard.press("h")
+    assert page.evaluate(CURRENT) == paragraph
+    screenshot(page, tmp_path, "keyboard-exhaustivity-innermost")
+    page.keyboard.press("2")  # one press: the elements around it are inferred
+    settled(page)
+    saved = server.judgement("bob", "1", "co/a1")
+    assert saved["exhaustivity"] == {path: "2" for path in (
+        "/article[1]", "/article[1]/bdy[1]", "/article[1]/bdy[1]/sec[1]", paragraph)}
+    assert saved["best_entry_point"] == server.judgement("bob", "1", "co/a1")[
+        "passages"][0][0]  # the first highlight's start
+    assert page.evaluate("window.inexeval.problems()") == []
+    # ↑/↓ move the current element from outside the list, without focusing it
+    page.keyboard.press("Escape")  # back to the caret in the text
+    assert page.evaluate("document.activeElement.id") == "doc"
+    page.evaluate("document.activeElement.blur()")
+    rows = page.locator("#elements li").evaluate_all("(rows) => rows.map((r) => r.dataset.path)")
+    at = rows.index(page.evaluate(CURRENT))
+    page.keyboard.press("ArrowUp")
+    assert page.evaluate(CURRENT) == rows[at - 1]
+    page.keyboard.press("ArrowDown")
+    assert page.evaluate(CURRENT) == rows[at]
+    assert page.evaluate("document.activeElement === document.body")
+    page.context.close()
+
+
+def test_a_relevant_document_in_eight_keys(browser: Any, server: Server,
+                                           console: ConsoleErrors) -> None:
+    """/ and a few letters find the paragraph, Enter selects the hit, p the paragraph, h
+    highlights it (bringing the best entry point at its start), d saves it done: every key
+    counted, letters included."""
+    page = open_as(browser, server, console, "alice", "1", "co/a3")
+    text = text_of_page(page)
+    content = server.api("alice").get("/api/topics/1/docs/co/a3/content").json()
+    target = next(e for e in content["elements"] if e["path"] == "/article[1]/bdy[1]/sec[2]/p[1]")
+    start, end = target["start"], target["end"]
+    # the fewest keys to a hit inside the paragraph: 2 or 3 of its letters, then ↓ to the hit
+    lower = text.lower()
+    _, query, downs = min(
+        (len(q) + downs, q, downs)
+        for at in range(start, end) for q in (text[at:at + 2], text[at:at + 3])
+        for downs in [next(k for k, hit in enumerate(
+            m.start() for m in re.finditer(re.escape(q.lower()), lower)) if hit >= start)])
+    keys = ["/", *query, *["ArrowDown"] * downs, "Enter", "p", "h", "d"]
+    for key in keys:
+        page.keyboard.press(key)
+    page.wait_for_url(lambda url: not url.endswith("/docs/co/a3"))
+    saved = server.judgement("alice", "1", "co/a3")
+    paragraph = element_span(server, "co/a3", target["path"])
+    assert (saved["status"], saved["relevant"], saved["passages"], saved["best_entry_point"]) \
+        == ("done", True, [list(paragraph)], paragraph[0])
+    assert len(keys) <= 8, keys
+    page.context.close()
+
+
+def test_font_size_and_line_width_are_kept_per_assessor(
+        browser: Any, server: Server, console: ConsoleErrors, tmp_path: Path) -> None:
+    page = open_as(browser, server, console, "bob", "1", "co/a5")
+    doc = page.locator("#doc")
+    size = doc.evaluate("(d) => parseFloat(getComputedStyle(d).fontSize)")
+    width = doc.evaluate("(d) => d.getBoundingClientRect().width")
+    page.get_by_role("button", name="Larger text").click()
+    page.get_by_role("button", name="Larger text").click()
+    page.select_option("#line-width", "narrow")
+    larger = doc.evaluate("(d) => parseFloat(getComputedStyle(d).fontSize)")
+    narrow = doc.evaluate("(d) => d.getBoundingClientRect().width")
+    assert larger > size * 1.2 and narrow < width * 0.9
+    screenshot(page, tmp_path, "keyboard-reading-settings")
+    # another document of the same assessor opens with them; another assessor has his own
+    open_document(page, server, "1", "co/a4")
+    assert doc.evaluate("(d) => parseFloat(getComputedStyle(d).fontSize)") == larger
+    assert page.locator("#line-width").input_value() == "narrow"
+    page.context.close()
+    other = open_as(browser, server, console, "alice", "1", "co/a5")
+    assert other.locator("#doc").evaluate("(d) => parseFloat(getComputedStyle(d).fontSize)") \
+        == size
+    other.context.close()
