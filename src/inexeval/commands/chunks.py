@@ -203,7 +203,8 @@ def eval_span_runs(args: argparse.Namespace) -> int:
 UNUSED = {"task": None, "num_docs": None, "topics": None, "topic_file": None, "implicit": "on",
           "strict": False, "assessments_format": None, "run_format": None, "order": None,
           "keep_repeats": False, "limit": None, "navigation": None, "ideal_run": None,
-          "beta": 0.25, "bep_n": 500, "irr": 300, "exact_buckets": False, "jobs": 1}
+          "beta": 0.25, "bep_n": 500, "irr": 300, "exact_buckets": False, "jobs": 1,
+          "bioasq_version": None}
 """Options of ``eval`` and ``compare`` (and their defaults) that span runs on a Chroma questions
 CSV do not use."""
 
