@@ -18,6 +18,7 @@ from inexeval.errors import InexevalError, MeasureError, warn
 from inexeval.experiment import RunOutcome
 from inexeval.formats.bioasq import BioasqFile, looks_like_bioasq, read_bioasq
 from inexeval.measures.bioasq import DEFAULT_VERSION, MEASURES, check_version, evaluate_bioasq
+from inexeval.scores import Scores
 
 __all__ = ["BioasqStudy", "looks_like_bioasq"]
 
@@ -105,7 +106,8 @@ def bioasq_study(args: Any, per_question: bool = False) -> BioasqStudy:
     if args.format in ("official", "trec_eval"):
         raise InexevalError(f"--format {args.format} is not made for BioASQ JSON files (trec, "
                             "csv, json, table, latex or scores)")
-    version = DEFAULT_VERSION if args.bioasq_version is None else args.bioasq_version
+    given = getattr(args, "bioasq_version", None)
+    version = DEFAULT_VERSION if given is None else given
     measures = list(args.measure or [])
     if per_question:
         if GMAP in measures:
@@ -125,6 +127,29 @@ def bioasq_study(args: Any, per_question: bool = False) -> BioasqStudy:
 GMAP = "bioasq_snippet_GMAP"
 
 
+def bioasq_scores(args: Any) -> tuple[BioasqStudy, Scores, dict[str, list[str]]]:
+    """The study of the arguments, the per-question scores of its system files under the
+    comparison's rule (``any``, ``-c``: ``all``) and the questions each system answers; a
+    system file that cannot be read is an error."""
+    from inexeval.experiment import together
+
+    study = bioasq_study(args, per_question=True)
+    held: list[tuple[str, Any]] = []
+    answered: list[list[str]] = []
+    for outcome in study.outcomes(complete=args.c):
+        for message in outcome.warnings:
+            warnings.warn(message, stacklevel=1)
+        if outcome.error is not None:
+            raise InexevalError(outcome.error)
+        assert outcome.results is not None
+        held.append((outcome.source, outcome.results))
+        answered.append(list(outcome.answered))
+    merged = together(held)
+    by_run = dict(zip(merged.runs(), answered))
+    return study, Scores.from_results(merged, rule="all" if args.c else "any",
+                                      answered=by_run), by_run
+
+
 def compare_bioasq(args: Any, tests: list[str], command: str) -> int:
     """``inexeval compare`` (and ``report``) on a BioASQ golden file and system files, paired
     over the questions as ``compare`` pairs topics (and ``meta power`` does): the golden
@@ -134,28 +159,13 @@ def compare_bioasq(args: Any, tests: list[str], command: str) -> int:
 
     from inexeval.analysis.compare import compare_scores
     from inexeval.cli_args import PERMUTATIONS, write
-    from inexeval.experiment import together
     from inexeval.report.comparison import render_comparison
-    from inexeval.scores import Scores
 
     if args.meta:
         raise InexevalError("--meta is not available on BioASQ JSON files: save the scores "
                             "(inexeval eval --format scores -o FILE) for inexeval meta power "
                             "--scores FILE")
-    study = bioasq_study(args, per_question=True)
-    held: list[tuple[str, Any]] = []
-    answered: dict[str, list[str]] = {}
-    for outcome in study.outcomes(complete=args.c):
-        for message in outcome.warnings:
-            warnings.warn(message, stacklevel=1)
-        if outcome.error is not None:
-            raise InexevalError(outcome.error)
-        assert outcome.results is not None
-        held.append((outcome.source, outcome.results))
-        answered[outcome.results.runs()[0]] = list(outcome.answered)
-    merged = together(held)
-    scores = Scores.from_results(merged, rule="all" if args.c else "any",
-                                 answered=dict(zip(merged.runs(), answered.values())))
+    study, scores, answered = bioasq_scores(args)
     compared = compare_scores(scores, study.measures, baseline=args.baseline, tests=tests,
                               correction=args.correction, all_pairs=args.all_pairs,
                               alpha=args.alpha, permutations=PERMUTATIONS
@@ -176,9 +186,9 @@ def compare_bioasq(args: Any, tests: list[str], command: str) -> int:
             version=package_version(), digits=args.digits, created=html.report_date(),
             files=[html.InputFile.of("assessments", args.assessments),
                    *(html.InputFile.of(f"run {name}", path)
-                     for name, path in zip(merged.runs(), args.runs))],
+                     for name, path in zip(scores.runs, args.runs))],
             inputs=[(name, path, len(answered[name]))
-                    for name, path in zip(merged.runs(), args.runs)],
+                    for name, path in zip(scores.runs, args.runs)],
             rule=scores.rule, n_assessed=len(study.assessments))
         text = html.render(page)
     else:

@@ -129,3 +129,24 @@ def test_versions_and_means_only(tmp_path: Path, capsys: pytest.CaptureFixture[s
     code, out, err = _run(capsys, "compare", gold, a, b, "--meta", "--format", "html", "-o",
                           str(tmp_path / "r.html"))
     assert code == 2 and len(err.splitlines()) == 1 and "--meta is not available" in err
+
+
+@pytest.mark.parametrize("complete", [False, True])
+def test_meta_power_directly_equals_meta_power_on_saved_scores(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], complete: bool) -> None:
+    gold, a, b = _files(tmp_path)
+    flag = ["-c"] if complete else []
+    saved = tmp_path / "saved.scores"
+    code, _, err = _run(capsys, "eval", gold, a, b, "--format", "scores", "-o", str(saved),
+                        *flag)
+    assert code == 0, err
+    found = []
+    for inputs in (["--scores", str(saved)], [gold, a, b]):
+        code, out, err = _run(capsys, "meta", "power", *inputs, *flag, "--replicates", "300",
+                              "--format", "json")
+        assert code == 0, err
+        found.append(json.loads(out))
+    assert found[0] == found[1]
+    pairs = found[0]["pairs"]
+    assert {p["measure"] for p in pairs} == set(MEASURES)
+    assert all(p["n_topics"] == 6 for p in pairs)

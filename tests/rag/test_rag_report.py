@@ -168,3 +168,49 @@ def test_report_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixtur
     code, out, err = _run(capsys, *args)
     assert code == 2 and out == "" and len(err.splitlines()) == 1 and problem in err, err
     assert not (tmp_path / "x.html").exists()
+
+
+@pytest.mark.parametrize("complete", [False, True])
+def test_meta_power_of_span_runs_directly_and_from_saved_scores(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], complete: bool) -> None:
+    runs = _runs(tmp_path)
+    flag = ["-c"] if complete else []
+    saved = tmp_path / "runs.scores"
+    code, _, err = _run(capsys, "eval", CSV, *runs, "-m", "chroma_R@5", "-m", "chroma_IoU@3",
+                        "--format", "scores", "-o", str(saved), *flag)
+    assert code == 0, err
+    found = []
+    for inputs in (["--scores", str(saved)], [CSV, *runs]):
+        code, out, err = _run(capsys, "meta", "power", *inputs, *flag, "-m", "chroma_R@5",
+                              "-m", "chroma_IoU@3", "--replicates", "200", "--format", "json")
+        assert code == 0, err
+        found.append(json.loads(out))
+    assert found[0] == found[1]
+    # every question is answered by runA: the study's topics are all 132 either way
+    assert {p["n_topics"] for p in found[0]["pairs"]} == {132}
+
+
+def test_meta_power_over_chunkers_with_retrieval(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("bm25s")
+    chunkers = ["--chunker", "fixed:400:0", "--chunker", "recursive:800:400", "--chunker",
+                "fixed:200:100"]
+    measures = ["-m", "chroma_R@5", "-m", "chroma_IoU@3", "-m", "chroma_P_omega"]
+    code, out, err = _run(capsys, "chunks", CSV, *chunkers, *measures, "-q", "--format", "csv",
+                          "--digits", "17")
+    assert code == 0, err
+    values = _values(out)
+    saved = tmp_path / "chunkers.scores"
+    code, _, err = _run(capsys, "chunks", CSV, *chunkers, *measures, "--format", "scores",
+                        "-o", str(saved))
+    assert code == 0, err
+    code, out, err = _run(capsys, "meta", "power", "--scores", str(saved), "--replicates",
+                          "200", "--format", "json")
+    assert code == 0, err
+    pairs = json.loads(out)["pairs"]
+    assert len(pairs) == 3 * 3  # 3 pairs of chunkers x 3 measures
+    for pair in pairs:
+        assert pair["n_topics"] == 132
+        for side in ("a", "b"):
+            assert pair[f"mean_{side}"] == pytest.approx(
+                values[pair[f"run_{side}"], "all", pair["measure"]], abs=1e-12)

@@ -301,5 +301,22 @@ def compare_span_runs(args: argparse.Namespace, tests: list[str]) -> int:
     return 0
 
 
+def span_run_scores(args: argparse.Namespace) -> Any:
+    """``inexeval meta ... QUESTIONS.csv RUN...``: the span runs' scores of every question
+    (rule ``all``; each run's answered questions flagged), ``compare``'s measures (default
+    ``chroma_R@5``)."""
+    from inexeval.formats.chroma import read_questions, read_span_run
+    from inexeval.rag.evaluate import evaluate_runs, parse
+    from inexeval.scores import Scores
+
+    _check_unused(args, "a Chroma questions CSV")
+    measures = parse(args.measure or ["chroma_R@5"])
+    questions = read_questions(args.assessments, args.collection)
+    runs = [read_span_run(path, questions.corpora) for path in args.runs]
+    results = evaluate_runs(questions, runs, measures, complete=True)
+    return Scores.from_results(results, rule="all", topics=questions.ids(), answered={
+        name: list(run.rankings) for name, run in zip(results.runs(), runs)})
+
+
 REPORT_MEASURES = ("chroma_R", "chroma_P", "chroma_IoU")
 """What the report of span runs compares with no ``-m`` (each at k = 1, 3, 5, 10)."""
