@@ -150,3 +150,22 @@ def test_meta_power_directly_equals_meta_power_on_saved_scores(
     pairs = found[0]["pairs"]
     assert {p["measure"] for p in pairs} == set(MEASURES)
     assert all(p["n_topics"] == 6 for p in pairs)
+
+
+def test_meta_bioasq_version(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    gold, a, b = _files(tmp_path)
+    found = []
+    for version in ("3", "8"):
+        code, out, err = _run(capsys, "meta", "power", gold, a, b, "-m", "bioasq_snippet_MAP",
+                              "--bioasq-version", version, "--replicates", "100", "--format",
+                              "json")
+        assert code == 0, err
+        found.append(json.loads(out)["pairs"][0]["mean_a"])
+        values = _per_question(capsys, gold, a, "-m", "bioasq_snippet_MAP", "--bioasq-version",
+                               version)
+        assert found[-1] == pytest.approx(math.fsum(values.values()) / 6, abs=1e-12)
+    assert found[0] < found[1]
+    qrels = write(tmp_path, "qrels.txt", "1 0 doc1 1\n")
+    code, out, err = _run(capsys, "meta", "power", qrels, a, b, "--bioasq-version", "8")
+    assert code == 2 and len(err.splitlines()) == 1
+    assert "--bioasq-version goes with BioASQ JSON files" in err
