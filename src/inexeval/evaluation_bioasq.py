@@ -165,6 +165,8 @@ def compare_bioasq(args: Any, tests: list[str], command: str) -> int:
         raise InexevalError("--meta is not available on BioASQ JSON files: save the scores "
                             "(inexeval eval --format scores -o FILE) for inexeval meta power "
                             "--scores FILE")
+    if getattr(args, "ranks", 50) != 50:
+        raise InexevalError("--ranks not used by BioASQ JSON files: leave it out")
     study, scores, answered = bioasq_scores(args)
     compared = compare_scores(scores, study.measures, baseline=args.baseline, tests=tests,
                               correction=args.correction, all_pairs=args.all_pairs,

@@ -129,6 +129,10 @@ def test_versions_and_means_only(tmp_path: Path, capsys: pytest.CaptureFixture[s
     code, out, err = _run(capsys, "compare", gold, a, b, "--meta", "--format", "html", "-o",
                           str(tmp_path / "r.html"))
     assert code == 2 and len(err.splitlines()) == 1 and "--meta is not available" in err
+    code, out, err = _run(capsys, "report", gold, a, b, "--ranks", "20", "-o",
+                          str(tmp_path / "r.html"))
+    assert code == 2 and len(err.splitlines()) == 1 and "--ranks not used by BioASQ" in err
+    assert not (tmp_path / "r.html").exists()
 
 
 @pytest.mark.parametrize("complete", [False, True])

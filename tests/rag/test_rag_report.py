@@ -157,6 +157,8 @@ def test_report_of_chunkers(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     (["chunks", CSV, "--chunker", "fixed:400:0", "--test", "t"],
      "--test goes with --compare or --report"),
     (["report", CSV, "RUNS", "-o", "x.html", "--ranks", "20"], "--ranks not used by a Chroma"),
+    (["chunks", CSV, "--chunker", "fixed:400:0", "--chunker", "fixed:300:0", "--report", CSV],
+     "the output would overwrite or write into the input"),
     (["report", CSV, "RUNS", "-o", "x.html", "--bioasq-version", "8"],
      "--bioasq-version not used by a Chroma"),
 ])

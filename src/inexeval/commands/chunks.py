@@ -85,6 +85,10 @@ def run(args: argparse.Namespace) -> int:
                             "chunking, or bm25")
     if files and len(files) != len(args.retriever):
         raise InexevalError("--retriever is bm25 or runs, not both")
+    if args.report is not None:
+        from inexeval.outputs import check_output
+
+        check_output(args.report, args.questions, *args.chunkings, *files, args.corpus)
     questions = read_questions(args.questions, args.corpus)
     chunkings = {Path(path).name: read_chunking(path, questions.corpora)
                  for path in args.chunkings}
