@@ -216,3 +216,23 @@ def test_meta_power_over_chunkers_with_retrieval(tmp_path: Path,
         for side in ("a", "b"):
             assert pair[f"mean_{side}"] == pytest.approx(
                 values[pair[f"run_{side}"], "all", pair["measure"]], abs=1e-12)
+
+
+def test_report_meta_section_is_meta_power(tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    runs = _runs(tmp_path)
+    report = tmp_path / "meta.html"
+    code, _, err = _run(capsys, "report", CSV, *runs, "-m", "chroma_R@5", "-m", "chroma_P@3",
+                        "--meta", "--permutations", "200", "-o", str(report))
+    assert code == 0, err
+    table = _table(report.read_text(encoding="utf-8"), "meta")
+    code, out, err = _run(capsys, "meta", "power", CSV, *runs, "-c", "-m", "chroma_R@5", "-m",
+                          "chroma_P@3", "--replicates", "200", "--format", "json")
+    assert code == 0, err
+    summary = json.loads(out)["summary"]
+    assert [row[0] for row in table[1:]] == [s["measure"] for s in summary]
+    for row, expected in zip(table[1:], summary):
+        shown = dict(zip(["measure", "pairs", "significant", "discriminative power",
+                          "difference required"], row))
+        assert float(shown["difference required"]) == expected["difference_required"]
+        assert float(shown["discriminative power"]) == expected["discriminative_power"]
