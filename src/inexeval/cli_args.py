@@ -188,6 +188,9 @@ def add_comparison_arguments(parser: argparse.ArgumentParser, formats: tuple[str
                         "at --alpha, --seed, B as meta power's unless --permutations is given; "
                         "the comparison's topics) and its ASL curve (Sakai 2006), as inexeval "
                         "meta power gives them")
+    parser.add_argument("--bioasq-version", type=int, choices=(2, 3, 5, 8, 9), metavar="E",
+                        help="BioASQ JSON files: the version of BioASQ's evaluator (its -e: 2, "
+                        "3, 5, 8 or 9; default 8)")
     add_output_arguments(parser, formats)
 
 
@@ -267,6 +270,15 @@ def comparison(args: argparse.Namespace, command: str) -> int:
         from inexeval.commands.chunks import compare_span_runs
 
         return compare_span_runs(args, tests)
+    from inexeval.formats.bioasq import looks_like_bioasq
+
+    if looks_like_bioasq(args.assessments):
+        from inexeval.evaluation_bioasq import compare_bioasq
+
+        return compare_bioasq(args, tests, command)
+    if getattr(args, "bioasq_version", None) is not None:
+        raise InexevalError("--bioasq-version goes with BioASQ JSON files (GOLD.json "
+                            "SYSTEM.json)", args.assessments)
     study = experiment(args)
     sys.stderr.write(study.note)
     evaluation = study.evaluate("all" if args.c else "any")

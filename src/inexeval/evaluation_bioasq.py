@@ -18,6 +18,7 @@ from inexeval.errors import InexevalError, MeasureError, warn
 from inexeval.experiment import RunOutcome
 from inexeval.formats.bioasq import BioasqFile, looks_like_bioasq, read_bioasq
 from inexeval.measures.bioasq import DEFAULT_VERSION, MEASURES, check_version, evaluate_bioasq
+from inexeval.scores import Scores
 
 __all__ = ["BioasqStudy", "looks_like_bioasq"]
 
@@ -90,9 +91,10 @@ class BioasqStudy:
                  "as 0)", self.assessments.source)
 
 
-def bioasq_study(args: Any) -> BioasqStudy:
-    """The :class:`BioasqStudy` of ``eval``'s arguments; an option that does not apply to
-    BioASQ files is an error."""
+def bioasq_study(args: Any, per_question: bool = False) -> BioasqStudy:
+    """The :class:`BioasqStudy` of ``eval``'s (or ``compare``'s) arguments; an option that does
+    not apply to BioASQ files is an error. ``per_question`` (``--format scores``, a comparison): the measures
+    with per-question values, not ``bioasq_snippet_GMAP`` (a mean only)."""
     from inexeval.options import check_unused
 
     check_unused(args, {"task": None, "collection": None, "num_docs": None, "topics": None,
@@ -101,8 +103,97 @@ def bioasq_study(args: Any) -> BioasqStudy:
                         "keep_repeats": False, "limit": None, "navigation": None,
                         "ideal_run": None, "jobs": 1}, set(),
                  "BioASQ JSON files")
-    if args.format in ("official", "scores", "trec_eval"):
+    if args.format in ("official", "trec_eval"):
         raise InexevalError(f"--format {args.format} is not made for BioASQ JSON files (trec, "
-                            "csv, json, table or latex)")
-    version = DEFAULT_VERSION if args.bioasq_version is None else args.bioasq_version
-    return BioasqStudy(args.assessments, args.runs, args.measure, version)
+                            "csv, json, table, latex or scores)")
+    given = getattr(args, "bioasq_version", None)
+    version = DEFAULT_VERSION if given is None else given
+    measures = list(args.measure or [])
+    if per_question:
+        if GMAP in measures:
+            raise MeasureError(f"{GMAP} is a mean only (the geometric mean of the questions' "
+                               "average precision): it has no per-question value to save or "
+                               "pair; use bioasq_snippet_MAP")
+        if not measures:
+            study = BioasqStudy(args.assessments, args.runs, [m for m in MEASURES if m != GMAP],
+                                version)
+            study.note = (f"inexeval: measures for BioASQ snippets (version {study.version}): "
+                          f"{', '.join(study.measures)} ({GMAP}, a mean only, has no "
+                          "per-question value; choose with -m)\n")
+            return study
+    return BioasqStudy(args.assessments, args.runs, measures, version)
+
+
+GMAP = "bioasq_snippet_GMAP"
+
+
+def bioasq_scores(args: Any) -> tuple[BioasqStudy, Scores, dict[str, list[str]]]:
+    """The study of the arguments, the per-question scores of its system files under the
+    comparison's rule (``any``, ``-c``: ``all``) and the questions each system answers; a
+    system file that cannot be read is an error."""
+    from inexeval.experiment import together
+
+    study = bioasq_study(args, per_question=True)
+    held: list[tuple[str, Any]] = []
+    answered: list[list[str]] = []
+    for outcome in study.outcomes(complete=args.c):
+        for message in outcome.warnings:
+            warnings.warn(message, stacklevel=1)
+        if outcome.error is not None:
+            raise InexevalError(outcome.error)
+        assert outcome.results is not None
+        held.append((outcome.source, outcome.results))
+        answered.append(list(outcome.answered))
+    merged = together(held)
+    by_run = dict(zip(merged.runs(), answered))
+    return study, Scores.from_results(merged, rule="all" if args.c else "any",
+                                      answered=by_run), by_run
+
+
+def compare_bioasq(args: Any, tests: list[str], command: str) -> int:
+    """``inexeval compare`` (and ``report``) on a BioASQ golden file and system files, paired
+    over the questions as ``compare`` pairs topics (and ``meta power`` does): the golden
+    questions some system answers, one a system does not answer scoring 0 (``-c``: every golden
+    question); the measures with per-question values (not ``bioasq_snippet_GMAP``)."""
+    import sys
+
+    from inexeval.analysis.compare import compare_scores
+    from inexeval.cli_args import PERMUTATIONS, write
+    from inexeval.report.comparison import render_comparison
+
+    if args.meta:
+        raise InexevalError("--meta is not available on BioASQ JSON files: save the scores "
+                            "(inexeval eval --format scores -o FILE) for inexeval meta power "
+                            "--scores FILE")
+    if getattr(args, "ranks", 50) != 50:
+        raise InexevalError("--ranks not used by BioASQ JSON files: leave it out")
+    study, scores, answered = bioasq_scores(args)
+    compared = compare_scores(scores, study.measures, baseline=args.baseline, tests=tests,
+                              correction=args.correction, all_pairs=args.all_pairs,
+                              alpha=args.alpha, permutations=PERMUTATIONS
+                              if args.permutations is None else args.permutations,
+                              seed=args.seed, power=args.power, wilcoxon=args.wilcoxon)
+    sys.stderr.write(study.note)
+    if args.format == "html":
+        import shlex
+
+        from inexeval.report import html
+        from inexeval.version import package_version
+
+        page = html.from_comparison(
+            compared, title=f"Evaluation report: {', '.join(compared.measures)}",
+            subtitle=(f"{len(compared.runs)} system files, BioASQ evaluator version "
+                      f"{study.version}; golden file {Path(args.assessments).name}"),
+            command=shlex.join(getattr(args, "argv", ["inexeval", command])),
+            version=package_version(), digits=args.digits, created=html.report_date(),
+            files=[html.InputFile.of("assessments", args.assessments),
+                   *(html.InputFile.of(f"run {name}", path)
+                     for name, path in zip(scores.runs, args.runs))],
+            inputs=[(name, path, len(answered[name]))
+                    for name, path in zip(scores.runs, args.runs)],
+            rule=scores.rule, n_assessed=len(study.assessments))
+        text = html.render(page)
+    else:
+        text = render_comparison(compared, args.format, args.digits)
+    write(args, text, args.assessments, *args.runs)
+    return 0

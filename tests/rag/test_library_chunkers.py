@@ -68,6 +68,8 @@ def test_an_offset_that_does_not_hold_its_chunk_is_an_error(
     ("chonkie:RecursiveChunker(chunk_size=size)", "the arguments must be literals"),
     ("chonkie:os.system('x')", "expected chonkie:Class(arguments)"),
     ("chonkie:RecursiveChunker(**{'chunk_size': 3})", "expected chonkie:Class(arguments)"),
+    ("langchain:RecursiveCharacterTextSplitter(chunk_size=800,chunk_overlap=400)",
+     "LangChain's splitters give no offsets"),
 ])
 def test_malformed_library_chunkers(capsys: pytest.CaptureFixture[str], spec: str,
                                     expected: str) -> None:

@@ -88,6 +88,16 @@ def test_two_chunkers_chunked_evaluated_and_compared(
     assert (row["run"], row["baseline"]) == ("recursive:800:400", "fixed:400:0")
     assert float(row["p_value"]) == pytest.approx(stats.ttest_rel(recursive, fixed).pvalue,
                                                   rel=1e-12)
+    # the report: the chunkers' table, the comparison and the per-question values
+    report = tmp_path / "chunkers.html"
+    _run(capsys, "chunks", str(questions_csv), "--corpus", str(corpus), *chunkers, "-m",
+         "chroma_P_omega", "--report", str(report))
+    page = report.read_text(encoding="utf-8")
+    assert '<table class="sortable chunkers">' in page and '<table class="means">' in page
+    for name in ("fixed:400:0", "recursive:800:400"):
+        mean = repr(float(np.mean(official[name])))
+        assert f'<td data-value="{mean}">' in page
+        assert all(f'<td data-value="{v!r}">' in page for v in official[name])
 
 
 RUN_A = (

@@ -48,6 +48,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--plot", metavar="FILE",
                         help="also draw each measure's mean against k per chunking (.png, .svg "
                         "or .pdf; needs matplotlib, the plot extra)")
+    parser.add_argument("--report", metavar="FILE",
+                        help="also write the HTML report of the chunkers: chunkers x measures, "
+                        "each measure's mean against k, the comparison (each with the first, "
+                        "paired over the questions, --test's tests) and the per-question values "
+                        "(with no -m every measure, BM25 retrieval unless --retriever says)")
     parser.add_argument("-q", action="store_true", help="print per-question values too")
     parser.add_argument("--digits", type=digits, default=4, metavar="N", help="decimals printed")
     parser.add_argument("--format", choices=FORMATS, default="table",
@@ -64,14 +69,15 @@ def run(args: argparse.Namespace) -> int:
     from inexeval.rag.chunkers import parse_chunker
     from inexeval.rag.evaluate import ALL_MEASURES, chunk_study, needs_ranking, parse
 
-    if args.test and not args.compare:
-        raise InexevalError("--test goes with --compare")
+    if args.test and not (args.compare or args.report):
+        raise InexevalError("--test goes with --compare or --report")
     if args.output is not None and (args.format != "scores" or args.compare):
         raise InexevalError("-o goes with --format scores")
     chunkers = [parse_chunker(spec) for spec in args.chunker]
     if not args.chunkings and not chunkers:
         raise InexevalError("give chunking files or --chunker SPEC")
-    measures = parse(args.measure or (ALL_MEASURES if args.retriever else ["chroma_P_omega"]))
+    measures = parse(args.measure or (ALL_MEASURES if args.retriever or args.report
+                                      else ["chroma_P_omega"]))
     files = [r for r in args.retriever if r != "bm25"]
     if files and len(files) != len(args.chunkings) + len(chunkers):
         raise InexevalError(f"{len(files)} --retriever runs for "
@@ -79,6 +85,10 @@ def run(args: argparse.Namespace) -> int:
                             "chunking, or bm25")
     if files and len(files) != len(args.retriever):
         raise InexevalError("--retriever is bm25 or runs, not both")
+    if args.report is not None:
+        from inexeval.outputs import check_output
+
+        check_output(args.report, args.questions, *args.chunkings, *files, args.corpus)
     questions = read_questions(args.questions, args.corpus)
     chunkings = {Path(path).name: read_chunking(path, questions.corpora)
                  for path in args.chunkings}
@@ -96,6 +106,8 @@ def run(args: argparse.Namespace) -> int:
     results = chunk_study(questions, chunkings, measures, rankings)
     if args.plot is not None:
         _plot(results, measures, args)
+    if args.report is not None:
+        _report(results, measures, args)
     if args.compare:
         _compare(results, [str(m) for m in measures], args)
     elif args.format == "scores":
@@ -141,6 +153,37 @@ def _plot(results: Any, measures: Any, args: argparse.Namespace) -> None:
     with atomic_output(target, "wb") as out:
         out.write(data)
     note(f"wrote {target} ({len(data):,} bytes)")
+
+
+def _report(results: Any, measures: Any, args: argparse.Namespace) -> None:
+    """``--report FILE``: the HTML report of the chunkers (:mod:`inexeval.rag.report`)."""
+    from inexeval.analysis.compare import compare_results
+    from inexeval.cli_args import note
+    from inexeval.errors import InexevalError
+    from inexeval.formats.chroma import default_corpus
+    from inexeval.outputs import atomic_output, check_output
+    from inexeval.rag.report import render_report
+    from inexeval.report.html import InputFile
+
+    if len(results.runs()) < 2:
+        raise InexevalError("--report compares chunkings: give at least two")
+    files = [*args.chunkings, *(r for r in args.retriever if r != "bm25")]
+    target = check_output(args.report, args.questions, *files)
+    compared = compare_results(results, [str(m) for m in measures], tests=args.test or ["t"])
+    corpus = args.corpus or str(default_corpus(args.questions))
+    text = render_report(
+        results, measures, compared, what="chunkers", argv=getattr(args, "argv", ["inexeval"]),
+        files=[InputFile.of("assessments", args.questions),
+               *(InputFile.of(f"chunking {Path(p).name}", p) for p in args.chunkings),
+               *(InputFile.of("ranking", p) for p in files[len(args.chunkings):]),
+               InputFile.of("collection", corpus)],
+        digits=args.digits,
+        subtitle=(f"{len(results.runs())} chunkings, retrieval by "
+                  f"{'BM25' if args.retriever in ([], ['bm25']) else 'the runs given'}; "
+                  f"questions {Path(args.questions).name}"))
+    with atomic_output(target) as out:
+        out.write(text)
+    note(f"wrote {target} ({len(text.encode()):,} bytes)")
 
 
 def _compare(results: Any, measures: list[str], args: argparse.Namespace) -> None:
@@ -203,7 +246,8 @@ def eval_span_runs(args: argparse.Namespace) -> int:
 UNUSED = {"task": None, "num_docs": None, "topics": None, "topic_file": None, "implicit": "on",
           "strict": False, "assessments_format": None, "run_format": None, "order": None,
           "keep_repeats": False, "limit": None, "navigation": None, "ideal_run": None,
-          "beta": 0.25, "bep_n": 500, "irr": 300, "exact_buckets": False, "jobs": 1}
+          "beta": 0.25, "bep_n": 500, "irr": 300, "exact_buckets": False, "jobs": 1,
+          "bioasq_version": None}
 """Options of ``eval`` and ``compare`` (and their defaults) that span runs on a Chroma questions
 CSV do not use."""
 
@@ -225,10 +269,11 @@ def compare_span_runs(args: argparse.Namespace, tests: list[str]) -> int:
     from inexeval.report.comparison import render_comparison
 
     _check_unused(args, "a Chroma questions CSV")
-    if args.format == "html":
-        raise InexevalError("the HTML report is not available on a Chroma questions CSV: "
-                            "use a table, markdown, latex, csv or json")
-    measures = parse(args.measure or ["chroma_R@5"])
+    html = args.format == "html"
+    if getattr(args, "ranks", 50) != 50:
+        raise InexevalError("--ranks not used by a Chroma questions CSV: leave it out (the "
+                            "report draws the measures against k)")
+    measures = parse(args.measure or (REPORT_MEASURES if html else ["chroma_R@5"]))
     questions = read_questions(args.assessments, args.collection)
     runs = [read_span_run(path, questions.corpora) for path in args.runs]
     results = evaluate_runs(questions, runs, measures, complete=True)
@@ -238,6 +283,44 @@ def compare_span_runs(args: argparse.Namespace, tests: list[str]) -> int:
                                permutations=PERMUTATIONS if args.permutations is None
                                else args.permutations, seed=args.seed, power=args.power,
                                wilcoxon=args.wilcoxon)
-    write(args, render_comparison(compared, args.format, args.digits), args.assessments,
-          *args.runs)
+    if html:
+        from inexeval.formats.chroma import default_corpus
+        from inexeval.rag.report import render_report
+        from inexeval.report.html import InputFile
+
+        corpus = args.collection or str(default_corpus(args.assessments))
+        text = render_report(
+            results, measures, compared, what="runs", argv=getattr(args, "argv", ["inexeval"]),
+            files=[InputFile.of("assessments", args.assessments),
+                   *(InputFile.of(f"run {name}", path)
+                     for name, path in zip(results.runs(), args.runs)),
+                   InputFile.of("collection", corpus)],
+            inputs=[(name, run.source, len(run.rankings))
+                    for name, run in zip(results.runs(), runs)],
+            digits=args.digits, meta=args.meta, meta_replicates=args.permutations,
+            subtitle=f"{len(runs)} span runs; questions {Path(args.assessments).name}")
+    else:
+        text = render_comparison(compared, args.format, args.digits)
+    write(args, text, args.assessments, *args.runs)
     return 0
+
+
+def span_run_scores(args: argparse.Namespace) -> Any:
+    """``inexeval meta ... QUESTIONS.csv RUN...``: the span runs' scores of every question
+    (rule ``all``; each run's answered questions flagged), ``compare``'s measures (default
+    ``chroma_R@5``)."""
+    from inexeval.formats.chroma import read_questions, read_span_run
+    from inexeval.rag.evaluate import evaluate_runs, parse
+    from inexeval.scores import Scores
+
+    _check_unused(args, "a Chroma questions CSV")
+    measures = parse(args.measure or ["chroma_R@5"])
+    questions = read_questions(args.assessments, args.collection)
+    runs = [read_span_run(path, questions.corpora) for path in args.runs]
+    results = evaluate_runs(questions, runs, measures, complete=True)
+    return Scores.from_results(results, rule="all", topics=questions.ids(), answered={
+        name: list(run.rankings) for name, run in zip(results.runs(), runs)})
+
+
+REPORT_MEASURES = ("chroma_R", "chroma_P", "chroma_IoU")
+"""What the report of span runs compares with no ``-m`` (each at k = 1, 3, 5, 10)."""

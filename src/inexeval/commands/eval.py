@@ -63,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
     if looks_like_bioasq(args.assessments):
         from inexeval.evaluation_bioasq import bioasq_study
 
-        bioasq = bioasq_study(args)
+        bioasq = bioasq_study(args, per_question=args.format == "scores")
         return _report(args, "table" if args.table else args.format, bioasq,
                        bioasq.outcomes(complete=args.c), names_ahead=False)
     if args.bioasq_version is not None:

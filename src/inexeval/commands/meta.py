@@ -73,6 +73,9 @@ def add_study_inputs(parser: argparse.ArgumentParser, *, runs: bool = True,
         parser.add_argument("--scores", metavar="FILE",
                             help="per-topic scores saved by `inexeval eval -q` (--format scores, "
                             "trec, csv or json) instead of ASSESSMENTS and RUNs")
+        parser.add_argument("--bioasq-version", type=int, choices=(2, 3, 5, 8, 9),
+                            metavar="E", help="BioASQ JSON files: the version of BioASQ's "
+                            "evaluator (its -e: 2, 3, 5, 8 or 9; default 8)")
     if drawn:
         parser.add_argument("--seed", type=non_negative, default=None,
                             help=f"random seed (default {SEED})")
@@ -156,9 +159,25 @@ def evaluate_inputs(args: argparse.Namespace) -> Any:
     """Every run of ``args.runs`` evaluated by the experiment of the command line
     (:func:`inexeval.cli_args.experiment`) under the comparison's rule (``any``, ``-c``:
     ``all``): its :class:`~inexeval.scores.Scores`, cut to the measures a comparison reads."""
-    from inexeval.cli_args import experiment
+    from inexeval.cli_args import experiment, note
+    from inexeval.formats.bioasq import looks_like_bioasq
+    from inexeval.formats.chroma import is_questions_csv
     from inexeval.meta import study_scores
 
+    if is_questions_csv(args.assessments):
+        from inexeval.commands.chunks import span_run_scores
+
+        return study_scores(span_run_scores(args), complete=bool(args.c))
+    if looks_like_bioasq(args.assessments):
+        from inexeval.evaluation_bioasq import bioasq_scores
+
+        study_b, found, _ = bioasq_scores(args)
+        if study_b.note:
+            note(study_b.note.removeprefix("inexeval: ").rstrip())
+        return study_scores(found, complete=bool(args.c))
+    if getattr(args, "bioasq_version", None) is not None:
+        raise InexevalError("--bioasq-version goes with BioASQ JSON files (GOLD.json "
+                            "SYSTEM.json)", args.assessments)
     study = experiment(args)
     scores = study.evaluate("all" if args.c else "any").scores
     return study_scores(scores.select(measures=[m for m in study.comparison_measures()

@@ -66,6 +66,12 @@ def parse_chunker(text: str) -> Chunker:
     of an installed library with literal arguments: ``chonkie:RecursiveChunker(chunk_size=800)``,
     ``semantic-text-splitter:TextSplitter(800, overlap=400)``."""
     library, _, call = text.partition(":")
+    if library == "langchain":
+        raise InexevalError(f"chunker {text!r}: LangChain's splitters give no offsets (its "
+                            "add_start_index finds each chunk by searching its text, the wrong "
+                            "place when the text repeats): use recursive:SIZE:OVERLAP (its "
+                            "RecursiveCharacterTextSplitter on offsets), or chonkie:Class(...) "
+                            "or semantic-text-splitter:Class(...)")
     if library in LIBRARIES:
         return _library_chunker(text, library, call)
     parts = text.split(":")

@@ -238,6 +238,9 @@ class Page:
     """``report --meta``: each measure's ASL curve, its pairs' ASLs in increasing order."""
     meta_seed: int = 42
     """``report --meta``: the seed of the bootstrap replicates."""
+    sections: Sequence[tuple[str, str, str]] = ()
+    """Sections of their own, after the summary: (anchor, title, HTML body) (the report of
+    chunkers: :mod:`inexeval.rag.report`)."""
 
 
 def _value(value: object, digits: int) -> str:
@@ -257,6 +260,11 @@ def _cell(value: object, digits: int, shown: str | None = None) -> str:
     else:
         data = ' class="text"'
     return f"<td{data}>{_value(value, digits) if shown is None else shown}</td>"
+
+
+def table_cell(value: object, digits: int) -> str:
+    """A cell of a sortable table (a number carries its exact value)."""
+    return _cell(value, digits)
 
 
 def _section(anchor: str, title: str, body: str) -> str:
@@ -443,6 +451,11 @@ def _figures(items: Sequence[str], wide: bool = False) -> str:
     return f'<div class="figures{" wide" if wide else ""}">{"".join(items)}</div>'
 
 
+def curve_figures(curves: Sequence[Curve], averaging: str = "") -> str:
+    """Figures of curves side by side, each captioned with its title and ``averaging``."""
+    return _figures([_curve_figure(c, averaging) for c in curves])
+
+
 def _curve_figure(curve: Curve, averaging: str = "") -> str:
     chart = svg.line_chart(curve.x, curve.series, x_label=curve.x_label, y_label=curve.y_label)
     rule = f"<br>{escape(averaging)}" if averaging else ""
@@ -502,6 +515,7 @@ def measures_section(page: Page) -> str:
 def render(page: Page) -> str:
     """The whole HTML document."""
     parts = [_section("summary", "This report", facts(page))]
+    parts += [_section(anchor, title, body) for anchor, title, body in page.sections]
     if page.means:
         body = means_table(page)
         if page.header:
