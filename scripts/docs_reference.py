@@ -11,6 +11,7 @@ import argparse
 import contextlib
 import io
 import os
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -100,3 +101,12 @@ def on_page_markdown(markdown: str, **_: Any) -> str:
         if marker in markdown:
             markdown = markdown.replace(marker, generate())
     return markdown
+
+
+_ROLE = re.compile(r":(?:class|func|meth|mod|data|attr|exc|obj):(?=<code>)")
+
+
+def on_page_content(html: str, **_: Any) -> str:
+    """MkDocs hook: the docstrings' Sphinx roles (``:class:`Results```) shown as the code they
+    name, without the role."""
+    return _ROLE.sub("", html)

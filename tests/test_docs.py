@@ -120,6 +120,14 @@ def test_built_site_holds_the_generated_references(site: Path) -> None:
     assert "usage: inexeval assess serve" in cli
     api = (site / "reference" / "api" / "index.html").read_text(encoding="utf-8")
     assert all(f"{name}" in api for name in ("calc_aggregate", "Experiment", "Scores"))
+    assert ":class:" not in api and ":func:" not in api  # the Sphinx roles of the docstrings
+
+
+def test_readme_links_into_the_docs_resolve() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    links = re.findall(r"\]\((docs/[^)#]+)(?:#[^)]*)?\)", readme)
+    assert len(links) >= 10
+    assert [link for link in links if not (ROOT / link).is_file()] == []
 
 
 SHOTS = [("", "home"), ("guides/evaluating-runs/", "guide"), ("reference/measures/", "measures")]
