@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-WIDTH = 100
+WIDTH = 80
 """The terminal width the ``--help`` texts are formatted for (``COLUMNS``)."""
 
 

@@ -70,7 +70,7 @@ def test_measure_reference_is_what_inexeval_measures_prints(
 
 def test_cli_reference_is_what_help_prints(capsys: pytest.CaptureFixture[str],
                                            monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("COLUMNS", "100")
+    monkeypatch.setenv("COLUMNS", str(_generator().WIDTH))
     entries = _entries(_generator().cli_markdown())
     names = [heading.strip("`") for heading, _ in entries]
     assert names[0] == "inexeval" and "inexeval eval" in names
