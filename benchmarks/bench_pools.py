@@ -22,7 +22,7 @@ seconds (user + system):
   loaded machine the wall time, and so the ticking, is several times what it is on an idle
   one. The cluster is watched idle for ``--idle`` seconds before the study and the overhead is
   also printed without that rate x the wall time (what the cluster spends whether a study runs
-  or not); ``--quiet-cluster`` starts the cluster with the configuration README suggests for a
+  or not); ``--quiet-cluster`` starts the cluster with the configuration docs/guides/cluster.md suggests for a
   cluster that waits (:data:`QUIET`: about a fifth of the ticking).
 
 ``--study pool`` measures ``meta pool`` re-pooled to a few article counts instead: few long
@@ -145,7 +145,7 @@ def idle_rate(cluster: dict[str, subprocess.Popen[bytes]], seconds: float) -> fl
 QUIET = {"DASK_DISTRIBUTED__ADMIN__TICK__INTERVAL": "1s",
          "DASK_DISTRIBUTED__ADMIN__SYSTEM_MONITOR__INTERVAL": "5s",
          "DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED": "False"}
-"""The configuration README's "Running a study on a cluster" suggests for a cluster that waits
+"""The configuration docs/guides/cluster.md suggests for a cluster that waits
 (``--quiet-cluster``): a fifth of the default ticking."""
 
 
@@ -248,7 +248,7 @@ def main() -> None:
                         "of the shared inputs and of each chunk of tasks)")
     parser.add_argument("--quiet-cluster", action="store_true",
                         help="start the running clusters with the configuration that makes "
-                        "them tick less (README, 'Running a study on a cluster'); default: "
+                        "them tick less (docs/guides/cluster.md); default: "
                         "Dask's defaults")
     parser.add_argument("--inputs", choices=("shared", "send"),
                         help="--inputs of the Dask runs (default: the command's, shared): "

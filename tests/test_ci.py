@@ -50,10 +50,11 @@ def test_the_postgres_probe_asks_the_server_of_inexeval_postgres(tmp_path: Path)
 
 
 def _project_files() -> list[Path]:
-    return [path for folder in ("src", "tests", "benchmarks", "scripts", ".ci")
+    return [path for folder in ("src", "tests", "benchmarks", "scripts", ".ci", "docs")
             for path in sorted((ROOT / folder).rglob("*"))
             if path.is_file() and path.suffix in (".py", "", ".toml", ".md", ".sh")
-            and "__pycache__" not in path.parts] + [ROOT / "README.md", ROOT / "pyproject.toml"]
+            and "__pycache__" not in path.parts] + [ROOT / "README.md", ROOT / "pyproject.toml",
+                                                ROOT / "mkdocs.yml"]
 
 
 def test_no_file_names_a_path_of_a_particular_machine() -> None:

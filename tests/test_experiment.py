@@ -200,8 +200,9 @@ def test_a_dask_cluster_gives_the_same_scores() -> None:
 
 
 def test_readme_api_example_runs_as_written() -> None:
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("## Python API"):readme.index("### API reference")]
+    page = Path(__file__).resolve().parents[1] / "docs" / "reference" / "api.md"
+    readme = page.read_text(encoding="utf-8")
+    section = readme[readme.index("# Python API"):readme.index("## API reference")]
     blocks = re.findall(r"```python\n(.*?)```", section, flags=re.DOTALL)
     assert blocks
     for block in blocks:

@@ -206,9 +206,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _readme_sessions() -> list[tuple[str, list[str]]]:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = (ROOT / "docs/guides/rag.md").read_text(encoding="utf-8")
     start = readme.index("## BioASQ task B snippet measures\n")
-    section = readme[start:readme.index("\n## ", start + 1)]
+    end = readme.find("\n## ", start + 1)
+    section = readme[start:end if end >= 0 else len(readme)]
     sessions: list[tuple[str, list[str]]] = []
     for block in re.findall(r"```console\n(.*?)```", section, flags=re.DOTALL):
         for line in block.splitlines():

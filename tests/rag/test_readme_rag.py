@@ -1,4 +1,5 @@
-"""The README's section "Evaluating chunkers and retrievers for RAG" runs as written: its
+"""The section "Evaluating chunkers and retrievers for RAG" (docs/guides/rag.md; it was the
+README's) runs as written: its
 ``console`` blocks run in one shell, in a fresh folder, with ``inexeval`` and ``python`` this
 checkout's, and each command prints exactly the lines shown (column for column)."""
 
@@ -17,7 +18,7 @@ TITLE = "## Evaluating chunkers and retrievers for RAG\n"
 
 
 def _sessions() -> list[tuple[str, list[str]]]:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = (ROOT / "docs/guides/rag.md").read_text(encoding="utf-8")
     start = readme.index(TITLE)
     section = readme[start:readme.index("\n## ", start + 1)]
     sessions: list[tuple[str, list[str]]] = []

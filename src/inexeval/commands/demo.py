@@ -1,6 +1,6 @@
 """``inexeval demo``: evaluate the bundled example data and print tables in the layout of
 Hiemstra and Mihajlović (2005), Table 1, each column explained in one line; ``--data DIR``
-writes the real data the README's "Reproducing a study" starts from instead."""
+writes the real data "Reproducing a study" (docs/guides/meta-evaluation.md) starts from instead."""
 
 from __future__ import annotations
 
@@ -25,7 +25,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data", metavar="DIR",
                         help="instead, write real data into DIR: the INEX 2009-2010 qrels "
                         "(FOL, relevant articles only) and three runs of the ipcs project, "
-                        "with their MIT licence (README: Reproducing a study)")
+                        "with their MIT licence (docs/guides/meta-evaluation.md: Reproducing a "
+                        "study)")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -301,7 +301,7 @@ def is_ir_measure(value: Any) -> bool:
 def from_ir_measures(measure: Any) -> str:
     """Our name of an ir_measures measure object (``AP@10``, ``P(rel=2)@5``, ``SetP``,
     ``IPrec@0.5``, ``infAP``, ``Judged@10``): its name read by our grammar, which takes
-    ir_measures' names (see the README's table); ``RBP`` at ir_measures' default persistence
+    ir_measures' names (see the table in docs/guides/trec.md); ``RBP`` at ir_measures' default persistence
     0.8, ``NumRet(rel=k)`` (ir_measures' ``NumRelRet``) as ``num_rel_ret(rel=k)``. One without
     a counterpart here (``alpha_nDCG``, ``ERR_IA``, ``ERR``, a parameter we do not have) is an
     error naming it."""

@@ -10,8 +10,8 @@
 * :mod:`~inexeval.meta.agree`: agreement of system rankings with the tie-aware tau_AP variants
   (Urbano and Marrero 2017), RBO and bootstrap confidence intervals.
 
-The definitions are those of the team's ``spec/meta.md`` as the README's ``meta`` section
-states them. Every study is a list of independent replicate blocks given to an executor
+The definitions are those of the team's ``spec/meta.md`` as the ``meta`` section of
+docs/guides/meta-evaluation.md states them. Every study is a list of independent replicate blocks given to an executor
 (:mod:`inexeval.executor`); their randomness depends on the seed and the replicate index only,
 so neither ``--block`` nor ``--jobs`` changes a number.
 
