@@ -18,20 +18,16 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import io
 import json
 import logging
 import re
 import secrets
-import tempfile
 import threading
 import time
-import zipfile
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
@@ -636,8 +632,9 @@ def _locking(locked: bool) -> Handler:
 
 async def admin_export(request: Request) -> Response:
     """The qrels of :func:`inexeval.assess.campaign.export_store` as a download: the file, or a
-    zip archive of the per-topic files of the XML formats."""
-    from inexeval.assess.campaign import DEFAULT_FORMAT, export_store
+    zip archive of the per-topic files of the XML formats; 409 with the reason when nothing
+    would be in it."""
+    from inexeval.assess.campaign import NothingToExport, export_download
     from inexeval.assess.export import EXPORT_FORMATS
 
     await authorise(request, change=False, admin=True)
@@ -646,25 +643,19 @@ async def admin_export(request: Request) -> Response:
     partial = request.query_params.get("partial") == "1"
     if fmt is not None and fmt not in EXPORT_FORMATS:
         return error(422, f"format: one of {', '.join(EXPORT_FORMATS)}")
+    try:
+        name, content, notes = await run_in_threadpool(export_download, app.store, fmt,
+                                                       assessor, partial)
+    except NothingToExport as empty:
+        return error(409, empty.reason)
+    return Response(content, media_type="application/zip" if name.endswith(".zip")
+                    else "text/plain", headers=download_headers(name, notes))
 
-    def build() -> tuple[bytes, str, list[str]]:
-        with tempfile.TemporaryDirectory() as folder:
-            target = Path(folder) / "export"
-            notes = export_store(app.store, target, fmt, assessor, partial=partial)
-            if target.is_file():
-                return target.read_bytes(), "", notes
-            archive = io.BytesIO()
-            with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as bundle:
-                for file in sorted(target.iterdir()):
-                    bundle.write(file, file.name)
-            return archive.getvalue(), ".zip", notes
 
-    content, suffix, notes = await run_in_threadpool(build)
-    chosen = fmt or DEFAULT_FORMAT[app.mode]
-    name = f"qrels-{chosen}{'.json' if chosen == 'json' else suffix or '.txt'}"
-    return Response(content, media_type="application/zip" if suffix else "text/plain",
-                    headers={"content-disposition": f'attachment; filename="{name}"',
-                             "x-export-notes": quote(" | ".join(notes))})
+def download_headers(name: str, notes: list[str]) -> dict[str, str]:
+    """The headers of an export's download: its file name and its notes (URL-encoded)."""
+    return {"content-disposition": f'attachment; filename="{name}"',
+            "x-export-notes": quote(" | ".join(notes))}
 
 
 async def openapi(request: Request) -> Response:

@@ -114,7 +114,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
     export = action("export", "write the judgements as qrels")
     export.add_argument("-o", "--output", metavar="DIR|FILE", required=True,
-                        help="output file (fol, json) or folder (per-topic XML formats)")
+                        help="output file (fol, json; - for standard output) or folder "
+                        "(per-topic XML formats)")
     export.add_argument("--format", choices=("fol", "inex2005", "inex2002", "inex2003", "json",
                                               "sampled"),
                         default=None,
@@ -374,13 +375,15 @@ def _export(args: argparse.Namespace) -> int:
     from inexeval.assess.campaign import export_campaign, store_files
     from inexeval.outputs import check_output
 
-    check_output(args.output, *store_files(args.store), folder=True)
-    if Path(args.output).exists() and not args.force:
-        raise InexevalError("exists already (--force replaces it)", args.output)
+    to_stdout = args.output == "-"
+    if not to_stdout:
+        check_output(args.output, *store_files(args.store), folder=True)
+        if Path(args.output).exists() and not args.force:
+            raise InexevalError("exists already (--force replaces it)", args.output)
     notes = export_campaign(args.store, args.output, args.format, args.assessor, args.partial)
     for note in notes[:-1]:
         print(f"inexeval: note: {note}", file=sys.stderr)
-    print(notes[-1])
+    print(notes[-1], file=sys.stderr if to_stdout else sys.stdout)
     return 0
 
 
