@@ -178,11 +178,20 @@ def export_store(store: Store, output: str | Path, fmt: str | None, assessor: st
         for topic in store.topic_ids():
             own = {(j.file, j.assessor): j for j in store.judgements(topic)}
             served = store.served(topic)
-            waiting = sum(1 for key in served if key not in own or own[key].status != "done")
+            waiting = [key for key in served if key not in own or own[key].status != "done"]
+            unserved = [key for key, j in own.items()
+                        if j.status == "done" and key not in set(served)]
+            if unserved:
+                notes.append(f"topic {topic}: judgements of articles never served to their "
+                             f"assessor left out: {_articles(unserved)}")
             if waiting and not keep_all:
-                left_out.append(f"{topic} (not complete: {waiting} of {len(served)} articles "
-                                "served not done; --partial exports them)")
+                left_out.append(f"{topic} (not complete: {len(waiting)} of {len(served)} "
+                                f"articles served not done: {_articles(waiting)}; --partial "
+                                "exports them)")
                 continue
+            if waiting and fmt != "json":
+                notes.append(f"topic {topic}: articles served and not done left out: "
+                             f"{_articles(waiting)}")
             chosen.extend(own[key] for key in served if key in own)
             exported.append(topic)
     else:
@@ -257,6 +266,12 @@ def download_name(store: Store, fmt: str, assessor: str | None, suffix: str) -> 
         store.url) else Path(store.url).stem
     parts = [campaign, assessor or "first-assessors", fmt]
     return "-".join(re.sub(r"[^A-Za-z0-9._-]", "_", part)[:60] for part in parts) + suffix
+
+
+def _articles(keys: list[tuple[str, str]], most: int = 20) -> str:
+    """``file (assessor)`` of the first ``most`` keys, and how many more."""
+    shown = ", ".join(f"{file} ({assessor})" for file, assessor in keys[:most])
+    return shown + (f" and {len(keys) - most} more" if len(keys) > most else "")
 
 
 def store_files(store_url: str | Path) -> list[str]:

@@ -473,6 +473,7 @@ class Store:
         # SQLite has one writer at a time; queueing writers here rather than in SQLite's busy
         # handler (which sleeps and polls) keeps the waits short and in arrival order
         self._writer = threading.Lock() if engine.dialect.name == "sqlite" else None
+        self._strategy: bool | None = None
 
     # -- opening and creating ------------------------------------------------------------------
 
@@ -619,6 +620,12 @@ class Store:
             raise StoreError("the store holds no campaign", self.url)
         return str(value)
 
+    def _adaptive(self) -> bool:
+        """Whether the campaign is adaptive (``assess init --strategy``; fixed at ``init``)."""
+        if self._strategy is None:
+            self._strategy = self.setting("strategy") is not None
+        return self._strategy
+
     def setting(self, key: str) -> str | None:
         """A campaign setting (``strategy``, ``sample``, ...), None when not set."""
         with self._read() as connection:
@@ -647,13 +654,18 @@ class Store:
                 strategy_topics.c.topic == topic)).scalar()
             if found is None:
                 return None
-            done = [_judgement(r) for r in connection.execute(sa.select(judgements).where(
-                judgements.c.topic == topic, judgements.c.status == "done"))]
+            rows = connection.execute(sa.select(served).where(served.c.topic == topic)
+                                      .order_by(served.c.id)).all()
+            # only the judgements of articles served to their assessor count (a store written
+            # before saves of others were refused may hold some)
+            given_to = {(row.file, row.assessor) for row in rows}
+            done = [j for j in (_judgement(r) for r in connection.execute(
+                sa.select(judgements).where(judgements.c.topic == topic,
+                                            judgements.c.status == "done")))
+                    if (j.file, j.assessor) in given_to]
             finished = {(j.file, j.assessor) for j in done}
             assigned = set(connection.execute(sa.select(assignments.c.assessor).where(
                 assignments.c.topic == topic)).scalars())
-            rows = connection.execute(sa.select(served).where(served.c.topic == topic)
-                                      .order_by(served.c.id)).all()
             given = []
             for row in rows:
                 is_done = (row.file, row.assessor) in finished
@@ -1172,6 +1184,12 @@ class Store:
             if self._access(connection, topic, assessor):
                 raise Locked(f"topic {topic} is locked: no further changes")
             stored, repeat = self._resolve(connection, topic, file, assessor)
+            if not repeat and self._adaptive() and connection.execute(
+                    sa.select(served.c.id).where(served.c.topic == topic, served.c.file == stored,
+                                                 served.c.assessor == assessor)).first() is None:
+                raise NotAssigned(f"document {file!r} of topic {topic} was not served to "
+                                  f"{assessor}: an adaptive campaign's judgements are of the "
+                                  "articles it serves")
             action, _, lock, update = _STATEMENTS[repeat]
             key = _key(topic, stored, assessor)
             row = connection.execute(lock, key).first()
