@@ -262,11 +262,28 @@ async def authorise(request: Request, *, change: bool, admin: bool = False) -> U
     """:func:`user_of` for a request, reading a posted form's ``csrf_token`` when the header is
     missing."""
     form_token = ""
-    if change and CSRF_HEADER not in request.headers and request.headers.get(
-            "content-type", "").startswith("application/x-www-form-urlencoded"):
-        form_token = str((await request.form()).get("csrf_token", ""))
+    if change and CSRF_HEADER not in request.headers and _is_form(request):
+        await request.body()  # kept: a handler may read the body after the form
+        try:
+            form_token = str((await request.form()).get("csrf_token", ""))
+        except Exception:  # noqa: BLE001 - python-multipart raises several kinds on a broken body
+            form_token = ""
     return await run_in_threadpool(user_of, service(request), request, change=change,
                                    admin=admin, form_token=form_token)
+
+
+def _is_form(request: Request) -> bool:
+    return request.headers.get("content-type", "").split(";")[0].strip().lower() in (
+        "application/x-www-form-urlencoded", "multipart/form-data")
+
+
+async def json_request(request: Request) -> dict[str, Any]:
+    """The JSON object of a request's body (:func:`json_body`); 415 for a form (an endpoint of
+    JSON bodies)."""
+    if _is_form(request):
+        raise HTTPException(415, "the body must be JSON (Content-Type: application/json), not "
+                                 "a form")
+    return json_body(await request.body())
 
 
 def _wants_html(request: Request) -> bool:
