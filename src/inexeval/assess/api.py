@@ -43,6 +43,7 @@ from inexeval.assess import rules
 from inexeval.assess.merge import MergeConflict, three_way
 from inexeval.assess.model import MAX_SECONDS, Judgement, merge_passages, topic_keywords
 from inexeval.assess.names import MIN_ELEMENT_CHARS, element_names, inline_elements
+from inexeval.assess.repeats import split as split_repeat
 from inexeval.assess.store import (
     SESSION_IDLE,
     Conflict,
@@ -52,6 +53,7 @@ from inexeval.assess.store import (
     NotFound,
     Store,
     User,
+    user_key,
 )
 from inexeval.collection.paths import canonical_path
 from inexeval.errors import InexevalError
@@ -104,6 +106,7 @@ class LoginLimiter:
     def keys(self, name: str, address: str) -> tuple[str, str]:
         """The store's keys of a user name and of a client address (hashed: any length, any
         character)."""
+        name = user_key(name)
         return (hashlib.sha256(f"name\0{name}".encode("utf-8", "replace")).hexdigest(),
                 hashlib.sha256(f"address\0{address}".encode("utf-8", "replace")).hexdigest())
 
@@ -175,6 +178,7 @@ class Service:
     checks: PasswordChecks = field(init=False)
     _documents: OrderedDict[str, Document] = field(default_factory=OrderedDict)
     _pool_paths: dict[tuple[str, str], list[str]] = field(default_factory=dict)
+    _pool_files: dict[str, frozenset[str]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _logged: set[str] = field(default_factory=set)
     min_element_chars: int = field(init=False, default=MIN_ELEMENT_CHARS)
@@ -213,6 +217,15 @@ class Service:
         if found is None:
             found = self._pool_paths[key] = self.store.pool_paths(topic, file)
         return found
+
+    def require_pooled(self, topic: str, file: str) -> None:
+        """:class:`NotFound` unless ``file`` (or the article of a repeat's key) is in the pool
+        of ``topic`` (the pool is fixed at ``init``, so its files are cached)."""
+        files = self._pool_files.get(topic)
+        if files is None:
+            files = self._pool_files[topic] = frozenset(self.store.pool_files(topic))
+        if file not in files and split_repeat(file)[0] not in files:
+            raise NotFound(f"document {file!r} is not in the pool of topic {topic!r}")
 
     def structure(self, file: str) -> rules.Structure:
         document = self.document(file)
@@ -493,11 +506,11 @@ async def put_judgement(request: Request) -> Response:
 
     def save() -> dict[str, Any]:
         user = user_of(app, request, change=True)
-        try:
-            version, fields, visit, sequence = _put_body(raw)
-        except HTTPException:
-            app.store.access(topic, user.name)  # a topic not assigned is 403 before a bad body
-            raise
+        # access first, whatever the body: a topic not assigned is 403, a document not in its
+        # pool 404 with one message (whether the store holds it elsewhere is not said)
+        app.store.access(topic, user.name)
+        app.require_pooled(topic, file)
+        version, fields, visit, sequence = _put_body(raw)
         structure = app.structure(file)
 
         def change(before: Judgement) -> Judgement:
@@ -613,7 +626,10 @@ async def keywords_of(request: Request) -> Response:
                 "keywords": chosen if chosen is not None else topic_keywords(
                     app.store.topic(topic))}
 
-    return JSONResponse(await run_in_threadpool(run))
+    try:
+        return JSONResponse(await run_in_threadpool(run))
+    except Locked as locked:
+        return error(423, locked.reason)
 
 
 async def get_history(request: Request) -> Response:

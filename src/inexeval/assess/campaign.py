@@ -99,6 +99,10 @@ class _Collection:
         if missing or ".." in Path(name).parts or Path(name).is_absolute():
             raise FormatError(f"document {name} is not in the collection {self.name}",
                               pool_file, line)
+        # a symbolic link may point anywhere: what is read must lie inside the folder
+        if self.folder.resolve() not in xml.resolve().parents:
+            raise FormatError(f"document {name} is a link out of the collection {self.name}",
+                              pool_file, line)
         index = self.index[name] if self.index is not None else index_document(name, xml)
         if not isinstance(index, IndexedDocument):
             raise InexevalError("the index holds no text-node spans: rebuild it with "

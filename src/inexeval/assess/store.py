@@ -20,6 +20,7 @@ import hashlib
 import json
 import math
 import os
+import re
 import secrets
 import sqlite3
 import threading
@@ -288,18 +289,60 @@ MIGRATIONS: Sequence[Callable[[Connection], None]] = (
 
 
 class StoreError(InexevalError):
-    """A request the store refuses (unknown user or topic, no campaign at STORE, ...)."""
+    """A request the store refuses (unknown user or topic, no campaign at STORE, ...); a
+    database server's URL is named with its password masked (:func:`shown_store`)."""
+
+    def __init__(self, reason: str, file: str | Path | None = None, line: int | None = None):
+        super().__init__(reason, None if file is None else shown_store(file), line)
+
+
+def shown_store(store: str | Path) -> str:
+    """The store as messages and logs name it: a database server's URL with its password
+    masked (``postgresql://user:***@host/db``). A URL without a password leaves it to libpq:
+    ``PGPASSWORD`` or the password file (``PGPASSFILE``, ``~/.pgpass``), which keep it out of
+    the command line."""
+    text = str(store)
+    if not _is_server(text):
+        return text
+    return re.sub(r"^([^:/]+://[^:/@]*:).*@", r"\1***@", text)
 
 
 def check_name(kind: str, name: str) -> str:
     """``name`` when it is a valid user name or topic id (``kind`` says which), the same on both
-    back ends: 1 to :data:`NAME_LENGTH` printable characters, no ``/`` (it could not be part of a
-    URL path), no surrounding spaces; :class:`StoreError` otherwise."""
+    back ends: 1 to :data:`NAME_LENGTH` printable characters, no ``/`` and not ``.`` or ``..``
+    (it could not be part of a URL path), no surrounding spaces; :class:`StoreError`
+    otherwise."""
     if not name or len(name) > NAME_LENGTH or not name.isprintable() or "/" in name \
-            or name != name.strip():
+            or name != name.strip() or name in (".", ".."):
         raise StoreError(f"{kind} {name[:NAME_LENGTH]!r} is not valid: 1 to {NAME_LENGTH} "
-                         "printable characters, no '/', no surrounding spaces")
+                         "printable characters, no '/', not '.' or '..', no surrounding "
+                         "spaces")
     return name
+
+
+def user_key(name: str) -> str:
+    """A user name as the store keeps and looks it up: Unicode's NFKC_Casefold
+    (``NFKC(casefold(NFKC(name)))``, UAX #15 and #31), so that its NFC and NFD forms, its
+    cases and its full-width forms are one user."""
+    import unicodedata
+
+    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())
+
+
+_CONFUSABLE = str.maketrans(
+    # Cyrillic and Greek letters drawn like Latin ones (Unicode's confusables.txt, the
+    # lower-case letters of user names after user_key), and the digits read as letters
+    "аеорсухіјѕԁһԛԝӏвкмнтɡαεικνορτυχο01", "aeopcyxijsdhqwlbkmhtgaeikvoptuxool")
+
+
+def name_skeleton(name: str) -> str:
+    """What a user name looks like (UTS #39's skeleton, reduced to the look-alikes of
+    :data:`_CONFUSABLE`): two names with one skeleton are confusable."""
+    import unicodedata
+
+    folded = "".join(c for c in unicodedata.normalize("NFD", user_key(name))
+                     if not unicodedata.combining(c))
+    return folded.translate(_CONFUSABLE)
 
 
 class Conflict(StoreError):
@@ -388,7 +431,10 @@ def engine_for(store: str | Path) -> Engine:
     """An engine for STORE: a ``postgresql://`` URL, or the path of a SQLite file."""
     text = str(store)
     if text.startswith(("postgresql://", "postgresql+psycopg://", "postgres://")):
-        url = sa.engine.make_url(text).set(drivername="postgresql+psycopg")
+        try:
+            url = sa.engine.make_url(text).set(drivername="postgresql+psycopg")
+        except (sa.exc.ArgumentError, ValueError):
+            raise StoreError("not a database URL", text) from None
         return sa.create_engine(url, pool_size=10, max_overflow=20, pool_pre_ping=True)
     engine = sa.create_engine(f"sqlite:///{Path(text)}", pool_size=10, max_overflow=20)
 
@@ -516,6 +562,19 @@ class Store:
 
     def close(self) -> None:
         self.engine.dispose()
+
+    def discard(self) -> None:
+        """Remove a store :meth:`create` made (its campaign failed to load): the SQLite file and
+        its companions, or the tables on a database server; closes it."""
+        if _is_server(self.url):
+            with self._write() as connection:
+                metadata.drop_all(connection)
+            self.close()
+            return
+        self.close()
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(f"{self.url}{suffix}")
 
     def __enter__(self) -> Store:  # noqa: PYI034
         return self
@@ -756,13 +815,20 @@ class Store:
 
     def add_user(self, name: str, password_hash: str, admin: bool, actor: str) -> None:
         """Add a user (or give a removed one a password again: its judgements are still there)."""
+        name = user_key(check_name("user name", name))
         check_name("user name", name)
-        if name == ADJUDICATED:
+        if name_skeleton(name) == name_skeleton(ADJUDICATED):
             raise StoreError(f"{ADJUDICATED!r} is the name of the adjudicated judgements, not "
                              "available for a user")
         with self._write() as connection:
             found = connection.execute(sa.select(users.c.password_hash)
                                        .where(users.c.name == name)).first()
+            if found is None:
+                skeleton = name_skeleton(name)
+                for other in connection.execute(sa.select(users.c.name)).scalars():
+                    if name_skeleton(other) == skeleton:
+                        raise StoreError(f"user name {name!r} looks like the user {other!r}'s: "
+                                         "choose another")
             if found and found.password_hash:
                 raise StoreError(f"user {name!r} exists already")
             if found:
@@ -776,7 +842,9 @@ class Store:
     def user(self, name: str) -> User | None:
         """The user called ``name``; None when there is none (or it was removed)."""
         with self._read() as connection:
-            row = connection.execute(sa.select(users).where(users.c.name == name)).first()
+            row = connection.execute(sa.select(users).where(users.c.name == name)).first() \
+                or connection.execute(sa.select(users).where(
+                    users.c.name == user_key(name))).first()
         if row is None or not row.password_hash:
             return None
         return User(row.name, row.password_hash, bool(row.admin))
@@ -790,7 +858,7 @@ class Store:
     def set_password(self, name: str, password_hash: str, actor: str) -> int:
         """A new password for ``name``; ends its sessions (returns how many)."""
         with self._write() as connection:
-            self._require_user(connection, name)
+            name = self._require_user(connection, name)
             connection.execute(users.update().where(users.c.name == name).values(
                 password_hash=password_hash))
             ended = self._end_sessions(connection, name)
@@ -802,7 +870,7 @@ class Store:
         (returned); its judgements and actions stay in the store (``add-user`` of the same
         name gives them back)."""
         with self._write() as connection:
-            self._require_user(connection, name)
+            name = self._require_user(connection, name)
             withdrawn = list(connection.execute(
                 sa.select(assignments.c.topic).where(assignments.c.assessor == name)
                 .order_by(assignments.c.id)).scalars())
@@ -817,7 +885,7 @@ class Store:
     def end_sessions(self, name: str, actor: str) -> int:
         """End every session of ``name``; returns how many there were."""
         with self._write() as connection:
-            self._require_user(connection, name)
+            name = self._require_user(connection, name)
             ended = self._end_sessions(connection, name)
             self._log(connection, actor, "end-sessions", after=_dumps({"user": name,
                                                                        "sessions": ended}))
@@ -894,7 +962,7 @@ class Store:
         assessor's judgements of each pooled document are created as ``unseen``."""
         added = []
         with self._write() as connection:
-            self._require_user(connection, assessor)
+            assessor = self._require_user(connection, assessor)
             for topic in topic_ids:
                 self._require_topic(connection, topic)
                 if connection.execute(sa.select(assignments.c.id).where(
@@ -920,7 +988,7 @@ class Store:
         the topic is assigned again)."""
         removed = []
         with self._write() as connection:
-            self._require_user(connection, assessor)
+            assessor = self._require_user(connection, assessor)
             for topic in topic_ids:
                 self._require_topic(connection, topic)
                 result = connection.execute(assignments.delete().where(
@@ -1337,9 +1405,10 @@ class Store:
 
     def set_assessor_keywords(self, topic: str, assessor: str, words: Sequence[str]) -> None:
         """Keep ``words`` as the keywords of ``assessor`` for ``topic`` (one transaction,
-        logged)."""
+        logged); :class:`Locked` when the topic is."""
         with self._write() as connection:
-            self._access(connection, topic, assessor)
+            if self._access(connection, topic, assessor):
+                raise Locked(f"topic {topic} is locked: no further changes")
             key = (assessor_keywords.c.topic == topic, assessor_keywords.c.assessor == assessor)
             before = connection.execute(sa.select(assessor_keywords.c.words).where(*key)).scalar()
             if before is None:
@@ -1499,10 +1568,13 @@ class Store:
 
     # -- helpers -------------------------------------------------------------------------------
 
-    def _require_user(self, connection: Connection, name: str) -> None:
-        if connection.execute(sa.select(users.c.name).where(
-                users.c.name == name, users.c.password_hash != "")).first() is None:
-            raise StoreError(f"no user {name!r} (add one with inexeval assess add-user)")
+    def _require_user(self, connection: Connection, name: str) -> str:
+        """The stored name of the user ``name`` (as given, else its :func:`user_key`)."""
+        for candidate in dict.fromkeys((name, user_key(name))):
+            if connection.execute(sa.select(users.c.name).where(
+                    users.c.name == candidate, users.c.password_hash != "")).first():
+                return candidate
+        raise StoreError(f"no user {name!r} (add one with inexeval assess add-user)")
 
     def _require_topic(self, connection: Connection, topic: str) -> None:
         if connection.execute(sa.select(topics.c.topic).where(topics.c.topic == topic)).first() \
