@@ -17,6 +17,7 @@ queue (:class:`PasswordChecks`), an unknown name against a dummy hash of the sam
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import logging
@@ -25,7 +26,7 @@ import secrets
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -110,43 +111,112 @@ class LoginLimiter:
         return (hashlib.sha256(f"name\0{name}".encode("utf-8", "replace")).hexdigest(),
                 hashlib.sha256(f"address\0{address}".encode("utf-8", "replace")).hexdigest())
 
-    def attempt(self, store: Store, name: str, address: str) -> float:
-        """Count an attempt; the seconds to wait instead when one of its keys must wait."""
-        name_key, address_key = self.keys(name, address)
+    def attempt(self, store: Store, name: str | None, address: str | None) -> float:
+        """Count an attempt under the name's key and the address's (each when given); the
+        seconds to wait instead when one of them must wait."""
+        name_key, address_key = self.keys(name or "", address or "")
         return store.count_login_attempt(
-            [(address_key, self._delay(self.per_address, self.address_wait)),
-             (name_key, self._delay(self.per_name, self.name_wait))],
+            [*([(address_key, self._delay(self.per_address, self.address_wait))]
+               if address is not None else []),
+             *([(name_key, self._delay(self.per_name, self.name_wait))]
+               if name is not None else [])],
             time.time(), self.forget, self.most)
 
-    def succeeded(self, store: Store, name: str, address: str) -> None:
-        name_key, address_key = self.keys(name, address)
-        store.login_succeeded(name_key, [address_key])
+    def succeeded(self, store: Store, name: str, address: str | None) -> None:
+        """A right password: the name's failures are forgotten, the attempt taken back from
+        the address (when it was counted there)."""
+        name_key, address_key = self.keys(name, address or "")
+        store.login_succeeded(name_key, [address_key] if address is not None else [])
 
-    def not_checked(self, store: Store, name: str, address: str) -> None:
-        """An attempt whose password was not checked (busy) is no failure."""
-        store.login_not_checked(self.keys(name, address))
+    def not_checked(self, store: Store, name: str, address: str | None) -> None:
+        """An attempt whose password was not checked (busy, or its address must wait) is no
+        failure: taken back from the name (and the address, when it was counted there)."""
+        name_key, address_key = self.keys(name, address or "")
+        store.login_not_checked([name_key, *([address_key] if address is not None else [])])
 
 
 class Busy(Exception):
-    """Every password check slot is taken."""
+    """No password check could start within the queue's bound."""
+
+
+CHECK_QUEUE_SECONDS = 30.0
+"""Longest a login waits for its password check before 503: twenty logins from one lab behind
+NAT are checked one after another (0.3 s each with argon2-cffi's default cost on a busy
+two-core machine: 6 s), with room for a slower machine."""
 
 
 class PasswordChecks:
     """Argon2 checks in ``workers`` threads of their own (never the event loop, never the
-    thread pool the other requests' store work runs in), with at most ``waiting`` more queued:
-    a check beyond that raises :class:`Busy` at once (the client gets 503 and retries), so that
-    a burst of logins delays no request by more than one check. An unknown user name is
-    checked against a dummy hash made with the same hasher, so it costs the same time."""
+    thread pool the other requests' store work runs in), queued in arrival order with per-
+    address fairness: a client address holds at most one check, queued or running, at a time
+    (:meth:`turn`; its other logins wait behind it), so that an address sending many logins
+    (an attacker's wrong guesses) delays only itself, and twenty correct logins from one lab
+    behind NAT are checked one after another. A login that cannot start its check within
+    ``queue_seconds`` (or beyond ``most_waiting`` waiting logins) raises :class:`Busy` (503,
+    retry). An unknown user name is checked against a dummy hash made with the same hasher, so
+    it costs the same time."""
 
-    def __init__(self, hasher: PasswordHasher, workers: int = 2, waiting: int = 2):
+    def __init__(self, hasher: PasswordHasher, workers: int = 2,
+                 queue_seconds: float = CHECK_QUEUE_SECONDS, most_waiting: int = 1000):
         self.hasher = hasher
+        self.workers = workers
+        self.queue_seconds = queue_seconds
+        self.most_waiting = most_waiting
         self._pool = ThreadPoolExecutor(workers, thread_name_prefix="argon2")
-        self._slots = threading.BoundedSemaphore(workers + waiting)
         self._dummy = hasher.hash(secrets.token_urlsafe(16))
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._slots = asyncio.Semaphore(workers)
+        self._turns: dict[str, tuple[asyncio.Lock, list[int]]] = {}
+        self._waiting = 0
 
-    async def verify(self, password_hash: str | None, password: str) -> bool:
-        if not self._slots.acquire(blocking=False):
+    def _bind(self) -> None:
+        # asyncio's locks belong to one event loop: a new loop (a test client's) gets new ones
+        loop = asyncio.get_running_loop()
+        if self._loop is not loop:
+            self._loop, self._slots, self._turns = loop, asyncio.Semaphore(self.workers), {}
+
+    @contextlib.asynccontextmanager
+    async def turn(self, address: str) -> AsyncIterator[float]:
+        """The address's turn to check a password (one at a time per address); yields the
+        deadline (``loop.time()``) by which its check must start. :class:`Busy` when the turn
+        does not come within ``queue_seconds``."""
+        self._bind()
+        assert self._loop is not None
+        deadline = self._loop.time() + self.queue_seconds
+        if self._waiting >= self.most_waiting:
             raise Busy
+        lock, holders = self._turns.setdefault(address, (asyncio.Lock(), [0]))
+        holders[0] += 1
+        self._waiting += 1
+        try:
+            try:
+                async with asyncio.timeout_at(deadline):
+                    await lock.acquire()
+            except TimeoutError:
+                raise Busy from None
+            try:
+                yield deadline
+            finally:
+                lock.release()
+        finally:
+            self._waiting -= 1
+            holders[0] -= 1
+            if not holders[0]:
+                del self._turns[address]
+
+    async def verify(self, password_hash: str | None, password: str,
+                     deadline: float | None = None) -> bool:
+        """Whether ``password`` is the one of ``password_hash`` (None: an unknown user, never);
+        :class:`Busy` when no worker is free by ``deadline`` (default: ``queue_seconds`` from
+        now)."""
+        self._bind()
+        assert self._loop is not None
+        try:
+            async with asyncio.timeout_at(deadline if deadline is not None
+                                          else self._loop.time() + self.queue_seconds):
+                await self._slots.acquire()
+        except TimeoutError:
+            raise Busy from None
         try:
             return await asyncio.wrap_future(self._pool.submit(
                 self._verify, password_hash or self._dummy, password, password_hash is not None))
@@ -326,26 +396,42 @@ async def login(request: Request) -> Response:
         return error(422, "the user name holds a control character")
     app = service(request)
     address = request.client.host if request.client else ""
-    wait = await run_in_threadpool(app.limiter.attempt, app.store, name, address)
+    # the name's failures are counted before the check (concurrent guesses of one name from
+    # many addresses are all counted); the address's within its turn, one check at a time,
+    # and a right password takes its attempt back before the address's next login is counted:
+    # only wrong passwords ever count against an address
+    wait = await run_in_threadpool(app.limiter.attempt, app.store, name, None)
+    user, right, counted = None, False, False
+    if wait <= 0:
+        try:
+            async with app.checks.turn(address) as deadline:
+                wait = await run_in_threadpool(app.limiter.attempt, app.store, None, address)
+                if wait <= 0:
+                    counted = True
+                    user = await run_in_threadpool(app.store.user, name)
+                    right = await app.checks.verify(user.password_hash if user else None,
+                                                    password, deadline)
+                    if user is not None and right:
+                        await run_in_threadpool(_logged_in, app, user, password, address)
+        except Busy:
+            await run_in_threadpool(app.limiter.not_checked, app.store, name,
+                                    address if counted else None)
+            if _wants_html(request):
+                return RedirectResponse("/login?error=busy", status_code=303)
+            return JSONResponse({"error": "the server is busy checking passwords; try again in "
+                                          "a few seconds"}, status_code=503,
+                                headers={"Retry-After": "5"})
+        if wait > 0:  # the address must wait: this password was not checked
+            await run_in_threadpool(app.limiter.not_checked, app.store, name, None)
     if wait > 0:
         if _wants_html(request):
             return RedirectResponse("/login?error=limited", status_code=303)
         return error(429, "too many failed logins; try again later",
                      retry_after=round(wait + 0.5))
-    user = await run_in_threadpool(app.store.user, name)
-    try:
-        right = await app.checks.verify(user.password_hash if user else None, password)
-    except Busy:
-        await run_in_threadpool(app.limiter.not_checked, app.store, name, address)
-        if _wants_html(request):
-            return RedirectResponse("/login?error=busy", status_code=303)
-        return JSONResponse({"error": "the server is busy checking passwords; try again in a "
-                                      "second"}, status_code=503, headers={"Retry-After": "1"})
     if user is None or not right:
         if _wants_html(request):
             return RedirectResponse("/login?error=1", status_code=303)
         return error(401, "wrong user name or password")
-    await run_in_threadpool(_logged_in, app, user, password, address)
     token, csrf = await run_in_threadpool(app.store.create_session, user.name, app.session_idle)
     response: Response
     if _wants_html(request):
