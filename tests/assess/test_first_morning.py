@@ -176,3 +176,119 @@ def test_init_reads_no_link_out_of_the_collection(tmp_path: Any,
                  str(campaign_files["collection"]), "--topics", str(campaign_files["topics"]),
                  "--pool", str(campaign_files["pool"])]) == 2
     assert not target.exists()
+
+
+def _brute_holding(elements: list[tuple[str, int, int]],
+                   passages: list[tuple[int, int]]) -> list[str]:
+    return [p for p, s, e in elements if any(max(a, s) < min(b, e) for a, b in passages)]
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_holding_and_whole_passage_as_the_definition(seed: int) -> None:
+    """Issue 36, 21: ``holding`` compared every element with every passage (27,000 passages of
+    one character on 3,005 elements: 15.6 s per check); now by bisection over the merged
+    passages, the same elements as the definition."""
+    import random
+
+    from inexeval.assess.model import merge_passages
+    from inexeval.assess.rules import Structure, holding, whole_passage
+
+    draw = random.Random(seed)
+    elements = []
+    for k in range(draw.randrange(1, 40)):
+        start = draw.randrange(0, 200)
+        elements.append((f"/e[{k + 1}]", start, start + draw.randrange(0, 30)))
+    passages = []
+    for _ in range(draw.randrange(0, 30)):
+        start = draw.randrange(0, 220)
+        passages.append((start, start + draw.randrange(1, 12)))
+    structure = Structure(260, tuple(elements))
+    assert holding(structure, passages) == _brute_holding(elements, passages)
+    merged = merge_passages(passages)
+    for _, start, end in elements:
+        expected = next(((s, e) for s, e in merged if start <= s and e <= end), None)
+        assert whole_passage((start, end), merged) == expected
+
+
+def test_passages_are_bounded_once_merged(connect: Any) -> None:
+    """Issue 36, 21: a bound on the passages of a judgement, counted once they are merged (a
+    hundred touching one-character passages are one)."""
+    from inexeval.assess.model import Judgement
+    from inexeval.assess.rules import MAX_PASSAGES, Structure, validate
+
+    apart = tuple((2 * k, 2 * k + 1) for k in range(MAX_PASSAGES + 1))
+    structure = Structure(10 * MAX_PASSAGES, ())
+    found = validate(Judgement("1", "d", "a", passages=apart), structure, "passages")
+    assert found == [(f"{MAX_PASSAGES + 1} passages once merged: at most {MAX_PASSAGES} are "
+                      "kept per document")]
+    assert validate(Judgement("1", "d", "a", passages=apart[:-1]), structure, "passages") == []
+    touching = tuple((k, k + 1) for k in range(2 * MAX_PASSAGES))
+    assert validate(Judgement("1", "d", "a", passages=touching),
+                    Structure(3 * MAX_PASSAGES, ()), "passages") == []
+    alice = connect("alice")
+    saved = alice.put("/api/topics/1/docs/co/a1", {"version": 0, "status": "in-progress",
+                                                   "passages": [[k, k + 1] for k in range(100)]})
+    assert saved.status_code == 200 and saved.json()["passages"] == [[0, 100]]
+
+
+def test_keyword_spans_are_bounded_per_request(monkeypatch: Any) -> None:
+    """Issue 36, 22: keywords of an article of 200,000 tiny elements took 135 s: each piece of
+    a run of word characters was stemmed with its next seven. Candidates shorter than the
+    shortest keyword stem are never stemmed (a stem is never longer than its word), and one
+    request computes at most MOST_STEMS stems."""
+    from inexeval.assess import stems
+
+    calls: list[str] = []
+    real = stems.stem
+
+    def counted(word: str) -> str:
+        calls.append(word)
+        return real(word)
+
+    monkeypatch.setattr(stems, "stem", counted)
+    text = "x" * 20_000 + " element"
+    edges = list(range(1, 20_000))
+    assert stems.keyword_spans(text, ["elements"], edges) == [(20_001, 20_008)]
+    # the pieces of 7 and 8 letters only (stem "element" has 7), and the keyword and the word
+    assert len(calls) == 2 * 20_000 - 13 + 2
+    calls.clear()
+    assert stems.keyword_spans(text, ["x", "elements"], edges)[:2] == [(0, 1), (1, 2)]
+    assert len(calls) == 2 + stems.MOST_STEMS  # the budget is spent before "element"
+
+
+def test_serve_stops_on_sigterm_within_seconds(tmp_path: Any,
+                                              campaign_files: dict[str, Any]) -> None:
+    """Issue 36, 21: ``serve`` ignored SIGTERM while a request ran; a request whose body never
+    comes kept it up. Now it stops within seconds."""
+    import os
+    import signal
+    import socket
+    import time
+
+    from tests.assess.conftest import init_store
+    from tests.assess.test_attack import serving
+
+    url = str(tmp_path / "store.db")
+    init_store(url, campaign_files)
+    with serving(url) as server:
+        port = int(server.url.rsplit(":", 1)[1])
+        with socket.create_connection(("127.0.0.1", port)) as slow:
+            slow.sendall(b"PUT /api/topics/1/docs/co/a1 HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                         b"Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{")
+            time.sleep(0.5)
+            told = time.monotonic()
+            os.kill(server.pid, signal.SIGTERM)
+            while not _exited(server.pid) and time.monotonic() - told < 15:
+                time.sleep(0.1)
+            assert time.monotonic() - told < 15, "serve did not stop on SIGTERM"
+
+
+def _exited(pid: int) -> bool:
+    """Whether the child ``pid`` has exited (reaped by the check)."""
+    import os
+
+    try:
+        done, _ = os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        return True
+    return done == pid

@@ -249,6 +249,8 @@ class Service:
     _documents: OrderedDict[str, Document] = field(default_factory=OrderedDict)
     _pool_paths: dict[tuple[str, str], list[str]] = field(default_factory=dict)
     _pool_files: dict[str, frozenset[str]] = field(default_factory=dict)
+    _keyword_spans: OrderedDict[tuple[str, tuple[str, ...]], list[tuple[int, int]]] = field(
+        default_factory=OrderedDict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _logged: set[str] = field(default_factory=set)
     min_element_chars: int = field(init=False, default=MIN_ELEMENT_CHARS)
@@ -286,6 +288,25 @@ class Service:
         found = self._pool_paths.get(key)
         if found is None:
             found = self._pool_paths[key] = self.store.pool_paths(topic, file)
+        return found
+
+    def keyword_spans(self, document: Document, words: list[str]) -> list[tuple[int, int]]:
+        """:func:`inexeval.assess.stems.keyword_spans` of a document, cached per document and
+        keywords (an assessor's pages of one topic ask the same again and again)."""
+        from inexeval.assess.stems import keyword_spans
+
+        key = (document.file, tuple(words))
+        with self._lock:
+            found = self._keyword_spans.get(key)
+            if found is not None:
+                self._keyword_spans.move_to_end(key)
+                return found
+        edges = [at for _, start, end in document.elements for at in (start, end)]
+        found = keyword_spans(document.text, words, edges)
+        with self._lock:
+            self._keyword_spans[key] = found
+            while len(self._keyword_spans) > 256:
+                self._keyword_spans.popitem(last=False)
         return found
 
     def require_pooled(self, topic: str, file: str) -> None:
@@ -568,8 +589,6 @@ async def get_keyword_spans(request: Request) -> Response:
     """The user's keywords for the topic and the [start, end) of the document's words whose
     Snowball stem is a keyword's (``assess/stems.py``; ``/regular expressions/`` are left to
     the page)."""
-    from inexeval.assess.stems import keyword_spans
-
     app, topic, file = _document(request)
 
     def load() -> dict[str, Any]:
@@ -579,9 +598,8 @@ async def get_keyword_spans(request: Request) -> Response:
         chosen = app.store.assessor_keywords(topic, user.name)
         words = chosen if chosen is not None else topic_keywords(app.store.topic(topic))
         document = app.document(file)
-        edges = [at for _, start, end in document.elements for at in (start, end)]
         return {"topic": topic, "file": document.file, "keywords": words,
-                "spans": [list(span) for span in keyword_spans(document.text, words, edges)]}
+                "spans": [list(span) for span in app.keyword_spans(document, words)]}
 
     return JSONResponse(await run_in_threadpool(load))
 

@@ -23,6 +23,8 @@ from inexeval.cli_args import STRATEGIES, add_run_options, add_strategy_options
 from inexeval.errors import InexevalError
 
 NAME = "assess"
+SHUTDOWN_SECONDS = 3
+"""How long ``serve`` lets running requests finish once told to stop."""
 HELP = "run an assessment campaign: store, users, assignments, HTTP server, export"
 
 MIN_PASSWORD = 12
@@ -450,5 +452,8 @@ def _serve(args: argparse.Namespace) -> int:
                           session_idle=3600 * args.session_idle)
     print(f"serving {shown_store(args.store)} on http://{args.host}:{args.port}/ (Ctrl-C stops)",
           file=sys.stderr, flush=True)
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    # SIGTERM (or Ctrl-C) stops within seconds: requests still running after
+    # SHUTDOWN_SECONDS are cancelled (a client sending a body slowly kept it up before)
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning",
+                timeout_graceful_shutdown=SHUTDOWN_SECONDS)
     return 0
