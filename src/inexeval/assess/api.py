@@ -44,7 +44,6 @@ from inexeval.assess import rules
 from inexeval.assess.merge import MergeConflict, three_way
 from inexeval.assess.model import MAX_SECONDS, Judgement, merge_passages, topic_keywords
 from inexeval.assess.names import MIN_ELEMENT_CHARS, element_names, inline_elements
-from inexeval.assess.repeats import split as split_repeat
 from inexeval.assess.store import (
     SESSION_IDLE,
     Conflict,
@@ -310,12 +309,12 @@ class Service:
         return found
 
     def require_pooled(self, topic: str, file: str) -> None:
-        """:class:`NotFound` unless ``file`` (or the article of a repeat's key) is in the pool
-        of ``topic`` (the pool is fixed at ``init``, so its files are cached)."""
+        """:class:`NotFound` unless ``file`` (or the article of a repeat's address) is in the
+        pool of ``topic`` (the pool is fixed at ``init``, so its files are cached)."""
         files = self._pool_files.get(topic)
         if files is None:
             files = self._pool_files[topic] = frozenset(self.store.pool_files(topic))
-        if file not in files and split_repeat(file)[0] not in files:
+        if file not in files and self.store.repeat_article(topic, file) is None:
             raise NotFound(f"document {file!r} is not in the pool of topic {topic!r}")
 
     def structure(self, file: str) -> rules.Structure:
@@ -577,7 +576,7 @@ async def get_content(request: Request) -> Response:
         document = app.document(file)
         names = element_names(document.elements)
         inline = app.structure(file).inline
-        return {"file": document.file, "text": document.text,
+        return {"file": file, "text": document.text,
                 "elements": [{"path": p, "start": s, "end": e, "name": names[p],
                               "inline": p in inline} for p, s, e in document.elements],
                 "min_element_chars": app.min_element_chars}
@@ -598,7 +597,7 @@ async def get_keyword_spans(request: Request) -> Response:
         chosen = app.store.assessor_keywords(topic, user.name)
         words = chosen if chosen is not None else topic_keywords(app.store.topic(topic))
         document = app.document(file)
-        return {"topic": topic, "file": document.file, "keywords": words,
+        return {"topic": topic, "file": file, "keywords": words,
                 "spans": [list(span) for span in app.keyword_spans(document, words)]}
 
     return JSONResponse(await run_in_threadpool(load))

@@ -36,10 +36,9 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
 from inexeval.assess.model import MAX_SECONDS, Judgement, merge_passages, same_record
-from inexeval.assess.repeats import MARK as REPEAT_MARK
 from inexeval.assess.repeats import draw as draw_repeats
+from inexeval.assess.repeats import key as repeat_key
 from inexeval.assess.repeats import place as place_repeats
-from inexeval.assess.repeats import split as split_repeat
 from inexeval.errors import InexevalError
 
 SCHEMA_VERSION = 5
@@ -808,6 +807,39 @@ class Store:
                 for i, (f, after) in enumerate(draw_repeats(float(share), topic, assessor, files))]
         if rows:
             connection.execute(repeats.insert(), rows)
+            if self._repeat_salt(connection) == "":
+                connection.execute(campaign.insert().values(key="repeat_salt",
+                                                            value=secrets.token_hex(16)))
+
+    @staticmethod
+    def _repeat_salt(connection: Connection) -> str:
+        """The campaign's secret of the repeats' addresses (none before a repeat is drawn)."""
+        return str(connection.execute(sa.select(campaign.c.value).where(
+            campaign.c.key == "repeat_salt")).scalar() or "")
+
+    def _repeat_of(self, connection: Connection, key: str, topic: str | None = None,
+                   assessor: str | None = None) -> tuple[str, str, str] | None:
+        """``(topic, assessor, article)`` of the repeat whose address is ``key`` (of ``topic``
+        and ``assessor`` when given), or None."""
+        query = sa.select(repeats.c.topic, repeats.c.assessor, repeats.c.file)
+        if topic is not None:
+            query = query.where(repeats.c.topic == topic)
+        if assessor is not None:
+            query = query.where(repeats.c.assessor == assessor)
+        salt = None
+        for row in connection.execute(query):
+            if salt is None:
+                salt = self._repeat_salt(connection)
+            if repeat_key(salt, row.topic, row.assessor, row.file) == key:
+                return str(row.topic), str(row.assessor), str(row.file)
+        return None
+
+    def repeat_article(self, topic: str, key: str) -> str | None:
+        """The article a repeat's address ``key`` of ``topic`` repeats (any assessor's), or
+        None."""
+        with self._read() as connection:
+            found = self._repeat_of(connection, key, topic)
+        return None if found is None else found[2]
 
     def repeats(self, topic: str | None = None, assessor: str | None = None
                 ) -> list[tuple[str, Judgement]]:
@@ -845,13 +877,19 @@ class Store:
         """The pool entries with the assessor's repeats placed after the articles they follow:
         each a copy of its article's entry with the repeat's status, its key as ``file`` and
         the article's file as ``name``."""
-        by_file = {a["file"]: a for a in articles}
+        by_file = {a["file"]: {**a, "name": a["file"]} for a in articles}
         entries = []
-        for after, j in self.repeats(topic, assessor):
+        found = self.repeats(topic, assessor)
+        if found:
+            with self._read() as connection:
+                salt = self._repeat_salt(connection)
+        for after, j in found:
             entries.append((j.file, after, {
-                **by_file[j.file], "file": j.file + REPEAT_MARK, "name": j.file, "status": j.status,
-                "relevant": j.relevant if j.status == "done" else None, "version": j.version}))
-        return place_repeats(articles, entries) if entries else articles
+                **by_file[j.file], "file": repeat_key(salt, topic, assessor, j.file),
+                "status": j.status, "relevant": j.relevant if j.status == "done" else None,
+                "version": j.version}))
+        listed = list(by_file.values())
+        return place_repeats(listed, entries) if entries else listed
 
     def sample(self, topic: str) -> list[tuple[str, str, str, float, bool]]:
         """A sampled campaign's sample of ``topic``: ``(file, path, stratum, probability,
@@ -1208,20 +1246,22 @@ class Store:
         with self._read() as connection:
             found = [p for p in connection.execute(sa.select(pool.c.path).where(
                 pool.c.topic == topic, pool.c.file == file).order_by(pool.c.position)).scalars()]
-            if not found and split_repeat(file)[1]:
+            repeat = None if found else self._repeat_of(connection, file, topic)
+            if repeat is not None:
                 found = list(connection.execute(sa.select(pool.c.path).where(
-                    pool.c.topic == topic, pool.c.file == split_repeat(file)[0])
+                    pool.c.topic == topic, pool.c.file == repeat[2])
                     .order_by(pool.c.position)).scalars())
         return [p for p in found if p]
 
     def document(self, file: str) -> Document:
         """The document ``file``, or the one a repeat's key names
-        (:func:`inexeval.assess.repeats.split`)."""
+        (:func:`inexeval.assess.repeats.key`)."""
         with self._read() as connection:
             row = connection.execute(sa.select(documents).where(documents.c.file == file)).first()
-            if row is None and split_repeat(file)[1]:
+            repeat = None if row is not None else self._repeat_of(connection, file)
+            if repeat is not None:
                 row = connection.execute(sa.select(documents).where(
-                    documents.c.file == split_repeat(file)[0])).first()
+                    documents.c.file == repeat[2])).first()
         if row is None:
             raise NotFound(f"no document {file!r} in the store")
         return Document(row.file, row.text,
@@ -1249,16 +1289,12 @@ class Store:
     def _resolve(self, connection: Connection, topic: str, key: str,
                  assessor: str) -> tuple[str, bool]:
         """``(the stored file, whether it is a repeat)`` of a document key: a pooled file is
-        itself; the key of a repeat drawn for the assessor names the repeat."""
-        file, marked = split_repeat(key)
-        if not marked or connection.execute(sa.select(repeats.c.file).where(
-                repeats.c.topic == topic, repeats.c.file == file,
-                repeats.c.assessor == assessor)).first() is None:
-            return key, False
+        itself; the address of a repeat drawn for the assessor names the repeat."""
         if connection.execute(sa.select(pool.c.file).where(
                 pool.c.topic == topic, pool.c.file == key)).first() is not None:
             return key, False
-        return file, True
+        repeat = self._repeat_of(connection, key, topic, assessor)
+        return (key, False) if repeat is None else (repeat[2], True)
 
     def save(self, topic: str, file: str, assessor: str, version: int,
              change: Callable[[Judgement], Judgement],
