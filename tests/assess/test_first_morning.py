@@ -346,3 +346,46 @@ def test_saves_waiting_together_are_committed_together(
             assert stored.passages == (() if name == "assessor7" else ((0, 4),))
     finally:
         store.close()
+
+
+def test_a_note_per_document_is_seen_by_the_organiser_and_in_the_export(
+        connect: Any, campaign: str, tmp_path: Any,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 36, beyond the anchors: an assessor flags a document (unsure, broken document)
+    and comments on it; the organiser sees the latest note of each document and assessor, and
+    the export's notes name them."""
+    from urllib.parse import unquote
+
+    from inexeval.cli import main
+
+    alice, bob, dora = connect("alice"), connect("bob"), connect("dora")
+    note = "/api/topics/1/docs/co/a2/note"
+    assert alice.get(note).json() == {"topic": "1", "file": "co/a2", "assessor": "alice",
+                                      "flag": None, "comment": ""}
+    assert alice.put(note, {"flag": "unsure", "comment": "first try"}).status_code == 200
+    kept = alice.put(note, {"flag": "broken document", "comment": " the text stops "})
+    assert kept.status_code == 200 and kept.json()["comment"] == "the text stops"
+    assert alice.get(note).json()["flag"] == "broken document"
+    assert bob.put("/api/topics/1/docs/co/a1/note", {"flag": None, "comment": ""}
+                   ).status_code == 200  # an empty note is none
+    for bad in ({"flag": "boring"}, {"comment": 3}, {"comment": "x" * 1001}, {"other": 1}):
+        assert alice.put(note, bad).status_code == 422, bad
+    assert alice.put("/api/topics/1/docs/co/a3/note", {"flag": "unsure"}).status_code == 404
+    assert connect("carol").put(note, {"flag": "unsure"}).status_code == 403
+    assert alice.http.put(note, json={"flag": "unsure"}).status_code == 403  # no CSRF token
+    assert bob.get("/api/admin/notes").status_code == 403
+    (seen,) = dora.get("/api/admin/notes").json()["notes"]
+    assert {k: seen[k] for k in ("topic", "file", "assessor", "flag", "comment")} == {
+        "topic": "1", "file": "co/a2", "assessor": "alice", "flag": "broken document",
+        "comment": "the text stops"}
+    for file in ("co/a1", "co/a2"):
+        assert alice.put(f"/api/topics/1/docs/{file}", {"version": 0, "status": "done"}
+                         ).status_code == 200
+    expected = "assessors' notes: 1 co/a2 (alice: broken document: the text stops)"
+    web = dora.get("/api/admin/export?assessor=alice")
+    assert expected in unquote(web.headers["x-export-notes"])
+    assert main(["assess", "export", campaign, "-o", str(tmp_path / "q.fol"), "--assessor",
+                 "alice"]) == 0
+    assert expected in capsys.readouterr().err
+    assert dora.post("/api/admin/topics/1/lock").status_code == 200
+    assert alice.put(note, {"flag": "unsure"}).status_code == 423

@@ -690,6 +690,48 @@ async def check_judgement(request: Request) -> Response:
         return error(422, str(violation), problems=violation.messages)
 
 
+MAX_COMMENT = 1000
+"""Most characters of an assessor's comment on a document."""
+
+
+async def note_of(request: Request) -> Response:
+    """GET: the user's note on the document (``flag``: null, ``unsure`` or ``broken
+    document``; ``comment``); PUT ``{"flag": ..., "comment": ...}``: keep a new one (seen by
+    the organiser, ``/api/admin/notes``, and in the export's notes)."""
+    from inexeval.assess.store import NOTE_FLAGS
+
+    app, topic, file = _document(request)
+    raw = await request.body() if request.method == "PUT" else b""
+
+    def run() -> dict[str, Any]:
+        user = user_of(app, request, change=request.method == "PUT")
+        app.store.access(topic, user.name)
+        app.require_pooled(topic, file)
+        if request.method == "PUT":
+            body = json_body(raw)
+            flag, comment = body.get("flag"), body.get("comment", "")
+            if set(body) - {"flag", "comment"} or flag is not None and flag not in NOTE_FLAGS \
+                    or not isinstance(comment, str) or len(comment) > MAX_COMMENT:
+                raise HTTPException(422, f"a note is {{flag, comment}}: flag null or one of "
+                                         f"{', '.join(NOTE_FLAGS)}, comment a text of at most "
+                                         f"{MAX_COMMENT} characters")
+            return app.store.set_note(topic, file, user.name, flag, comment.strip())
+        found = app.store.notes(topic, user.name, file)
+        return found[-1] if found else {"topic": topic, "file": file, "assessor": user.name,
+                                        "flag": None, "comment": ""}
+
+    try:
+        return JSONResponse(await run_in_threadpool(run))
+    except Locked as locked:
+        return error(423, locked.reason)
+
+
+async def admin_notes(request: Request) -> Response:
+    """Every assessor's notes on documents (flags and comments), in the order written."""
+    await authorise(request, change=False, admin=True)
+    return JSONResponse({"notes": await run_in_threadpool(service(request).store.notes)})
+
+
 MAX_KEYWORDS = 100
 """Most keywords an assessor keeps for a topic (each at most 100 characters)."""
 
@@ -949,10 +991,12 @@ def routes() -> list[Route]:
         Route(document + "/content", get_content, methods=["GET"]),
         Route(document + "/keywords", get_keyword_spans, methods=["GET"]),
         Route(document + "/check", check_judgement, methods=["POST"]),
+        Route(document + "/note", note_of, methods=["GET", "PUT"]),
         Route(document, get_judgement, methods=["GET"]),
         Route(document, put_judgement, methods=["PUT"]),
         Route("/api/admin/stats", admin_stats, methods=["GET"]),
         Route("/api/admin/export", admin_export, methods=["GET"]),
+        Route("/api/admin/notes", admin_notes, methods=["GET"]),
         Route("/api/admin/topics/{topic}/lock", _locking(True), methods=["POST"]),
         Route("/api/admin/topics/{topic}/unlock", _locking(False), methods=["POST"]),
     ]
@@ -1124,6 +1168,20 @@ OPENAPI: dict[str, Any] = {
                 "schema": _schema_ref("JudgementChange")}}},
             "responses": {"200": _json(_schema_ref("Check"), "the findings"), **_COMMON,
                           "422": _json(_schema_ref("Problems"), "invalid body")}}},
+        "/api/topics/{topic}/docs/{file}/note": {
+            "get": {"summary": "The user's note on the document: flag (null, unsure, broken "
+                               "document) and comment",
+                    "parameters": [_TOPIC, _FILE],
+                    "responses": {"200": {"description": "the note"}, **_COMMON}},
+            "put": {"summary": "Keep the user's note on the document (body {flag, comment}); "
+                               "the organiser sees it, and the export's notes",
+                    "parameters": [_TOPIC, _FILE, *_CSRF],
+                    "responses": {"200": {"description": "kept"}, **_COMMON, "422": _ERROR,
+                                  "423": {**_ERROR, "description": "topic locked"}}}},
+        "/api/admin/notes": {"get": {
+            "summary": "Every assessor's notes on documents (topic, file, assessor, flag, "
+                       "comment, at), in the order written",
+            "responses": {"200": {"description": "notes"}, "401": _ERROR, "403": _ERROR}}},
         "/api/admin/stats": {"get": {
             "summary": "Progress per topic and assessor; time and documents per hour per "
                        "assessor (from the action log)",

@@ -218,6 +218,13 @@ def export_store(store: Store, output: str | Path, fmt: str | None, assessor: st
         notes.append(f"assessor used per topic: {'; '.join(used)}")
     if left_out:
         notes.append(f"topics left out: {'; '.join(left_out)}")
+    flagged = [n for n in store.notes() if n["topic"] in exported
+               and (assessor is None or n["assessor"] == assessor)]
+    if flagged:
+        notes.append("assessors' notes: " + "; ".join(
+            f"{n['topic']} {n['file']} ({n['assessor']}: "
+            + ": ".join(str(part) for part in (n["flag"], n["comment"]) if part) + ")"
+            for n in flagged))
     if not any(fmt == "json" or j.status == "done" for j in chosen):
         why = (f"topics left out: {'; '.join(left_out)}" if left_out else
                "no judgement in the store" if fmt == "json" else

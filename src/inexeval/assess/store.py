@@ -54,6 +54,8 @@ _SEEN_EVERY = 60.0
 NAME_LENGTH = 128
 """Longest user name or topic id (both back ends)."""
 ADJUDICATED = "adjudicated"
+NOTE_FLAGS = ("unsure", "broken document")
+"""The flags an assessor may put on a document (:meth:`Store.set_note`)."""
 """The assessor name of a topic's adjudicated judgements (stored by the organiser's adjudication,
 exported by ``assess export --assessor adjudicated``); no user may take this name."""
 
@@ -1508,6 +1510,44 @@ class Store:
                     words=_dumps(list(words))))
             self._log(connection, assessor, "keywords", topic=topic, before=before,
                       after=_dumps(list(words)))
+
+    def set_note(self, topic: str, file: str, assessor: str, flag: str | None,
+                 comment: str) -> dict[str, Any]:
+        """Keep the assessor's note on a document: a ``flag`` (one of :data:`NOTE_FLAGS`, or
+        None) and a ``comment`` (empty: none), in the action log (one transaction); the
+        latest is the note. :class:`Locked` when the topic is, :class:`NotFound` for a
+        document not in the assessor's pool."""
+        note = {"flag": flag, "comment": comment}
+        with self._write() as connection:
+            if self._access(connection, topic, assessor):
+                raise Locked(f"topic {topic} is locked: no further changes")
+            stored, repeat = self._resolve(connection, topic, file, assessor)
+            table = repeats if repeat else judgements
+            if connection.execute(sa.select(table.c.version).where(
+                    table.c.topic == topic, table.c.file == stored,
+                    table.c.assessor == assessor)).first() is None:
+                raise NotFound(f"document {file!r} is not in the pool of topic {topic!r}")
+            self._log(connection, assessor, "note", topic=topic, file=file, after=_dumps(note))
+        return {"topic": topic, "file": file, "assessor": assessor, **note}
+
+    def notes(self, topic: str | None = None, assessor: str | None = None,
+              file: str | None = None) -> list[dict[str, Any]]:
+        """The assessors' notes on documents (:meth:`set_note`), the latest of each document and
+        assessor, those with a flag or a comment, in the order written: ``topic``, ``file``,
+        ``assessor``, ``flag``, ``comment``, ``at`` (seconds since 1970)."""
+        query = sa.select(actions).where(actions.c.action == "note").order_by(actions.c.id)
+        for column, value in ((actions.c.topic, topic), (actions.c.actor, assessor),
+                              (actions.c.file, file)):
+            if value is not None:
+                query = query.where(column == value)
+        latest: dict[tuple[str, str, str], dict[str, Any]] = {}
+        with self._read() as connection:
+            for row in connection.execute(query):
+                key = (str(row.topic), str(row.file), str(row.actor))
+                latest.pop(key, None)
+                latest[key] = {"topic": key[0], "file": key[1], "assessor": key[2],
+                               **json.loads(row.after), "at": row.at}
+        return [n for n in latest.values() if n["flag"] or n["comment"]]
 
     def history(self, assessor: str, since: float = 0.0,
                 limit: int = 20) -> list[dict[str, Any]]:
