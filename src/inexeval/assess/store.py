@@ -523,8 +523,8 @@ class Store:
         # handler (which sleeps and polls) keeps the waits short and in arrival order
         self._writer = threading.Lock() if engine.dialect.name == "sqlite" else None
         self._pending: list[tuple[Callable[[Connection], Any], Future[Any]]] = []
-        self._pending_lock = threading.Lock()
-        self._leading = False
+        self._pending_ready = threading.Condition()
+        self._committer: threading.Thread | None = None
         self._strategy: bool | None = None
 
     # -- opening and creating ------------------------------------------------------------------
@@ -622,31 +622,35 @@ class Store:
 
     def _grouped(self, work: Callable[[Connection], _T]) -> _T:
         """``work(connection)`` in a write transaction, committed with the others waiting at
-        the time (group commit, SQLite): the first to come commits them all at once, each in
-        a savepoint of its own (one that raises is rolled back alone and gets its exception),
-        so that one fsync acknowledges many saves (20 assessors saving back to back: one
-        fsync each made a save wait for 19 others). The answer comes after the commit, as
-        before. On PostgreSQL each is its own transaction (the server groups commits)."""
+        the time (group commit, SQLite): a committer thread of the store commits what waits at
+        once, each in a savepoint of its own (one that raises is rolled back alone and gets
+        its exception), so that one fsync acknowledges many saves (20 assessors saving back
+        to back: one fsync each made a save wait for 19 others). The answer comes after the
+        commit, as before. On PostgreSQL each is its own transaction (the server groups
+        commits)."""
         if self._writer is None:
             with self._write() as connection:
                 return work(connection)
         future: Future[Any] = Future()
-        with self._pending_lock:
+        with self._pending_ready:
             self._pending.append((work, future))
-            lead, self._leading = not self._leading, True
-        if lead:
-            self._commit_pending()
+            if self._committer is None:
+                self._committer = threading.Thread(target=self._commit_pending,
+                                                   name="inexeval-commits", daemon=True)
+                self._committer.start()
+            self._pending_ready.notify()
         result: _T = future.result()
         return result
 
     def _commit_pending(self) -> None:
-        """Commit what waits, batch after batch, until nothing does (the leader's loop)."""
+        """The committer: what waits, batch after batch; it ends after a few idle seconds."""
         while True:
-            with self._pending_lock:
+            with self._pending_ready:
+                while not self._pending:
+                    if not self._pending_ready.wait(timeout=5.0) and not self._pending:
+                        self._committer = None
+                        return
                 batch, self._pending = self._pending, []
-                if not batch:
-                    self._leading = False
-                    return
             outcomes: list[tuple[Future[Any], Any, BaseException | None]] = []
             try:
                 with self._write() as connection:
@@ -656,7 +660,7 @@ class Store:
                                 outcomes.append((future, work(connection), None))
                         except Exception as refused:  # noqa: BLE001 - given to its caller
                             outcomes.append((future, None, refused))
-            except BaseException as failure:  # noqa: BLE001 - the commit failed: for all
+            except Exception as failure:  # noqa: BLE001 - the commit failed: for all
                 for _, future in batch:
                     future.set_exception(failure)
                 continue
