@@ -229,3 +229,44 @@ def test_assessors_served_at_once_get_different_articles(
     files = [f for f in got if f is not None]
     assert sorted(files) == ["d1", "d2", "d3", "d4", "d5"] and got.count(None) == 1
     assert sorted(served) == sorted(zip(files, [n for n, f in zip(names, got) if f]))
+
+
+def test_a_save_of_an_article_not_served_is_refused_and_the_export_names_what_it_leaves(
+        store_url: str, adaptive_files: dict[str, Any], clients: Any,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 36, 20: every pooled article has a row from ``assign``, but only the articles
+    served to an assessor are theirs to judge: any other save is 403 and writes nothing (one
+    assessor removed 12 of 16 articles from the strategy and the export so). A judgement
+    of an article never served (a store written before) does not count for the strategy, and
+    the export names the served articles and the judgements it leaves out."""
+
+    from inexeval.assess.store import judgements
+
+    _init(store_url, adaptive_files, "--strategy", "mtf")
+    add_users(store_url, {"alice": ["1"], "bob": ["1"]})
+    alice, bob = clients("alice"), clients("bob")
+    assert _next(alice) == "d1"
+    for client, file in ((alice, "d2"), (alice, "d5"), (bob, "d1")):
+        refused = client.put(f"/api/topics/1/docs/{file}", {"version": 0, "status": "done"})
+        assert refused.status_code == 403, (file, refused.text)
+        assert "was not served to" in refused.json()["error"]
+    with Store.open(store_url) as store:
+        assert [a["action"] for a in store.actions()].count("save") == 0
+        # a judgement of an article never served, as an older version let it be saved
+        with store.engine.begin() as connection:
+            connection.execute(judgements.update().where(
+                judgements.c.file == "d4", judgements.c.assessor == "bob").values(
+                status="done"))
+    # d4 judged by bob "not relevant" but never served: the strategy still serves it
+    _judge(alice, "d1")
+    assert _next(bob) == "d2"
+    assert _next(alice) == "d4"
+    export = Path(adaptive_files["topics"]).parent / "qrels.fol"
+    assert main(["assess", "export", store_url, "-o", str(export)]) == 2
+    err = capsys.readouterr().err
+    assert "1 (not complete: 2 of 3 articles served not done: d2 (bob), d4 (alice);" in err
+    assert main(["assess", "export", store_url, "-o", str(export), "--partial"]) == 0
+    err = capsys.readouterr().err
+    assert "topic 1: articles served and not done left out: d2 (bob), d4 (alice)" in err
+    assert "judgements of articles never served to their assessor left out: d4 (bob)" in err
+    assert export.read_text().split()[:3] == ["1", "Q0", "d1"]

@@ -315,8 +315,8 @@ def test_openapi_lists_every_endpoint(connect: Any) -> None:
         "/api/topics/{topic}/pool", "/api/topics/{topic}/next", "/api/topics/{topic}/keywords",
         "/api/topics/{topic}/docs/{file}",
         "/api/topics/{topic}/docs/{file}/content", "/api/topics/{topic}/docs/{file}/check",
-        "/api/topics/{topic}/docs/{file}/keywords",
-        "/api/admin/stats", "/api/admin/export", "/api/admin/topics/{topic}/lock",
+        "/api/topics/{topic}/docs/{file}/keywords", "/api/topics/{topic}/docs/{file}/note",
+        "/api/admin/stats", "/api/admin/export", "/api/admin/notes", "/api/admin/topics/{topic}/lock",
         "/api/admin/topics/{topic}/unlock", "/api/admin/agreement", "/api/admin/drift",
         "/api/admin/self-agreement", "/api/admin/topics/{topic}/disagreements", "/api/admin/topics/{topic}/assessors",
         "/api/admin/topics/{topic}/assessors/{assessor}",
@@ -380,15 +380,24 @@ def test_no_body_gives_a_server_error(connect_sqlite: Any, body: Any) -> None:
     assert isinstance(response.json(), dict)
 
 
-def test_a_split_passage_comes_back_in_document_order(connect_sqlite: Any) -> None:
-    """The passages of a save, of its answer and of a later read are sorted and merged, also
-    when the client sends the two parts of a cut passage in reverse order."""
-    client = connect_sqlite
+def test_a_split_passage_comes_back_in_document_order(connect: Any) -> None:
+    """The passages of a save, of its answer, of a later read, of /check, of a merge and of the
+    organiser's view are sorted and merged, also when the client sends the two parts of a cut
+    passage in reverse order (issue 36, 6: [(104, 354), (61, 88)])."""
+    client = connect("alice")
     answer = client.put(A1, {"version": 0, "status": "in-progress",
                              "passages": [[60, 80], [10, 20], [15, 25]]})
     assert answer.status_code == 200, answer.text
     assert answer.json()["passages"] == [[10, 25], [60, 80]]
     assert client.get(A1).json()["passages"] == [[10, 25], [60, 80]]
+    check = client.post(A1 + "/check", {"passages": [[60, 80], [10, 20]]}).json()
+    assert check["passages"] == [[10, 20], [60, 80]]
+    merged = client.put(A1, {"version": 0, "status": "in-progress",
+                             "passages": [[70, 90], [5, 6]]})
+    assert merged.status_code == 200 and merged.json()["merged"], merged.text
+    assert merged.json()["passages"] == [[5, 6], [10, 25], [60, 90]]
+    admin = connect("dora").get("/api/admin/topics/1/judgements/alice/docs/co/a1").json()
+    assert admin["passages"] == [[5, 6], [10, 25], [60, 90]]
 
 
 def test_highlight_mode_refuses_too_small_for_an_element_holding_a_whole_passage(

@@ -174,7 +174,8 @@ def test_export_refuses_an_existing_output_and_the_store_files(
     code, _, err = run(["assess", "export", campaign, "-o", str(target)], capsys)
     assert code == 2 and "exists already (--force replaces it)" in err
     assert target.read_text() == "precious\n"
-    code, _, _ = run(["assess", "export", campaign, "-o", str(target), "--force"], capsys)
+    code, _, _ = run(["assess", "export", campaign, "-o", str(target), "--force", "--format",
+                      "json"], capsys)
     assert code == 0 and target.read_text() != "precious\n"
     if not campaign.startswith("postgresql"):
         for suffix in ("", "-wal", "-shm", "-journal"):

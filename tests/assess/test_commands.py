@@ -180,7 +180,8 @@ def test_init_is_in_passages_mode_by_default(tmp_path: Path, campaign_files: dic
     assert code == 2 and err.count("\n") == 1
     assert "inex2005 format holds exhaustivity, which passages mode does not ask" in err
     code, _, err = run(["assess", "export", str(store), "-o", str(tmp_path / "q.fol")], capsys)
-    assert code == 0 and (tmp_path / "q.fol").is_file()
+    assert code == 2 and "nothing to export (topics left out: 1 (no assessor" in err
+    assert not (tmp_path / "q.fol").exists()
 
 
 def test_init_min_element_chars(tmp_path: Path, campaign_files: dict[str, Path],

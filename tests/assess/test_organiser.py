@@ -288,36 +288,60 @@ def test_drift_hours(organised: str) -> None:
 def test_export_leaves_incomplete_topics_out(clients: dict[str, Client], organised: str,
                                              tmp_path: Path,
                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """An export that would hold nothing says why and writes nothing: the command exits 2, the
+    web exports answer 409 (issue 36, 18); downloads are named after the campaign, the
+    assessor and the format, and their notes name no file of the server."""
+    from urllib.parse import unquote
+
     judge(clients["alice"], A1, [[0, 16]], 0)
     qrels = tmp_path / "q.fol"
-    assert main(["assess", "export", organised, "-o", str(qrels)]) == 0
+    assert main(["assess", "export", organised, "-o", str(qrels)]) == 2
     err = capsys.readouterr().err
-    assert "topics left out: 1 (not complete: alice has done 1 of 2 articles (--partial " \
-           "exports them)); 2 (not complete: carol has done 0 of 1 articles" in err
-    assert qrels.read_text() == ""
-    assert main(["assess", "export", organised, "-o", str(qrels), "--force", "--partial"]) == 0
+    assert err.count("\n") == 1 and err.startswith("inexeval: ")
+    assert "nothing to export (topics left out: 1 (not complete: alice has done 1 of 2 " \
+           "articles (--partial exports them)); 2 (not complete: carol has done 0 of 1 " \
+           "articles" in err
+    assert not qrels.exists()
+    assert main(["assess", "export", organised, "-o", str(qrels), "--partial"]) == 0
     assert "assessor used per topic: 1: alice; 2: carol" in capsys.readouterr().err
     assert qrels.read_text() == "1 Q0 co/a1 16 105 0 0:16\n"
+    assert main(["assess", "export", organised, "-o", "-", "--partial"]) == 0
+    out, err = capsys.readouterr()
+    assert out == qrels.read_text() and "written to standard output (fol)" in err
+    assert not (Path.cwd() / "-").exists()
+    assert main(["assess", "export", organised, "-o", "-", "--format", "json"]) == 0
+    backup = json.loads(capsys.readouterr().out)["judgements"]
+    assert [j["file"] for j in backup if j["status"] == "done"] == ["co/a1"]
+    assert main(["assess", "export", organised, "-o", "-", "--assessor", "adjudicated"]) == 2
+    assert "nothing to export (topics left out: 1 (not adjudicated); 2 (not adjudicated))" \
+        in capsys.readouterr().err
     judge(clients["alice"], A2, [], None)
     judge(clients["carol"], "/api/topics/2/docs/co/a3", [], None)
     assert main(["assess", "export", organised, "-o", str(qrels), "--force"]) == 0
     assert "left out" not in capsys.readouterr().err
     assert qrels.read_text().splitlines() == ["1 Q0 co/a1 16 105 0 0:16", "1 Q0 co/a2 0 80",
                                               "2 Q0 co/a3 0 25"]
-    # the web exports say the same in their X-Export-Notes header
-    from urllib.parse import unquote
-
     dora = clients["dora"]
-    web = dora.get("/api/admin/export?assessor=bob")
-    assert web.text == ""
-    assert "topics left out: 1 (not complete: bob has done 0 of 2" in unquote(
-        web.headers["x-export-notes"])
-    page = dora.get("/admin/export?format=fol")
-    assert page.content == qrels.read_bytes()
-    assert "assessor used per topic: 1: alice; 2: carol" in unquote(
-        page.headers["x-export-notes"])
-    partial = dora.get("/admin/export?format=fol&assessor=bob&partial=1")
-    assert partial.status_code == 200 and partial.text == ""
+    for url, reason in [("/api/admin/export?assessor=bob", "bob has done 0 of 2"),
+                        ("/admin/export?format=fol&assessor=bob", "bob has done 0 of 2"),
+                        ("/admin/export?format=fol&assessor=bob&partial=1",
+                         "(bob has done no article)")]:
+        empty = dora.get(url)
+        assert empty.status_code == 409, url
+        assert "nothing to export" in empty.text and reason in empty.text
+    campaign = "test" if organised.startswith("postgresql") else "store"
+    web = dora.get("/api/admin/export")
+    assert web.content == qrels.read_bytes()
+    assert web.headers["content-disposition"] == (
+        f'attachment; filename="{campaign}-first-assessors-fol.txt"')
+    page = dora.get("/admin/export?format=fol&assessor=alice")
+    assert page.content == b"1 Q0 co/a1 16 105 0 0:16\n1 Q0 co/a2 0 80\n"
+    assert page.headers["content-disposition"] == (
+        f'attachment; filename="{campaign}-alice-fol.txt"')
+    notes = unquote(page.headers["x-export-notes"])
+    assert "assessor used per topic: 1: alice" in notes
+    assert notes.endswith(f"2 documents written to {campaign}-alice-fol.txt (fol)")
+    assert "/tmp" not in notes
 
 
 def test_admin_page_shows_every_topic(clients: dict[str, Client], organised: str) -> None:

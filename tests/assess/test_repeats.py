@@ -6,7 +6,7 @@ same PUT semantics, merges included), never exported nor counted, and the self-a
 
 The campaign (passages mode, --duplicates 0.5): topic 1 pools co/a1 (105 characters) and
 co/a2, so each of its assessors gets round(0.5 x 2) = 1 repeat: co/a1, the only article with a
-later one, shown after co/a2 as ``co/a1~2``; topic 2 pools only co/a3 (no repeat: nothing
+later one, shown after co/a2 under an opaque address; topic 2 pools only co/a3 (no repeat: nothing
 follows it). Worked by hand: alice highlights co/a1 [0, 16) the first time and [8, 30) the
 second: one article done twice, relevant both times (both 1, only first 0, only second 0,
 neither 0: p_o = 1 and p_e = 1, kappa undefined); characters A 16, B 22, both 8: precision
@@ -17,6 +17,7 @@ only second 1, p_o = 0, p_e = 0 (A has no relevant article), kappa (0 - 0) / (1 
 from __future__ import annotations
 
 import math
+import re
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -29,7 +30,11 @@ from tests.assess.conftest import Client, TestClient, add_users, app_of
 
 A1 = "/api/topics/1/docs/co/a1"
 A2 = "/api/topics/1/docs/co/a2"
-R1 = "/api/topics/1/docs/co/a1~2"
+
+
+def r1(client: Any) -> str:
+    """The API address of the user's repeat of co/a1 (the third entry of topic 1's pool)."""
+    return "/api/topics/1/docs/" + client.get("/api/topics/1/pool").json()["articles"][2]["file"]
 
 
 def init_with_duplicates(url: str, files: dict[str, Path], share: str = "0.5") -> None:
@@ -88,8 +93,15 @@ def test_place_puts_repeats_after_the_article_they_follow() -> None:
     articles: list[dict[str, Any]] = [{"file": f} for f in ("a", "b", "c")]
     placed = repeats.place(articles, [("a", "c", {"file": "a~2"}), ("b", "c", {"file": "b~2"})])
     assert [a["file"] for a in placed] == ["a", "b", "c", "a~2", "b~2"]
-    assert repeats.split("co/a1~2") == ("co/a1", True)
-    assert repeats.split("co/a1") == ("co/a1", False)
+
+
+def test_a_repeat_address_says_nothing() -> None:
+    """Issue 36, 25: ``r7003~2`` told the assessor it was a repeat, and of which article."""
+    address = repeats.key("salt", "1", "alice", "co/2000/r7003")
+    assert re.fullmatch(r"co/2000/[0-9a-f]{16}", address)
+    assert "r7003" not in address
+    assert repeats.key("salt", "1", "bob", "co/2000/r7003") != address
+    assert repeats.key("other", "1", "alice", "co/2000/r7003") != address
 
 
 # -- the store and the API ---------------------------------------------------------------------
@@ -101,11 +113,14 @@ def test_repeats_are_drawn_at_assignment_and_kept(repeated: str) -> None:
         assert store.setting("duplicates") == "0.5"
         drawn = [(t.topic, t.assessor, t.file, after) for after, t in store.repeats()]
         assert drawn == [("1", "alice", "co/a1", "co/a2"), ("1", "bob", "co/a1", "co/a2")]
-        assert [a["file"] for a in store.assessor_pool("1", "alice")] \
-            == ["co/a1", "co/a2", "co/a1~2"]
+        listed = store.assessor_pool("1", "alice")
+        key = listed[2]["file"]
+        assert [a["file"] for a in listed] == ["co/a1", "co/a2", key]
+        assert re.fullmatch(r"co/[0-9a-f]{16}", key) and key != store.assessor_pool(
+            "1", "bob")[2]["file"]
         assert [a["file"] for a in store.assessor_pool("2", "alice")] == ["co/a3"]
         # withdrawn and assigned again: the same repeat, its judgement kept
-        store.save("1", "co/a1~2", "alice", 0, lambda j: j.__class__(
+        store.save("1", key, "alice", 0, lambda j: j.__class__(
             j.topic, j.file, j.assessor, status="in-progress"))
         store.unassign("alice", ["1"], "test")
         store.assign("alice", ["1"], "test")
@@ -118,13 +133,17 @@ def test_a_repeat_is_an_ordinary_pool_entry_judged_through_the_api(
         clients: dict[str, Client]) -> None:
     alice = clients["alice"]
     pool = alice.get("/api/topics/1/pool").json()["articles"]
-    assert [(a["file"], a.get("name"), a["status"]) for a in pool] \
-        == [("co/a1", None, "unseen"), ("co/a2", None, "unseen"),
-            ("co/a1~2", "co/a1", "unseen")]
+    key = pool[2]["file"]
+    # every entry has its name: the repeat's is its article's, as the pages show it
+    assert [(a["file"], a["name"], a["status"]) for a in pool] \
+        == [("co/a1", "co/a1", "unseen"), ("co/a2", "co/a2", "unseen"),
+            (key, "co/a1", "unseen")]
+    R1 = f"/api/topics/1/docs/{key}"
     assert pool[2]["min_rank"] == pool[0]["min_rank"]
     first = alice.get(f"{A1}/content").json()
     assert alice.get(f"{R1}/content").json()["text"] == first["text"]
-    assert alice.get(R1).json()["file"] == "co/a1~2"
+    assert alice.get(R1).json()["file"] == key
+    assert alice.get(f"{R1}/content").json()["file"] == key
     judge(alice, A1, [[0, 16]], 0)
     # the same PUT semantics: a stale version is merged on the stored one (three-way)
     one = alice.put(R1, {"version": 0, "status": "in-progress", "passages": [[0, 5]]})
@@ -138,8 +157,8 @@ def test_a_repeat_is_an_ordinary_pool_entry_judged_through_the_api(
     # the first judgement is untouched by the second
     assert alice.get(A1).json()["passages"] == [[0, 16]]
     # a key of a repeat not drawn for the user is no document
-    assert alice.get("/api/topics/1/docs/co/a2~2").status_code == 404
-    assert alice.get("/api/topics/2/docs/co/a3~2").status_code == 404
+    assert alice.get("/api/topics/1/docs/co/a1~2").status_code == 404
+    assert alice.get(f"/api/topics/2/docs/{key}").status_code == 404
     assert clients["dora"].get(R1).status_code in (403, 404)
 
 
@@ -153,7 +172,7 @@ def test_repeats_are_not_exported_nor_counted(clients: dict[str, Client], repeat
     with Store.open(repeated) as store:
         (progress,) = [t for t in store.user_topics("alice") if t["topic"] == "1"]
         assert (progress["pool"], progress["done"]) == (2, 2)
-    judge(alice, R1, [[8, 30]], 8)
+    judge(alice, r1(alice), [[8, 30]], 8)
     with Store.open(repeated) as store:
         (progress,) = [t for t in store.user_topics("alice") if t["topic"] == "1"]
         assert (progress["pool"], progress["done"]) == (2, 2)
@@ -175,9 +194,9 @@ def test_self_agreement_worked_by_hand(clients: dict[str, Client]) -> None:
         == [("alice", 1, 0), ("bob", 1, 0)]
     judge(alice, A1, [[0, 16]], 0)
     judge(alice, A2, [], None)
-    judge(alice, R1, [[8, 30]], 8)
+    judge(alice, r1(alice), [[8, 30]], 8)
     judge(bob, A1, [], None)
-    judge(bob, R1, [[0, 10]], 0)
+    judge(bob, r1(bob), [[0, 10]], 0)
     found = dora.get("/api/admin/self-agreement").json()
     rows = {(r["topic"], r["assessor"]): r for r in found["topics"] + found["assessors"]}
     mine = rows[("1", "alice")]
@@ -201,7 +220,7 @@ def test_self_agreement_is_judgement_agreement_on_the_two_passes(
 
     alice = clients["alice"]
     judge(alice, A1, [[0, 16], [40, 60]], 0)
-    judge(alice, R1, [[8, 50]], 8)
+    judge(alice, r1(alice), [[8, 50]], 8)
     found = clients["dora"].get("/api/admin/self-agreement").json()
     with Store.open(repeated) as store:
         first = [store.judgement("1", "co/a1", "alice")]
@@ -221,12 +240,13 @@ def test_self_agreement_is_judgement_agreement_on_the_two_passes(
 def test_the_pages_show_a_repeat_like_any_document(clients: dict[str, Client]) -> None:
     alice, dora = clients["alice"], clients["dora"]
     page = alice.get("/topics/1").text
-    assert page.count(">co/a1</a>") == 2 and "co/a1~2<" not in page
-    assert 'href="/topics/1/docs/co/a1~2"' in page
-    doc = alice.get("/topics/1/docs/co/a1~2").text
+    key = r1(alice).rsplit("/docs/", 1)[1]
+    assert page.count(">co/a1</a>") == 2 and "~2" not in page
+    assert f'href="/topics/1/docs/{key}"' in page
+    doc = alice.get(f"/topics/1/docs/{key}").text
     assert "<title>co/a1 · topic 1" in doc
     judge(alice, A1, [[0, 16]], 0)
-    judge(alice, R1, [[8, 30]], 8)
+    judge(alice, r1(alice), [[8, 30]], 8)
     admin = dora.get("/admin").text
     assert "Self-agreement on repeated articles" in admin
     assert "F1 0.42 (1 of 1)" in admin or "F1 0.421 (1 of 1)" in admin, admin[admin.find(

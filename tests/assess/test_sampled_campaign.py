@@ -139,8 +139,8 @@ def test_a_drawn_article_not_judged_is_exported_as_not_sampled(
     _judge_drawn(url, {first})
     out = tmp_path / "q.qrels"
     code, _, err = _run(["assess", "export", url, "--format", "sampled", "-o", str(out)], capsys)
-    assert code == 0 and "topics left out: 1 (not complete" in err
-    assert out.read_text() == ""
+    assert code == 2 and "nothing to export (topics left out: 1 (not complete" in err
+    assert not out.exists()
     out = tmp_path / "partial.qrels"
     code, _, err = _run(["assess", "export", url, "--format", "sampled", "--partial", "-o",
                          str(out)], capsys)

@@ -23,7 +23,7 @@ from starlette.routing import BaseRoute, Route
 from starlette.templating import Jinja2Templates
 
 from inexeval.assess import adjudicate, organiser
-from inexeval.assess.api import Service, authorise, error, json_body, service, session_of
+from inexeval.assess.api import Service, authorise, error, json_request, service, session_of
 from inexeval.assess.model import Judgement
 from inexeval.assess.pages import _Redirect, duration, export_formats
 from inexeval.assess.store import ADJUDICATED, Locked, NotFound, Store, User
@@ -75,7 +75,7 @@ async def post_assessor(request: Request) -> Response:
     """Assign the topic to the body's ``assessor``."""
     user = await authorise(request, change=True, admin=True)
     topic = request.path_params["topic"]
-    body = json_body(await request.body())
+    body = await json_request(request)
     name = body.get("assessor")
     if not isinstance(name, str) or not name:
         return error(422, "assessor: a user name is required")
@@ -139,7 +139,7 @@ async def put_adjudicated(request: Request) -> Response:
     user = await authorise(request, change=True, admin=True)
     store = service(request).store
     topic, file = request.path_params["topic"], request.path_params["file"]
-    body = json_body(await request.body())
+    body = await json_request(request)
     unknown = set(body) - {"choice", "a", "b", "passages", "best_entry_point"}
     problems = [f"unknown field {k!r}" for k in sorted(unknown)]
     choice, a, b = body.get("choice"), body.get("a"), body.get("b")
@@ -176,7 +176,7 @@ async def post_accept_agreed(request: Request) -> Response:
     body ``{"a": name, "b": name, "threshold": 0.8}`` (all optional)."""
     user = await authorise(request, change=True, admin=True)
     store, topic = service(request).store, request.path_params["topic"]
-    body = json_body(await request.body())
+    body = await json_request(request)
     unknown = sorted(set(body) - {"a", "b", "threshold"})
     if unknown:
         return error(422, f"unknown field {unknown[0]!r}")

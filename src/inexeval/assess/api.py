@@ -17,21 +17,18 @@ queue (:class:`PasswordChecks`), an unknown name against a dummy hash of the sam
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
-import io
 import json
 import logging
 import re
 import secrets
-import tempfile
 import threading
 import time
-import zipfile
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
@@ -56,6 +53,7 @@ from inexeval.assess.store import (
     NotFound,
     Store,
     User,
+    user_key,
 )
 from inexeval.collection.paths import canonical_path
 from inexeval.errors import InexevalError
@@ -108,46 +106,116 @@ class LoginLimiter:
     def keys(self, name: str, address: str) -> tuple[str, str]:
         """The store's keys of a user name and of a client address (hashed: any length, any
         character)."""
+        name = user_key(name)
         return (hashlib.sha256(f"name\0{name}".encode("utf-8", "replace")).hexdigest(),
                 hashlib.sha256(f"address\0{address}".encode("utf-8", "replace")).hexdigest())
 
-    def attempt(self, store: Store, name: str, address: str) -> float:
-        """Count an attempt; the seconds to wait instead when one of its keys must wait."""
-        name_key, address_key = self.keys(name, address)
+    def attempt(self, store: Store, name: str | None, address: str | None) -> float:
+        """Count an attempt under the name's key and the address's (each when given); the
+        seconds to wait instead when one of them must wait."""
+        name_key, address_key = self.keys(name or "", address or "")
         return store.count_login_attempt(
-            [(address_key, self._delay(self.per_address, self.address_wait)),
-             (name_key, self._delay(self.per_name, self.name_wait))],
+            [*([(address_key, self._delay(self.per_address, self.address_wait))]
+               if address is not None else []),
+             *([(name_key, self._delay(self.per_name, self.name_wait))]
+               if name is not None else [])],
             time.time(), self.forget, self.most)
 
-    def succeeded(self, store: Store, name: str, address: str) -> None:
-        name_key, address_key = self.keys(name, address)
-        store.login_succeeded(name_key, [address_key])
+    def succeeded(self, store: Store, name: str, address: str | None) -> None:
+        """A right password: the name's failures are forgotten, the attempt taken back from
+        the address (when it was counted there)."""
+        name_key, address_key = self.keys(name, address or "")
+        store.login_succeeded(name_key, [address_key] if address is not None else [])
 
-    def not_checked(self, store: Store, name: str, address: str) -> None:
-        """An attempt whose password was not checked (busy) is no failure."""
-        store.login_not_checked(self.keys(name, address))
+    def not_checked(self, store: Store, name: str, address: str | None) -> None:
+        """An attempt whose password was not checked (busy, or its address must wait) is no
+        failure: taken back from the name (and the address, when it was counted there)."""
+        name_key, address_key = self.keys(name, address or "")
+        store.login_not_checked([name_key, *([address_key] if address is not None else [])])
 
 
 class Busy(Exception):
-    """Every password check slot is taken."""
+    """No password check could start within the queue's bound."""
+
+
+CHECK_QUEUE_SECONDS = 30.0
+"""Longest a login waits for its password check before 503: twenty logins from one lab behind
+NAT are checked one after another (0.3 s each with argon2-cffi's default cost on a busy
+two-core machine: 6 s), with room for a slower machine."""
 
 
 class PasswordChecks:
     """Argon2 checks in ``workers`` threads of their own (never the event loop, never the
-    thread pool the other requests' store work runs in), with at most ``waiting`` more queued:
-    a check beyond that raises :class:`Busy` at once (the client gets 503 and retries), so that
-    a burst of logins delays no request by more than one check. An unknown user name is
-    checked against a dummy hash made with the same hasher, so it costs the same time."""
+    thread pool the other requests' store work runs in), queued in arrival order with per-
+    address fairness: a client address holds at most one check, queued or running, at a time
+    (:meth:`turn`; its other logins wait behind it), so that an address sending many logins
+    (an attacker's wrong guesses) delays only itself, and twenty correct logins from one lab
+    behind NAT are checked one after another. A login that cannot start its check within
+    ``queue_seconds`` (or beyond ``most_waiting`` waiting logins) raises :class:`Busy` (503,
+    retry). An unknown user name is checked against a dummy hash made with the same hasher, so
+    it costs the same time."""
 
-    def __init__(self, hasher: PasswordHasher, workers: int = 2, waiting: int = 2):
+    def __init__(self, hasher: PasswordHasher, workers: int = 2,
+                 queue_seconds: float = CHECK_QUEUE_SECONDS, most_waiting: int = 1000):
         self.hasher = hasher
+        self.workers = workers
+        self.queue_seconds = queue_seconds
+        self.most_waiting = most_waiting
         self._pool = ThreadPoolExecutor(workers, thread_name_prefix="argon2")
-        self._slots = threading.BoundedSemaphore(workers + waiting)
         self._dummy = hasher.hash(secrets.token_urlsafe(16))
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._slots = asyncio.Semaphore(workers)
+        self._turns: dict[str, tuple[asyncio.Lock, list[int]]] = {}
+        self._waiting = 0
 
-    async def verify(self, password_hash: str | None, password: str) -> bool:
-        if not self._slots.acquire(blocking=False):
+    def _bind(self) -> None:
+        # asyncio's locks belong to one event loop: a new loop (a test client's) gets new ones
+        loop = asyncio.get_running_loop()
+        if self._loop is not loop:
+            self._loop, self._slots, self._turns = loop, asyncio.Semaphore(self.workers), {}
+
+    @contextlib.asynccontextmanager
+    async def turn(self, address: str) -> AsyncIterator[float]:
+        """The address's turn to check a password (one at a time per address); yields the
+        deadline (``loop.time()``) by which its check must start. :class:`Busy` when the turn
+        does not come within ``queue_seconds``."""
+        self._bind()
+        assert self._loop is not None
+        deadline = self._loop.time() + self.queue_seconds
+        if self._waiting >= self.most_waiting:
             raise Busy
+        lock, holders = self._turns.setdefault(address, (asyncio.Lock(), [0]))
+        holders[0] += 1
+        self._waiting += 1
+        try:
+            try:
+                async with asyncio.timeout_at(deadline):
+                    await lock.acquire()
+            except TimeoutError:
+                raise Busy from None
+            try:
+                yield deadline
+            finally:
+                lock.release()
+        finally:
+            self._waiting -= 1
+            holders[0] -= 1
+            if not holders[0]:
+                del self._turns[address]
+
+    async def verify(self, password_hash: str | None, password: str,
+                     deadline: float | None = None) -> bool:
+        """Whether ``password`` is the one of ``password_hash`` (None: an unknown user, never);
+        :class:`Busy` when no worker is free by ``deadline`` (default: ``queue_seconds`` from
+        now)."""
+        self._bind()
+        assert self._loop is not None
+        try:
+            async with asyncio.timeout_at(deadline if deadline is not None
+                                          else self._loop.time() + self.queue_seconds):
+                await self._slots.acquire()
+        except TimeoutError:
+            raise Busy from None
         try:
             return await asyncio.wrap_future(self._pool.submit(
                 self._verify, password_hash or self._dummy, password, password_hash is not None))
@@ -179,6 +247,9 @@ class Service:
     checks: PasswordChecks = field(init=False)
     _documents: OrderedDict[str, Document] = field(default_factory=OrderedDict)
     _pool_paths: dict[tuple[str, str], list[str]] = field(default_factory=dict)
+    _pool_files: dict[str, frozenset[str]] = field(default_factory=dict)
+    _keyword_spans: OrderedDict[tuple[str, tuple[str, ...]], list[tuple[int, int]]] = field(
+        default_factory=OrderedDict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _logged: set[str] = field(default_factory=set)
     min_element_chars: int = field(init=False, default=MIN_ELEMENT_CHARS)
@@ -217,6 +288,34 @@ class Service:
         if found is None:
             found = self._pool_paths[key] = self.store.pool_paths(topic, file)
         return found
+
+    def keyword_spans(self, document: Document, words: list[str]) -> list[tuple[int, int]]:
+        """:func:`inexeval.assess.stems.keyword_spans` of a document, cached per document and
+        keywords (an assessor's pages of one topic ask the same again and again)."""
+        from inexeval.assess.stems import keyword_spans
+
+        key = (document.file, tuple(words))
+        with self._lock:
+            found = self._keyword_spans.get(key)
+            if found is not None:
+                self._keyword_spans.move_to_end(key)
+                return found
+        edges = [at for _, start, end in document.elements for at in (start, end)]
+        found = keyword_spans(document.text, words, edges)
+        with self._lock:
+            self._keyword_spans[key] = found
+            while len(self._keyword_spans) > 256:
+                self._keyword_spans.popitem(last=False)
+        return found
+
+    def require_pooled(self, topic: str, file: str) -> None:
+        """:class:`NotFound` unless ``file`` (or the article of a repeat's address) is in the
+        pool of ``topic`` (the pool is fixed at ``init``, so its files are cached)."""
+        files = self._pool_files.get(topic)
+        if files is None:
+            files = self._pool_files[topic] = frozenset(self.store.pool_files(topic))
+        if file not in files and self.store.repeat_article(topic, file) is None:
+            raise NotFound(f"document {file!r} is not in the pool of topic {topic!r}")
 
     def structure(self, file: str) -> rules.Structure:
         document = self.document(file)
@@ -266,11 +365,28 @@ async def authorise(request: Request, *, change: bool, admin: bool = False) -> U
     """:func:`user_of` for a request, reading a posted form's ``csrf_token`` when the header is
     missing."""
     form_token = ""
-    if change and CSRF_HEADER not in request.headers and request.headers.get(
-            "content-type", "").startswith("application/x-www-form-urlencoded"):
-        form_token = str((await request.form()).get("csrf_token", ""))
+    if change and CSRF_HEADER not in request.headers and _is_form(request):
+        await request.body()  # kept: a handler may read the body after the form
+        try:
+            form_token = str((await request.form()).get("csrf_token", ""))
+        except Exception:  # noqa: BLE001 - python-multipart raises several kinds on a broken body
+            form_token = ""
     return await run_in_threadpool(user_of, service(request), request, change=change,
                                    admin=admin, form_token=form_token)
+
+
+def _is_form(request: Request) -> bool:
+    return request.headers.get("content-type", "").split(";")[0].strip().lower() in (
+        "application/x-www-form-urlencoded", "multipart/form-data")
+
+
+async def json_request(request: Request) -> dict[str, Any]:
+    """The JSON object of a request's body (:func:`json_body`); 415 for a form (an endpoint of
+    JSON bodies)."""
+    if _is_form(request):
+        raise HTTPException(415, "the body must be JSON (Content-Type: application/json), not "
+                                 "a form")
+    return json_body(await request.body())
 
 
 def _wants_html(request: Request) -> bool:
@@ -300,26 +416,42 @@ async def login(request: Request) -> Response:
         return error(422, "the user name holds a control character")
     app = service(request)
     address = request.client.host if request.client else ""
-    wait = await run_in_threadpool(app.limiter.attempt, app.store, name, address)
+    # the name's failures are counted before the check (concurrent guesses of one name from
+    # many addresses are all counted); the address's within its turn, one check at a time,
+    # and a right password takes its attempt back before the address's next login is counted:
+    # only wrong passwords ever count against an address
+    wait = await run_in_threadpool(app.limiter.attempt, app.store, name, None)
+    user, right, counted = None, False, False
+    if wait <= 0:
+        try:
+            async with app.checks.turn(address) as deadline:
+                wait = await run_in_threadpool(app.limiter.attempt, app.store, None, address)
+                if wait <= 0:
+                    counted = True
+                    user = await run_in_threadpool(app.store.user, name)
+                    right = await app.checks.verify(user.password_hash if user else None,
+                                                    password, deadline)
+                    if user is not None and right:
+                        await run_in_threadpool(_logged_in, app, user, password, address)
+        except Busy:
+            await run_in_threadpool(app.limiter.not_checked, app.store, name,
+                                    address if counted else None)
+            if _wants_html(request):
+                return RedirectResponse("/login?error=busy", status_code=303)
+            return JSONResponse({"error": "the server is busy checking passwords; try again in "
+                                          "a few seconds"}, status_code=503,
+                                headers={"Retry-After": "5"})
+        if wait > 0:  # the address must wait: this password was not checked
+            await run_in_threadpool(app.limiter.not_checked, app.store, name, None)
     if wait > 0:
         if _wants_html(request):
             return RedirectResponse("/login?error=limited", status_code=303)
         return error(429, "too many failed logins; try again later",
                      retry_after=round(wait + 0.5))
-    user = await run_in_threadpool(app.store.user, name)
-    try:
-        right = await app.checks.verify(user.password_hash if user else None, password)
-    except Busy:
-        await run_in_threadpool(app.limiter.not_checked, app.store, name, address)
-        if _wants_html(request):
-            return RedirectResponse("/login?error=busy", status_code=303)
-        return JSONResponse({"error": "the server is busy checking passwords; try again in a "
-                                      "second"}, status_code=503, headers={"Retry-After": "1"})
     if user is None or not right:
         if _wants_html(request):
             return RedirectResponse("/login?error=1", status_code=303)
         return error(401, "wrong user name or password")
-    await run_in_threadpool(_logged_in, app, user, password, address)
     token, csrf = await run_in_threadpool(app.store.create_session, user.name, app.session_idle)
     response: Response
     if _wants_html(request):
@@ -444,7 +576,7 @@ async def get_content(request: Request) -> Response:
         document = app.document(file)
         names = element_names(document.elements)
         inline = app.structure(file).inline
-        return {"file": document.file, "text": document.text,
+        return {"file": file, "text": document.text,
                 "elements": [{"path": p, "start": s, "end": e, "name": names[p],
                               "inline": p in inline} for p, s, e in document.elements],
                 "min_element_chars": app.min_element_chars}
@@ -456,8 +588,6 @@ async def get_keyword_spans(request: Request) -> Response:
     """The user's keywords for the topic and the [start, end) of the document's words whose
     Snowball stem is a keyword's (``assess/stems.py``; ``/regular expressions/`` are left to
     the page)."""
-    from inexeval.assess.stems import keyword_spans
-
     app, topic, file = _document(request)
 
     def load() -> dict[str, Any]:
@@ -467,9 +597,8 @@ async def get_keyword_spans(request: Request) -> Response:
         chosen = app.store.assessor_keywords(topic, user.name)
         words = chosen if chosen is not None else topic_keywords(app.store.topic(topic))
         document = app.document(file)
-        edges = [at for _, start, end in document.elements for at in (start, end)]
-        return {"topic": topic, "file": document.file, "keywords": words,
-                "spans": [list(span) for span in keyword_spans(document.text, words, edges)]}
+        return {"topic": topic, "file": file, "keywords": words,
+                "spans": [list(span) for span in app.keyword_spans(document, words)]}
 
     return JSONResponse(await run_in_threadpool(load))
 
@@ -480,11 +609,11 @@ async def put_judgement(request: Request) -> Response:
 
     def save() -> dict[str, Any]:
         user = user_of(app, request, change=True)
-        try:
-            version, fields, visit, sequence = _put_body(raw)
-        except HTTPException:
-            app.store.access(topic, user.name)  # a topic not assigned is 403 before a bad body
-            raise
+        # access first, whatever the body: a topic not assigned is 403, a document not in its
+        # pool 404 with one message (whether the store holds it elsewhere is not said)
+        app.store.access(topic, user.name)
+        app.require_pooled(topic, file)
+        version, fields, visit, sequence = _put_body(raw)
         structure = app.structure(file)
 
         def change(before: Judgement) -> Judgement:
@@ -561,6 +690,48 @@ async def check_judgement(request: Request) -> Response:
         return error(422, str(violation), problems=violation.messages)
 
 
+MAX_COMMENT = 1000
+"""Most characters of an assessor's comment on a document."""
+
+
+async def note_of(request: Request) -> Response:
+    """GET: the user's note on the document (``flag``: null, ``unsure`` or ``broken
+    document``; ``comment``); PUT ``{"flag": ..., "comment": ...}``: keep a new one (seen by
+    the organiser, ``/api/admin/notes``, and in the export's notes)."""
+    from inexeval.assess.store import NOTE_FLAGS
+
+    app, topic, file = _document(request)
+    raw = await request.body() if request.method == "PUT" else b""
+
+    def run() -> dict[str, Any]:
+        user = user_of(app, request, change=request.method == "PUT")
+        app.store.access(topic, user.name)
+        app.require_pooled(topic, file)
+        if request.method == "PUT":
+            body = json_body(raw)
+            flag, comment = body.get("flag"), body.get("comment", "")
+            if set(body) - {"flag", "comment"} or flag is not None and flag not in NOTE_FLAGS \
+                    or not isinstance(comment, str) or len(comment) > MAX_COMMENT:
+                raise HTTPException(422, f"a note is {{flag, comment}}: flag null or one of "
+                                         f"{', '.join(NOTE_FLAGS)}, comment a text of at most "
+                                         f"{MAX_COMMENT} characters")
+            return app.store.set_note(topic, file, user.name, flag, comment.strip())
+        found = app.store.notes(topic, user.name, file)
+        return found[-1] if found else {"topic": topic, "file": file, "assessor": user.name,
+                                        "flag": None, "comment": ""}
+
+    try:
+        return JSONResponse(await run_in_threadpool(run))
+    except Locked as locked:
+        return error(423, locked.reason)
+
+
+async def admin_notes(request: Request) -> Response:
+    """Every assessor's notes on documents (flags and comments), in the order written."""
+    await authorise(request, change=False, admin=True)
+    return JSONResponse({"notes": await run_in_threadpool(service(request).store.notes)})
+
+
 MAX_KEYWORDS = 100
 """Most keywords an assessor keeps for a topic (each at most 100 characters)."""
 
@@ -600,7 +771,10 @@ async def keywords_of(request: Request) -> Response:
                 "keywords": chosen if chosen is not None else topic_keywords(
                     app.store.topic(topic))}
 
-    return JSONResponse(await run_in_threadpool(run))
+    try:
+        return JSONResponse(await run_in_threadpool(run))
+    except Locked as locked:
+        return error(423, locked.reason)
 
 
 async def get_history(request: Request) -> Response:
@@ -636,8 +810,9 @@ def _locking(locked: bool) -> Handler:
 
 async def admin_export(request: Request) -> Response:
     """The qrels of :func:`inexeval.assess.campaign.export_store` as a download: the file, or a
-    zip archive of the per-topic files of the XML formats."""
-    from inexeval.assess.campaign import DEFAULT_FORMAT, export_store
+    zip archive of the per-topic files of the XML formats; 409 with the reason when nothing
+    would be in it."""
+    from inexeval.assess.campaign import NothingToExport, export_download
     from inexeval.assess.export import EXPORT_FORMATS
 
     await authorise(request, change=False, admin=True)
@@ -646,25 +821,19 @@ async def admin_export(request: Request) -> Response:
     partial = request.query_params.get("partial") == "1"
     if fmt is not None and fmt not in EXPORT_FORMATS:
         return error(422, f"format: one of {', '.join(EXPORT_FORMATS)}")
+    try:
+        name, content, notes = await run_in_threadpool(export_download, app.store, fmt,
+                                                       assessor, partial)
+    except NothingToExport as empty:
+        return error(409, empty.reason)
+    return Response(content, media_type="application/zip" if name.endswith(".zip")
+                    else "text/plain", headers=download_headers(name, notes))
 
-    def build() -> tuple[bytes, str, list[str]]:
-        with tempfile.TemporaryDirectory() as folder:
-            target = Path(folder) / "export"
-            notes = export_store(app.store, target, fmt, assessor, partial=partial)
-            if target.is_file():
-                return target.read_bytes(), "", notes
-            archive = io.BytesIO()
-            with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as bundle:
-                for file in sorted(target.iterdir()):
-                    bundle.write(file, file.name)
-            return archive.getvalue(), ".zip", notes
 
-    content, suffix, notes = await run_in_threadpool(build)
-    chosen = fmt or DEFAULT_FORMAT[app.mode]
-    name = f"qrels-{chosen}{'.json' if chosen == 'json' else suffix or '.txt'}"
-    return Response(content, media_type="application/zip" if suffix else "text/plain",
-                    headers={"content-disposition": f'attachment; filename="{name}"',
-                             "x-export-notes": quote(" | ".join(notes))})
+def download_headers(name: str, notes: list[str]) -> dict[str, str]:
+    """The headers of an export's download: its file name and its notes (URL-encoded)."""
+    return {"content-disposition": f'attachment; filename="{name}"',
+            "x-export-notes": quote(" | ".join(notes))}
 
 
 async def openapi(request: Request) -> Response:
@@ -822,10 +991,12 @@ def routes() -> list[Route]:
         Route(document + "/content", get_content, methods=["GET"]),
         Route(document + "/keywords", get_keyword_spans, methods=["GET"]),
         Route(document + "/check", check_judgement, methods=["POST"]),
+        Route(document + "/note", note_of, methods=["GET", "PUT"]),
         Route(document, get_judgement, methods=["GET"]),
         Route(document, put_judgement, methods=["PUT"]),
         Route("/api/admin/stats", admin_stats, methods=["GET"]),
         Route("/api/admin/export", admin_export, methods=["GET"]),
+        Route("/api/admin/notes", admin_notes, methods=["GET"]),
         Route("/api/admin/topics/{topic}/lock", _locking(True), methods=["POST"]),
         Route("/api/admin/topics/{topic}/unlock", _locking(False), methods=["POST"]),
     ]
@@ -997,6 +1168,20 @@ OPENAPI: dict[str, Any] = {
                 "schema": _schema_ref("JudgementChange")}}},
             "responses": {"200": _json(_schema_ref("Check"), "the findings"), **_COMMON,
                           "422": _json(_schema_ref("Problems"), "invalid body")}}},
+        "/api/topics/{topic}/docs/{file}/note": {
+            "get": {"summary": "The user's note on the document: flag (null, unsure, broken "
+                               "document) and comment",
+                    "parameters": [_TOPIC, _FILE],
+                    "responses": {"200": {"description": "the note"}, **_COMMON}},
+            "put": {"summary": "Keep the user's note on the document (body {flag, comment}); "
+                               "the organiser sees it, and the export's notes",
+                    "parameters": [_TOPIC, _FILE, *_CSRF],
+                    "responses": {"200": {"description": "kept"}, **_COMMON, "422": _ERROR,
+                                  "423": {**_ERROR, "description": "topic locked"}}}},
+        "/api/admin/notes": {"get": {
+            "summary": "Every assessor's notes on documents (topic, file, assessor, flag, "
+                       "comment, at), in the order written",
+            "responses": {"200": {"description": "notes"}, "401": _ERROR, "403": _ERROR}}},
         "/api/admin/stats": {"get": {
             "summary": "Progress per topic and assessor; time and documents per hour per "
                        "assessor (from the action log)",

@@ -11,7 +11,12 @@ judgements to export (one assessor per topic) and writes them with the exporters
 
 from __future__ import annotations
 
+import io
 import json
+import re
+import sys
+import tempfile
+import zipfile
 from pathlib import Path
 
 from inexeval.assess.documents import document_index, stored_document
@@ -156,6 +161,10 @@ class _Collection:
         if missing or ".." in Path(name).parts or Path(name).is_absolute():
             raise FormatError(f"document {name} is not in the collection {self.name}",
                               pool_file, line)
+        # a symbolic link may point anywhere: what is read must lie inside the folder
+        if self.folder.resolve() not in xml.resolve().parents:
+            raise FormatError(f"document {name} is a link out of the collection {self.name}",
+                              pool_file, line)
         index = self.index[name] if self.index is not None else index_document(name, xml)
         if not isinstance(index, IndexedDocument):
             raise InexevalError("the index holds no text-node spans: rebuild it with "
@@ -164,28 +173,52 @@ class _Collection:
 
 
 DEFAULT_FORMAT = {"passages": "fol", "highlight": "fol", "2002": "inex2002", "2003": "inex2003"}
+FILE_FORMATS = ("fol", "json", "sampled", "chroma", "bioasq")
+"""The export formats of one file (the others write one file per topic into a folder)."""
+
+
+class NothingToExport(InexevalError):
+    """An export that would hold nothing (every topic left out, no judgement done): nothing is
+    written, and the reason is the message (the command exits 2, the web export is 409)."""
 
 
 def export_campaign(store_url: str | Path, output: str | Path, fmt: str | None,
                     assessor: str | None, partial: bool = False) -> list[str]:
-    """:func:`export_store` for the store at ``store_url`` (never written over)."""
+    """:func:`export_store` for the store at ``store_url`` (never written over); ``output``
+    ``-`` is standard output (the formats of one file)."""
     store = Store.open(store_url)
     try:
-        return export_store(store, output, fmt, assessor, *store_files(store_url),
-                            partial=partial)
+        if str(output) != "-":
+            return export_store(store, output, fmt, assessor, *store_files(store_url),
+                                partial=partial)
+        fmt = fmt or DEFAULT_FORMAT[store.mode()]
+        if fmt not in FILE_FORMATS:
+            raise InexevalError(f"the {fmt} format is one file per topic: name a folder, not "
+                                "standard output", "-o")
+        with tempfile.TemporaryDirectory() as folder:
+            target = Path(folder) / "export"
+            notes = export_store(store, target, fmt, assessor, partial=partial,
+                                 shown="standard output")
+            sys.stdout.flush()
+            sys.stdout.buffer.write(target.read_bytes())
+            sys.stdout.buffer.flush()
+            return notes
     finally:
         store.close()
 
 
 def export_store(store: Store, output: str | Path, fmt: str | None, assessor: str | None,
-                 *inputs: str | None, partial: bool = False) -> list[str]:
+                 *inputs: str | None, partial: bool = False, shown: str | None = None
+                 ) -> list[str]:
     """Export the judgements of ``assessor`` (``adjudicated``: the adjudicated judgements) or,
     without one, of each topic's first-assigned assessor, in ``fmt`` (default: the mode's own
     format) to ``output``. A topic not complete (an article of its pool not done by that
     assessor) is left out unless ``partial`` or the format is ``json``
     (:func:`inexeval.assess.organiser.export_plan`).
     Returns notes for the user: the assessor used for each topic, the topics left out and why,
-    the topics that have other assessors, and last what was written."""
+    the topics that have other assessors, and last what was written (to ``shown``, the output's
+    name for the user, default ``output``). :class:`NothingToExport` says why when nothing
+    would be written."""
     from inexeval.assess.organiser import export_plan
     from inexeval.assess.store import ADJUDICATED
 
@@ -199,6 +232,9 @@ def export_store(store: Store, output: str | Path, fmt: str | None, assessor: st
     if spans and fmt not in (*RAG_FORMATS, "json"):
         raise InexevalError("a span campaign's units are spans, not documents: export chroma, "
                             "bioasq (the documents' offsets) or json")
+    if fmt in RAG_FORMATS and mode not in ("passages", "highlight"):
+        raise InexevalError(f"--format {fmt} exports highlighted passages: this campaign's "
+                            f"{mode} mode has none")
     if mode == "passages" and fmt == "inex2005":
         raise InexevalError("the inex2005 format holds exhaustivity, which passages mode does "
                             "not ask: export fol or json")
@@ -217,11 +253,20 @@ def export_store(store: Store, output: str | Path, fmt: str | None, assessor: st
         for topic in store.topic_ids():
             own = {(j.file, j.assessor): j for j in store.judgements(topic)}
             served = store.served(topic)
-            waiting = sum(1 for key in served if key not in own or own[key].status != "done")
+            waiting = [key for key in served if key not in own or own[key].status != "done"]
+            unserved = [key for key, j in own.items()
+                        if j.status == "done" and key not in set(served)]
+            if unserved:
+                notes.append(f"topic {topic}: judgements of articles never served to their "
+                             f"assessor left out: {_articles(unserved)}")
             if waiting and not keep_all:
-                left_out.append(f"{topic} (not complete: {waiting} of {len(served)} articles "
-                                "served not done; --partial exports them)")
+                left_out.append(f"{topic} (not complete: {len(waiting)} of {len(served)} "
+                                f"articles served not done: {_articles(waiting)}; --partial "
+                                "exports them)")
                 continue
+            if waiting and fmt != "json":
+                notes.append(f"topic {topic}: articles served and not done left out: "
+                             f"{_articles(waiting)}")
             chosen.extend(own[key] for key in served if key in own)
             exported.append(topic)
     else:
@@ -244,6 +289,19 @@ def export_store(store: Store, output: str | Path, fmt: str | None, assessor: st
         notes.append(f"assessor used per topic: {'; '.join(used)}")
     if left_out:
         notes.append(f"topics left out: {'; '.join(left_out)}")
+    flagged = [n for n in store.notes() if n["topic"] in exported
+               and (assessor is None or n["assessor"] == assessor)]
+    if flagged:
+        notes.append("assessors' notes: " + "; ".join(
+            f"{n['topic']} {n['file']} ({n['assessor']}: "
+            + ": ".join(str(part) for part in (n["flag"], n["comment"]) if part) + ")"
+            for n in flagged))
+    if not any(fmt == "json" or j.status == "done" for j in chosen):
+        why = (f"topics left out: {'; '.join(left_out)}" if left_out else
+               "no judgement in the store" if fmt == "json" else
+               f"{assessor} has done no article" if assessor else "no article is done")
+        raise NothingToExport(f"nothing to export ({why}); nothing written")
+    shown = str(output) if shown is None else shown
     if fmt in RAG_FORMATS:
         return notes + write_rag_export(store, exported, chosen, fmt, output, *inputs)
     collection = CollectionIndex({
@@ -251,11 +309,53 @@ def export_store(store: Store, output: str | Path, fmt: str | None, assessor: st
         for file in dict.fromkeys(j.file for j in chosen)}) if fmt != "json" else None
     if sampled and fmt in SAMPLE_FORMATS:
         return notes + _export_sample(store, exported, chosen, collection, fmt, output,
-                                      *inputs)
+                                      shown, *inputs)
     written = write_export(chosen, collection, fmt, output, *inputs)
     notes.append(f"{written} {'judgements' if fmt == 'json' else 'documents'} written to "
-                 f"{output} ({fmt})")
+                 f"{shown} ({fmt})")
     return notes
+
+
+def export_download(store: Store, fmt: str | None, assessor: str | None,
+                    partial: bool = False) -> tuple[str, bytes, list[str]]:
+    """The file name, bytes and notes of an export for a download: the qrels file, or a zip of
+    the per-topic files of the XML formats (:func:`export_store`; the notes never name a
+    temporary file). The name says the campaign, whose judgements and the format
+    (:func:`download_name`).
+    Through the serving process's own store: never a second one on the same file (finding 10
+    of issue 25, see :func:`inexeval.assess.store._check_sqlite_file`)."""
+    fmt = fmt or DEFAULT_FORMAT[store.mode()]
+    with tempfile.TemporaryDirectory() as folder:
+        target = Path(folder) / "export"
+        single = fmt in FILE_FORMATS
+        name = download_name(store, fmt, assessor, ".json" if fmt in ("json", "bioasq") else
+                             ".csv" if fmt == "chroma" else ".txt" if single else ".zip")
+        notes = export_store(store, target, fmt, assessor, partial=partial, shown=name)
+        if target.is_file():
+            return name, target.read_bytes(), notes
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+            for file in sorted(target.iterdir()):
+                archive.write(file, f"{name.removesuffix('.zip')}/{file.name}")
+        return name, buffer.getvalue(), notes
+
+
+def download_name(store: Store, fmt: str, assessor: str | None, suffix: str) -> str:
+    """``CAMPAIGN-WHOSE-FORMAT.SUFFIX``: the store's file name without its extension (a
+    database server: the database's name), the assessor (``first-assessors`` without one), the
+    format; characters other than ASCII letters, digits, ``.``, ``_`` and ``-`` become ``_``."""
+    import sqlalchemy as sa
+
+    campaign = (sa.engine.make_url(store.url).database or "campaign") if not store_files(
+        store.url) else Path(store.url).stem
+    parts = [campaign, assessor or "first-assessors", fmt]
+    return "-".join(re.sub(r"[^A-Za-z0-9._-]", "_", part)[:60] for part in parts) + suffix
+
+
+def _articles(keys: list[tuple[str, str]], most: int = 20) -> str:
+    """``file (assessor)`` of the first ``most`` keys, and how many more."""
+    shown = ", ".join(f"{file} ({assessor})" for file, assessor in keys[:most])
+    return shown + (f" and {len(keys) - most} more" if len(keys) > most else "")
 
 
 def store_files(store_url: str | Path) -> list[str]:
@@ -269,7 +369,7 @@ def store_files(store_url: str | Path) -> list[str]:
 
 def _export_sample(store: Store, topics: list[str], chosen: list[Judgement],
                    collection: CollectionIndex | None, fmt: str, output: str | Path,
-                   *inputs: str | None) -> list[str]:
+                   shown: str, *inputs: str | None) -> list[str]:
     """The sampled qrels of a sampled campaign's ``topics`` (:mod:`inexeval.assess.sample`)."""
     samples = {topic: store.sample(topic) for topic in topics}
     judged = {(j.topic, j.file): j for j in chosen if j.status == "done"}
@@ -283,5 +383,5 @@ def _export_sample(store: Store, topics: list[str], chosen: list[Judgement],
     waiting = unjudged_drawn(samples, judged)
     if waiting:
         notes.append(f"{waiting} drawn article(s) not judged yet: written as not sampled (-1)")
-    notes.append(f"{written} sampled articles written to {output} ({fmt}, with strata)")
+    notes.append(f"{written} sampled articles written to {shown} ({fmt}, with strata)")
     return notes

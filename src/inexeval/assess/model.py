@@ -23,7 +23,7 @@ highlight  passages; ``exhaustivity`` ``"2"``, ``"1"`` or ``"?"`` (too small) fo
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -85,7 +85,7 @@ def same_record(a: Judgement, b: Judgement) -> bool:
             and a.seconds == b.seconds)
 
 
-def merge_passages(passages: list[Passage] | tuple[Passage, ...]) -> tuple[Passage, ...]:
+def merge_passages(passages: Sequence[Passage]) -> tuple[Passage, ...]:
     """Sorted ``[start, end)`` passages with touching or overlapping ones merged."""
     merged: list[list[int]] = []
     for start, end in sorted(passages):

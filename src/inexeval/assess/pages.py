@@ -11,9 +11,6 @@ the page receives it as JSON and builds DOM text nodes from it.
 
 from __future__ import annotations
 
-import io
-import tempfile
-import zipfile
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -27,8 +24,8 @@ from starlette.routing import BaseRoute, Route
 from starlette.templating import Jinja2Templates
 
 from inexeval.assess.adaptive import serve
-from inexeval.assess.api import Service, session_of
-from inexeval.assess.campaign import export_store
+from inexeval.assess.api import Service, download_headers, session_of
+from inexeval.assess.campaign import NothingToExport, export_download
 from inexeval.assess.model import ACTIVE_SECONDS, topic_keywords
 from inexeval.assess.store import NotFound, Store, User
 
@@ -188,11 +185,13 @@ def routes(service: Service) -> list[BaseRoute]:
             raise HTTPException(404, f"no export format {fmt!r} in {mode} mode")
         assessor = request.query_params.get("assessor") or None
         partial = request.query_params.get("partial") == "1"
-        name, body, notes = await run_in_threadpool(export_download, store, fmt, assessor,
-                                                    partial)
+        try:
+            name, body, notes = await run_in_threadpool(export_download, store, fmt, assessor,
+                                                        partial)
+        except NothingToExport as empty:
+            raise HTTPException(409, empty.reason) from None
         return Response(body, media_type="application/octet-stream",
-                        headers={"Content-Disposition": f'attachment; filename="{name}"',
-                                 "X-Export-Notes": quote(" | ".join(notes))})
+                        headers=download_headers(name, notes))
 
     async def next_article(request: Request) -> Response:
         """An adaptive campaign's next article for the user (the strategy's pick, served in a
@@ -229,25 +228,6 @@ def export_formats(store: Store) -> tuple[str, ...]:
     campaign."""
     formats = EXPORTS[store.mode()]
     return (*formats, "sampled") if store.setting("sample") is not None else formats
-
-
-def export_download(store: Store, fmt: str, assessor: str | None, partial: bool = False
-                    ) -> tuple[str, bytes, list[str]]:
-    """The file name, bytes and notes of an export: the qrels file, or a zip of the per-topic
-    files (topics not complete only when ``partial``; the notes name the assessor used per
-    topic and the topics left out).
-    Through the serving process's own store: never a second one on the same file (finding 10
-    of issue 25, see :func:`inexeval.assess.store._check_sqlite_file`)."""
-    with tempfile.TemporaryDirectory() as folder:
-        target = Path(folder) / f"qrels.{fmt}"
-        notes = export_store(store, target, fmt, assessor, partial=partial)
-        if target.is_file():
-            return target.name, target.read_bytes(), notes
-        buffer = io.BytesIO()
-        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-            for file in sorted(target.iterdir()):
-                archive.write(file, f"qrels-{fmt}/{file.name}")
-        return f"qrels-{fmt}.zip", buffer.getvalue(), notes
 
 
 def _topic(store: Store, topic: str) -> dict[str, Any]:

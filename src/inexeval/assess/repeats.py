@@ -6,8 +6,8 @@ The repeats of (topic, assessor) are drawn when the topic is assigned, determini
 generator seeded by the topic, the assessor and the pool): ``count(P, n)`` of the ``n`` articles
 of the pool, each placed right after an article that comes later in the pool than the original
 (so the last article is never repeated). The assessor's pool lists a repeat as an ordinary
-entry under the article's own name; only its address differs: the article's file name followed
-by :data:`MARK`. Its judgement is kept apart (the store's ``repeats`` table, keyed like the
+entry under the article's own name; only its address differs: an opaque one (:func:`key`).
+Its judgement is kept apart (the store's ``repeats`` table, keyed like the
 judgements), read and saved through the same API and PUT semantics, never exported and never
 counted in progress or completeness.
 """
@@ -19,9 +19,6 @@ import math
 import random
 from collections.abc import Sequence
 from typing import Any
-
-MARK = "~2"
-"""What a repeat's file key adds to the article's file name (``/topics/T/docs/FILE~2``)."""
 
 
 def count(share: float, articles: int) -> int:
@@ -39,7 +36,7 @@ def draw(share: float, topic: str, assessor: str, files: Sequence[str]
     """The repeats of ``assessor`` for ``topic`` whose pool is ``files`` (in pool order):
     ``(file, the file it follows)``, in the order drawn. The same arguments always give the
     same repeats."""
-    candidates = [f for f in files[:-1] if f + MARK not in files]
+    candidates = list(files[:-1])
     seed = hashlib.sha256("\0".join((topic, assessor, *files)).encode()).hexdigest()
     chooser = random.Random(seed)  # a reproducible draw, not a secret
     chosen = chooser.sample(candidates, min(count(share, len(files)), len(candidates)))
@@ -47,12 +44,13 @@ def draw(share: float, topic: str, assessor: str, files: Sequence[str]
     return [(f, files[chooser.randrange(at[f] + 1, len(files))]) for f in chosen]
 
 
-def split(key: str) -> tuple[str, bool]:
-    """A document key of the API: ``(the article's file, whether the key names a repeat)``
-    (whether the repeat exists is for the store to say)."""
-    if key.endswith(MARK) and len(key) > len(MARK):
-        return key[:-len(MARK)], True
-    return key, False
+def key(salt: str, topic: str, assessor: str, file: str) -> str:
+    """A repeat's address: its article's folder and 16 hexadecimal digits of a SHA-256 of the
+    campaign's secret ``salt``, the topic, the assessor and the article, so that neither the
+    URL nor the pool says which article it repeats, nor that it is a repeat."""
+    digest = hashlib.sha256(f"{salt}\0{topic}\0{assessor}\0{file}".encode()).hexdigest()
+    folder = file.rpartition("/")[0]
+    return f"{folder}/{digest[:16]}" if folder else digest[:16]
 
 
 def place(articles: list[dict[str, Any]], repeats: Sequence[tuple[str, str, dict[str, Any]]]

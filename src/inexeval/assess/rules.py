@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import math
 import re
+from bisect import bisect_left
 from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -60,6 +61,11 @@ from inexeval.collection.paths import ancestors, is_ancestor_or_self, parent
 _CODE_2002 = re.compile(r"^([0-3])([NSLE])$")
 _CODE_2003 = re.compile(r"^E([0-3])S([0-3])$")
 NON_RELEVANT = {"2002": "0N", "2003": "E0S0"}
+
+
+MAX_PASSAGES = 1000
+"""Most passages (once merged) of one judgement: far above an assessor's (a few per article),
+low enough that no save, check or read costs a noticeable time."""
 
 
 class RuleViolation(ValueError):
@@ -86,9 +92,17 @@ class Structure:
 
 def holding(structure: Structure, passages: Sequence[tuple[int, int]]) -> list[str]:
     """The elements (in document order) whose text intersects a highlighted passage (an empty
-    element, such as an image, holds no text: as ``judge.js`` counts them)."""
-    return [path for path, start, end in structure.elements
-            if any(max(s, start) < min(e, end) for s, e in passages)]
+    element, such as an image, holds no text: as ``judge.js`` counts them). The passages are
+    merged first; then an element holds text when the last passage starting before its end
+    ends after its start (sorted merged passages end in order): O((E + P) log P)."""
+    merged = merge_passages(passages)
+    starts = [s for s, _ in merged]
+    found = []
+    for path, start, end in structure.elements:
+        last = bisect_left(starts, end) - 1
+        if start < end and last >= 0 and merged[last][1] > start:
+            found.append(path)
+    return found
 
 
 def validate(j: Judgement, structure: Structure, mode: str) -> list[str]:
@@ -98,6 +112,10 @@ def validate(j: Judgement, structure: Structure, mode: str) -> list[str]:
         errors.append(f"unknown mode {mode!r}")
     if j.status not in STATUSES:
         errors.append(f"status {j.status!r} is not one of {', '.join(STATUSES)}")
+    if len(j.passages) > MAX_PASSAGES and len(merge_passages(j.passages)) > MAX_PASSAGES:
+        errors.append(f"{len(merge_passages(j.passages))} passages once merged: at most "
+                      f"{MAX_PASSAGES} are kept per document")
+        return errors
     for start, end in j.passages:
         if end <= start:
             errors.append(f"passage [{start}, {end}] does not end after it starts")
@@ -144,6 +162,7 @@ def problems(j: Judgement, structure: Structure, mode: str,
 
 
 def _problems_highlight(j: Judgement, structure: Structure) -> list[str]:
+    j = replace(j, passages=merge_passages(j.passages))
     found = []
     held = holding(structure, j.passages)
     held_set = set(held)
@@ -296,9 +315,14 @@ def _rank(code: str | None) -> int:
 
 def whole_passage(span: tuple[int, int], passages: Sequence[tuple[int, int]],
                   ) -> tuple[int, int] | None:
-    """The first highlighted passage that lies wholly inside ``span``, or None."""
+    """The first highlighted passage that lies wholly inside ``span``, or None; ``passages``
+    sorted and merged (:func:`inexeval.assess.model.merge_passages`, as every judgement's are
+    before a rule runs): the first one starting in ``span`` ends first, O(log P)."""
     start, end = span
-    return next(((s, e) for s, e in passages if start <= s and e <= end), None)
+    first = bisect_left(passages, (start, -1))
+    if first < len(passages) and passages[first][1] <= end:
+        return passages[first][0], passages[first][1]
+    return None
 
 
 def _cannot_be_too_small(path: str, passage: tuple[int, int]) -> str:
@@ -373,6 +397,7 @@ def settle(before: Mapping[str, str], requested: Mapping[str, str], structure: S
     Values are compared in document order of the changed elements; applying ``settle`` to its
     own result changes nothing.
     """
+    passages = merge_passages(passages)
     errors = refusals(before, requested, structure, passages)
     if errors:
         raise RuleViolation(errors)
@@ -474,6 +499,7 @@ def inferred(exhaustivity: Mapping[str, str], structure: Structure,
     ``?`` of an inline element (cause ``""``); ``held`` are the elements holding highlighted
     text, in document order."""
     causes: dict[str, str] = {}
+    position = {path: at for at, path in enumerate(held)}
     for path in held:
         code = exhaustivity.get(path)
         if code is None:
@@ -481,10 +507,13 @@ def inferred(exhaustivity: Mapping[str, str], structure: Structure,
         if path in structure.inline and code == TOO_SMALL:
             causes[path] = ""
         elif code == HIGHEST:
-            below = next((d for d in held if d != path and is_ancestor_or_self(path, d)
-                          and exhaustivity.get(d) == HIGHEST), None)
-            if below is not None:
-                causes[path] = below
+            # the elements inside an element follow it in document order: its subtree only
+            at = position[path] + 1
+            while at < len(held) and is_ancestor_or_self(path, held[at]):
+                if exhaustivity.get(held[at]) == HIGHEST:
+                    causes[path] = held[at]
+                    break
+                at += 1
         elif code == TOO_SMALL:
             above = next((a for a in ancestors(path) if exhaustivity.get(a) == TOO_SMALL), None)
             if above is not None:
@@ -498,6 +527,7 @@ def too_small_rest(exhaustivity: Mapping[str, str], structure: Structure,
     that holds highlighted text and has no value yet, except those holding a whole passage
     (which cannot be too small). Returns the requested exhaustivity (to :func:`settle`) and
     the children left out."""
+    passages = merge_passages(passages)
     spans = structure.paths()
     held = holding(structure, passages)
     requested = dict(exhaustivity)

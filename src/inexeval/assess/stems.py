@@ -33,6 +33,10 @@ MOST_PIECES = 8
 """Most pieces (between element edges) of one word: a run of word characters cut by many edges
 (``<sup>`` in a formula, an element per letter) costs at most this many stems per piece."""
 
+MOST_STEMS = 100_000
+"""Most stems one call of :func:`keyword_spans` computes (a document of 200,000 one-letter
+elements asked 1.6 million: 135 s); the words beyond are not looked at."""
+
 
 def is_word_char(ch: str) -> bool:
     """A letter, number, mark or ``_`` (``isWordChar`` of ``static/judge.js``)."""
@@ -79,12 +83,16 @@ def keyword_spans(text: str, keywords: Iterable[str],
     """The [start, end) of the words of ``text`` whose stem is a keyword's stem, sorted. A run of
     word characters with element ``edges`` inside gives every run of its consecutive pieces (the
     page keeps those its block edges make words); words longer than :data:`LONGEST_WORD`
-    characters or :data:`MOST_PIECES` pieces are skipped."""
+    characters or :data:`MOST_PIECES` pieces are skipped, and at most :data:`MOST_STEMS`
+    stems are computed (the words after are left out)."""
     stems = keyword_stems(keywords)
     if not stems:
         return []
     cuts = sorted(set(edges))
-    found = []
+    found: list[tuple[int, int]] = []
+    # a stem is never longer than its word: shorter candidates are no keyword's
+    shortest = min(len(s) for s in stems)
+    budget = MOST_STEMS
     for start, end in words(text):
         lo, hi = bisect_left(cuts, start + 1), bisect_left(cuts, end)
         bounds = [start, *cuts[lo:hi], end]
@@ -92,6 +100,11 @@ def keyword_spans(text: str, keywords: Iterable[str],
             for j in range(i + 1, min(i + 1 + MOST_PIECES, len(bounds))):
                 if bounds[j] - bounds[i] > LONGEST_WORD:
                     break
+                if bounds[j] - bounds[i] < shortest:
+                    continue
+                if budget == 0:
+                    return found
+                budget -= 1
                 if stem(text[bounds[i]:bounds[j]]) in stems:
                     found.append((bounds[i], bounds[j]))
     return found

@@ -20,27 +20,29 @@ import hashlib
 import json
 import math
 import os
+import re
 import secrets
 import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
 from inexeval.assess.model import MAX_SECONDS, Judgement, merge_passages, same_record
-from inexeval.assess.repeats import MARK as REPEAT_MARK
 from inexeval.assess.repeats import draw as draw_repeats
+from inexeval.assess.repeats import key as repeat_key
 from inexeval.assess.repeats import place as place_repeats
-from inexeval.assess.repeats import split as split_repeat
 from inexeval.errors import InexevalError
 
 SCHEMA_VERSION = 5
+_T = TypeVar("_T")
 SESSION_SECONDS = 7 * 24 * 3600
 """How long a login session lasts at most, however active."""
 SESSION_IDLE = 12 * 3600.0
@@ -52,6 +54,8 @@ _SEEN_EVERY = 60.0
 NAME_LENGTH = 128
 """Longest user name or topic id (both back ends)."""
 ADJUDICATED = "adjudicated"
+NOTE_FLAGS = ("unsure", "broken document")
+"""The flags an assessor may put on a document (:meth:`Store.set_note`)."""
 """The assessor name of a topic's adjudicated judgements (stored by the organiser's adjudication,
 exported by ``assess export --assessor adjudicated``); no user may take this name."""
 
@@ -288,18 +292,60 @@ MIGRATIONS: Sequence[Callable[[Connection], None]] = (
 
 
 class StoreError(InexevalError):
-    """A request the store refuses (unknown user or topic, no campaign at STORE, ...)."""
+    """A request the store refuses (unknown user or topic, no campaign at STORE, ...); a
+    database server's URL is named with its password masked (:func:`shown_store`)."""
+
+    def __init__(self, reason: str, file: str | Path | None = None, line: int | None = None):
+        super().__init__(reason, None if file is None else shown_store(file), line)
+
+
+def shown_store(store: str | Path) -> str:
+    """The store as messages and logs name it: a database server's URL with its password
+    masked (``postgresql://user:***@host/db``). A URL without a password leaves it to libpq:
+    ``PGPASSWORD`` or the password file (``PGPASSFILE``, ``~/.pgpass``), which keep it out of
+    the command line."""
+    text = str(store)
+    if not _is_server(text):
+        return text
+    return re.sub(r"^([^:/]+://[^:/@]*:).*@", r"\1***@", text)
 
 
 def check_name(kind: str, name: str) -> str:
     """``name`` when it is a valid user name or topic id (``kind`` says which), the same on both
-    back ends: 1 to :data:`NAME_LENGTH` printable characters, no ``/`` (it could not be part of a
-    URL path), no surrounding spaces; :class:`StoreError` otherwise."""
+    back ends: 1 to :data:`NAME_LENGTH` printable characters, no ``/`` and not ``.`` or ``..``
+    (it could not be part of a URL path), no surrounding spaces; :class:`StoreError`
+    otherwise."""
     if not name or len(name) > NAME_LENGTH or not name.isprintable() or "/" in name \
-            or name != name.strip():
+            or name != name.strip() or name in (".", ".."):
         raise StoreError(f"{kind} {name[:NAME_LENGTH]!r} is not valid: 1 to {NAME_LENGTH} "
-                         "printable characters, no '/', no surrounding spaces")
+                         "printable characters, no '/', not '.' or '..', no surrounding "
+                         "spaces")
     return name
+
+
+def user_key(name: str) -> str:
+    """A user name as the store keeps and looks it up: Unicode's NFKC_Casefold
+    (``NFKC(casefold(NFKC(name)))``, UAX #15 and #31), so that its NFC and NFD forms, its
+    cases and its full-width forms are one user."""
+    import unicodedata
+
+    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())
+
+
+_CONFUSABLE = str.maketrans(
+    # Cyrillic and Greek letters drawn like Latin ones (Unicode's confusables.txt, the
+    # lower-case letters of user names after user_key), and the digits read as letters
+    "аеорсухіјѕԁһԛԝӏвкмнтɡαεικνορτυχο01", "aeopcyxijsdhqwlbkmhtgaeikvoptuxool")
+
+
+def name_skeleton(name: str) -> str:
+    """What a user name looks like (UTS #39's skeleton, reduced to the look-alikes of
+    :data:`_CONFUSABLE`): two names with one skeleton are confusable."""
+    import unicodedata
+
+    folded = "".join(c for c in unicodedata.normalize("NFD", user_key(name))
+                     if not unicodedata.combining(c))
+    return folded.translate(_CONFUSABLE)
 
 
 class Conflict(StoreError):
@@ -388,7 +434,10 @@ def engine_for(store: str | Path) -> Engine:
     """An engine for STORE: a ``postgresql://`` URL, or the path of a SQLite file."""
     text = str(store)
     if text.startswith(("postgresql://", "postgresql+psycopg://", "postgres://")):
-        url = sa.engine.make_url(text).set(drivername="postgresql+psycopg")
+        try:
+            url = sa.engine.make_url(text).set(drivername="postgresql+psycopg")
+        except (sa.exc.ArgumentError, ValueError):
+            raise StoreError("not a database URL", text) from None
         return sa.create_engine(url, pool_size=10, max_overflow=20, pool_pre_ping=True)
     engine = sa.create_engine(f"sqlite:///{Path(text)}", pool_size=10, max_overflow=20)
 
@@ -473,6 +522,10 @@ class Store:
         # SQLite has one writer at a time; queueing writers here rather than in SQLite's busy
         # handler (which sleeps and polls) keeps the waits short and in arrival order
         self._writer = threading.Lock() if engine.dialect.name == "sqlite" else None
+        self._pending: list[tuple[Callable[[Connection], Any], Future[Any]]] = []
+        self._pending_ready = threading.Condition()
+        self._committer: threading.Thread | None = None
+        self._strategy: bool | None = None
 
     # -- opening and creating ------------------------------------------------------------------
 
@@ -516,6 +569,19 @@ class Store:
     def close(self) -> None:
         self.engine.dispose()
 
+    def discard(self) -> None:
+        """Remove a store :meth:`create` made (its campaign failed to load): the SQLite file and
+        its companions, or the tables on a database server; closes it."""
+        if _is_server(self.url):
+            with self._write() as connection:
+                metadata.drop_all(connection)
+            self.close()
+            return
+        self.close()
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(f"{self.url}{suffix}")
+
     def __enter__(self) -> Store:  # noqa: PYI034
         return self
 
@@ -553,6 +619,56 @@ class Store:
             connection = connection.execution_options(write=True)
             with connection.begin():
                 yield connection
+
+    def _grouped(self, work: Callable[[Connection], _T]) -> _T:
+        """``work(connection)`` in a write transaction, committed with the others waiting at
+        the time (group commit, SQLite): a committer thread of the store commits what waits at
+        once, each in a savepoint of its own (one that raises is rolled back alone and gets
+        its exception), so that one fsync acknowledges many saves (20 assessors saving back
+        to back: one fsync each made a save wait for 19 others). The answer comes after the
+        commit, as before. On PostgreSQL each is its own transaction (the server groups
+        commits)."""
+        if self._writer is None:
+            with self._write() as connection:
+                return work(connection)
+        future: Future[Any] = Future()
+        with self._pending_ready:
+            self._pending.append((work, future))
+            if self._committer is None:
+                self._committer = threading.Thread(target=self._commit_pending,
+                                                   name="inexeval-commits", daemon=True)
+                self._committer.start()
+            self._pending_ready.notify()
+        result: _T = future.result()
+        return result
+
+    def _commit_pending(self) -> None:
+        """The committer: what waits, batch after batch; it ends after a few idle seconds."""
+        while True:
+            with self._pending_ready:
+                while not self._pending:
+                    if not self._pending_ready.wait(timeout=5.0) and not self._pending:
+                        self._committer = None
+                        return
+                batch, self._pending = self._pending, []
+            outcomes: list[tuple[Future[Any], Any, BaseException | None]] = []
+            try:
+                with self._write() as connection:
+                    for work, future in batch:
+                        try:
+                            with connection.begin_nested():
+                                outcomes.append((future, work(connection), None))
+                        except Exception as refused:  # noqa: BLE001 - given to its caller
+                            outcomes.append((future, None, refused))
+            except Exception as failure:  # noqa: BLE001 - the commit failed: for all
+                for _, future in batch:
+                    future.set_exception(failure)
+                continue
+            for future, result, raised in outcomes:
+                if raised is None:
+                    future.set_result(result)
+                else:
+                    future.set_exception(raised)
 
     @contextlib.contextmanager
     def _read(self) -> Iterator[Connection]:
@@ -619,6 +735,12 @@ class Store:
             raise StoreError("the store holds no campaign", self.url)
         return str(value)
 
+    def _adaptive(self) -> bool:
+        """Whether the campaign is adaptive (``assess init --strategy``; fixed at ``init``)."""
+        if self._strategy is None:
+            self._strategy = self.setting("strategy") is not None
+        return self._strategy
+
     def setting(self, key: str) -> str | None:
         """A campaign setting (``strategy``, ``sample``, ...), None when not set."""
         with self._read() as connection:
@@ -647,13 +769,18 @@ class Store:
                 strategy_topics.c.topic == topic)).scalar()
             if found is None:
                 return None
-            done = [_judgement(r) for r in connection.execute(sa.select(judgements).where(
-                judgements.c.topic == topic, judgements.c.status == "done"))]
+            rows = connection.execute(sa.select(served).where(served.c.topic == topic)
+                                      .order_by(served.c.id)).all()
+            # only the judgements of articles served to their assessor count (a store written
+            # before saves of others were refused may hold some)
+            given_to = {(row.file, row.assessor) for row in rows}
+            done = [j for j in (_judgement(r) for r in connection.execute(
+                sa.select(judgements).where(judgements.c.topic == topic,
+                                            judgements.c.status == "done")))
+                    if (j.file, j.assessor) in given_to]
             finished = {(j.file, j.assessor) for j in done}
             assigned = set(connection.execute(sa.select(assignments.c.assessor).where(
                 assignments.c.topic == topic)).scalars())
-            rows = connection.execute(sa.select(served).where(served.c.topic == topic)
-                                      .order_by(served.c.id)).all()
             given = []
             for row in rows:
                 is_done = (row.file, row.assessor) in finished
@@ -686,6 +813,39 @@ class Store:
                 for i, (f, after) in enumerate(draw_repeats(float(share), topic, assessor, files))]
         if rows:
             connection.execute(repeats.insert(), rows)
+            if self._repeat_salt(connection) == "":
+                connection.execute(campaign.insert().values(key="repeat_salt",
+                                                            value=secrets.token_hex(16)))
+
+    @staticmethod
+    def _repeat_salt(connection: Connection) -> str:
+        """The campaign's secret of the repeats' addresses (none before a repeat is drawn)."""
+        return str(connection.execute(sa.select(campaign.c.value).where(
+            campaign.c.key == "repeat_salt")).scalar() or "")
+
+    def _repeat_of(self, connection: Connection, key: str, topic: str | None = None,
+                   assessor: str | None = None) -> tuple[str, str, str] | None:
+        """``(topic, assessor, article)`` of the repeat whose address is ``key`` (of ``topic``
+        and ``assessor`` when given), or None."""
+        query = sa.select(repeats.c.topic, repeats.c.assessor, repeats.c.file)
+        if topic is not None:
+            query = query.where(repeats.c.topic == topic)
+        if assessor is not None:
+            query = query.where(repeats.c.assessor == assessor)
+        salt = None
+        for row in connection.execute(query):
+            if salt is None:
+                salt = self._repeat_salt(connection)
+            if repeat_key(salt, row.topic, row.assessor, row.file) == key:
+                return str(row.topic), str(row.assessor), str(row.file)
+        return None
+
+    def repeat_article(self, topic: str, key: str) -> str | None:
+        """The article a repeat's address ``key`` of ``topic`` repeats (any assessor's), or
+        None."""
+        with self._read() as connection:
+            found = self._repeat_of(connection, key, topic)
+        return None if found is None else found[2]
 
     def repeats(self, topic: str | None = None, assessor: str | None = None
                 ) -> list[tuple[str, Judgement]]:
@@ -723,13 +883,19 @@ class Store:
         """The pool entries with the assessor's repeats placed after the articles they follow:
         each a copy of its article's entry with the repeat's status, its key as ``file`` and
         the article's file as ``name``."""
-        by_file = {a["file"]: a for a in articles}
+        by_file = {a["file"]: {**a, "name": a["file"]} for a in articles}
         entries = []
-        for after, j in self.repeats(topic, assessor):
+        found = self.repeats(topic, assessor)
+        if found:
+            with self._read() as connection:
+                salt = self._repeat_salt(connection)
+        for after, j in found:
             entries.append((j.file, after, {
-                **by_file[j.file], "file": j.file + REPEAT_MARK, "name": j.file, "status": j.status,
-                "relevant": j.relevant if j.status == "done" else None, "version": j.version}))
-        return place_repeats(articles, entries) if entries else articles
+                **by_file[j.file], "file": repeat_key(salt, topic, assessor, j.file),
+                "status": j.status, "relevant": j.relevant if j.status == "done" else None,
+                "version": j.version}))
+        listed = list(by_file.values())
+        return place_repeats(listed, entries) if entries else listed
 
     def sample(self, topic: str) -> list[tuple[str, str, str, float, bool]]:
         """A sampled campaign's sample of ``topic``: ``(file, path, stratum, probability,
@@ -744,13 +910,20 @@ class Store:
 
     def add_user(self, name: str, password_hash: str, admin: bool, actor: str) -> None:
         """Add a user (or give a removed one a password again: its judgements are still there)."""
+        name = user_key(check_name("user name", name))
         check_name("user name", name)
-        if name == ADJUDICATED:
+        if name_skeleton(name) == name_skeleton(ADJUDICATED):
             raise StoreError(f"{ADJUDICATED!r} is the name of the adjudicated judgements, not "
                              "available for a user")
         with self._write() as connection:
             found = connection.execute(sa.select(users.c.password_hash)
                                        .where(users.c.name == name)).first()
+            if found is None:
+                skeleton = name_skeleton(name)
+                for other in connection.execute(sa.select(users.c.name)).scalars():
+                    if name_skeleton(other) == skeleton:
+                        raise StoreError(f"user name {name!r} looks like the user {other!r}'s: "
+                                         "choose another")
             if found and found.password_hash:
                 raise StoreError(f"user {name!r} exists already")
             if found:
@@ -764,7 +937,9 @@ class Store:
     def user(self, name: str) -> User | None:
         """The user called ``name``; None when there is none (or it was removed)."""
         with self._read() as connection:
-            row = connection.execute(sa.select(users).where(users.c.name == name)).first()
+            row = connection.execute(sa.select(users).where(users.c.name == name)).first() \
+                or connection.execute(sa.select(users).where(
+                    users.c.name == user_key(name))).first()
         if row is None or not row.password_hash:
             return None
         return User(row.name, row.password_hash, bool(row.admin))
@@ -778,7 +953,7 @@ class Store:
     def set_password(self, name: str, password_hash: str, actor: str) -> int:
         """A new password for ``name``; ends its sessions (returns how many)."""
         with self._write() as connection:
-            self._require_user(connection, name)
+            name = self._require_user(connection, name)
             connection.execute(users.update().where(users.c.name == name).values(
                 password_hash=password_hash))
             ended = self._end_sessions(connection, name)
@@ -790,7 +965,7 @@ class Store:
         (returned); its judgements and actions stay in the store (``add-user`` of the same
         name gives them back)."""
         with self._write() as connection:
-            self._require_user(connection, name)
+            name = self._require_user(connection, name)
             withdrawn = list(connection.execute(
                 sa.select(assignments.c.topic).where(assignments.c.assessor == name)
                 .order_by(assignments.c.id)).scalars())
@@ -805,7 +980,7 @@ class Store:
     def end_sessions(self, name: str, actor: str) -> int:
         """End every session of ``name``; returns how many there were."""
         with self._write() as connection:
-            self._require_user(connection, name)
+            name = self._require_user(connection, name)
             ended = self._end_sessions(connection, name)
             self._log(connection, actor, "end-sessions", after=_dumps({"user": name,
                                                                        "sessions": ended}))
@@ -882,7 +1057,7 @@ class Store:
         assessor's judgements of each pooled document are created as ``unseen``."""
         added = []
         with self._write() as connection:
-            self._require_user(connection, assessor)
+            assessor = self._require_user(connection, assessor)
             for topic in topic_ids:
                 self._require_topic(connection, topic)
                 if connection.execute(sa.select(assignments.c.id).where(
@@ -908,7 +1083,7 @@ class Store:
         the topic is assigned again)."""
         removed = []
         with self._write() as connection:
-            self._require_user(connection, assessor)
+            assessor = self._require_user(connection, assessor)
             for topic in topic_ids:
                 self._require_topic(connection, topic)
                 result = connection.execute(assignments.delete().where(
@@ -1077,20 +1252,22 @@ class Store:
         with self._read() as connection:
             found = [p for p in connection.execute(sa.select(pool.c.path).where(
                 pool.c.topic == topic, pool.c.file == file).order_by(pool.c.position)).scalars()]
-            if not found and split_repeat(file)[1]:
+            repeat = None if found else self._repeat_of(connection, file, topic)
+            if repeat is not None:
                 found = list(connection.execute(sa.select(pool.c.path).where(
-                    pool.c.topic == topic, pool.c.file == split_repeat(file)[0])
+                    pool.c.topic == topic, pool.c.file == repeat[2])
                     .order_by(pool.c.position)).scalars())
         return [p for p in found if p]
 
     def document(self, file: str) -> Document:
         """The document ``file``, or the one a repeat's key names
-        (:func:`inexeval.assess.repeats.split`)."""
+        (:func:`inexeval.assess.repeats.key`)."""
         with self._read() as connection:
             row = connection.execute(sa.select(documents).where(documents.c.file == file)).first()
-            if row is None and split_repeat(file)[1]:
+            repeat = None if row is not None else self._repeat_of(connection, file)
+            if repeat is not None:
                 row = connection.execute(sa.select(documents).where(
-                    documents.c.file == split_repeat(file)[0])).first()
+                    documents.c.file == repeat[2])).first()
         if row is None:
             raise NotFound(f"no document {file!r} in the store")
         return Document(row.file, row.text,
@@ -1118,16 +1295,12 @@ class Store:
     def _resolve(self, connection: Connection, topic: str, key: str,
                  assessor: str) -> tuple[str, bool]:
         """``(the stored file, whether it is a repeat)`` of a document key: a pooled file is
-        itself; the key of a repeat drawn for the assessor names the repeat."""
-        file, marked = split_repeat(key)
-        if not marked or connection.execute(sa.select(repeats.c.file).where(
-                repeats.c.topic == topic, repeats.c.file == file,
-                repeats.c.assessor == assessor)).first() is None:
-            return key, False
+        itself; the address of a repeat drawn for the assessor names the repeat."""
         if connection.execute(sa.select(pool.c.file).where(
                 pool.c.topic == topic, pool.c.file == key)).first() is not None:
             return key, False
-        return file, True
+        repeat = self._repeat_of(connection, key, topic, assessor)
+        return (key, False) if repeat is None else (repeat[2], True)
 
     def save(self, topic: str, file: str, assessor: str, version: int,
              change: Callable[[Judgement], Judgement],
@@ -1167,11 +1340,17 @@ class Store:
         Raises :class:`Conflict` (stale version), :class:`Locked`, :class:`NotFound`,
         :class:`NotAssigned`, or whatever ``change`` or ``merge`` raises; nothing is written
         then."""
-        merged = False
-        with self._write() as connection:
+        def work(connection: Connection) -> tuple[Judgement, bool]:
+            merged = False
             if self._access(connection, topic, assessor):
                 raise Locked(f"topic {topic} is locked: no further changes")
             stored, repeat = self._resolve(connection, topic, file, assessor)
+            if not repeat and self._adaptive() and connection.execute(
+                    sa.select(served.c.id).where(served.c.topic == topic, served.c.file == stored,
+                                                 served.c.assessor == assessor)).first() is None:
+                raise NotAssigned(f"document {file!r} of topic {topic} was not served to "
+                                  f"{assessor}: an adaptive campaign's judgements are of the "
+                                  "articles it serves")
             action, _, lock, update = _STATEMENTS[repeat]
             key = _key(topic, stored, assessor)
             row = connection.execute(lock, key).first()
@@ -1209,7 +1388,9 @@ class Store:
                 raise Conflict(before)
             self._log(connection, assessor, action, topic=topic, file=file,
                       before=_state(before), after=_state(after, visit, sequence))
-        return after, merged
+            return after, merged
+
+        return self._grouped(work)
 
     def _own_save(self, connection: Connection, current: Judgement, version: int,
                   action: str, visit: str) -> dict[str, Any] | None:
@@ -1319,9 +1500,10 @@ class Store:
 
     def set_assessor_keywords(self, topic: str, assessor: str, words: Sequence[str]) -> None:
         """Keep ``words`` as the keywords of ``assessor`` for ``topic`` (one transaction,
-        logged)."""
+        logged); :class:`Locked` when the topic is."""
         with self._write() as connection:
-            self._access(connection, topic, assessor)
+            if self._access(connection, topic, assessor):
+                raise Locked(f"topic {topic} is locked: no further changes")
             key = (assessor_keywords.c.topic == topic, assessor_keywords.c.assessor == assessor)
             before = connection.execute(sa.select(assessor_keywords.c.words).where(*key)).scalar()
             if before is None:
@@ -1332,6 +1514,44 @@ class Store:
                     words=_dumps(list(words))))
             self._log(connection, assessor, "keywords", topic=topic, before=before,
                       after=_dumps(list(words)))
+
+    def set_note(self, topic: str, file: str, assessor: str, flag: str | None,
+                 comment: str) -> dict[str, Any]:
+        """Keep the assessor's note on a document: a ``flag`` (one of :data:`NOTE_FLAGS`, or
+        None) and a ``comment`` (empty: none), in the action log (one transaction); the
+        latest is the note. :class:`Locked` when the topic is, :class:`NotFound` for a
+        document not in the assessor's pool."""
+        note = {"flag": flag, "comment": comment}
+        with self._write() as connection:
+            if self._access(connection, topic, assessor):
+                raise Locked(f"topic {topic} is locked: no further changes")
+            stored, repeat = self._resolve(connection, topic, file, assessor)
+            table = repeats if repeat else judgements
+            if connection.execute(sa.select(table.c.version).where(
+                    table.c.topic == topic, table.c.file == stored,
+                    table.c.assessor == assessor)).first() is None:
+                raise NotFound(f"document {file!r} is not in the pool of topic {topic!r}")
+            self._log(connection, assessor, "note", topic=topic, file=file, after=_dumps(note))
+        return {"topic": topic, "file": file, "assessor": assessor, **note}
+
+    def notes(self, topic: str | None = None, assessor: str | None = None,
+              file: str | None = None) -> list[dict[str, Any]]:
+        """The assessors' notes on documents (:meth:`set_note`), the latest of each document and
+        assessor, those with a flag or a comment, in the order written: ``topic``, ``file``,
+        ``assessor``, ``flag``, ``comment``, ``at`` (seconds since 1970)."""
+        query = sa.select(actions).where(actions.c.action == "note").order_by(actions.c.id)
+        for column, value in ((actions.c.topic, topic), (actions.c.actor, assessor),
+                              (actions.c.file, file)):
+            if value is not None:
+                query = query.where(column == value)
+        latest: dict[tuple[str, str, str], dict[str, Any]] = {}
+        with self._read() as connection:
+            for row in connection.execute(query):
+                key = (str(row.topic), str(row.file), str(row.actor))
+                latest.pop(key, None)
+                latest[key] = {"topic": key[0], "file": key[1], "assessor": key[2],
+                               **json.loads(row.after), "at": row.at}
+        return [n for n in latest.values() if n["flag"] or n["comment"]]
 
     def history(self, assessor: str, since: float = 0.0,
                 limit: int = 20) -> list[dict[str, Any]]:
@@ -1481,10 +1701,13 @@ class Store:
 
     # -- helpers -------------------------------------------------------------------------------
 
-    def _require_user(self, connection: Connection, name: str) -> None:
-        if connection.execute(sa.select(users.c.name).where(
-                users.c.name == name, users.c.password_hash != "")).first() is None:
-            raise StoreError(f"no user {name!r} (add one with inexeval assess add-user)")
+    def _require_user(self, connection: Connection, name: str) -> str:
+        """The stored name of the user ``name`` (as given, else its :func:`user_key`)."""
+        for candidate in dict.fromkeys((name, user_key(name))):
+            if connection.execute(sa.select(users.c.name).where(
+                    users.c.name == candidate, users.c.password_hash != "")).first():
+                return candidate
+        raise StoreError(f"no user {name!r} (add one with inexeval assess add-user)")
 
     def _require_topic(self, connection: Connection, topic: str) -> None:
         if connection.execute(sa.select(topics.c.topic).where(topics.c.topic == topic)).first() \

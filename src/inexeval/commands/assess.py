@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import getpass
 import math
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,8 @@ from inexeval.cli_args import STRATEGIES, add_run_options, add_strategy_options
 from inexeval.errors import InexevalError
 
 NAME = "assess"
+SHUTDOWN_SECONDS = 3
+"""How long ``serve`` lets running requests finish once told to stop."""
 HELP = "run an assessment campaign: store, users, assignments, HTTP server, export"
 
 MIN_PASSWORD = 12
@@ -37,7 +40,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     def action(name: str, help: str) -> argparse.ArgumentParser:
         command = sub.add_parser(name, help=help, description=help)
         command.add_argument("store", metavar="STORE",
-                             help="the store: a SQLite file path or a postgresql:// URL")
+                             help="the store: a SQLite file path or a postgresql:// URL "
+                             "(leave its password out: libpq reads PGPASSWORD or the password "
+                             "file, ~/.pgpass; a password given is shown as ***)")
         return command
 
     init = action("init", "create a campaign: topics, pooled documents, judgement scale")
@@ -120,8 +125,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
     export = action("export", "write the judgements as qrels")
     export.add_argument("-o", "--output", metavar="DIR|FILE", required=True,
-                        help="output file (fol, json, chroma, bioasq) or folder (per-topic XML "
-                        "formats)")
+                        help="output file (fol, json, chroma, bioasq; - for standard output) or "
+                        "folder (per-topic XML formats)")
     export.add_argument("--format", choices=("fol", "inex2005", "inex2002", "inex2003", "json",
                                               "sampled", "chroma", "bioasq"),
                         default=None,
@@ -141,6 +146,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "on standard error says which and why")
     export.add_argument("--force", action="store_true",
                         help="replace an existing output file (or write into an existing folder)")
+    export.add_argument("--mode", type=_file_mode, default=0o600, metavar="OCTAL",
+                        help="permissions of the files written (600: only you may read them, "
+                        "as the store; 644: everyone); a folder made also lets its readers in")
 
     serve = action("serve", "serve the HTTP API and the browser interface")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
@@ -185,6 +193,7 @@ def run(args: argparse.Namespace) -> int:
     _check_extra()
     import sqlalchemy as sa
 
+    from inexeval.assess.campaign import store_files
     from inexeval.assess.store import StoreError
 
     command = {"init": _init, "add-user": _add_user, "set-password": _set_password,
@@ -194,8 +203,11 @@ def run(args: argparse.Namespace) -> int:
     try:
         return command(args)
     except (sa.exc.DatabaseError, UnicodeDecodeError) as error:
-        # a SQLite file damaged after its header: malformed pages, text that is not UTF-8
         reason = str(getattr(error, "orig", None) or error).splitlines()[0]
+        if isinstance(error, sa.exc.OperationalError) and not store_files(args.store):
+            raise StoreError(f"cannot use the database server ({reason[:160]})",
+                             args.store) from None
+        # a SQLite file damaged after its header: malformed pages, text that is not UTF-8
         raise StoreError(f"the store is damaged ({reason[:80]}): use a copy", args.store) from None
 
 
@@ -219,7 +231,7 @@ def _share(text: str) -> float:
 
 def _init(args: argparse.Namespace) -> int:
     from inexeval.assess.campaign import campaign_rows, load_campaign
-    from inexeval.assess.store import Store
+    from inexeval.assess.store import Store, shown_store
     from inexeval.formats.span_pool import is_span_pool
 
     if (args.strategy is None) != (args.runs is None):
@@ -266,15 +278,20 @@ def _init(args: argparse.Namespace) -> int:
     else:
         topic_rows, document_rows, pool_rows = load_campaign(args.collection, args.topics,
                                                              args.pool)
-    with Store.create(args.store) as store:
-        if args.mode == "highlight":
-            settings["min_element_chars"] = str(args.min_element_chars)
+    if args.mode == "highlight":
+        settings["min_element_chars"] = str(args.min_element_chars)
+    store = Store.create(args.store)
+    try:
         store.init_campaign(args.mode, topic_rows, document_rows, pool_rows, _actor(),
                             settings=settings, candidates=candidates, sample_rows=sample_rows)
+    except BaseException:
+        store.discard()  # no empty store that stats would take for a campaign
+        raise
+    store.close()
     how = (f", served by the {args.strategy} strategy" if args.strategy is not None
            else f", a sample of {len(sample_rows)} units" if args.sample is not None else "")
     print(f"{len(topic_rows)} topics, {len(document_rows)} documents, {len(pool_rows)} pooled "
-          f"units{how}, {args.mode} mode -> {args.store}")
+          f"units{how}, {args.mode} mode -> {shown_store(args.store)}")
     return 0
 
 
@@ -390,27 +407,68 @@ def _export(args: argparse.Namespace) -> int:
     from inexeval.assess.campaign import export_campaign, store_files
     from inexeval.outputs import check_output
 
-    check_output(args.output, *store_files(args.store), folder=True)
-    if Path(args.output).exists() and not args.force:
-        raise InexevalError("exists already (--force replaces it)", args.output)
-    notes = export_campaign(args.store, args.output, args.format, args.assessor, args.partial)
+    to_stdout = args.output == "-"
+    if not to_stdout:
+        check_output(args.output, *store_files(args.store), folder=True)
+        if Path(args.output).exists() and not args.force:
+            raise InexevalError("exists already (--force replaces it)", args.output)
+    # the files are made with the permissions asked (never readable by others in between)
+    mask = os.umask(0o777 & ~args.mode)
+    made = not to_stdout and not Path(args.output).exists() and _folder_format(args)
+    try:
+        if made:
+            Path(args.output).mkdir(mode=0o700)
+            os.chmod(args.output, args.mode | (args.mode & 0o444) >> 2)
+        notes = export_campaign(args.store, args.output, args.format, args.assessor,
+                                args.partial)
+    except BaseException:
+        if made and not any(Path(args.output).iterdir()):
+            Path(args.output).rmdir()
+        raise
+    finally:
+        os.umask(mask)
     for note in notes[:-1]:
         print(f"inexeval: note: {note}", file=sys.stderr)
-    print(notes[-1])
+    print(notes[-1], file=sys.stderr if to_stdout else sys.stdout)
     return 0
+
+
+def _folder_format(args: argparse.Namespace) -> bool:
+    """Whether the export writes one file per topic into a folder (the XML formats)."""
+    from inexeval.assess.campaign import DEFAULT_FORMAT, FILE_FORMATS
+    from inexeval.assess.store import Store
+
+    if args.format is None:
+        with Store.open(args.store) as store:
+            return DEFAULT_FORMAT[store.mode()] not in FILE_FORMATS
+    return bool(args.format not in FILE_FORMATS)
+
+
+def _file_mode(text: str) -> int:
+    try:
+        mode = int(text, 8)
+    except ValueError:
+        mode = -1
+    if not 0 <= mode <= 0o777:
+        raise argparse.ArgumentTypeError(f"{text!r} is no file mode: octal, 000 to 777 (600)")
+    return mode
 
 
 def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from inexeval.assess.app import create_app
+    from inexeval.assess.store import shown_store
 
     # a server listening on one address may be reached by it; on all of them, only by name
     listening = [] if args.host in ("0.0.0.0", "::", "") else [args.host]
     app: Any = create_app(args.store, secure_cookies=args.secure_cookies,
                           allowed_hosts=[*listening, *args.allowed_host],
                           session_idle=3600 * args.session_idle)
-    print(f"serving {args.store} on http://{args.host}:{args.port}/ (Ctrl-C stops)",
+    print(f"serving {shown_store(args.store)} on http://{args.host}:{args.port}/ (Ctrl-C stops)",
           file=sys.stderr, flush=True)
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    # SIGTERM (or Ctrl-C) stops within seconds: requests still running after
+    # SHUTDOWN_SECONDS are cancelled (a client sending a body slowly kept it up before)
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning",
+                timeout_graceful_shutdown=SHUTDOWN_SECONDS)
     return 0
