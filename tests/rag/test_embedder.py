@@ -248,3 +248,16 @@ def test_help(capsys: pytest.CaptureFixture[str]) -> None:
     text = " ".join(out.split())
     assert "--embedder sentence-transformers:NAME" in text
     assert "pip install sentence-transformers" in text
+
+
+def test_the_report_names_the_embedder(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                       stub: type[FakeModel]) -> None:
+    path, chunking = _tiny(tmp_path)
+    # a second chunking: the first without its last chunk
+    (tmp_path / "d.tsv").write_text("".join(chunking.read_text().splitlines(keepends=True)[:-1]))
+    code, _, err = _run(capsys, "chunks", str(path), str(chunking), str(tmp_path / "d.tsv"),
+                        "--embedder", "sentence-transformers:fake", "-m", "chroma_R@1",
+                        "--report", str(tmp_path / "r.html"))
+    assert code == 0, err
+    page = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert "retrieval by the embeddings of sentence-transformers:fake" in page
