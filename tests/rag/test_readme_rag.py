@@ -22,7 +22,10 @@ def _sessions() -> list[tuple[str, list[str]]]:
     start = readme.index(TITLE)
     section = readme[start:readme.index("\n## ", start + 1)]
     sessions: list[tuple[str, list[str]]] = []
-    for block in re.findall(r"```console\n(.*?)```", section, flags=re.DOTALL):
+    for marker, block in re.findall(r"(<!-- console: skip [^\n]*-->\n)?```console\n(.*?)```",
+                                    section, flags=re.DOTALL):
+        if marker:  # never run (a model it needs)
+            continue
         for line in block.splitlines():
             if line.startswith("$ "):
                 sessions.append((line[2:], []))

@@ -32,7 +32,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--retriever", action="append", default=[], metavar="bm25|RUN",
                         help="the ranking of chunks for the retrieval measures: bm25 (default; "
                         "needs bm25s, the rag extra) or one span run (FOL or JSONL) per "
-                        "chunking, in order")
+                        "chunking, in order (or --embedder)")
+    parser.add_argument("--embedder", metavar="sentence-transformers:NAME",
+                        help="rank the chunks by the cosine similarity of their embeddings and "
+                        "the question's, with the sentence-transformers model NAME (a name or "
+                        "folder you have; pip install sentence-transformers): every chunking's "
+                        "chunks embedded, each distinct text once (instead of --retriever)")
     parser.add_argument("-m", "--measure", action="append", default=[], metavar="MEASURE",
                         help="a measure (see `inexeval measures chroma`, `inexeval measures "
                         "legal`); one without @k is taken at k = 1, 3, 5, 10 (default "
@@ -52,7 +57,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="also write the HTML report of the chunkers: chunkers x measures, "
                         "each measure's mean against k, the comparison (each with the first, "
                         "paired over the questions, --test's tests) and the per-question values "
-                        "(with no -m every measure, BM25 retrieval unless --retriever says)")
+                        "(with no -m every measure, BM25 retrieval unless --retriever or "
+                        "--embedder says)")
     parser.add_argument("-q", action="store_true", help="print per-question values too")
     parser.add_argument("--digits", type=digits, default=4, metavar="N", help="decimals printed")
     parser.add_argument("--format", choices=FORMATS, default="table",
@@ -76,8 +82,16 @@ def run(args: argparse.Namespace) -> int:
     chunkers = [parse_chunker(spec) for spec in args.chunker]
     if not args.chunkings and not chunkers:
         raise InexevalError("give chunking files or --chunker SPEC")
-    measures = parse(args.measure or (ALL_MEASURES if args.retriever or args.report
+    measures = parse(args.measure or (ALL_MEASURES if args.retriever or args.embedder
+                                      or args.report
                                       else ["chroma_P_omega"]))
+    embedder = None
+    if args.embedder is not None:
+        from inexeval.rag.retrieve import Embedder
+
+        if args.retriever:
+            raise InexevalError("--embedder and --retriever both rank the chunks: give one")
+        embedder = Embedder(args.embedder)
     files = [r for r in args.retriever if r != "bm25"]
     if files and len(files) != len(args.chunkings) + len(chunkers):
         raise InexevalError(f"{len(files)} --retriever runs for "
@@ -103,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
     rankings = None
     if files and needs_ranking(measures):
         rankings = [read_span_run(path, questions.corpora).rankings for path in files]
-    results = chunk_study(questions, chunkings, measures, rankings)
+    results = chunk_study(questions, chunkings, measures, rankings, embedder)
     if args.plot is not None:
         _plot(results, measures, args)
     if args.report is not None:
@@ -179,11 +193,17 @@ def _report(results: Any, measures: Any, args: argparse.Namespace) -> None:
                InputFile.of("collection", corpus)],
         digits=args.digits,
         subtitle=(f"{len(results.runs())} chunkings, retrieval by "
-                  f"{'BM25' if args.retriever in ([], ['bm25']) else 'the runs given'}; "
+                  f"{_retrieval(args)}; "
                   f"questions {Path(args.questions).name}"))
     with atomic_output(target) as out:
         out.write(text)
     note(f"wrote {target} ({len(text.encode()):,} bytes)")
+
+
+def _retrieval(args: argparse.Namespace) -> str:
+    if args.embedder is not None:
+        return f"the embeddings of {args.embedder}"
+    return "BM25" if args.retriever in ([], ["bm25"]) else "the runs given"
 
 
 def _compare(results: Any, measures: list[str], args: argparse.Namespace) -> None:

@@ -20,6 +20,7 @@ from inexeval.results import ALL, Results, Row
 if TYPE_CHECKING:
     from inexeval.formats.chroma import Questions, Spans
     from inexeval.measures.registry import Measure
+    from inexeval.rag.retrieve import Embedder
 
 CUTOFFS = (1, 3, 5, 10)
 """The cut-offs of a retrieval measure named without one (``chunks -m chroma_R``)."""
@@ -174,17 +175,23 @@ def evaluate_runs(questions: Questions, runs: Sequence[Any], measures: Sequence[
 
 def chunk_study(questions: Questions, chunkings: Mapping[str, Spans],
                 measures: Sequence[Measure],
-                rankings: Sequence[Mapping[str, Spans]] | None = None) -> Results:
+                rankings: Sequence[Mapping[str, Spans]] | None = None,
+                embedder: Embedder | None = None) -> Results:
     """Each chunking (by name) on the questions: ``chroma_P_omega`` of its chunks and the
     retrieval measures of its ranking (``rankings``, one per chunking in order; by default
-    BM25's, :func:`inexeval.rag.retrieve.bm25`, when a retrieval measure is asked)."""
+    BM25's, :func:`inexeval.rag.retrieve.bm25`, or with ``embedder`` the embeddings' cosine
+    similarity, :func:`inexeval.rag.retrieve.dense`, when a retrieval measure is asked)."""
     if rankings is None and needs_ranking(measures):
-        from inexeval.rag.retrieve import CorpusWords, bm25
+        from inexeval.rag.retrieve import CorpusWords, bm25, dense
 
         depth = max((int(m.cutoff) for m in measures if m.cutoff is not None),
                     default=max(CUTOFFS))
-        words = CorpusWords(questions.corpora)
-        rankings = [bm25(questions, chunks, depth, words) for chunks in chunkings.values()]
+        if embedder is not None:
+            rankings = [dense(questions, chunks, depth, embedder)
+                        for chunks in chunkings.values()]
+        else:
+            words = CorpusWords(questions.corpora)
+            rankings = [bm25(questions, chunks, depth, words) for chunks in chunkings.values()]
     from inexeval.experiment import together
 
     return together([(name, evaluate(questions, measures, name, chunking=chunks,
