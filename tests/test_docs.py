@@ -12,6 +12,7 @@ import contextlib
 import functools
 import http.server
 import importlib.util
+import itertools
 import re
 import shutil
 import threading
@@ -128,6 +129,27 @@ def test_readme_links_into_the_docs_resolve() -> None:
     links = re.findall(r"\]\((docs/[^)#]+)(?:#[^)]*)?\)", readme)
     assert len(links) >= 10
     assert [link for link in links if not (ROOT / link).is_file()] == []
+
+
+def _headings(page: Path) -> list[tuple[int, str]]:
+    """(level, text) of the page's Markdown headings, outside code blocks."""
+    text = re.sub(r"^```.*?^```", "", page.read_text(encoding="utf-8"),
+                  flags=re.MULTILINE | re.DOTALL)
+    return [(len(m[1]), m[2]) for m in re.finditer(r"^(#+) (.+)$", text, flags=re.MULTILINE)]
+
+
+@pytest.mark.parametrize("page", sorted((ROOT / "docs").rglob("*.md")),
+                         ids=lambda p: str(p.relative_to(ROOT)))
+def test_first_section_does_not_repeat_the_title(page: Path) -> None:
+    """A page's first section is not its title again (``# Pooling and judging`` then
+    ``## Pooling``), and a heading is at most one level below the one before it."""
+    headings = _headings(page)
+    assert headings and headings[0][0] == 1, page
+    title = headings[0][1].lower()
+    sections = [text.lower() for level, text in headings[1:] if level == 2]
+    assert not sections or not title.startswith(sections[0]), (page, sections[0])
+    for (above, _), (level, text) in itertools.pairwise(headings):
+        assert level <= above + 1, (page, text)
 
 
 SHOTS = [("", "home"), ("guides/evaluating-runs/", "guide"), ("reference/measures/", "measures")]
