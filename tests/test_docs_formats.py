@@ -35,6 +35,10 @@ from inexeval.formats.detect import (
     load_run,
 )
 from inexeval.formats.scores import read_scores
+from inexeval.formats.topics import read_topics
+from inexeval.formats.trec_jg import read_qrels_jg
+from inexeval.formats.trec_prefs import read_prefs
+from inexeval.formats.trec_zscores import read_zscores
 from inexeval.rag import EXAMPLE
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -91,6 +95,16 @@ def _bioasq(golden: bool) -> Callable[[Path], None]:
     return check
 
 
+def _topics(path: Path) -> None:
+    assert len(read_topics(path)) > 0
+
+
+def _read_by(reader: Callable[[Path], object]) -> Callable[[Path], None]:
+    def check(path: Path) -> None:
+        assert reader(path)
+    return check
+
+
 def _judgements(path: Path) -> None:
     judgements = read_json(path)
     assert judgements and json_text(judgements) == path.read_text(encoding="utf-8")
@@ -104,6 +118,10 @@ CHECKS: dict[str, Callable[[Path], None]] = {
     "trec-qrels": _assessments("trec", "trec"),
     "sampled-qrels": _assessments("sampled", "trec"),
     "genomics": _assessments("genomics", "fol"),
+    "trec-prefs": _read_by(read_prefs),
+    "trec-qrels-jg": _read_by(read_qrels_jg),
+    "trec-zscores": _read_by(read_zscores),
+    "topics": _topics,
     "xml-run": _run("xml", "element"),
     "element-run": _run("trec", "element"),
     "fol-run": _run("fol", "passage"),
