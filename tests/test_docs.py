@@ -12,6 +12,7 @@ import contextlib
 import functools
 import http.server
 import importlib.util
+import itertools
 import re
 import shutil
 import threading
@@ -130,6 +131,30 @@ def test_readme_links_into_the_docs_resolve() -> None:
     assert [link for link in links if not (ROOT / link).is_file()] == []
 
 
+def _headings(page: Path) -> list[tuple[int, str]]:
+    """(level, text) of the page's Markdown headings, outside code blocks."""
+    text = re.sub(r"^```.*?^```", "", page.read_text(encoding="utf-8"),
+                  flags=re.MULTILINE | re.DOTALL)
+    return [(len(m[1]), m[2]) for m in re.finditer(r"^(#+) (.+)$", text, flags=re.MULTILINE)]
+
+
+@pytest.mark.parametrize("page", sorted((ROOT / "docs").rglob("*.md")),
+                         ids=lambda p: str(p.relative_to(ROOT)))
+def test_first_section_does_not_repeat_the_title(page: Path) -> None:
+    """A page's first section is not its title again (``# Pooling and judging`` then
+    ``## Pooling``), and a heading is at most one level below the one before it."""
+    headings = _headings(page)
+    assert headings and headings[0][0] == 1, page
+    title = headings[0][1].lower()
+    sections = [text.lower() for level, text in headings[1:] if level == 2]
+    assert not sections or not title.startswith(sections[0]), (page, sections[0])
+    for (above, _), (level, text) in itertools.pairwise(headings):
+        assert level <= above + 1, (page, text)
+
+
+SHOWN = 100
+"""Columns a code block shows whole at 1280 px (docs/stylesheets/extra.css): what inexeval
+prints is at most this wide, but for a few lines that scroll inside their block."""
 SHOTS = [("", "home"), ("guides/evaluating-runs/", "guide"), ("reference/measures/", "measures")]
 
 
@@ -137,8 +162,9 @@ SHOTS = [("", "home"), ("guides/evaluating-runs/", "guide"), ("reference/measure
 def test_pages_are_readable_in_chromium(site: Path, browser: object, path: str, name: str,
                                         tmp_path: Path) -> None:
     """Home, a guide and the measure reference at 1280 x 900: the page has its title and
-    navigation, nothing is wider than the window (code blocks scroll inside themselves), and
-    each code block has Material's copy button. The screenshots are kept in
+    navigation, nothing is wider than the window (code blocks scroll inside themselves), a code
+    block of lines up to :data:`SHOWN` columns shows them whole, and each code block has
+    Material's copy button. The screenshots are kept in
     ``$INEXEVAL_SCREENSHOTS`` (default: the test's temporary folder)."""
     import os
 
@@ -154,6 +180,12 @@ def test_pages_are_readable_in_chromium(site: Path, browser: object, path: str, 
             assert page.locator("nav.md-nav--primary").count() >= 1
             overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
             assert overflow <= 0, f"{name}: {overflow} px wider than the window"
+            hidden = page.evaluate(f"""() => [...document.querySelectorAll('article pre > code')]
+                .filter(code => code.scrollWidth > code.clientWidth)
+                .map(code => code.innerText.split('\\n'))
+                .filter(lines => Math.max(...lines.map(line => line.length)) <= {SHOWN})
+                .map(lines => lines[0])""")
+            assert hidden == [], f"{name}: code blocks cut off at the right: {hidden}"
             blocks = page.locator("article pre > code").count()
             buttons = page.locator("article pre [data-md-type=copy]").count()
             assert blocks > 0 and buttons == blocks, (name, blocks, buttons)
