@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from inexeval.cli import digits, non_negative, positive, probability, topic_ids
@@ -235,9 +236,11 @@ def write(args: argparse.Namespace, text: str | bytes, *inputs: str | None) -> N
     note(f"wrote {target} ({size:,} bytes)")
 
 
-def comparison(args: argparse.Namespace, command: str) -> int:
+def comparison(args: argparse.Namespace, command: str,
+               span_runs: Callable[[argparse.Namespace, list[str]], int] | None = None) -> int:
     """``compare`` and ``report``: the runs evaluated under the rule (``any``, ``-c``: ``all``),
-    compared, and the comparison written in the format asked for (``html``: the report)."""
+    compared, and the comparison written in the format asked for (``html``: the report);
+    ``span_runs`` compares span runs on a Chroma questions CSV (the command gives it)."""
     from inexeval.analysis.compare import check_request
     from inexeval.errors import InexevalError
     from inexeval.report.comparison import render_comparison
@@ -267,15 +270,18 @@ def comparison(args: argparse.Namespace, command: str) -> int:
     from inexeval.formats.chroma import is_questions_csv
 
     if is_questions_csv(args.assessments):
-        from inexeval.commands.chunks import compare_span_runs
-
-        return compare_span_runs(args, tests)
+        if span_runs is None:
+            raise InexevalError("span runs on a Chroma questions CSV are compared by inexeval "
+                                "compare and inexeval report")
+        return span_runs(args, tests)
     from inexeval.formats.bioasq import looks_like_bioasq
 
     if looks_like_bioasq(args.assessments):
         from inexeval.evaluation_bioasq import compare_bioasq
 
-        return compare_bioasq(args, tests, command)
+        write(args, compare_bioasq(args, tests, command, permutations), args.assessments,
+              *args.runs)
+        return 0
     if getattr(args, "bioasq_version", None) is not None:
         raise InexevalError("--bioasq-version goes with BioASQ JSON files (GOLD.json "
                             "SYSTEM.json)", args.assessments)

@@ -150,15 +150,15 @@ def bioasq_scores(args: Any) -> tuple[BioasqStudy, Scores, dict[str, list[str]]]
                                       answered=by_run), by_run
 
 
-def compare_bioasq(args: Any, tests: list[str], command: str) -> int:
+def compare_bioasq(args: Any, tests: list[str], command: str, permutations: int) -> str:
     """``inexeval compare`` (and ``report``) on a BioASQ golden file and system files, paired
     over the questions as ``compare`` pairs topics (and ``meta power`` does): the golden
     questions some system answers, one a system does not answer scoring 0 (``-c``: every golden
-    question); the measures with per-question values (not ``bioasq_snippet_GMAP``)."""
+    question); the measures with per-question values (not ``bioasq_snippet_GMAP``); the
+    comparison (or the report) as text, for the command to write."""
     import sys
 
     from inexeval.analysis.compare import compare_scores
-    from inexeval.cli_args import PERMUTATIONS, write
     from inexeval.report.comparison import render_comparison
 
     if args.meta:
@@ -170,8 +170,7 @@ def compare_bioasq(args: Any, tests: list[str], command: str) -> int:
     study, scores, answered = bioasq_scores(args)
     compared = compare_scores(scores, study.measures, baseline=args.baseline, tests=tests,
                               correction=args.correction, all_pairs=args.all_pairs,
-                              alpha=args.alpha, permutations=PERMUTATIONS
-                              if args.permutations is None else args.permutations,
+                              alpha=args.alpha, permutations=permutations,
                               seed=args.seed, power=args.power, wilcoxon=args.wilcoxon)
     sys.stderr.write(study.note)
     if args.format == "html":
@@ -195,5 +194,4 @@ def compare_bioasq(args: Any, tests: list[str], command: str) -> int:
         text = html.render(page)
     else:
         text = render_comparison(compared, args.format, args.digits)
-    write(args, text, args.assessments, *args.runs)
-    return 0
+    return text

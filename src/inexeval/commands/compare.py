@@ -18,4 +18,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    return comparison(args, NAME)
+    from inexeval.rag.cli import compare_span_runs
+
+    return comparison(args, NAME, span_runs=compare_span_runs)

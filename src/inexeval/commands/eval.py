@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     from inexeval.options import check_eval_options
 
     if is_questions_csv(args.assessments):
-        from inexeval.commands.chunks import eval_span_runs
+        from inexeval.rag.cli import eval_span_runs
 
         return eval_span_runs(args)
     keep_freed_memory()

@@ -165,7 +165,7 @@ def evaluate_inputs(args: argparse.Namespace) -> Any:
     from inexeval.meta import study_scores
 
     if is_questions_csv(args.assessments):
-        from inexeval.commands.chunks import span_run_scores
+        from inexeval.rag.evaluate import span_run_scores
 
         return study_scores(span_run_scores(args), complete=bool(args.c))
     if looks_like_bioasq(args.assessments):
