@@ -1,0 +1,66 @@
+"""Wikipedia articles (INEX 2009-2010 layout: ``<article><name>`` and ``<body>`` with
+``<section><title>``, ``<link>`` and ``<emph2>`` inline) in Chromium: the pool lists an
+article by its ``name`` and its search finds it by that title; the text shows the blanks
+between inline elements, and the keyboard's selection is stored as it is shown."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.ui.conftest import (
+    ConsoleErrors,
+    Server,
+    log_in,
+    running_server,
+    screenshot,
+)
+
+LINK = '<link xlink:type="simple" xlink:href="../{n}/{n}.xml">{text}</link>'
+
+
+def link(text: str, n: int = 7) -> str:
+    return LINK.format(n=n, text=text)
+
+
+WIKI = (
+    '<?xml version="1.0" encoding="UTF-8"?>\n'
+    '<article xmlns:xlink="http://www.w3.org/1999/xlink">\n'
+    '<name id="32417">Ursula K. Le Guin</name>\n'
+    "<conversionwarning>0</conversionwarning>\n<body>\n"
+    "<section>\n<title>Culture</title>\n"
+    f"<p>\nHer novels {link('won')} {link('awards')} <emph2>and</emph2> {link('readers', 8)}\n"
+    f"alike, {link('science')}\t{link('fiction')} and fantasy both.\n</p>\n"
+    "</section>\n<section>\n<title>Legacy</title>\n"
+    f"<p>Writers who {link('followed')} her {link('cited')} {link('her')} {link('often')}.</p>\n"
+    "</section>\n</body>\n</article>\n")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    with running_server(tmp_path_factory.mktemp("campaign-wikipedia"), mode="passages",
+                        extra={"wiki/32417": WIKI}) as up:
+        yield up
+
+
+def test_the_pool_lists_the_articles_name_and_its_search_finds_it(
+        browser: Any, server: Server, console: ConsoleErrors, tmp_path: Path) -> None:
+    page = log_in(browser, server, "alice", console)
+    page.goto(f"{server.url}/topics/1")
+    row = page.locator('#pool li[data-file="wiki/32417"]')
+    # the title is the article's name, not its first section's heading
+    assert row.locator(".doc-title").inner_text() == "Ursula K. Le Guin"
+    assert not row.locator(".first-words").inner_text().startswith("Ursula")
+    page.locator("#pool-search").fill("le GUIN")
+    shown = page.locator("#pool li[data-file]:not([hidden])")
+    assert shown.evaluate_all("(rows) => rows.map((r) => r.dataset.file)") == ["wiki/32417"]
+    assert page.locator("#pool-count").inner_text() == "1 of 8 shown"
+    screenshot(page, tmp_path, "wikipedia-pool-search")
+    page.locator("#pool-search").press("Enter")  # the row found takes the focus: Enter opens it
+    assert page.evaluate("document.activeElement.closest('li').dataset.file") == "wiki/32417"
+    page.keyboard.press("Enter")
+    page.wait_for_url(f"{server.url}/topics/1/docs/wiki/32417")
+    page.wait_for_selector("body[data-ready=true]")
+    page.context.close()
