@@ -14,9 +14,12 @@ from tests.ui.conftest import (
     ConsoleErrors,
     Server,
     log_in,
+    open_as,
     running_server,
     screenshot,
 )
+from tests.ui.test_assessing import settled
+from tests.ui.test_keyboard import click_at, selected, text_of_page
 
 LINK = '<link xlink:type="simple" xlink:href="../{n}/{n}.xml">{text}</link>'
 
@@ -45,6 +48,13 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         yield up
 
 
+@pytest.fixture(scope="module")
+def highlight(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    with running_server(tmp_path_factory.mktemp("campaign-wikipedia-2005"),
+                        extra={"wiki/32417": WIKI}) as up:
+        yield up
+
+
 def test_the_pool_lists_the_articles_name_and_its_search_finds_it(
         browser: Any, server: Server, console: ConsoleErrors, tmp_path: Path) -> None:
     page = log_in(browser, server, "alice", console)
@@ -64,3 +74,42 @@ def test_the_pool_lists_the_articles_name_and_its_search_finds_it(
     page.wait_for_url(f"{server.url}/topics/1/docs/wiki/32417")
     page.wait_for_selector("body[data-ready=true]")
     page.context.close()
+
+
+def test_blanks_between_inline_elements_are_shown_and_a_word_step_is_one_word(
+        browser: Any, server: Server, highlight: Server, console: ConsoleErrors,
+        tmp_path: Path) -> None:
+    """The blank (or tab, or line end) between two links is on the screen: the assessor reads
+    "won awards", not "wonawards", and Shift+→ selects one word a press; the selection as
+    shown (the browser's own text of it) is what h stores, in passages and highlight mode."""
+    for up, mode in ((server, "passages"), (highlight, "highlight")):
+        page = open_as(browser, up, console, "bob", "1", "wiki/32417")
+        text = text_of_page(page)
+        shown = page.locator("#doc").inner_text()
+        for words in ("Her novels won awards and readers", "alike, science fiction and",
+                      "followed her cited her often."):
+            assert words in " ".join(shown.split())
+        start = text.index("Her novels")
+        click_at(page, start + 1)
+        anchor = selected(page)["anchor"]
+        assert start < anchor < start + 3  # in "Her"
+        words = text[start:].split()
+        count = 0
+        for _ in range(12):
+            page.keyboard.press("Shift+ArrowRight")
+            got = selected(page)
+            assert got["anchor"] == anchor, got
+            # the selection as shown is the stored text, blanks between links included
+            assert " ".join(got["text"].split()) == " ".join(
+                text[anchor:got["focus"]].split()), got
+            # at most one more word a press (a comma is a step of its own): two links are
+            # two words
+            now = len(text[start:got["focus"]].split())
+            assert now - count <= 1, (count, got)
+            count = now
+        assert text[start:got["focus"]].split() == words[:count] and count >= 10
+        screenshot(page, tmp_path, f"wikipedia-shift-right-{mode}")
+        page.keyboard.press("h")
+        settled(page)
+        assert up.judgement("bob", "1", "wiki/32417")["passages"] == [[start, got["focus"]]]
+        page.context.close()
