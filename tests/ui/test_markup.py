@@ -1,7 +1,8 @@
-"""Wikipedia articles (INEX 2009-2010 layout: ``<article><name>`` and ``<body>`` with
-``<section><title>``, ``<link>`` and ``<emph2>`` inline) in Chromium: the pool lists an
-article by its ``name`` and its search finds it by that title; the text shows the blanks
-between inline elements, and the keyboard's selection is stored as it is shown."""
+"""The markup of the INEX collections in Chromium. Wikipedia (INEX 2009-2010: ``<article>``,
+``<name>``, ``<body>`` with ``<section><title>``, ``<link>`` and ``<emph2>`` inline): the pool
+lists an article by its ``name`` and its search finds it by that title. Both Wikipedia and IEEE
+(``it``, ``b``, ``ref`` inline; CRLF line ends, tabs, entities, indented blocks): the text shows
+the blanks between inline elements, and a keyboard selection is stored as it is shown."""
 
 from __future__ import annotations
 
@@ -41,17 +42,42 @@ WIKI = (
     "</section>\n</body>\n</article>\n")
 
 
+def ieee_paragraph(words: list[str]) -> str:
+    """IEEE markup around ``words``: some in ``it`` or ``b`` (two of them side by side), a
+    ``ref`` after one, an entity after another; blanks, tabs and CRLF line ends between them."""
+    out = []
+    for i, word in enumerate(words):
+        kind = i % 9
+        out.append(f"<it>{word}</it>" if kind == 1 else f"<b>{word}</b>" if kind in (2, 4)
+                   else f'{word} <ref rid="bib{i}" type="bib">[{i}]</ref>' if kind == 7
+                   else f"{word}&amp;" if kind == 5 else word)
+    seps = [" ", "\r\n", "\t", "  \r\n    "]
+    return "".join(w + seps[i % 4] for i, w in enumerate(out)).strip()
+
+
+WORDS = ["retrieval", "evaluation", "element", "passage", "assessor", "relevance", "query",
+         "article", "section", "markup", "ranking", "precision", "recall", "topic", "index",
+         "model"]
+IEEE = (
+    '<?xml version="1.0" encoding="UTF-8"?>\r\n<!DOCTYPE article SYSTEM "xmlarticle.dtd">\r\n'
+    "<article>\r\n  <fno>K0001</fno>\r\n  <fm>\r\n    <tig><atl>G&ouml;del &amp; "
+    "offsets</atl></tig>\r\n  </fm>\r\n  <bdy>\r\n    <sec>\r\n      <st>Introduction</st>\r\n"
+    + "".join(f"      <ip1>\r\n        {ieee_paragraph(WORDS[k:] + WORDS[:k])}\r\n      </ip1>\r\n"
+              for k in range(0, 16, 5))
+    + "    </sec>\r\n  </bdy>\r\n</article>\r\n")
+
+
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     with running_server(tmp_path_factory.mktemp("campaign-wikipedia"), mode="passages",
-                        extra={"wiki/32417": WIKI}) as up:
+                        extra={"wiki/32417": WIKI, "co/k0001": IEEE}) as up:
         yield up
 
 
 @pytest.fixture(scope="module")
 def highlight(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     with running_server(tmp_path_factory.mktemp("campaign-wikipedia-2005"),
-                        extra={"wiki/32417": WIKI}) as up:
+                        extra={"wiki/32417": WIKI, "co/k0001": IEEE}) as up:
         yield up
 
 
@@ -66,7 +92,7 @@ def test_the_pool_lists_the_articles_name_and_its_search_finds_it(
     page.locator("#pool-search").fill("le GUIN")
     shown = page.locator("#pool li[data-file]:not([hidden])")
     assert shown.evaluate_all("(rows) => rows.map((r) => r.dataset.file)") == ["wiki/32417"]
-    assert page.locator("#pool-count").inner_text() == "1 of 8 shown"
+    assert page.locator("#pool-count").inner_text() == "1 of 9 shown"
     screenshot(page, tmp_path, "wikipedia-pool-search")
     page.locator("#pool-search").press("Enter")  # the row found takes the focus: Enter opens it
     assert page.evaluate("document.activeElement.closest('li').dataset.file") == "wiki/32417"
@@ -112,4 +138,32 @@ def test_blanks_between_inline_elements_are_shown_and_a_word_step_is_one_word(
         page.keyboard.press("h")
         settled(page)
         assert up.judgement("bob", "1", "wiki/32417")["passages"] == [[start, got["focus"]]]
+        page.context.close()
+
+
+def test_35_shift_right_over_ieee_markup_are_stored_as_shown(
+        browser: Any, server: Server, highlight: Server, console: ConsoleErrors,
+        tmp_path: Path) -> None:
+    """Issue 36's held-out setup on IEEE markup: a caret placed by a click, Shift+→ 35 times
+    across inline elements, entities, tabs, CRLF line ends and paragraph ends, then h: the
+    stored passage ends where the selection is seen to end."""
+    for up, mode in ((server, "passages"), (highlight, "highlight")):
+        page = open_as(browser, up, console, "alice", "1", "co/k0001")
+        text = text_of_page(page)
+        first = text.index("retrieval", text.index("Introduction"))
+        click_at(page, text.index("evaluation", first) + 3)
+        anchor = selected(page)["anchor"]
+        for _ in range(35):
+            page.keyboard.press("Shift+ArrowRight")
+            got = selected(page)
+            assert got["anchor"] == anchor, got
+            assert " ".join(got["text"].split()) == " ".join(
+                text[anchor:got["focus"]].split()), got
+        end = len(text[:got["focus"]].rstrip())
+        assert len(text[anchor:end].split()) >= 25  # into the next paragraph
+        screenshot(page, tmp_path, f"ieee-shift-right-35-{mode}")
+        page.keyboard.press("h")
+        settled(page)
+        start = text.index("evaluation", first)
+        assert up.judgement("alice", "1", "co/k0001")["passages"] == [[start, end]]
         page.context.close()
