@@ -325,3 +325,21 @@ def test_shift_right_past_the_last_word_stops_at_the_end_of_the_document(
     shown = selected(page)
     assert shown["anchor"] == len(text.rstrip()) > shown["focus"] >= text.rindex(" ")
     page.context.close()
+
+
+def test_a_click_beside_the_text_gives_the_keys_a_caret_there(
+        browser: Any, server: Server, console: ConsoleErrors) -> None:
+    """A click in the margin left of a line puts the caret at the line's start, and the
+    document takes the focus: Shift+→ then selects from there (the keys did nothing)."""
+    page = open_as(browser, server, console, "alice", "1", "co/a5")
+    text = text_of_page(page)
+    paragraph = element_span(server, "co/a5", "/article[1]/bdy[1]/sec[1]/p[2]")
+    point = page.evaluate(CHARACTER_BOX, paragraph[0])
+    left = page.evaluate("document.querySelector('.doc-wrap').getBoundingClientRect().left")
+    page.mouse.click(left + 6, point["y"])
+    assert selected(page) == {"anchor": paragraph[0], "focus": paragraph[0], "text": "",
+                              "active": "doc"}
+    page.keyboard.press("Shift+ArrowRight")
+    first = text[paragraph[0]:].split()[0]
+    assert selected(page)["text"] == first
+    page.context.close()

@@ -112,6 +112,14 @@ export function startCaret(doc, wrap, { clamp = () => {}, head = () => 0 } = {})
     draw();
   });
   doc.addEventListener("blur", draw);
+  // a click beside the text (the page's margin around it) puts the browser's caret in the
+  // text without focusing it: the keys then did nothing; the text takes the focus
+  wrap.addEventListener("click", () => {
+    const sel = window.getSelection();
+    if (document.activeElement === doc || sel.rangeCount === 0 || !inside(sel.focusNode)) return;
+    doc.focus({ preventScroll: true });
+    draw();
+  });
   document.addEventListener("selectionchange", draw);
   doc.addEventListener("keydown", (event) => {
     const move = MOVES[event.key];
