@@ -37,10 +37,11 @@ POOLED_ELEMENTS = ("/article[1]/bdy[1]/sec[1]/p[1]", "/article[1]/bdy[1]/sec[2]/
 """The pooled elements of ``co/a1`` in an element pool (the 2002/2003 modes)."""
 
 
-def write_campaign(folder: Path, big_chars: int = 50_000,
-                   element_pool: bool = False) -> dict[str, Path]:
+def write_campaign(folder: Path, big_chars: int = 50_000, element_pool: bool = False,
+                   extra: dict[str, str] | None = None) -> dict[str, Path]:
     """Write the collection, topics and pool into ``folder``; returns their paths. The pool is
-    an article pool, or with ``element_pool`` one whose ``co/a1`` has :data:`POOLED_ELEMENTS`."""
+    an article pool, or with ``element_pool`` one whose ``co/a1`` has :data:`POOLED_ELEMENTS`.
+    ``extra`` adds documents (``{name: XML}``) to the collection and to topic 1's pool."""
     rng = random.Random(11)
     collection = folder / "collection"
     (collection / "co").mkdir(parents=True)
@@ -70,8 +71,10 @@ def write_campaign(folder: Path, big_chars: int = 50_000,
         sections.append((heading, paragraphs))
         size += len(heading) + sum(len(p) for p in paragraphs)
     docs["co/big"] = article("A long article", sections)
+    docs.update(extra or {})
     for name, xml in docs.items():
-        (collection / f"{name}.xml").write_text(xml, encoding="utf-8")
+        (collection / f"{name}.xml").parent.mkdir(parents=True, exist_ok=True)
+        (collection / f"{name}.xml").write_text(xml, encoding="utf-8", newline="")
 
     topics = folder / "topics.xml"
     topics.write_text(
@@ -86,7 +89,7 @@ def write_campaign(folder: Path, big_chars: int = 50_000,
         "<keywords>retrieval</keywords>\n</inex_topic>\n</topics>\n", encoding="utf-8")
 
     pool = folder / "pool.tsv"
-    topic_1 = ["co/a1", "co/xss", "co/astral", "co/a2", "co/a3", "co/a4", "co/a5"]
+    topic_1 = ["co/a1", "co/xss", "co/astral", "co/a2", "co/a3", "co/a4", "co/a5", *(extra or {})]
     lines = [f"1\t{f}\t\t{rank}\t1" for rank, f in enumerate(topic_1, 1)
              if not (element_pool and f == "co/a1")]
     if element_pool:

@@ -80,11 +80,12 @@ class Server:
 
 
 @contextmanager
-def running_server(folder: Path, mode: str = "highlight",
-                   init_options: tuple[str, ...] = ()) -> Iterator[Server]:
+def running_server(folder: Path, mode: str = "highlight", init_options: tuple[str, ...] = (),
+                   extra: dict[str, str] | None = None) -> Iterator[Server]:
     """``inexeval assess serve`` on a free loopback port over a fresh store in ``folder``
-    (the 2002/2003 modes with an element pool; ``init_options`` added to ``assess init``)."""
-    files = write_campaign(folder, element_pool=mode in ("2002", "2003"))
+    (the 2002/2003 modes with an element pool; ``init_options`` added to ``assess init``;
+    ``extra``: more documents, ``{name: XML}``, in topic 1's pool)."""
+    files = write_campaign(folder, element_pool=mode in ("2002", "2003"), extra=extra)
     store = folder / "store.db"
     cli("assess", "init", str(store), "--collection", str(files["collection"]),
         "--topics", str(files["topics"]), "--pool", str(files["pool"]), "--mode", mode,

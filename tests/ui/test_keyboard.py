@@ -271,3 +271,75 @@ def test_font_size_and_line_width_are_kept_per_assessor(
     assert other.locator("#doc").evaluate("(d) => parseFloat(getComputedStyle(d).fontSize)") \
         == size
     other.context.close()
+
+
+CHARACTER_BOX = """(at) => {
+  const walker = document.createTreeWalker(document.getElementById('doc'), NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    if (at < node.data.length) {
+      const range = document.createRange();
+      range.setStart(node, at);
+      range.setEnd(node, at + 1);
+      node.parentElement.scrollIntoView({block: 'center'});
+      const rect = range.getBoundingClientRect();
+      return {x: rect.x + rect.width / 2, y: rect.y + rect.height / 2};
+    }
+    at -= node.data.length;
+  }
+  return null;
+}"""
+
+
+def click_at(page: Any, at: int) -> None:
+    """Click the middle of the character at UTF-16 offset ``at`` of the document's text."""
+    point = page.evaluate(CHARACTER_BOX, at)
+    page.mouse.click(point["x"], point["y"])
+
+
+def test_shift_right_past_the_last_word_stops_at_the_end_of_the_document(
+        browser: Any, server: Server, console: ConsoleErrors, tmp_path: Path) -> None:
+    """A caret placed by a click near the end, then more Shift+→ than there are words left:
+    the selection ends at the document's last letter (it ran on into the side panel, and the
+    next key started it again at the top of the document: stored from character 0)."""
+    page = open_as(browser, server, console, "bob", "1", "co/a4")
+    text = text_of_page(page)
+    last_words = text.split()[-4:]
+    start = text.rindex(last_words[0])
+    click_at(page, start + 2)
+    anchor = selected(page)["anchor"]
+    assert anchor in (start + 2, start + 3)  # either side of the letter clicked
+    for _ in range(8):  # 3 words and a full stop are left
+        page.keyboard.press("Shift+ArrowRight")
+        shown = selected(page)
+        assert shown["anchor"] == anchor and shown["focus"] <= len(text.rstrip()), shown
+    assert shown["focus"] == len(text.rstrip())
+    screenshot(page, tmp_path, "keyboard-shift-right-at-the-end")
+    page.keyboard.press("h")
+    settled(page)
+    assert server.judgement("bob", "1", "co/a4")["passages"] == [[start, len(text.rstrip())]]
+    # a caret moved past the end stays at the end, in the document
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    assert selected(page)["focus"] == len(text.rstrip())
+    page.keyboard.press("Shift+ArrowLeft")  # and goes back from there
+    shown = selected(page)
+    assert shown["anchor"] == len(text.rstrip()) > shown["focus"] >= text.rindex(" ")
+    page.context.close()
+
+
+def test_a_click_beside_the_text_gives_the_keys_a_caret_there(
+        browser: Any, server: Server, console: ConsoleErrors) -> None:
+    """A click in the margin left of a line puts the caret at the line's start, and the
+    document takes the focus: Shift+→ then selects from there (the keys did nothing)."""
+    page = open_as(browser, server, console, "alice", "1", "co/a5")
+    text = text_of_page(page)
+    paragraph = element_span(server, "co/a5", "/article[1]/bdy[1]/sec[1]/p[2]")
+    point = page.evaluate(CHARACTER_BOX, paragraph[0])
+    left = page.evaluate("document.querySelector('.doc-wrap').getBoundingClientRect().left")
+    page.mouse.click(left + 6, point["y"])
+    assert selected(page) == {"anchor": paragraph[0], "focus": paragraph[0], "text": "",
+                              "active": "doc"}
+    page.keyboard.press("Shift+ArrowRight")
+    first = text[paragraph[0]:].split()[0]
+    assert selected(page)["text"] == first
+    page.context.close()

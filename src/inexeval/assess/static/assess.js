@@ -114,7 +114,10 @@ function topicPage() {
 /**
  * Build the document into `root` from text nodes only: one DOM element per XML element, its
  * text and its children in document order. Returns the text nodes with their UTF-16 starts.
- * White space between blocks is kept (textContent stays the document's text) but not shown.
+ * White space between blocks is kept (textContent stays the document's text) but not shown;
+ * white space between two inline elements (Wikipedia's `<link>A</link> <link>B</link>`,
+ * IEEE's `<it>a</it> <b>b</b>`) is shown, as one blank: hidden, the two words ran together
+ * on the screen and the keyboard's word steps took them as one.
  */
 function renderDocument(root, text, elements) {
   const kind = kinds(elements);
@@ -125,12 +128,19 @@ function renderDocument(root, text, elements) {
   const stack = [];
   let at = 0; // UTF-16 position written so far
 
-  const write = (parent, parentKind, until) => {
+  /** A node after which white space runs on in the same line: text or an inline element. */
+  const flowing = (node) => node !== null && (node.nodeType === Node.TEXT_NODE
+    || node.classList.contains("x-inline"));
+  // `nextInline`: the text written is followed by an inline element (else by a block, or by
+  // the end of its parent)
+  const write = (parent, parentKind, until, nextInline = false) => {
     if (until <= at) return;
     const node = document.createTextNode(text.text.slice(at, until));
     nodes.push(node);
     starts.push(at);
-    if (parentKind !== "inline" && parentKind !== "heading" && !/\S/.test(node.data)) {
+    const between = nextInline && flowing(parent.lastChild);
+    if (parentKind !== "inline" && parentKind !== "heading" && !between
+      && !/\S/.test(node.data)) {
       const hidden = document.createElement("span");
       hidden.className = "gap";
       hidden.append(node);
@@ -151,7 +161,7 @@ function renderDocument(root, text, elements) {
     const up = parentPath(el.path);
     while (stack.length > 0 && stack[stack.length - 1].path !== up) close();
     const parent = stack.length > 0 ? stack[stack.length - 1] : { node: fragment, kind: "block" };
-    write(parent.node, parent.kind, start);
+    write(parent.node, parent.kind, start, kind[i] === "inline");
     const node = document.createElement(kind[i] === "inline" ? "span" : "div");
     node.className = `x-${kind[i]}`;
     node.dataset.tag = tagOf(el.path);

@@ -34,9 +34,33 @@ export function startCaret(doc, wrap, { clamp = () => {}, head = () => 0 } = {})
       (node) => (/\S/.test(node.data) ? NodeFilter.FILTER_ACCEPT : NodeFilter.FILTER_SKIP));
     return walker.nextNode();
   };
+  const lastText = () => {
+    const walker = document.createTreeWalker(doc, NodeFilter.SHOW_TEXT,
+      (node) => (/\S/.test(node.data) ? NodeFilter.FILTER_ACCEPT : NodeFilter.FILTER_SKIP));
+    let last = null;
+    for (let node = walker.nextNode(); node !== null; node = walker.nextNode()) last = node;
+    return last;
+  };
+  /** A selection whose anchor is in the document and whose focus ran out of it (a word or
+   * line past the last one goes on into the side panel; the next key then started again at
+   * the top) has its focus pulled back to the document's edge: its last letter going
+   * forward, its first going backward. */
+  const pullBack = (sel) => {
+    if (sel.rangeCount === 0 || !inside(sel.anchorNode) || inside(sel.focusNode)) return;
+    const whole = document.createRange();
+    whole.selectNodeContents(doc);
+    if (whole.comparePoint(sel.focusNode, sel.focusOffset) > 0) {
+      const node = lastText();
+      if (node !== null) sel.extend(node, node.data.search(/\s*$/));
+    } else {
+      const node = firstText();
+      if (node !== null) sel.extend(node, node.data.search(/\S/));
+    }
+  };
   /** Put the caret in the document when the selection is elsewhere (or nowhere). */
   const ensure = () => {
     const sel = window.getSelection();
+    pullBack(sel);
     if (sel.rangeCount > 0 && inside(sel.focusNode)) return sel;
     const node = firstText();
     if (node === null) return null;
@@ -88,6 +112,14 @@ export function startCaret(doc, wrap, { clamp = () => {}, head = () => 0 } = {})
     draw();
   });
   doc.addEventListener("blur", draw);
+  // a click beside the text (the page's margin around it) puts the browser's caret in the
+  // text without focusing it: the keys then did nothing; the text takes the focus
+  wrap.addEventListener("click", () => {
+    const sel = window.getSelection();
+    if (document.activeElement === doc || sel.rangeCount === 0 || !inside(sel.focusNode)) return;
+    doc.focus({ preventScroll: true });
+    draw();
+  });
   document.addEventListener("selectionchange", draw);
   doc.addEventListener("keydown", (event) => {
     const move = MOVES[event.key];
@@ -97,6 +129,11 @@ export function startCaret(doc, wrap, { clamp = () => {}, head = () => 0 } = {})
     event.preventDefault();
     const before = [sel.focusNode, sel.focusOffset];
     sel.modify(event.shiftKey ? "extend" : "move", ...move);
+    if (!inside(sel.focusNode)) {
+      // moved out of the document: a caret stays where it was, a selection ends at the edge
+      if (event.shiftKey) pullBack(sel);
+      else sel.collapse(...before);
+    }
     if (event.shiftKey && move[1] === "line") clamp(sel, before, move[0] === "forward");
     reveal(sel);
     draw();

@@ -1,0 +1,169 @@
+"""The markup of the INEX collections in Chromium. Wikipedia (INEX 2009-2010: ``<article>``,
+``<name>``, ``<body>`` with ``<section><title>``, ``<link>`` and ``<emph2>`` inline): the pool
+lists an article by its ``name`` and its search finds it by that title. Both Wikipedia and IEEE
+(``it``, ``b``, ``ref`` inline; CRLF line ends, tabs, entities, indented blocks): the text shows
+the blanks between inline elements, and a keyboard selection is stored as it is shown."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.ui.conftest import (
+    ConsoleErrors,
+    Server,
+    log_in,
+    open_as,
+    running_server,
+    screenshot,
+)
+from tests.ui.test_assessing import settled
+from tests.ui.test_keyboard import click_at, selected, text_of_page
+
+LINK = '<link xlink:type="simple" xlink:href="../{n}/{n}.xml">{text}</link>'
+
+
+def link(text: str, n: int = 7) -> str:
+    return LINK.format(n=n, text=text)
+
+
+WIKI = (
+    '<?xml version="1.0" encoding="UTF-8"?>\n'
+    '<article xmlns:xlink="http://www.w3.org/1999/xlink">\n'
+    '<name id="32417">Ursula K. Le Guin</name>\n'
+    "<conversionwarning>0</conversionwarning>\n<body>\n"
+    "<section>\n<title>Culture</title>\n"
+    f"<p>\nHer novels {link('won')} {link('awards')} <emph2>and</emph2> {link('readers', 8)}\n"
+    f"alike, {link('science')}\t{link('fiction')} and fantasy both.\n</p>\n"
+    "</section>\n<section>\n<title>Legacy</title>\n"
+    f"<p>Writers who {link('followed')} her {link('cited')} {link('her')} {link('often')}.</p>\n"
+    "</section>\n</body>\n</article>\n")
+
+
+def ieee_paragraph(words: list[str]) -> str:
+    """IEEE markup around ``words``: some in ``it`` or ``b`` (two of them side by side), a
+    ``ref`` after one, an entity after another; blanks, tabs and CRLF line ends between them."""
+    out = []
+    for i, word in enumerate(words):
+        kind = i % 9
+        out.append(f"<it>{word}</it>" if kind == 1 else f"<b>{word}</b>" if kind in (2, 4)
+                   else f'{word} <ref rid="bib{i}" type="bib">[{i}]</ref>' if kind == 7
+                   else f"{word}&amp;" if kind == 5 else word)
+    seps = [" ", "\r\n", "\t", "  \r\n    "]
+    return "".join(w + seps[i % 4] for i, w in enumerate(out)).strip()
+
+
+WORDS = ["retrieval", "evaluation", "element", "passage", "assessor", "relevance", "query",
+         "article", "section", "markup", "ranking", "precision", "recall", "topic", "index",
+         "model"]
+IEEE = (
+    '<?xml version="1.0" encoding="UTF-8"?>\r\n<!DOCTYPE article SYSTEM "xmlarticle.dtd">\r\n'
+    "<article>\r\n  <fno>K0001</fno>\r\n  <fm>\r\n    <tig><atl>G&ouml;del &amp; "
+    "offsets</atl></tig>\r\n  </fm>\r\n  <bdy>\r\n    <sec>\r\n      <st>Introduction</st>\r\n"
+    + "".join(f"      <ip1>\r\n        {ieee_paragraph(WORDS[k:] + WORDS[:k])}\r\n      </ip1>\r\n"
+              for k in range(0, 16, 5))
+    + "    </sec>\r\n  </bdy>\r\n</article>\r\n")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    with running_server(tmp_path_factory.mktemp("campaign-wikipedia"), mode="passages",
+                        extra={"wiki/32417": WIKI, "co/k0001": IEEE}) as up:
+        yield up
+
+
+@pytest.fixture(scope="module")
+def highlight(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    with running_server(tmp_path_factory.mktemp("campaign-wikipedia-2005"),
+                        extra={"wiki/32417": WIKI, "co/k0001": IEEE}) as up:
+        yield up
+
+
+def test_the_pool_lists_the_articles_name_and_its_search_finds_it(
+        browser: Any, server: Server, console: ConsoleErrors, tmp_path: Path) -> None:
+    page = log_in(browser, server, "alice", console)
+    page.goto(f"{server.url}/topics/1")
+    row = page.locator('#pool li[data-file="wiki/32417"]')
+    # the title is the article's name, not its first section's heading
+    assert row.locator(".doc-title").inner_text() == "Ursula K. Le Guin"
+    assert not row.locator(".first-words").inner_text().startswith("Ursula")
+    page.locator("#pool-search").fill("le GUIN")
+    shown = page.locator("#pool li[data-file]:not([hidden])")
+    assert shown.evaluate_all("(rows) => rows.map((r) => r.dataset.file)") == ["wiki/32417"]
+    assert page.locator("#pool-count").inner_text() == "1 of 9 shown"
+    screenshot(page, tmp_path, "wikipedia-pool-search")
+    page.locator("#pool-search").press("Enter")  # the row found takes the focus: Enter opens it
+    assert page.evaluate("document.activeElement.closest('li').dataset.file") == "wiki/32417"
+    page.keyboard.press("Enter")
+    page.wait_for_url(f"{server.url}/topics/1/docs/wiki/32417")
+    page.wait_for_selector("body[data-ready=true]")
+    page.context.close()
+
+
+def test_blanks_between_inline_elements_are_shown_and_a_word_step_is_one_word(
+        browser: Any, server: Server, highlight: Server, console: ConsoleErrors,
+        tmp_path: Path) -> None:
+    """The blank (or tab, or line end) between two links is on the screen: the assessor reads
+    "won awards", not "wonawards", and Shift+→ selects one word a press; the selection as
+    shown (the browser's own text of it) is what h stores, in passages and highlight mode."""
+    for up, mode in ((server, "passages"), (highlight, "highlight")):
+        page = open_as(browser, up, console, "bob", "1", "wiki/32417")
+        text = text_of_page(page)
+        shown = page.locator("#doc").inner_text()
+        for words in ("Her novels won awards and readers", "alike, science fiction and",
+                      "followed her cited her often."):
+            assert words in " ".join(shown.split())
+        start = text.index("Her novels")
+        click_at(page, start + 1)
+        anchor = selected(page)["anchor"]
+        assert start < anchor < start + 3  # in "Her"
+        words = text[start:].split()
+        count = 0
+        for _ in range(12):
+            page.keyboard.press("Shift+ArrowRight")
+            got = selected(page)
+            assert got["anchor"] == anchor, got
+            # the selection as shown is the stored text, blanks between links included
+            assert " ".join(got["text"].split()) == " ".join(
+                text[anchor:got["focus"]].split()), got
+            # at most one more word a press (a comma is a step of its own): two links are
+            # two words
+            now = len(text[start:got["focus"]].split())
+            assert now - count <= 1, (count, got)
+            count = now
+        assert text[start:got["focus"]].split() == words[:count] and count >= 10
+        screenshot(page, tmp_path, f"wikipedia-shift-right-{mode}")
+        page.keyboard.press("h")
+        settled(page)
+        assert up.judgement("bob", "1", "wiki/32417")["passages"] == [[start, got["focus"]]]
+        page.context.close()
+
+
+def test_35_shift_right_over_ieee_markup_are_stored_as_shown(
+        browser: Any, server: Server, highlight: Server, console: ConsoleErrors,
+        tmp_path: Path) -> None:
+    """Issue 36's held-out setup on IEEE markup: a caret placed by a click, Shift+→ 35 times
+    across inline elements, entities, tabs, CRLF line ends and paragraph ends, then h: the
+    stored passage ends where the selection is seen to end."""
+    for up, mode in ((server, "passages"), (highlight, "highlight")):
+        page = open_as(browser, up, console, "alice", "1", "co/k0001")
+        text = text_of_page(page)
+        first = text.index("retrieval", text.index("Introduction"))
+        click_at(page, text.index("evaluation", first) + 3)
+        anchor = selected(page)["anchor"]
+        for _ in range(35):
+            page.keyboard.press("Shift+ArrowRight")
+            got = selected(page)
+            assert got["anchor"] == anchor, got
+            assert " ".join(got["text"].split()) == " ".join(
+                text[anchor:got["focus"]].split()), got
+        end = len(text[:got["focus"]].rstrip())
+        assert len(text[anchor:end].split()) >= 25  # into the next paragraph
+        screenshot(page, tmp_path, f"ieee-shift-right-35-{mode}")
+        page.keyboard.press("h")
+        settled(page)
+        start = text.index("evaluation", first)
+        assert up.judgement("alice", "1", "co/k0001")["passages"] == [[start, end]]
+        page.context.close()
