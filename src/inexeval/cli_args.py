@@ -4,6 +4,7 @@ describe. Not a command: commands import this module, never each other."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Any
 
@@ -219,6 +220,11 @@ def note(text: str) -> None:
     print(f"inexeval: {text}", file=sys.stderr)
 
 
+def wrote(target: str | os.PathLike[str]) -> None:
+    """``-o``'s one line on stderr: every command says what it wrote, and its size."""
+    note(f"wrote {target} ({os.path.getsize(target):,} bytes)")
+
+
 def write(args: argparse.Namespace, text: str | bytes, *inputs: str | None) -> None:
     """Print ``text``, or write it to ``-o FILE`` atomically (never over an input) and say so
     in one line on stderr."""
@@ -231,8 +237,7 @@ def write(args: argparse.Namespace, text: str | bytes, *inputs: str | None) -> N
     binary = isinstance(text, bytes)
     with atomic_output(target, "wb" if binary else "w") as handle:
         handle.write(text)
-    size = len(text if isinstance(text, bytes) else text.encode())
-    note(f"wrote {target} ({size:,} bytes)")
+    wrote(target)
 
 
 def comparison(args: argparse.Namespace, command: str) -> int:
@@ -294,23 +299,6 @@ def comparison(args: argparse.Namespace, command: str) -> int:
                             meta=args.meta, meta_replicates=args.permutations,
                             evaluation=evaluation)
     else:
-        text = render_comparison(labelled(compared, study.labels), args.format, args.digits)
+        text = render_comparison(compared.relabelled(study.labels), args.format, args.digits)
     write(args, text, *inputs)
     return 0
-
-
-def labelled(compared: Any, labels: dict[str, str]) -> Any:
-    """A :class:`~inexeval.analysis.compare.Comparison` whose measures are named as they were
-    asked for (``map``, ``P_10``: :attr:`~inexeval.experiment.Experiment.labels`)."""
-    if not labels:
-        return compared
-    import dataclasses
-
-    def name(measure: str) -> str:
-        return labels.get(measure, measure)
-
-    return dataclasses.replace(
-        compared, rows=[r._replace(measure=name(r.measure)) for r in compared.rows],
-        per_topic={name(m): v for m, v in compared.per_topic.items()},
-        means={name(m): v for m, v in compared.means.items()},
-        measures=[name(m) for m in compared.measures])

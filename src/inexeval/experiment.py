@@ -641,12 +641,15 @@ class Experiment:
                 _, results, runs = self.curves(spec.measure if not self.task else None,
                                                ranks=ranks, rule=comparison.rule)
                 curves.append(html.Curve(
-                    f"{spec.measure}: {spec.y_label} over {spec.x_label}, mean "
+                    f"{self.labels.get(spec.measure, spec.measure)}: {spec.y_label} over "
+                    f"{spec.x_label}, mean "
                     f"{describe_rule(comparison.rule, len(comparison.topics))}", spec.x,
                     {run.name: series(results, spec, run.name).tolist() for run in runs},
                     spec.x_label, spec.y_label))
             if not runs:
                 runs = self.runs()
+        comparison = comparison.relabelled(self.labels)  # the measures as typed (map, not AP)
+        powers = [replace(p, measure=self.labels.get(p.measure, p.measure)) for p in powers]
         what = f"{self.task} task" if self.task else ", ".join(comparison.measures)
         source = self.assessments.source or "assessments"
         page = html.from_comparison(

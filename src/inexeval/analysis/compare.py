@@ -25,9 +25,10 @@ The result, :class:`Comparison`, is the API the reports and plots build on:
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -36,7 +37,7 @@ from inexeval.analysis import choices, significance
 from inexeval.errors import InexevalError
 from inexeval.model import Assessments, Run
 from inexeval.results import Results
-from inexeval.scores import Scores, describe_rule
+from inexeval.scores import Scores, describe_rule, geometric_measures
 
 
 class ComparisonRow(NamedTuple):
@@ -127,6 +128,20 @@ class Comparison:
         return (f"Comparison({len(self.runs)} runs × {len(self.topics)} topics × "
                 f"{len(self.measures)} measures, {base}, tests={self.tests}, "
                 f"{len(self.rows)} rows)")
+
+    def relabelled(self, labels: dict[str, str]) -> Comparison:
+        """The same comparison with its measures named as they were asked for (``labels``:
+        name to the name typed, ``map`` for ``AP``: :attr:`inexeval.Experiment.labels`)."""
+        if not labels:
+            return self
+
+        def name(measure: str) -> str:
+            return labels.get(measure, measure)
+
+        return replace(self, rows=[r._replace(measure=name(r.measure)) for r in self.rows],
+                       per_topic={name(m): v for m, v in self.per_topic.items()},
+                       means={name(m): v for m, v in self.means.items()},
+                       measures=[name(m) for m in self.measures])
 
     @property
     def columns(self) -> tuple[str, ...]:
@@ -229,15 +244,31 @@ def per_topic_values(results: Results, measures: Sequence[str], runs: Sequence[s
     return out
 
 
-def _mean(values: Iterable[float | None]) -> float | None:
+def _mean(values: Iterable[float | None], geometric: bool = False) -> float | None:
     defined = [v for v in values if v is not None]
-    return math.fsum(defined) / len(defined) if defined else None
+    if not defined:
+        return None
+    mean = math.fsum(defined) / len(defined)
+    return math.exp(mean) if geometric else mean
+
+
+def geometric_note(measures: Iterable[str]) -> str:
+    """The sentence saying how the means of ``gm_map``-like measures are shown and what their
+    tests run on ("" if there is none)."""
+    found = geometric_measures(measures)
+    if not found:
+        return ""
+    return (f"{', '.join(found)}: each run's mean is the geometric mean (the exponential of the "
+            "mean per-topic logarithm, as trec_eval gives it) and its delta the difference of "
+            "those; the tests, intervals and effect sizes are on the per-topic logarithms")
 
 
 def mean_scores(per_topic: PerTopic) -> dict[str, dict[str, float | None]]:
     """``{measure: {run: mean}}``: each run's mean over the topics where the measure is defined
-    (the ``eval -c`` mean; None if defined on none)."""
-    return {m: {r: _mean(values.values()) for r, values in runs.items()}
+    (the ``eval -c`` mean; None if defined on none); for ``gm_map`` and ``gm_bpref``, whose
+    per-topic values are logarithms, the exponential of that mean (trec_eval's value)."""
+    geometric = set(geometric_measures(per_topic))
+    return {m: {r: _mean(values.values(), m in geometric) for r, values in runs.items()}
             for m, runs in per_topic.items()}
 
 
@@ -352,12 +383,14 @@ def _compare(per_topic: PerTopic, runs: list[str], topics: list[str], measures: 
                 found = [r._replace(power=achieved_power(r, alpha)) for r in found]
             rows.extend(found)
     means = mean_scores(per_topic)
+    geometric = geometric_note(measures)
     return Comparison(rows=rows, per_topic=per_topic, means=means, topics=list(topics),
                       runs=runs, measures=list(measures),
                       baseline=None if all_pairs else runs[0], tests=tests,
                       correction=correction, alpha=alpha, permutations=permutations, seed=seed,
                       header=header(len(topics), rule) + (
-                          f"; {WILCOXON_RULE_TEXT[wilcoxon]}" if "wilcoxon" in tests else ""),
+                          f"; {WILCOXON_RULE_TEXT[wilcoxon]}" if "wilcoxon" in tests else "")
+                      + (f"; {geometric}" if geometric else ""),
                       rule=rule, power=power, wilcoxon=wilcoxon)
 
 
@@ -410,6 +443,11 @@ def _paired(values: dict[str, dict[str, float | None]], run: str, other: str,
     return a, b
 
 
+@functools.cache
+def _geometric(measure: str) -> bool:
+    return bool(geometric_measures([measure]))
+
+
 def _row(measure: str, test: str, run: str, other: str, a: np.ndarray[Any, Any],
          b: np.ndarray[Any, Any], result: significance.TestResult) -> ComparisonRow:
     d = a - b
@@ -419,9 +457,13 @@ def _row(measure: str, test: str, run: str, other: str, a: np.ndarray[Any, Any],
         effect = 0.0
     else:
         effect = math.nan if significance.constant(d) else delta / sd
+    mean, baseline_mean = float(np.mean(a)), float(np.mean(b))
+    if _geometric(measure):  # the values are logarithms: show trec_eval's geometric means
+        mean, baseline_mean = math.exp(mean), math.exp(baseline_mean)
+        delta = mean - baseline_mean
     return ComparisonRow(
         measure=measure, test=test, run=run, baseline=other, n_topics=len(d),
-        mean=float(np.mean(a)), baseline_mean=float(np.mean(b)), delta=delta,
+        mean=mean, baseline_mean=baseline_mean, delta=delta,
         p_value=result.p_value, p_adjusted=result.p_value, ci_low=result.ci_low,
         ci_high=result.ci_high, effect_size=effect,
         wins=int(np.sum(d >= significance.TIE)), ties=int(np.sum(np.abs(d) < significance.TIE)),

@@ -87,11 +87,9 @@ def run(args: argparse.Namespace) -> int:
     if args.output is None or fmt == "scores":
         code = _report(args, fmt, study, outcomes, labels)
         if args.output is not None:
-            from pathlib import Path
+            from inexeval.cli_args import wrote
 
-            from inexeval.cli_args import note
-
-            note(f"wrote {args.output} ({Path(args.output).stat().st_size:,} bytes)")
+            wrote(args.output)
         return code
     import contextlib
     import io

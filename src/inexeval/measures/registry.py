@@ -333,6 +333,16 @@ def canonical_name(name: str) -> str:
         return name
 
 
+def aggregate_of(name: str) -> str:
+    """How a measure's per-topic values make its ``all`` value: ``mean``, ``sum`` or ``gm``
+    (the values are logarithms and the ``all`` value the exponential of their mean:
+    trec_eval's ``gm_map``, ``gm_bpref``); ``mean`` for a name that is no measure."""
+    try:
+        return parse_measures([name])[0].family.aggregate
+    except MeasureError:
+        return "mean"
+
+
 _TREC_EVAL_CUTOFF = re.compile(r"^(?P<name>[A-Za-z][\w\-]*?)_(?P<cutoff>\d+)$")
 """trec_eval's ``name_k`` (``P_10``, ``recall_100``, ``ndcg_cut_10``) for ``name@k``."""
 
