@@ -675,9 +675,11 @@ class Experiment:
         from inexeval.inputs import as_run
         from inexeval.model.run import distinct_names
         from inexeval.options import check_run
+        from inexeval.progress import progress
 
         runs = []
-        for item, source in zip(self.inputs, self.sources):
+        for item, source in progress(zip(self.inputs, self.sources), "reading runs",
+                                     len(self.inputs)):
             run = (_load_run(source, self.run_format, self.keep_repeats)
                    if isinstance(item, (str, Path)) else as_run(item, name=source))
             run = self._chosen_topics(run)

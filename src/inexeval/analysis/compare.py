@@ -370,18 +370,20 @@ def _compare(per_topic: PerTopic, runs: list[str], topics: list[str], measures: 
     if baseline is not None:
         runs = [baseline, *(r for r in runs if r != baseline)]
         per_topic = {m: {r: values[r] for r in runs} for m, values in per_topic.items()}
+    from inexeval.progress import progress
+
     rows: list[ComparisonRow] = []
-    for measure in measures:
+    work = [(measure, test) for measure in measures for test in tests]
+    for measure, test in progress(work, "tests", len(work)):
         values = per_topic[measure]
-        for test in tests:
-            settings = (test, permutations, seed, wilcoxon)
-            found = (_all_pairs(values, runs, topics, measure, settings) if all_pairs else
-                     _against_baseline(values, runs, topics, measure, settings))
-            adjusted = significance.adjust([r.p_value for r in found], correction)
-            found = [r._replace(p_adjusted=p) for r, p in zip(found, adjusted)]
-            if power:
-                found = [r._replace(power=achieved_power(r, alpha)) for r in found]
-            rows.extend(found)
+        settings = (test, permutations, seed, wilcoxon)
+        found = (_all_pairs(values, runs, topics, measure, settings) if all_pairs else
+                 _against_baseline(values, runs, topics, measure, settings))
+        adjusted = significance.adjust([r.p_value for r in found], correction)
+        found = [r._replace(p_adjusted=p) for r, p in zip(found, adjusted)]
+        if power:
+            found = [r._replace(power=achieved_power(r, alpha)) for r in found]
+        rows.extend(found)
     means = mean_scores(per_topic)
     geometric = geometric_note(measures)
     return Comparison(rows=rows, per_topic=per_topic, means=means, topics=list(topics),
