@@ -4,16 +4,17 @@ describe. Not a command: commands import this module, never each other."""
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from typing import Any
 
+from inexeval.analysis.choices import PERMUTATIONS
 from inexeval.cli import digits, non_negative, positive, probability, topic_ids
 from inexeval.experiment import TASKS
+from inexeval.outputs import write_output
 
 RESAMPLING_TESTS = {"randomised", "bootstrap", "randomised-tukey"}
 """The tests that draw (``--permutations`` draws, seeded by ``--seed``)."""
-PERMUTATIONS, COMPARISON_SEED = 10_000, 42
+COMPARISON_SEED = 42
 """``--permutations`` and ``--seed`` of a comparison when not given."""
 
 
@@ -215,29 +216,10 @@ def experiment(args: argparse.Namespace, *, assessments: str | None = None) -> A
                       "exact_buckets": args.exact_buckets})
 
 
-def note(text: str) -> None:
-    """One line on stderr, as the command line's notes are (``inexeval: ...``)."""
-    print(f"inexeval: {text}", file=sys.stderr)
-
-
-def wrote(target: str | os.PathLike[str]) -> None:
-    """``-o``'s one line on stderr: every command says what it wrote, and its size."""
-    note(f"wrote {target} ({os.path.getsize(target):,} bytes)")
-
-
 def write(args: argparse.Namespace, text: str | bytes, *inputs: str | None) -> None:
     """Print ``text``, or write it to ``-o FILE`` atomically (never over an input) and say so
-    in one line on stderr."""
-    if args.output is None:
-        sys.stdout.write(text if isinstance(text, str) else text.decode())
-        return
-    from inexeval.outputs import atomic_output, check_output
-
-    target = check_output(args.output, *inputs)
-    binary = isinstance(text, bytes)
-    with atomic_output(target, "wb" if binary else "w") as handle:
-        handle.write(text)
-    wrote(target)
+    in one line on stderr (:func:`inexeval.outputs.write_output`)."""
+    write_output(args.output, text, *inputs)
 
 
 def comparison(args: argparse.Namespace, command: str) -> int:
@@ -272,7 +254,7 @@ def comparison(args: argparse.Namespace, command: str) -> int:
     from inexeval.formats.chroma import is_questions_csv
 
     if is_questions_csv(args.assessments):
-        from inexeval.commands.chunks import compare_span_runs
+        from inexeval.evaluation_spans import compare_span_runs
 
         return compare_span_runs(args, tests)
     from inexeval.formats.bioasq import looks_like_bioasq

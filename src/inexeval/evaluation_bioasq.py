@@ -157,8 +157,9 @@ def compare_bioasq(args: Any, tests: list[str], command: str) -> int:
     question); the measures with per-question values (not ``bioasq_snippet_GMAP``)."""
     import sys
 
+    from inexeval.analysis.choices import PERMUTATIONS
     from inexeval.analysis.compare import compare_scores
-    from inexeval.cli_args import PERMUTATIONS, write
+    from inexeval.outputs import write_output
     from inexeval.report.comparison import render_comparison
 
     if args.meta:
@@ -195,5 +196,5 @@ def compare_bioasq(args: Any, tests: list[str], command: str) -> int:
         text = html.render(page)
     else:
         text = render_comparison(compared, args.format, args.digits)
-    write(args, text, args.assessments, *args.runs)
+    write_output(args.output, text, args.assessments, *args.runs)
     return 0

@@ -35,7 +35,7 @@ from inexeval.scores import RULES, Scores, describe_rule, natural_order
 from inexeval.version import package_version
 
 if TYPE_CHECKING:
-    from inexeval.analysis.compare import Comparison
+    from inexeval.comparison import Comparison
     from inexeval.model import Assessments, Run
 
 TASKS = ("focused", "thorough", "relevant-in-context", "best-in-context", "t2i")

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from inexeval.assess.documents import document_index, stored_document
 from inexeval.assess.export import write_export
-from inexeval.assess.export_rag import RAG_FORMATS, write_rag_export
+from inexeval.assess.export_rag import RAG_FORMATS, SPANS, write_rag_export
 from inexeval.assess.model import Judgement
 from inexeval.assess.plain import read_text_document, text_document
 from inexeval.assess.sample import (
@@ -83,10 +83,6 @@ def read_topic_file(topic_file: str | Path) -> dict[str, Topic]:
     if is_questions_csv(topic_file):
         return read_question_topics(topic_file)
     return read_topics(topic_file)
-
-
-SPANS = "spans"
-"""The campaign setting of a span campaign: each judged unit's document and offset."""
 
 
 def span_unit_name(doc: str, start: int, end: int) -> str:

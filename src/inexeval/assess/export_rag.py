@@ -43,6 +43,9 @@ from inexeval.assess.store import Store
 from inexeval.errors import InexevalError
 from inexeval.model.pool import topic_order
 
+SPANS = "spans"
+"""The campaign setting of a span campaign: each judged unit's document and offset."""
+
 RAG_FORMATS = ("chroma", "bioasq")
 SHOWN_MOVES = 20
 """Renumbered questions listed in the note at most."""
@@ -140,8 +143,6 @@ def bioasq_golden(topics: list[str], titles: Mapping[str, str],
 
 def span_origins(store: Store) -> dict[str, tuple[str, int]]:
     """A span campaign's units: their document and start (empty for other campaigns)."""
-    from inexeval.assess.campaign import SPANS
-
     setting = store.setting(SPANS)
     if setting is None:
         return {}

@@ -426,7 +426,7 @@ def _json(data: dict[str, Any], facts: dict[str, Any]) -> str:
 
 
 def _wrote_plot(target: str) -> None:
-    from inexeval.cli_args import wrote
+    from inexeval.outputs import wrote
 
     wrote(target)
 

@@ -259,7 +259,8 @@ def _init(args: argparse.Namespace) -> int:
         topic_rows, document_rows, pool_rows = campaign_rows(args.collection, args.topics, pool,
                                                              args.sample)
     elif is_span_pool(args.pool):
-        from inexeval.assess.campaign import SPANS, span_campaign_rows
+        from inexeval.assess.campaign import span_campaign_rows
+        from inexeval.assess.export_rag import SPANS
 
         topic_rows, document_rows, pool_rows, settings[SPANS] = span_campaign_rows(
             args.collection, args.topics, args.pool)

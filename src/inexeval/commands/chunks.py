@@ -1,6 +1,6 @@
 """``inexeval chunks``: evaluate chunkings (files, or chunkers run on the corpus) and their
-retrieval on Chroma's questions CSV; and ``inexeval eval QUESTIONS.csv RUN...`` on span runs
-(:func:`eval_span_runs`)."""
+retrieval on Chroma's questions CSV (span runs in ``eval``, ``compare`` and ``meta``:
+:mod:`inexeval.evaluation_spans`)."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import Any
 
 from inexeval.cli import digits
+from inexeval.evaluation_spans import FORMATS
 
 NAME = "chunks"
 HELP = "evaluate chunkers and chunk retrieval on Chroma's questions CSV (RAG)"
 
-FORMATS = ("table", "trec", "csv", "json", "latex", "scores")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -115,7 +115,9 @@ def run(args: argparse.Namespace) -> int:
 
         write_results(results, True, args.output, args.questions, *args.chunkings)
     else:
-        _print(results, args.format, args.digits, args.q)
+        from inexeval.evaluation_spans import print_results
+
+        print_results(results, args.format, args.digits, args.q)
     return 0
 
 
@@ -138,9 +140,8 @@ def _write_chunks(args: argparse.Namespace, names: list[str], chunkings: Any) ->
 
 
 def _plot(results: Any, measures: Any, args: argparse.Namespace) -> None:
-    from inexeval.cli_args import note
     from inexeval.errors import InexevalError
-    from inexeval.outputs import atomic_output, check_output
+    from inexeval.outputs import atomic_output, check_output, note
     from inexeval.rag.plots import curves_over_k
     from inexeval.report.figures import figure_bytes, required_format
 
@@ -158,10 +159,9 @@ def _plot(results: Any, measures: Any, args: argparse.Namespace) -> None:
 def _report(results: Any, measures: Any, args: argparse.Namespace) -> None:
     """``--report FILE``: the HTML report of the chunkers (:mod:`inexeval.rag.report`)."""
     from inexeval.analysis.compare import compare_results
-    from inexeval.cli_args import note
     from inexeval.errors import InexevalError
     from inexeval.formats.chroma import default_corpus
-    from inexeval.outputs import atomic_output, check_output
+    from inexeval.outputs import atomic_output, check_output, note
     from inexeval.rag.report import render_report
     from inexeval.report.html import InputFile
 
@@ -197,130 +197,3 @@ def _compare(results: Any, measures: list[str], args: argparse.Namespace) -> Non
         raise InexevalError("--compare needs at least two chunkings")
     compared = compare_results(results, measures, tests=args.test or ["t"])
     sys.stdout.write(render_comparison(compared, args.format, args.digits))
-
-
-def _print(results: Any, fmt: str, digits: int, per_topic: bool) -> None:
-    from inexeval.report.text import render
-
-    sys.stdout.write(render(results, fmt, digits=digits, per_topic=per_topic,
-                            terminal=sys.stdout.isatty()))
-
-
-def eval_span_runs(args: argparse.Namespace) -> int:
-    """``inexeval eval QUESTIONS.csv RUN...``: span runs on Chroma's questions (the corpus is
-    ``--collection``, by default beside the CSV)."""
-    from inexeval.errors import InexevalError
-    from inexeval.formats.chroma import read_questions, read_span_run
-    from inexeval.rag.evaluate import evaluate_runs, parse
-
-    _check_unused(args, "a Chroma questions CSV")
-    fmt = "table" if args.table else args.format
-    if fmt not in FORMATS:
-        raise InexevalError(f"--format {fmt} is not available on a Chroma questions CSV")
-    if args.output is not None and fmt != "scores":
-        raise InexevalError("-o goes with --format scores")
-    measures = parse(args.measure or ["chroma_R", "chroma_P", "chroma_IoU"])
-    questions = read_questions(args.assessments, args.collection)
-    runs = [read_span_run(path, questions.corpora) for path in args.runs]
-    results = evaluate_runs(questions, runs, measures, complete=args.c)
-    if fmt == "trec":
-        from inexeval.report.text import render_trec
-
-        sys.stdout.write(render_trec(results, args.digits, args.q, run_column=len(runs) > 1))
-    elif fmt == "scores":
-        from inexeval.formats.scores import write_results
-
-        write_results(results, args.c, args.output, args.assessments, *args.runs)
-    else:
-        _print(results, fmt, args.digits, args.q)
-    from inexeval.cli_args import note
-    from inexeval.scores import describe_rule
-
-    sys.stdout.flush()
-    answered = {q for run in runs for q in run.rankings} & set(questions.ids())
-    note(describe_rule("all" if args.c else "answered",
-                       len(questions) if args.c else len(answered)))
-    return 0
-
-
-UNUSED = {"task": None, "num_docs": None, "topics": None, "topic_file": None, "implicit": "on",
-          "strict": False, "assessments_format": None, "run_format": None, "order": None,
-          "keep_repeats": False, "limit": None, "navigation": None, "ideal_run": None,
-          "beta": 0.25, "bep_n": 500, "irr": 300, "exact_buckets": False, "jobs": 1,
-          "bioasq_version": None}
-"""Options of ``eval`` and ``compare`` (and their defaults) that span runs on a Chroma questions
-CSV do not use."""
-
-
-def _check_unused(args: argparse.Namespace, what: str) -> None:
-    from inexeval.options import check_unused
-
-    check_unused(args, UNUSED, set(), what)
-
-
-def compare_span_runs(args: argparse.Namespace, tests: list[str]) -> int:
-    """``inexeval compare QUESTIONS.csv RUN...``: span runs compared, paired over every
-    question (a question a run does not answer scoring 0)."""
-    from inexeval.analysis.compare import compare_results
-    from inexeval.cli_args import PERMUTATIONS, write
-    from inexeval.errors import InexevalError
-    from inexeval.formats.chroma import read_questions, read_span_run
-    from inexeval.rag.evaluate import evaluate_runs, parse
-    from inexeval.report.comparison import render_comparison
-
-    _check_unused(args, "a Chroma questions CSV")
-    html = args.format == "html"
-    if getattr(args, "ranks", 50) != 50:
-        raise InexevalError("--ranks not used by a Chroma questions CSV: leave it out (the "
-                            "report draws the measures against k)")
-    measures = parse(args.measure or (REPORT_MEASURES if html else ["chroma_R@5"]))
-    questions = read_questions(args.assessments, args.collection)
-    runs = [read_span_run(path, questions.corpora) for path in args.runs]
-    results = evaluate_runs(questions, runs, measures, complete=True)
-    compared = compare_results(results, [str(m) for m in measures], baseline=args.baseline,
-                               tests=tests, correction=args.correction,
-                               all_pairs=args.all_pairs, alpha=args.alpha,
-                               permutations=PERMUTATIONS if args.permutations is None
-                               else args.permutations, seed=args.seed, power=args.power,
-                               wilcoxon=args.wilcoxon)
-    if html:
-        from inexeval.formats.chroma import default_corpus
-        from inexeval.rag.report import render_report
-        from inexeval.report.html import InputFile
-
-        corpus = args.collection or str(default_corpus(args.assessments))
-        text = render_report(
-            results, measures, compared, what="runs", argv=getattr(args, "argv", ["inexeval"]),
-            files=[InputFile.of("assessments", args.assessments),
-                   *(InputFile.of(f"run {name}", path)
-                     for name, path in zip(results.runs(), args.runs)),
-                   InputFile.of("collection", corpus)],
-            inputs=[(name, run.source, len(run.rankings))
-                    for name, run in zip(results.runs(), runs)],
-            digits=args.digits, meta=args.meta, meta_replicates=args.permutations,
-            subtitle=f"{len(runs)} span runs; questions {Path(args.assessments).name}")
-    else:
-        text = render_comparison(compared, args.format, args.digits)
-    write(args, text, args.assessments, *args.runs)
-    return 0
-
-
-def span_run_scores(args: argparse.Namespace) -> Any:
-    """``inexeval meta ... QUESTIONS.csv RUN...``: the span runs' scores of every question
-    (rule ``all``; each run's answered questions flagged), ``compare``'s measures (default
-    ``chroma_R@5``)."""
-    from inexeval.formats.chroma import read_questions, read_span_run
-    from inexeval.rag.evaluate import evaluate_runs, parse
-    from inexeval.scores import Scores
-
-    _check_unused(args, "a Chroma questions CSV")
-    measures = parse(args.measure or ["chroma_R@5"])
-    questions = read_questions(args.assessments, args.collection)
-    runs = [read_span_run(path, questions.corpora) for path in args.runs]
-    results = evaluate_runs(questions, runs, measures, complete=True)
-    return Scores.from_results(results, rule="all", topics=questions.ids(), answered={
-        name: list(run.rankings) for name, run in zip(results.runs(), runs)})
-
-
-REPORT_MEASURES = ("chroma_R", "chroma_P", "chroma_IoU")
-"""What the report of span runs compares with no ``-m`` (each at k = 1, 3, 5, 10)."""

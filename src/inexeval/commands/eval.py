@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     from inexeval.options import check_eval_options
 
     if is_questions_csv(args.assessments):
-        from inexeval.commands.chunks import eval_span_runs
+        from inexeval.evaluation_spans import eval_span_runs
 
         return eval_span_runs(args)
     keep_freed_memory()
@@ -87,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
     if args.output is None or fmt == "scores":
         code = _report(args, fmt, study, outcomes, labels)
         if args.output is not None:
-            from inexeval.cli_args import wrote
+            from inexeval.outputs import wrote
 
             wrote(args.output)
         return code
@@ -221,7 +221,7 @@ def _report(args: argparse.Namespace, fmt: str, study: Any, outcomes: Iterator[A
 def _say_rule(study: Any, complete: bool, answered: set[str]) -> None:
     """The number of topics and the averaging rule, once, on stderr (and the warning when the
     runs answer fewer than half the assessed topics)."""
-    from inexeval.cli_args import note
+    from inexeval.outputs import note
     from inexeval.scores import describe_rule
 
     sys.stdout.flush()

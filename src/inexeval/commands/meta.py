@@ -159,13 +159,14 @@ def evaluate_inputs(args: argparse.Namespace) -> Any:
     """Every run of ``args.runs`` evaluated by the experiment of the command line
     (:func:`inexeval.cli_args.experiment`) under the comparison's rule (``any``, ``-c``:
     ``all``): its :class:`~inexeval.scores.Scores`, cut to the measures a comparison reads."""
-    from inexeval.cli_args import experiment, note
+    from inexeval.cli_args import experiment
     from inexeval.formats.bioasq import looks_like_bioasq
     from inexeval.formats.chroma import is_questions_csv
     from inexeval.meta import study_scores
+    from inexeval.outputs import note
 
     if is_questions_csv(args.assessments):
-        from inexeval.commands.chunks import span_run_scores
+        from inexeval.evaluation_spans import span_run_scores
 
         return study_scores(span_run_scores(args), complete=bool(args.c))
     if looks_like_bioasq(args.assessments):
@@ -235,7 +236,7 @@ def emit(args: argparse.Namespace, title: str, tables: dict[str, list[dict[str, 
         if draw is None:
             raise InexevalError("this study has no figure: write a table (-o FILE.txt, "
                                 "--format ...)", args.output)
-        from inexeval.cli_args import wrote
+        from inexeval.outputs import wrote
         from inexeval.report.figures import captioned, save_figure
 
         save_figure(captioned(draw(), title), args.output)

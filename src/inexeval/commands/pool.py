@@ -125,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _wrote(target: str | Path) -> None:
-    from inexeval.cli_args import wrote
+    from inexeval.outputs import wrote
 
     wrote(target)
 

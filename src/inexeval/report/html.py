@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from inexeval.report import svg
 
 if TYPE_CHECKING:
-    from inexeval.analysis.compare import Comparison
+    from inexeval.comparison import Comparison
     from inexeval.meta.power import PowerResult
 
 BETTER = "▲"
