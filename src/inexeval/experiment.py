@@ -460,8 +460,8 @@ class Experiment:
             try:
                 baseline = evaluation.run(baseline)
             except KeyError:
-                raise InexevalError(f"unknown baseline {baseline!r} (the runs are "
-                                    f"{', '.join(evaluation.files)})", "--baseline") from None
+                raise InexevalError(f"unknown baseline {baseline!r}: give a run's name or file "
+                                    f"({evaluation.named_files()})", "--baseline") from None
         return compare_scores(evaluation.scores, names, baseline=baseline,
                               tests=tests, correction=correction, all_pairs=all_pairs,
                               alpha=alpha, permutations=permutations, seed=seed,
@@ -722,6 +722,12 @@ class Evaluation:
                 return run
         raise KeyError(f"no run {name!r}: the runs are {', '.join(self.files)} (files "
                        f"{', '.join(self.files.values())})")
+
+    def named_files(self) -> str:
+        """The runs with their files: ``the runs are STANDARD (file runA), runB (file
+        runB)``."""
+        return "the runs are " + ", ".join(f"{run} (file {file})"
+                                           for run, file in self.files.items())
 
     def __getitem__(self, name: str) -> dict[str, float | None]:
         run = self.run(name)
