@@ -156,3 +156,20 @@ def test_meta_figure_says_what_it_wrote(capsys, runs, tmp_path) -> None:
     assert code == 0
     assert err.strip().splitlines()[-1] == (f"inexeval: wrote {target} "
                                            f"({target.stat().st_size:,} bytes)")
+
+
+@pytest.mark.parametrize("study", [
+    ["pool", "--depth", "100", "--depths", "10,50"],
+    ["reuse", "--depth", "100"],
+    ["pooling"],
+])
+def test_meta_pool_studies_say_what_they_wrote(capsys, runs, tmp_path, study: list[str]) -> None:
+    pytest.importorskip("matplotlib")
+    target, figure = tmp_path / "out.txt", tmp_path / "out.svg"
+    plot = ["--plot", figure] if study[0] != "pooling" else []
+    code, out, err = run_main(capsys, "meta", study[0], QRELS, *runs, *study[1:], "-o", target,
+                              *plot)
+    assert code == 0 and out == ""
+    said = [line for line in err.splitlines() if line.startswith("inexeval: wrote")]
+    assert said == [f"inexeval: wrote {path} ({path.stat().st_size:,} bytes)"
+                    for path in [target, *([figure] if plot else [])]]
