@@ -173,3 +173,36 @@ def test_meta_pool_studies_say_what_they_wrote(capsys, runs, tmp_path, study: li
     said = [line for line in err.splitlines() if line.startswith("inexeval: wrote")]
     assert said == [f"inexeval: wrote {path} ({path.stat().st_size:,} bytes)"
                     for path in [target, *([figure] if plot else [])]]
+
+
+def test_compare_and_meta_power_per_topic_values_are_trec_eval_s(capsys, runs) -> None:
+    """compare's and meta power's per-topic values of infAP and P(rel=2)@10 are those of
+    inexeval trec_eval -q (-l 2 for the level), topic by topic."""
+    from inexeval import Experiment
+    from inexeval.meta.power import power_study
+
+    qrels = TREC / "qrels.rel_level"
+
+    def per_topic(run: Path, *flags: str) -> dict[str, float]:
+        code, out, _ = run_main(capsys, "trec_eval", "-q", "-c", *flags, qrels, run)
+        assert code == 0
+        return {line.split()[1]: float(line.split()[2]) for line in out.splitlines()
+                if line.split()[1] != "all"}
+
+    study = Experiment(str(qrels), [str(r) for r in runs], measures=["infAP", "P(rel=2)@10"])
+    evaluation = study.evaluate("all")
+    compared = study.compare(evaluation=evaluation)
+    for run, name in zip(runs, compared.runs):
+        expected = {"infAP": per_topic(run, "-m", "infAP"),
+                    "P(rel=2)@10": per_topic(run, "-l", "2", "-m", "P.10")}
+        for measure, values in expected.items():
+            got = compared.per_topic[measure][name]
+            assert set(got) == set(values)
+            for topic, value in values.items():
+                assert got[topic] == pytest.approx(value, abs=5e-5), (measure, name, topic)
+    [power] = power_study(evaluation.scores.select(measures=["P(rel=2)@10"]), replicates=20)
+    means = {name: sum(compared.per_topic["P(rel=2)@10"][name].values()) / 3
+             for name in compared.runs}
+    for i, (a, b) in enumerate(power.pairs):
+        assert power.mean_a[i] == pytest.approx(means[power.runs[a]], abs=1e-12)
+        assert power.mean_b[i] == pytest.approx(means[power.runs[b]], abs=1e-12)
