@@ -100,7 +100,8 @@ def test_meta_power_and_agree_geometric_means_and_names_as_typed(capsys, runs) -
     assert code == 0
     data = json.loads(out)
     assert [s["measure"] for s in data["summary"]] == ["map", "gm_map", "P_10"]
-    assert "gm_map: a run's mean is the geometric mean" in data["study"]["title"]
+    assert "gm_map: a run's mean, where one is shown, is the geometric mean" in (
+        data["study"]["title"])
     for pair in data["pairs"]:
         if pair["measure"] == "gm_map":
             assert pair["mean_a"] == pytest.approx(expected[pair["run_a"]], abs=5e-5)

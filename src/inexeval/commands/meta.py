@@ -297,9 +297,10 @@ def header(what: str, scores: Any) -> str:
 
     geometric = geometric_measures(scores.measures)
     return f"{what}; {len(scores.runs)} runs, {describe_topics(scores)}" + (
-        f"; {', '.join(geometric)}: a run's mean is the geometric mean (the exponential of the "
-        "mean per-topic logarithm, trec_eval's value); the tests, ASLs and differences "
-        "required are on the per-topic logarithms" if geometric else "")
+        f"; {', '.join(geometric)}: a run's mean, where one is shown, is the geometric mean (the "
+        "exponential of the mean per-topic logarithm, trec_eval's value); what the study "
+        "computes from the per-topic values (tests, ASLs, differences, swap rates, errors) is on "
+        "the per-topic logarithms" if geometric else "")
 
 
 def positive_number(text: str) -> float:
