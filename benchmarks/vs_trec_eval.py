@@ -204,8 +204,12 @@ def main() -> None:
                    *[f for m in ELEMENT_MEASURES for f in ("-m", m)], str(qrels)]
         theirs = [args.trec_eval, *flags, str(qrels)] if args.trec_eval else None
         if theirs is not None:
-            expected = "".join(subprocess.run([*theirs, str(r)], capture_output=True,
-                                              text=True, check=True).stdout for r in runs)
+            # several runs in one call: each block opens with its runid line (a documented
+            # departure), which trec_eval prints for -m runid
+            named = [args.trec_eval, "-m", "runid", *flags, str(qrels)]
+            expected = "".join(subprocess.run([*(named if len(runs) > 1 else theirs), str(r)],
+                                              capture_output=True, text=True,
+                                              check=True).stdout for r in runs)
             got = subprocess.run([*ours, *map(str, runs)], capture_output=True, text=True,
                                  check=True, env=ENVIRONMENT).stdout
             print("outputs: " + ("the same bytes" if got == expected else "DIFFERENT"))

@@ -282,8 +282,7 @@ def test_topic_ids_of_non_ascii_digits_sort_as_names(tmp_path: Path,
 # the import graph ----------------------------------------------------------------------------
 def _imports() -> dict[str, set[str]]:
     """Every module of src/ and the inexeval modules it imports (at any level, also inside
-    functions), except the lazy import of a renderer inside a ``to_latex`` method (as pandas
-    does) and a submodule's import of its own package."""
+    functions and under ``TYPE_CHECKING``), with no exception."""
     modules = {}
     for path in SRC.rglob("*.py"):
         parts = ("inexeval", *path.relative_to(SRC).with_suffix("").parts)
@@ -299,13 +298,8 @@ def _imports() -> dict[str, set[str]]:
     for name, path in modules.items():
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        skipped = {id(node) for function in ast.walk(tree)
-                   if isinstance(function, ast.FunctionDef) and function.name == "to_latex"
-                   for node in ast.walk(function)}
         targets: set[str] = set()
         for node in ast.walk(tree):
-            if id(node) in skipped:
-                continue
             if isinstance(node, ast.Import):
                 targets.update(a.name for a in node.names)
             elif isinstance(node, ast.ImportFrom):
@@ -316,8 +310,7 @@ def _imports() -> dict[str, set[str]]:
                 targets.update(f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base
                                for a in node.names)
         found = {known(t) for t in targets if t.startswith("inexeval")}
-        graph[name] = {t for t in found if t is not None and t != name
-                       and not name.startswith(t + ".")}
+        graph[name] = {t for t in found if t is not None and t != name}
     return graph
 
 

@@ -37,7 +37,7 @@ _LAZY = {
     "compare": "inexeval.experiment",
     "Experiment": "inexeval.experiment",
     "Evaluation": "inexeval.experiment",
-    "Comparison": "inexeval.analysis.compare",
+    "Comparison": "inexeval.comparison",
     "Scores": "inexeval.scores",
     "read_scores": "inexeval.formats.scores",
     "save_scores": "inexeval.formats.scores",

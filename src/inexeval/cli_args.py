@@ -5,15 +5,16 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
 from typing import Any
 
+from inexeval.analysis.choices import PERMUTATIONS
 from inexeval.cli import digits, non_negative, positive, probability, topic_ids
 from inexeval.experiment import TASKS
+from inexeval.outputs import write_output
 
 RESAMPLING_TESTS = {"randomised", "bootstrap", "randomised-tukey"}
 """The tests that draw (``--permutations`` draws, seeded by ``--seed``)."""
-PERMUTATIONS, COMPARISON_SEED = 10_000, 42
+COMPARISON_SEED = 42
 """``--permutations`` and ``--seed`` of a comparison when not given."""
 
 
@@ -215,32 +216,15 @@ def experiment(args: argparse.Namespace, *, assessments: str | None = None) -> A
                       "exact_buckets": args.exact_buckets})
 
 
-def note(text: str) -> None:
-    """One line on stderr, as the command line's notes are (``inexeval: ...``)."""
-    print(f"inexeval: {text}", file=sys.stderr)
-
-
 def write(args: argparse.Namespace, text: str | bytes, *inputs: str | None) -> None:
     """Print ``text``, or write it to ``-o FILE`` atomically (never over an input) and say so
-    in one line on stderr."""
-    if args.output is None:
-        sys.stdout.write(text if isinstance(text, str) else text.decode())
-        return
-    from inexeval.outputs import atomic_output, check_output
-
-    target = check_output(args.output, *inputs)
-    binary = isinstance(text, bytes)
-    with atomic_output(target, "wb" if binary else "w") as handle:
-        handle.write(text)
-    size = len(text if isinstance(text, bytes) else text.encode())
-    note(f"wrote {target} ({size:,} bytes)")
+    in one line on stderr (:func:`inexeval.outputs.write_output`)."""
+    write_output(args.output, text, *inputs)
 
 
-def comparison(args: argparse.Namespace, command: str,
-               span_runs: Callable[[argparse.Namespace, list[str]], int] | None = None) -> int:
+def comparison(args: argparse.Namespace, command: str) -> int:
     """``compare`` and ``report``: the runs evaluated under the rule (``any``, ``-c``: ``all``),
-    compared, and the comparison written in the format asked for (``html``: the report);
-    ``span_runs`` compares span runs on a Chroma questions CSV (the command gives it)."""
+    compared, and the comparison written in the format asked for (``html``: the report)."""
     from inexeval.analysis.compare import check_request
     from inexeval.errors import InexevalError
     from inexeval.report.comparison import render_comparison
@@ -270,18 +254,15 @@ def comparison(args: argparse.Namespace, command: str,
     from inexeval.formats.chroma import is_questions_csv
 
     if is_questions_csv(args.assessments):
-        if span_runs is None:
-            raise InexevalError("span runs on a Chroma questions CSV are compared by inexeval "
-                                "compare and inexeval report")
-        return span_runs(args, tests)
+        from inexeval.evaluation_spans import compare_span_runs
+
+        return compare_span_runs(args, tests)
     from inexeval.formats.bioasq import looks_like_bioasq
 
     if looks_like_bioasq(args.assessments):
         from inexeval.evaluation_bioasq import compare_bioasq
 
-        write(args, compare_bioasq(args, tests, command, permutations), args.assessments,
-              *args.runs)
-        return 0
+        return compare_bioasq(args, tests, command)
     if getattr(args, "bioasq_version", None) is not None:
         raise InexevalError("--bioasq-version goes with BioASQ JSON files (GOLD.json "
                             "SYSTEM.json)", args.assessments)
@@ -300,23 +281,6 @@ def comparison(args: argparse.Namespace, command: str,
                             meta=args.meta, meta_replicates=args.permutations,
                             evaluation=evaluation)
     else:
-        text = render_comparison(labelled(compared, study.labels), args.format, args.digits)
+        text = render_comparison(compared.relabelled(study.labels), args.format, args.digits)
     write(args, text, *inputs)
     return 0
-
-
-def labelled(compared: Any, labels: dict[str, str]) -> Any:
-    """A :class:`~inexeval.analysis.compare.Comparison` whose measures are named as they were
-    asked for (``map``, ``P_10``: :attr:`~inexeval.experiment.Experiment.labels`)."""
-    if not labels:
-        return compared
-    import dataclasses
-
-    def name(measure: str) -> str:
-        return labels.get(measure, measure)
-
-    return dataclasses.replace(
-        compared, rows=[r._replace(measure=name(r.measure)) for r in compared.rows],
-        per_topic={name(m): v for m, v in compared.per_topic.items()},
-        means={name(m): v for m, v in compared.means.items()},
-        measures=[name(m) for m in compared.measures])

@@ -150,15 +150,16 @@ def bioasq_scores(args: Any) -> tuple[BioasqStudy, Scores, dict[str, list[str]]]
                                       answered=by_run), by_run
 
 
-def compare_bioasq(args: Any, tests: list[str], command: str, permutations: int) -> str:
+def compare_bioasq(args: Any, tests: list[str], command: str) -> int:
     """``inexeval compare`` (and ``report``) on a BioASQ golden file and system files, paired
     over the questions as ``compare`` pairs topics (and ``meta power`` does): the golden
     questions some system answers, one a system does not answer scoring 0 (``-c``: every golden
-    question); the measures with per-question values (not ``bioasq_snippet_GMAP``); the
-    comparison (or the report) as text, for the command to write."""
+    question); the measures with per-question values (not ``bioasq_snippet_GMAP``)."""
     import sys
 
+    from inexeval.analysis.choices import PERMUTATIONS
     from inexeval.analysis.compare import compare_scores
+    from inexeval.outputs import write_output
     from inexeval.report.comparison import render_comparison
 
     if args.meta:
@@ -170,7 +171,8 @@ def compare_bioasq(args: Any, tests: list[str], command: str, permutations: int)
     study, scores, answered = bioasq_scores(args)
     compared = compare_scores(scores, study.measures, baseline=args.baseline, tests=tests,
                               correction=args.correction, all_pairs=args.all_pairs,
-                              alpha=args.alpha, permutations=permutations,
+                              alpha=args.alpha, permutations=PERMUTATIONS
+                              if args.permutations is None else args.permutations,
                               seed=args.seed, power=args.power, wilcoxon=args.wilcoxon)
     sys.stderr.write(study.note)
     if args.format == "html":
@@ -194,4 +196,5 @@ def compare_bioasq(args: Any, tests: list[str], command: str, permutations: int)
         text = html.render(page)
     else:
         text = render_comparison(compared, args.format, args.digits)
-    return text
+    write_output(args.output, text, args.assessments, *args.runs)
+    return 0

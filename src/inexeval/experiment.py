@@ -35,7 +35,7 @@ from inexeval.scores import RULES, Scores, describe_rule, natural_order
 from inexeval.version import package_version
 
 if TYPE_CHECKING:
-    from inexeval.analysis.compare import Comparison
+    from inexeval.comparison import Comparison
     from inexeval.model import Assessments, Run
 
 TASKS = ("focused", "thorough", "relevant-in-context", "best-in-context", "t2i")
@@ -460,8 +460,8 @@ class Experiment:
             try:
                 baseline = evaluation.run(baseline)
             except KeyError:
-                raise InexevalError(f"unknown baseline {baseline!r} (the runs are "
-                                    f"{', '.join(evaluation.files)})", "--baseline") from None
+                raise InexevalError(f"unknown baseline {baseline!r}: give a run's name or file "
+                                    f"({evaluation.named_files()})", "--baseline") from None
         return compare_scores(evaluation.scores, names, baseline=baseline,
                               tests=tests, correction=correction, all_pairs=all_pairs,
                               alpha=alpha, permutations=permutations, seed=seed,
@@ -641,12 +641,15 @@ class Experiment:
                 _, results, runs = self.curves(spec.measure if not self.task else None,
                                                ranks=ranks, rule=comparison.rule)
                 curves.append(html.Curve(
-                    f"{spec.measure}: {spec.y_label} over {spec.x_label}, mean "
+                    f"{self.labels.get(spec.measure, spec.measure)}: {spec.y_label} over "
+                    f"{spec.x_label}, mean "
                     f"{describe_rule(comparison.rule, len(comparison.topics))}", spec.x,
                     {run.name: series(results, spec, run.name).tolist() for run in runs},
                     spec.x_label, spec.y_label))
             if not runs:
                 runs = self.runs()
+        comparison = comparison.relabelled(self.labels)  # the measures as typed (map, not AP)
+        powers = [replace(p, measure=self.labels.get(p.measure, p.measure)) for p in powers]
         what = f"{self.task} task" if self.task else ", ".join(comparison.measures)
         source = self.assessments.source or "assessments"
         page = html.from_comparison(
@@ -672,9 +675,11 @@ class Experiment:
         from inexeval.inputs import as_run
         from inexeval.model.run import distinct_names
         from inexeval.options import check_run
+        from inexeval.progress import progress
 
         runs = []
-        for item, source in zip(self.inputs, self.sources):
+        for item, source in progress(zip(self.inputs, self.sources), "reading runs",
+                                     len(self.inputs)):
             run = (_load_run(source, self.run_format, self.keep_repeats)
                    if isinstance(item, (str, Path)) else as_run(item, name=source))
             run = self._chosen_topics(run)
@@ -717,6 +722,12 @@ class Evaluation:
                 return run
         raise KeyError(f"no run {name!r}: the runs are {', '.join(self.files)} (files "
                        f"{', '.join(self.files.values())})")
+
+    def named_files(self) -> str:
+        """The runs with their files: ``the runs are STANDARD (file runA), runB (file
+        runB)``."""
+        return "the runs are " + ", ".join(f"{run} (file {file})"
+                                           for run, file in self.files.items())
 
     def __getitem__(self, name: str) -> dict[str, float | None]:
         run = self.run(name)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
+import sys
 import tempfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -169,3 +170,25 @@ def _file_fingerprint(path: Path) -> tuple[int, str]:
     except OSError as error:
         raise InexevalError(f"cannot read: {error.strerror or error}", path) from None
     return size, digest.hexdigest()
+
+
+def note(text: str) -> None:
+    """One line on stderr, as the command line's notes are (``inexeval: ...``)."""
+    print(f"inexeval: {text}", file=sys.stderr)
+
+
+def wrote(target: str | os.PathLike[str]) -> None:
+    """``-o``'s one line on stderr: every command says what it wrote, and its size."""
+    note(f"wrote {target} ({os.path.getsize(target):,} bytes)")
+
+
+def write_output(output: str | None, text: str | bytes, *inputs: str | None) -> None:
+    """Print ``text``, or write it to ``output`` atomically (never over an input) and say so
+    in one line on stderr."""
+    if output is None:
+        sys.stdout.write(text if isinstance(text, str) else text.decode())
+        return
+    target = check_output(output, *inputs)
+    with atomic_output(target, "wb" if isinstance(text, bytes) else "w") as handle:
+        handle.write(text)
+    wrote(target)

@@ -17,7 +17,11 @@ def _tqdm(total: int | None, description: str) -> Any:
         from tqdm import tqdm  # type: ignore[import-untyped, import-not-found, unused-ignore]
     except ImportError:
         return None
-    return tqdm(total=total, desc=description, file=sys.stderr, leave=False)
+    # every update drawn (miniters=1, mininterval=0): the updates are coarse (a run, a block of
+    # replicates, a test), and tqdm's adaptive miniters, learnt on fast first items, would
+    # leave the bar still through the slow ones
+    return tqdm(total=total, desc=description, file=sys.stderr, leave=False, miniters=1,
+                mininterval=0)
 
 
 def progress(items: Iterable[T], description: str, total: int | None = None) -> Iterator[T]:

@@ -88,6 +88,14 @@ def describe_rule(rule: str, n_topics: int) -> str:
     return f"{n_topics} topic{'s' if n_topics != 1 else ''}; means {RULES[rule]}"
 
 
+def geometric_measures(measures: Iterable[str]) -> list[str]:
+    """The measures among ``measures`` whose per-topic values are logarithms and whose mean is
+    the exponential of their mean (trec_eval's ``gm_map``, ``gm_bpref``)."""
+    from inexeval.measures.registry import aggregate_of
+
+    return [m for m in measures if aggregate_of(m) == "gm"]
+
+
 @dataclass(frozen=True, eq=False)
 class Scores:
     """Per-topic scores of several runs under several measures, with the averaging rule.
@@ -213,12 +221,16 @@ class Scores:
 
     def means(self) -> Matrix:
         """runs × measures: each run's mean under the rule, over the topics where the measure
-        is defined (NaN if it is defined on none)."""
+        is defined (NaN if it is defined on none); for ``gm_map`` and ``gm_bpref``, whose
+        per-topic values are logarithms, the exponential of that mean (trec_eval's value)."""
         weight = self.included()[:, :, None] & ~np.isnan(self.values)
         counts = weight.sum(axis=1)
         sums = np.where(weight, self.values, 0.0).sum(axis=1)
         with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
+            means = np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
+        geometric = [self.measures.index(m) for m in geometric_measures(self.measures)]
+        means[:, geometric] = np.exp(means[:, geometric])
+        return means
 
     def mean(self, measure: str, run: str) -> float:
         """One run's mean of one measure under the rule."""

@@ -17,8 +17,9 @@ from tests.helpers import DATA, assessments, element_run, needs_shared
 
 import inexeval
 from inexeval.analysis.agreement import AGREEMENT_COLUMNS, ranking_agreement
-from inexeval.analysis.compare import COLUMNS, compare_results
+from inexeval.analysis.compare import compare_results
 from inexeval.cli import main
+from inexeval.comparison import COLUMNS
 from inexeval.errors import InexevalError, InexevalWarning
 from inexeval.evaluation import evaluate
 from inexeval.report.comparison import KAPPA_UNDEFINED

@@ -15,8 +15,9 @@ from statsmodels.stats.power import TTestPower
 from tests.helpers import DATA, needs_shared
 from tests.meta.test_power import make_scores
 
-from inexeval.analysis.compare import COLUMNS, POWER_COLUMNS, compare_scores
+from inexeval.analysis.compare import compare_scores
 from inexeval.cli import main
+from inexeval.comparison import COLUMNS, POWER_COLUMNS
 from inexeval.meta.topics import residual_variance
 from inexeval.report.comparison import render_comparison
 from inexeval.scores import Scores

@@ -14,7 +14,7 @@ import sys
 import pytest
 
 from inexeval import demo
-from inexeval.analysis.compare import Comparison, ComparisonRow
+from inexeval.comparison import Comparison, ComparisonRow
 from inexeval.evaluation import Evaluator
 from inexeval.formats.detect import load_assessments, load_run
 from inexeval.report.comparison import better_than, render_comparison, render_rows, run_letters

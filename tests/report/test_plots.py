@@ -319,3 +319,56 @@ def test_box_plot_has_a_title_and_a_legend(tmp_path: Path, captured: list[object
     assert title[0] == "MAiP per topic, one box per run"
     assert " ".join(title[1:]) == describe_rule("any", 60)
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["median", "mean"]
+
+
+def test_an_unknown_baseline_lists_each_run_with_its_file(tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]
+                                                          ) -> None:
+    """The runs are named by their run-id, which need not be their file's name: the error
+    gives both, so the user can give either."""
+    pytest.importorskip("matplotlib")
+    suite = Path(__file__).resolve().parents[1] / "data" / "trec_eval"
+    other = tmp_path / "second.run"
+    other.write_text((suite / "results.test").read_text().replace("STANDARD", "tuned"))
+    code = main([str(a) for a in ("plot", suite / "qrels.test", suite / "results.test", other,
+                                  "-m", "map", "--kind", "per-topic", "--baseline", "results",
+                                  "-o", tmp_path / "x.png")])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1
+    assert (f"unknown baseline 'results': give a run's name or file (the runs are STANDARD "
+            f"(file {suite / 'results.test'}), tuned (file {other}))") in err
+
+
+@pytest.mark.parametrize("line, expected", [
+    ("301 Q0 d1\n", "cannot tell the run format of a 3-column line"),
+    ("301 Q0 d1 1 1.0\n", "cannot tell the run format of a 5-column line"),
+])
+def test_an_unknown_run_line_names_its_columns(tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str], line: str,
+                                              expected: str) -> None:
+    run = tmp_path / "bad.run"
+    run.write_text(line)
+    suite = Path(__file__).resolve().parents[1] / "data" / "trec_eval"
+    assert main(["eval", str(suite / "qrels.test"), str(run)]) == 2
+    assert f"bad.run:1: {expected}" in capsys.readouterr().err
+
+
+def test_an_unknown_qrels_line_of_8_columns(tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    qrels = tmp_path / "q8"
+    qrels.write_text("301 0 d1 x y z w v\n")
+    suite = Path(__file__).resolve().parents[1] / "data" / "trec_eval"
+    assert main(["eval", str(qrels), str(suite / "results.test")]) == 2
+    assert ("q8:1: cannot tell the assessment format of an 8-column line"
+            in capsys.readouterr().err)
+
+
+@pytest.mark.parametrize("count, words", [(3, "a 3-column line"), (8, "an 8-column line"),
+                                          (11, "an 11-column line"), (18, "an 18-column line"),
+                                          (80, "an 80-column line"), (1, "a 1-column line"),
+                                          (12, "a 12-column line"), (100, "a 100-column line"),
+                                          (11000, "an 11000-column line")])
+def test_the_article_of_a_column_count(count: int, words: str) -> None:
+    from inexeval.formats.detect import column_line
+
+    assert column_line(count) == words

@@ -25,61 +25,22 @@ The result, :class:`Comparison`, is the API the reports and plots build on:
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
 from inexeval.analysis import choices, significance
+from inexeval.comparison import Comparison, ComparisonRow, PerTopic
 from inexeval.errors import InexevalError
 from inexeval.model import Assessments, Run
 from inexeval.results import Results
-from inexeval.scores import Scores, describe_rule
-
-
-class ComparisonRow(NamedTuple):
-    """One comparison of ``run`` against ``baseline`` (the second run of the pair with
-    ``all_pairs``) under one measure and test. ``delta = mean - baseline_mean`` over the
-    ``n_topics`` paired topics; ``p_adjusted`` is ``p_value`` after the correction (equal to it
-    without one); ``(ci_low, ci_high)`` the 95% interval of the mean difference;
-    ``effect_size`` the mean difference over the standard deviation of the differences
-    (ddof 1); ``wins``/``ties``/``losses`` count topics where ``run`` is better / within 1e-12 /
-    worse; ``power`` (with ``power=True``, else NaN) the achieved power of the comparison
-    (:func:`achieved_power`). Undefined numbers (a t test on one topic, the t test and the
-    effect size of differences that are the same non-zero number on every topic) are NaN."""
-
-    measure: str
-    test: str
-    run: str
-    baseline: str
-    n_topics: int
-    mean: float
-    baseline_mean: float
-    delta: float
-    p_value: float
-    p_adjusted: float
-    ci_low: float
-    ci_high: float
-    effect_size: float
-    wins: int
-    ties: int
-    losses: int
-    power: float = math.nan
-
-
-COLUMNS = ComparisonRow._fields[:-1]
-"""The CSV/JSON columns of ``inexeval compare``, in order (``power`` follows with ``--power``)."""
-
-POWER_COLUMNS = ComparisonRow._fields
-"""The CSV/JSON columns of ``inexeval compare --power``: :data:`COLUMNS`, then ``power``."""
+from inexeval.scores import Scores, describe_rule, geometric_measures
 
 # Official task means whose per-topic values have their own name.
 _PER_TOPIC_NAME = {"MAiP": "AiP", "MAgP": "AgP"}
-
-PerTopic = dict[str, dict[str, dict[str, float | None]]]
-
 
 def header(n_topics: int, rule: str = "all") -> str:
     """The sentence saying how the comparison pairs topics: their number and the averaging rule
@@ -98,91 +59,6 @@ WILCOXON_RULE_TEXT = {
 }
 """The sentence naming the Wilcoxon test's rule (:func:`inexeval.analysis.significance.wilcoxon`)
 in a comparison's header."""
-
-
-@dataclass
-class Comparison:
-    """The outcome of :func:`compare` (see the module docstring for the fields)."""
-
-    rows: list[ComparisonRow]
-    per_topic: PerTopic
-    means: dict[str, dict[str, float | None]]
-    topics: list[str]
-    runs: list[str]
-    measures: list[str]
-    baseline: str | None
-    tests: list[str]
-    correction: str
-    alpha: float
-    permutations: int
-    seed: int
-    header: str = ""
-    rule: str = "all"
-    power: bool = False
-    wilcoxon: str = "scipy"
-
-    def __repr__(self) -> str:
-        """What the comparison holds, not its rows (a notebook shows it whole)."""
-        base = f"baseline={self.baseline!r}" if self.baseline else "all pairs"
-        return (f"Comparison({len(self.runs)} runs × {len(self.topics)} topics × "
-                f"{len(self.measures)} measures, {base}, tests={self.tests}, "
-                f"{len(self.rows)} rows)")
-
-    @property
-    def columns(self) -> tuple[str, ...]:
-        """The CSV/JSON columns of the rows: :data:`COLUMNS`, then ``power`` if computed."""
-        return POWER_COLUMNS if self.power else COLUMNS
-
-    def significant(self, row: ComparisonRow) -> int:
-        """+1 if ``row.run`` is significantly better than ``row.baseline`` at ``alpha`` (after
-        correction), -1 if significantly worse, else 0."""
-        if math.isnan(row.p_adjusted) or row.p_adjusted >= self.alpha or row.delta == 0:
-            return 0
-        return 1 if row.delta > 0 else -1
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain data: the settings, the header, the means and the rows (as dicts of
-        :data:`COLUMNS`, NaN as None)."""
-        return {
-            "header": self.header,
-            "rule": self.rule,
-            "baseline": self.baseline,
-            "tests": list(self.tests),
-            "correction": self.correction,
-            "alpha": self.alpha,
-            "permutations": self.permutations,
-            "seed": self.seed,
-            "wilcoxon": self.wilcoxon,
-            "topics": list(self.topics),
-            "runs": list(self.runs),
-            "measures": list(self.measures),
-            "means": {m: dict(v) for m, v in self.means.items()},
-            "power": self.power,
-            "rows": [row_dict(row, self.columns) for row in self.rows],
-        }
-
-    def to_dataframe(self) -> Any:
-        """The rows as a pandas DataFrame with columns :attr:`columns` (needs pandas)."""
-        try:
-            import pandas as pd
-        except ImportError:
-            raise InexevalError("to_dataframe needs pandas: pip install pandas") from None
-        columns = self.columns
-        return pd.DataFrame([tuple(r)[:len(columns)] for r in self.rows], columns=list(columns))
-
-    def to_latex(self, digits: int = 4) -> str:
-        """The booktabs table of ``inexeval compare --format latex``."""
-        from inexeval.report.comparison import render_latex
-
-        return render_latex(self, digits)
-
-
-def row_dict(row: ComparisonRow, columns: Sequence[str] = COLUMNS) -> dict[str, Any]:
-    """A row as a dict of ``columns`` (default :data:`COLUMNS`), NaN as None (JSON has no
-    NaN)."""
-    values = row._asdict()
-    return {k: (None if isinstance(values[k], float) and math.isnan(values[k]) else values[k])
-            for k in columns}
 
 
 def achieved_power(row: ComparisonRow, alpha: float) -> float:
@@ -229,15 +105,31 @@ def per_topic_values(results: Results, measures: Sequence[str], runs: Sequence[s
     return out
 
 
-def _mean(values: Iterable[float | None]) -> float | None:
+def _mean(values: Iterable[float | None], geometric: bool = False) -> float | None:
     defined = [v for v in values if v is not None]
-    return math.fsum(defined) / len(defined) if defined else None
+    if not defined:
+        return None
+    mean = math.fsum(defined) / len(defined)
+    return math.exp(mean) if geometric else mean
+
+
+def geometric_note(measures: Iterable[str]) -> str:
+    """The sentence saying how the means of ``gm_map``-like measures are shown and what their
+    tests run on ("" if there is none)."""
+    found = geometric_measures(measures)
+    if not found:
+        return ""
+    return (f"{', '.join(found)}: each run's mean is the geometric mean (the exponential of the "
+            "mean per-topic logarithm, as trec_eval gives it) and its delta the difference of "
+            "those; the tests, intervals and effect sizes are on the per-topic logarithms")
 
 
 def mean_scores(per_topic: PerTopic) -> dict[str, dict[str, float | None]]:
     """``{measure: {run: mean}}``: each run's mean over the topics where the measure is defined
-    (the ``eval -c`` mean; None if defined on none)."""
-    return {m: {r: _mean(values.values()) for r, values in runs.items()}
+    (the ``eval -c`` mean; None if defined on none); for ``gm_map`` and ``gm_bpref``, whose
+    per-topic values are logarithms, the exponential of that mean (trec_eval's value)."""
+    geometric = set(geometric_measures(per_topic))
+    return {m: {r: _mean(values.values(), m in geometric) for r, values in runs.items()}
             for m, runs in per_topic.items()}
 
 
@@ -339,25 +231,29 @@ def _compare(per_topic: PerTopic, runs: list[str], topics: list[str], measures: 
     if baseline is not None:
         runs = [baseline, *(r for r in runs if r != baseline)]
         per_topic = {m: {r: values[r] for r in runs} for m, values in per_topic.items()}
+    from inexeval.progress import progress
+
     rows: list[ComparisonRow] = []
-    for measure in measures:
+    work = [(measure, test) for measure in measures for test in tests]
+    for measure, test in progress(work, "tests", len(work)):
         values = per_topic[measure]
-        for test in tests:
-            settings = (test, permutations, seed, wilcoxon)
-            found = (_all_pairs(values, runs, topics, measure, settings) if all_pairs else
-                     _against_baseline(values, runs, topics, measure, settings))
-            adjusted = significance.adjust([r.p_value for r in found], correction)
-            found = [r._replace(p_adjusted=p) for r, p in zip(found, adjusted)]
-            if power:
-                found = [r._replace(power=achieved_power(r, alpha)) for r in found]
-            rows.extend(found)
+        settings = (test, permutations, seed, wilcoxon)
+        found = (_all_pairs(values, runs, topics, measure, settings) if all_pairs else
+                 _against_baseline(values, runs, topics, measure, settings))
+        adjusted = significance.adjust([r.p_value for r in found], correction)
+        found = [r._replace(p_adjusted=p) for r, p in zip(found, adjusted)]
+        if power:
+            found = [r._replace(power=achieved_power(r, alpha)) for r in found]
+        rows.extend(found)
     means = mean_scores(per_topic)
+    geometric = geometric_note(measures)
     return Comparison(rows=rows, per_topic=per_topic, means=means, topics=list(topics),
                       runs=runs, measures=list(measures),
                       baseline=None if all_pairs else runs[0], tests=tests,
                       correction=correction, alpha=alpha, permutations=permutations, seed=seed,
                       header=header(len(topics), rule) + (
-                          f"; {WILCOXON_RULE_TEXT[wilcoxon]}" if "wilcoxon" in tests else ""),
+                          f"; {WILCOXON_RULE_TEXT[wilcoxon]}" if "wilcoxon" in tests else "")
+                      + (f"; {geometric}" if geometric else ""),
                       rule=rule, power=power, wilcoxon=wilcoxon)
 
 
@@ -410,6 +306,11 @@ def _paired(values: dict[str, dict[str, float | None]], run: str, other: str,
     return a, b
 
 
+@functools.cache
+def _geometric(measure: str) -> bool:
+    return bool(geometric_measures([measure]))
+
+
 def _row(measure: str, test: str, run: str, other: str, a: np.ndarray[Any, Any],
          b: np.ndarray[Any, Any], result: significance.TestResult) -> ComparisonRow:
     d = a - b
@@ -419,9 +320,13 @@ def _row(measure: str, test: str, run: str, other: str, a: np.ndarray[Any, Any],
         effect = 0.0
     else:
         effect = math.nan if significance.constant(d) else delta / sd
+    mean, baseline_mean = float(np.mean(a)), float(np.mean(b))
+    if _geometric(measure):  # the values are logarithms: show trec_eval's geometric means
+        mean, baseline_mean = math.exp(mean), math.exp(baseline_mean)
+        delta = mean - baseline_mean
     return ComparisonRow(
         measure=measure, test=test, run=run, baseline=other, n_topics=len(d),
-        mean=float(np.mean(a)), baseline_mean=float(np.mean(b)), delta=delta,
+        mean=mean, baseline_mean=baseline_mean, delta=delta,
         p_value=result.p_value, p_adjusted=result.p_value, ci_low=result.ci_low,
         ci_high=result.ci_high, effect_size=effect,
         wins=int(np.sum(d >= significance.TIE)), ties=int(np.sum(np.abs(d) < significance.TIE)),

@@ -90,9 +90,6 @@ def read_topic_file(topic_file: str | Path) -> dict[str, Topic]:
     return read_topics(topic_file)
 
 
-"""The campaign setting of a span campaign: each judged unit's document and offset."""
-
-
 def span_unit_name(doc: str, start: int, end: int) -> str:
     """The store's name of a pooled span: ``doc:start-end``."""
     return f"{doc}:{start}-{end}"

@@ -44,8 +44,7 @@ from inexeval.errors import InexevalError
 from inexeval.model.pool import topic_order
 
 SPANS = "spans"
-"""The setting of a span campaign: each unit's document and start (see
-:func:`inexeval.assess.campaign.span_campaign_rows`)."""
+"""The campaign setting of a span campaign: each judged unit's document and offset."""
 
 RAG_FORMATS = ("chroma", "bioasq")
 SHOWN_MOVES = 20
@@ -144,7 +143,6 @@ def bioasq_golden(topics: list[str], titles: Mapping[str, str],
 
 def span_origins(store: Store) -> dict[str, tuple[str, int]]:
     """A span campaign's units: their document and start (empty for other campaigns)."""
-
     setting = store.setting(SPANS)
     if setting is None:
         return {}

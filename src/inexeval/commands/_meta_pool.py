@@ -319,6 +319,7 @@ def run_pool(args: argparse.Namespace) -> int:
         from inexeval.report.pools import levels_figure
 
         save_figure(captioned(levels_figure(rows), title), args.plot)
+        _wrote_plot(args.plot)
     return 0
 
 
@@ -373,6 +374,7 @@ def run_reuse(args: argparse.Namespace) -> int:
         save_figure(captioned(reuse_figure(measure, [r.score_full for r in chosen],
                                            [r.score_without for r in chosen],
                                            [r.run for r in chosen], tau), title), args.plot)
+        _wrote_plot(args.plot)
     return 0
 
 
@@ -423,16 +425,16 @@ def _json(data: dict[str, Any], facts: dict[str, Any]) -> str:
     return json.dumps(cleaned, indent=1) + "\n"
 
 
+def _wrote_plot(target: str) -> None:
+    from inexeval.outputs import wrote
+
+    wrote(target)
+
+
 def _write(args: argparse.Namespace, text: str) -> None:
-    import sys
+    from inexeval.cli_args import write
 
-    if args.output is None:
-        sys.stdout.write(text)
-        return
-    from inexeval.outputs import atomic_output
-
-    with atomic_output(args.output) as handle:
-        handle.write(text)
+    write(args, text)
 
 
 SUBCOMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None],

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 
 from inexeval.cli import add_executor_arguments, non_negative, positive
 
@@ -79,11 +78,7 @@ def run(args: argparse.Namespace) -> int:
         text = header + "".join(
             f"{p.strategy}\t{p.budget}\t{p.topic_count}\t{p.judged}\t{p.relevant_found}\t"
             f"{p.kendall_tau:.4f}\t{p.rmse:.4f}\n" for p in points)
-    if args.output is None:
-        sys.stdout.write(text)
-    else:
-        from inexeval.outputs import atomic_output, check_output
+    from inexeval.cli_args import write
 
-        with atomic_output(check_output(args.output, args.qrels, *args.runs)) as out:
-            out.write(text)
+    write(args, text, args.qrels, *args.runs)
     return 0

@@ -1,6 +1,6 @@
 """``inexeval chunks``: evaluate chunkings (files, or chunkers run on the corpus) and their
-retrieval on Chroma's questions CSV; and ``inexeval eval QUESTIONS.csv RUN...`` on span runs
-(:func:`eval_span_runs`)."""
+retrieval on Chroma's questions CSV (span runs in ``eval``, ``compare`` and ``meta``:
+:mod:`inexeval.evaluation_spans`)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from inexeval.cli import digits
-from inexeval.rag.cli import FORMATS, print_results
+from inexeval.evaluation_spans import FORMATS
 
 NAME = "chunks"
 HELP = "evaluate chunkers and chunk retrieval on Chroma's questions CSV (RAG)"
@@ -129,6 +129,8 @@ def run(args: argparse.Namespace) -> int:
 
         write_results(results, True, args.output, args.questions, *args.chunkings)
     else:
+        from inexeval.evaluation_spans import print_results
+
         print_results(results, args.format, args.digits, args.q)
     return 0
 
@@ -152,9 +154,8 @@ def _write_chunks(args: argparse.Namespace, names: list[str], chunkings: Any) ->
 
 
 def _plot(results: Any, measures: Any, args: argparse.Namespace) -> None:
-    from inexeval.cli_args import note
     from inexeval.errors import InexevalError
-    from inexeval.outputs import atomic_output, check_output
+    from inexeval.outputs import atomic_output, check_output, note
     from inexeval.rag.plots import curves_over_k
     from inexeval.report.figures import figure_bytes, required_format
 
@@ -172,10 +173,9 @@ def _plot(results: Any, measures: Any, args: argparse.Namespace) -> None:
 def _report(results: Any, measures: Any, args: argparse.Namespace) -> None:
     """``--report FILE``: the HTML report of the chunkers (:mod:`inexeval.rag.report`)."""
     from inexeval.analysis.compare import compare_results
-    from inexeval.cli_args import note
     from inexeval.errors import InexevalError
     from inexeval.formats.chroma import default_corpus
-    from inexeval.outputs import atomic_output, check_output
+    from inexeval.outputs import atomic_output, check_output, note
     from inexeval.rag.report import render_report
     from inexeval.report.html import InputFile
 

@@ -18,6 +18,4 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from inexeval.rag.cli import compare_span_runs
-
-    return comparison(args, NAME, span_runs=compare_span_runs)
+    return comparison(args, NAME)

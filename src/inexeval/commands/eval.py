@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     from inexeval.options import check_eval_options
 
     if is_questions_csv(args.assessments):
-        from inexeval.rag.cli import eval_span_runs
+        from inexeval.evaluation_spans import eval_span_runs
 
         return eval_span_runs(args)
     keep_freed_memory()
@@ -87,11 +87,9 @@ def run(args: argparse.Namespace) -> int:
     if args.output is None or fmt == "scores":
         code = _report(args, fmt, study, outcomes, labels)
         if args.output is not None:
-            from pathlib import Path
+            from inexeval.outputs import wrote
 
-            from inexeval.cli_args import note
-
-            note(f"wrote {args.output} ({Path(args.output).stat().st_size:,} bytes)")
+            wrote(args.output)
         return code
     import contextlib
     import io
@@ -223,7 +221,7 @@ def _report(args: argparse.Namespace, fmt: str, study: Any, outcomes: Iterator[A
 def _say_rule(study: Any, complete: bool, answered: set[str]) -> None:
     """The number of topics and the averaging rule, once, on stderr (and the warning when the
     runs answer fewer than half the assessed topics)."""
-    from inexeval.cli_args import note
+    from inexeval.outputs import note
     from inexeval.scores import describe_rule
 
     sys.stdout.flush()

@@ -159,13 +159,14 @@ def evaluate_inputs(args: argparse.Namespace) -> Any:
     """Every run of ``args.runs`` evaluated by the experiment of the command line
     (:func:`inexeval.cli_args.experiment`) under the comparison's rule (``any``, ``-c``:
     ``all``): its :class:`~inexeval.scores.Scores`, cut to the measures a comparison reads."""
-    from inexeval.cli_args import experiment, note
+    from inexeval.cli_args import experiment
     from inexeval.formats.bioasq import looks_like_bioasq
     from inexeval.formats.chroma import is_questions_csv
     from inexeval.meta import study_scores
+    from inexeval.outputs import note
 
     if is_questions_csv(args.assessments):
-        from inexeval.rag.evaluate import span_run_scores
+        from inexeval.evaluation_spans import span_run_scores
 
         return study_scores(span_run_scores(args), complete=bool(args.c))
     if looks_like_bioasq(args.assessments):
@@ -178,10 +179,15 @@ def evaluate_inputs(args: argparse.Namespace) -> Any:
     if getattr(args, "bioasq_version", None) is not None:
         raise InexevalError("--bioasq-version goes with BioASQ JSON files (GOLD.json "
                             "SYSTEM.json)", args.assessments)
+    from dataclasses import replace
+
     study = experiment(args)
     scores = study.evaluate("all" if args.c else "any").scores
-    return study_scores(scores.select(measures=[m for m in study.comparison_measures()
-                                                if m in scores.measures]))
+    scores = scores.select(measures=[m for m in study.comparison_measures()
+                                     if m in scores.measures])
+    if study.labels:  # the measures as the user typed them (map, not AP), as compare does
+        scores = replace(scores, measures=tuple(study.labels.get(m, m) for m in scores.measures))
+    return study_scores(scores)
 
 
 def executor_of(args: argparse.Namespace) -> Any:
@@ -230,9 +236,11 @@ def emit(args: argparse.Namespace, title: str, tables: dict[str, list[dict[str, 
         if draw is None:
             raise InexevalError("this study has no figure: write a table (-o FILE.txt, "
                                 "--format ...)", args.output)
+        from inexeval.outputs import wrote
         from inexeval.report.figures import captioned, save_figure
 
         save_figure(captioned(draw(), title), args.output)
+        wrote(args.output)
         return
     if args.format == "json":
         data: dict[str, Any] = {}
@@ -260,10 +268,9 @@ def emit(args: argparse.Namespace, title: str, tables: dict[str, list[dict[str, 
 
         sys.stdout.write(text)
         return
-    from inexeval.outputs import atomic_output
+    from inexeval.cli_args import write
 
-    with atomic_output(args.output) as handle:
-        handle.write(text)
+    write(args, text)
 
 
 def study_facts(title: str, scores: Any) -> dict[str, Any]:
@@ -286,8 +293,14 @@ def _json(value: Any) -> Any:
 def header(what: str, scores: Any) -> str:
     """The title line: the study, the runs, the topic count and the rule that chose them."""
     from inexeval.meta import describe_topics
+    from inexeval.scores import geometric_measures
 
-    return f"{what}; {len(scores.runs)} runs, {describe_topics(scores)}"
+    geometric = geometric_measures(scores.measures)
+    return f"{what}; {len(scores.runs)} runs, {describe_topics(scores)}" + (
+        f"; {', '.join(geometric)}: a run's mean, where one is shown, is the geometric mean (the "
+        "exponential of the mean per-topic logarithm, trec_eval's value); what the study "
+        "computes from the per-topic values (tests, ASLs, differences, swap rates, errors) is on "
+        "the per-topic logarithms" if geometric else "")
 
 
 def positive_number(text: str) -> float:

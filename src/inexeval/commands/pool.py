@@ -125,10 +125,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _wrote(target: str | Path) -> None:
-    """``-o``'s one line on stderr, as every command says what it wrote."""
-    from inexeval.cli_args import note
+    from inexeval.outputs import wrote
 
-    note(f"wrote {target} ({Path(target).stat().st_size:,} bytes)")
+    wrote(target)
 
 
 def _runs(args: argparse.Namespace, paths: list[str]) -> list[Any]:

@@ -33,6 +33,4 @@ def run(args: argparse.Namespace) -> int:
     if args.format != "html":
         raise InexevalError(f"a report is HTML; for --format {args.format} use inexeval "
                             "compare")
-    from inexeval.rag.cli import compare_span_runs
-
-    return comparison(args, NAME, span_runs=compare_span_runs)
+    return comparison(args, NAME)

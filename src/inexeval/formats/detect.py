@@ -77,8 +77,15 @@ def _assessments_format(source: Source) -> str:
     passages = fields[6:-1] if ends_with_stratum(fields) else fields[6:]
     if numeric and all(":" in f for f in passages):
         return "fol"
-    raise FormatError(f"cannot tell the assessment format of a {len(fields)}-column line "
+    raise FormatError(f"cannot tell the assessment format of {column_line(len(fields))} "
                       "(expected trec: topic iter doc rel, or FOL qrels)", source.name, line)
+
+
+def column_line(count: int) -> str:
+    """``a 3-column line``, ``an 8-column line``: the article as the number is spoken."""
+    spoken_vowel = str(count).startswith("8") or count in (11, 18) or (
+        len(str(count)) in (5, 8) and str(count)[:2] in ("11", "18"))
+    return f"{'an' if spoken_vowel else 'a'} {count}-column line"
 
 
 def _run_format(source: Source) -> str:
@@ -96,7 +103,7 @@ def _run_format(source: Source) -> str:
         return "fol"
     if len(fields) >= 6:
         return "trec"  # 7 columns: an element's path, or text after a document's run id
-    raise FormatError(f"cannot tell the run format of a {len(fields)}-column line (expected 6 "
+    raise FormatError(f"cannot tell the run format of {column_line(len(fields))} (expected 6 "
                       "or 7 columns, or 8 for FOL passages)", source.name, line)
 
 

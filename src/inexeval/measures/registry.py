@@ -178,6 +178,25 @@ def _show(value: Any) -> str:
     return str(value)
 
 
+FAMILY_MODULES = ("bioasq", "chroma", "cutoff", "eprum", "focused", "genomics", "hixeval",
+                  "legalbench", "ng", "precall", "sampled", "trec", "xcg")
+"""Modules of :mod:`inexeval.measures` that register the built-in families."""
+
+DOCUMENT_NAMES = frozenset({
+    "AP", "map", "map_cut", "gm_map", "R-Prec", "Rprec", "bpref", "Bpref", "gm_bpref", "RR",
+    "recip_rank", "IPrec", "iprec_at_recall", "R", "recall", "infAP", "Rprec_mult", "utility",
+    "11pt_avg", "binG", "G", "dcg", "ideal_dcg", "nDCG", "ndcg", "ndcg_cut", "ndcg_rel", "Rndcg",
+    "relative_P", "Success", "success", "SetP", "set_P", "SetRelP", "set_relative_P", "SetR",
+    "set_recall", "SetAP", "set_map", "SetF", "set_F", "yaap", "RBP", "rbp", "rbp_resid", "unj",
+    "num_ret", "NumRet", "num_rel", "NumRel", "num_rel_ret", "NumRelRet",
+    "num_nonrel_judged_ret", "Judged", "P"})
+"""The names (and aliases) of the TREC document families (:mod:`inexeval.measures.trec`, and
+``P`` of :mod:`inexeval.measures.cutoff`, which imports it): a name among them is parsed
+without importing the other families' modules (and lxml, the collection code), so that
+``eval`` and the API start at once on TREC qrels (a test checks the set against the
+registry)."""
+
+
 REGISTRY: dict[str, Family] = {}
 
 
@@ -214,8 +233,6 @@ _BARE_VALUE = re.compile(r"\b([A-Za-z_]\w*)\s*=\s*([A-Za-z_][\w\-]*)(?=\s*(?:,|$
 def _load_builtin() -> None:
     from importlib import import_module
 
-    from inexeval.measures import FAMILY_MODULES
-
     for name in FAMILY_MODULES:
         import_module(f"inexeval.measures.{name}")
 
@@ -223,9 +240,7 @@ def _load_builtin() -> None:
 def _load_for(name: str) -> None:
     """Register the family ``name`` (or a trec_eval-style ``name_k``) would name: only the
     document families' modules for one of theirs
-    (:data:`~inexeval.measures.DOCUMENT_NAMES`), every built-in family else."""
-    from inexeval.measures import DOCUMENT_NAMES
-
+    (:data:`DOCUMENT_NAMES`), every built-in family else."""
     if name in REGISTRY:
         return
     match = _TREC_EVAL_CUTOFF.match(name)
@@ -331,6 +346,16 @@ def canonical_name(name: str) -> str:
         return str(parse_measures([name])[0])
     except MeasureError:
         return name
+
+
+def aggregate_of(name: str) -> str:
+    """How a measure's per-topic values make its ``all`` value: ``mean``, ``sum`` or ``gm``
+    (the values are logarithms and the ``all`` value the exponential of their mean:
+    trec_eval's ``gm_map``, ``gm_bpref``); ``mean`` for a name that is no measure."""
+    try:
+        return parse_measures([name])[0].family.aggregate
+    except MeasureError:
+        return "mean"
 
 
 _TREC_EVAL_CUTOFF = re.compile(r"^(?P<name>[A-Za-z][\w\-]*?)_(?P<cutoff>\d+)$")

@@ -41,7 +41,7 @@ from inexeval.analysis.agreement import AGREEMENT_COLUMNS, ranking_agreement
 from inexeval.errors import InexevalError
 from inexeval.executor import Executor, Serial, blocks
 from inexeval.meta import study_scores, topics_by_runs
-from inexeval.scores import Matrix, Scores
+from inexeval.scores import Matrix, Scores, geometric_measures
 
 CORRELATIONS = ("kendall_tau", "tau_a", "tau_ap", "tau_ap_a", "tau_ap_b", "spearman", "pearson",
                 "rbo")
@@ -175,9 +175,16 @@ def statistics(x: Matrix, y: Matrix, persistence: float = 0.9) -> dict[str, Matr
             "rbo": rbo(x, y, persistence)}
 
 
+def run_means(means: Matrix, geometric: bool) -> Matrix:
+    """Run means rounded to :data:`DECIMALS`; with ``geometric`` (``gm_map``: the values are
+    logarithms) their exponentials, trec_eval's values."""
+    return np.round(np.exp(means) if geometric else means, DECIMALS)
+
+
 def _block(shared: dict[str, Any], rows: Any) -> dict[tuple[int, int], dict[str, Matrix]]:
     xs: list[Matrix] = shared["xs"]
-    means = [np.round(x[rows].sum(axis=1) / x.shape[0], DECIMALS) for x in xs]
+    means = [run_means(x[rows].sum(axis=1) / x.shape[0], g)
+             for x, g in zip(xs, shared["geometric"])]
     return {(i, j): statistics(means[i], means[j], shared["persistence"])
             for i, j in shared["pairs"]}
 
@@ -202,12 +209,14 @@ def agreement_study(scores: Scores, measures: Sequence[str] | None = None, *,
     size = block or max(1, 2_000_000 // max(1, m * m * len(pairs)))
     rng = np.random.default_rng(seed)
     tasks = [rng.integers(0, n, size=(stop - start, n)) for start, stop in blocks(resamples, size)]
+    geometric = [name in geometric_measures([name]) for name in names]
     found = (executor or Serial()).map(_block, tasks, {"xs": xs, "pairs": pairs,
-                                                       "persistence": persistence},
+                                                       "persistence": persistence,
+                                                       "geometric": geometric},
                                        description="meta agree (bootstrap)")
     rows = []
     for i, j in pairs:
-        a, b = (np.round(xs[k].sum(axis=0) / n, DECIMALS) for k in (i, j))
+        a, b = (run_means(xs[k].sum(axis=0) / n, geometric[k]) for k in (i, j))
         row = ranking_agreement(a, b, names[i], names[j])._asdict()
         point = statistics(a, b, persistence)
         row.update({name: float(point[name]) for name in ("tau_a", "tau_ap_a", "tau_ap_b",

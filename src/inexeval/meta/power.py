@@ -60,7 +60,7 @@ from inexeval.analysis import significance
 from inexeval.errors import InexevalError
 from inexeval.executor import DaskExecutor, Executor, Serial, blocks
 from inexeval.meta import study_scores, topics_by_runs
-from inexeval.scores import Matrix, Scores
+from inexeval.scores import Matrix, Scores, geometric_measures
 
 METHODS = ("bootstrap", "randomised-tukey")
 
@@ -356,6 +356,8 @@ def power_study(scores: Scores, measures: Sequence[str] | None = None, *,
     results = []
     for i, (name, x, study) in enumerate(zip(names, xs, studies)):
         means = x.mean(axis=0)
+        if geometric_measures([name]):  # logarithms: show trec_eval's geometric means
+            means = np.exp(means)
         if method == "bootstrap":
             merged = [found[(i, first)][0] for first, _ in chunks]
             asl = np.concatenate([part[0] for part in merged]) / replicates

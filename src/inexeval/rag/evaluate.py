@@ -8,7 +8,6 @@ given as the ``all`` row.
 
 from __future__ import annotations
 
-import argparse
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -198,36 +197,3 @@ def chunk_study(questions: Questions, chunkings: Mapping[str, Spans],
     return together([(name, evaluate(questions, measures, name, chunking=chunks,
                                      rankings=None if rankings is None else rankings[i]))
                      for i, (name, chunks) in enumerate(chunkings.items())])
-
-
-UNUSED = {"task": None, "num_docs": None, "topics": None, "topic_file": None, "implicit": "on",
-          "strict": False, "assessments_format": None, "run_format": None, "order": None,
-          "keep_repeats": False, "limit": None, "navigation": None, "ideal_run": None,
-          "beta": 0.25, "bep_n": 500, "irr": 300, "exact_buckets": False, "jobs": 1,
-          "bioasq_version": None}
-"""Options of ``eval`` and ``compare`` (and their defaults) that span runs on a Chroma questions
-CSV do not use."""
-
-
-def check_span_options(args: argparse.Namespace, what: str) -> None:
-    """An option of ``eval`` or ``compare`` that span runs do not use, given: one error."""
-    from inexeval.options import check_unused
-
-    check_unused(args, UNUSED, set(), what)
-
-
-def span_run_scores(args: argparse.Namespace) -> Any:
-    """``inexeval meta ... QUESTIONS.csv RUN...``: the span runs' scores of every question
-    (rule ``all``; each run's answered questions flagged), ``compare``'s measures (default
-    ``chroma_R@5``)."""
-    from inexeval.formats.chroma import read_questions, read_span_run
-    from inexeval.rag.evaluate import evaluate_runs, parse
-    from inexeval.scores import Scores
-
-    check_span_options(args, "a Chroma questions CSV")
-    measures = parse(args.measure or ["chroma_R@5"])
-    questions = read_questions(args.assessments, args.collection)
-    runs = [read_span_run(path, questions.corpora) for path in args.runs]
-    results = evaluate_runs(questions, runs, measures, complete=True)
-    return Scores.from_results(results, rule="all", topics=questions.ids(), answered={
-        name: list(run.rankings) for name, run in zip(results.runs(), runs)})

@@ -12,7 +12,7 @@ from html import escape
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from inexeval.analysis.compare import Comparison
+    from inexeval.comparison import Comparison
     from inexeval.measures.registry import Measure
     from inexeval.report.html import Curve, InputFile
     from inexeval.results import Results

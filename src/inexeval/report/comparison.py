@@ -28,13 +28,42 @@ import csv
 import io
 import json
 import math
-from collections.abc import Callable, Sequence
-from dataclasses import replace
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol
 
 from inexeval.analysis.agreement import JUDGEMENT_COLUMNS, TopicAgreement
-from inexeval.analysis.compare import Comparison, row_dict
 from inexeval.report.text import aligned, latex_escape, latex_table
+
+
+class Comparison(Protocol):
+    """What the renderings read of a comparison (:class:`inexeval.analysis.compare.Comparison`
+    is one): named structurally, so that this module, which the comparison's ``to_latex``
+    imports, does not import it back."""
+
+    @property
+    def rows(self) -> Sequence[Any]: ...
+    @property
+    def means(self) -> Mapping[str, Mapping[str, float | None]]: ...
+    @property
+    def runs(self) -> Sequence[str]: ...
+    @property
+    def measures(self) -> Sequence[str]: ...
+    @property
+    def baseline(self) -> str | None: ...
+    @property
+    def tests(self) -> Sequence[str]: ...
+    @property
+    def correction(self) -> str: ...
+    @property
+    def alpha(self) -> float: ...
+    @property
+    def header(self) -> str: ...
+    @property
+    def power(self) -> bool: ...
+    @property
+    def columns(self) -> tuple[str, ...]: ...
+
+    def significant(self, row: Any) -> int: ...
 
 FORMATS = ("table", "markdown", "latex", "csv", "json")
 
@@ -225,8 +254,13 @@ def render_comparison(comparison: Comparison, fmt: str = "table", digits: int = 
         return render_rows(columns, [tuple(row)[:len(columns)] for row in comparison.rows], fmt,
                            digits, _title(comparison))
     if comparison.power:
-        return (render_comparison(replace(comparison, power=False), fmt, digits) + "\n"
+        return (_render_means(comparison, fmt, digits) + "\n"
                 + power_table(comparison, fmt, digits))
+    return _render_means(comparison, fmt, digits)
+
+
+def _render_means(comparison: Comparison, fmt: str, digits: int) -> str:
+    """The means table (``table``, ``markdown``, ``latex``), without the power table."""
     if fmt == "latex":
         return render_latex(comparison, digits)
     if comparison.baseline is None:
@@ -407,7 +441,6 @@ __all__ = [
     "render_judgements",
     "render_latex",
     "render_rows",
-    "row_dict",
     "run_letters",
     "undefined_note",
 ]

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from inexeval.report import svg
 
 if TYPE_CHECKING:
-    from inexeval.analysis.compare import Comparison
+    from inexeval.comparison import Comparison
     from inexeval.meta.power import PowerResult
 
 BETTER = "▲"
@@ -103,9 +103,30 @@ td.matrix { text-align:center; min-width:70px; }
 pre { background:var(--soft); border:1px solid var(--line); border-radius:6px; padding:10px 12px;
       white-space:pre-wrap; word-break:break-all; font-size:13px; margin:6px 0; }
 footer { color:var(--muted); font-size:12px; text-align:center; padding:0 0 28px; }
+@media print {
+  /* the whole report on paper: no scroll box, every folded table open, no figure cut */
+  body { background:#fff; font-size:12px; }
+  header { background:none; color:var(--ink); padding:0 0 8px; }
+  main, .wrap { max-width:none; padding:0; }
+  section { border:none; border-radius:0; padding:0; margin:14px 0; }
+  .scroll, .wide { overflow:visible; max-height:none; }
+  details::details-content { content-visibility:visible; display:block; }
+  summary { list-style:none; }
+  table.sortable th { position:static; }
+  table.sortable th::after { content:none; }
+  th, td { white-space:normal; }
+  table.details, table.per-topic { font-size:10.5px; }
+  tr, figure, ul.legend { break-inside:avoid; }
+  .figures { display:block; }
+  .figures figure { margin:0 0 12px; }
+  svg.chart { max-width:100%; }
+}
 """
 
 _SORT_JS = """
+window.addEventListener("beforeprint", function () {
+  document.querySelectorAll("details").forEach(function (d) { d.open = true; });
+});
 document.querySelectorAll("table.sortable").forEach(function (table) {
   table.querySelectorAll("thead th").forEach(function (th, column) {
     th.addEventListener("click", function () {
@@ -458,7 +479,8 @@ def curve_figures(curves: Sequence[Curve], averaging: str = "") -> str:
 
 def _curve_figure(curve: Curve, averaging: str = "") -> str:
     chart = svg.line_chart(curve.x, curve.series, x_label=curve.x_label, y_label=curve.y_label)
-    rule = f"<br>{escape(averaging)}" if averaging else ""
+    # the averaging once: a title that says it already (a report's curves) is not followed by it
+    rule = f"<br>{escape(averaging)}" if averaging and averaging not in curve.title else ""
     return (f'<figure class="curve" data-title="{escape(curve.title)}">{chart}'
             f"{svg.legend(list(curve.series))}<figcaption>{escape(curve.title)}{rule}"
             "</figcaption></figure>")
@@ -472,8 +494,12 @@ def _difference_figure(measure: str, run: str, baseline: str,
                                 reach=reach)
     return (f'<figure class="differences" data-measure="{escape(measure)}" '
             f'data-run="{escape(run)}">{chart}<figcaption>{escape(run)} against '
-            f"{escape(baseline)} on {escape(measure)}: {wins} topics better, {losses} worse, "
+            f"{escape(baseline)} on {escape(measure)}: {_topics(wins)} better, {losses} worse, "
             f"{len(differences) - wins - losses} tied</figcaption></figure>")
+
+
+def _topics(count: int) -> str:
+    return f"{count} topic{'s' if count != 1 else ''}"
 
 
 _META_COLUMNS = (("measure", "measure"), ("pairs", "pairs"), ("significant", "significant"),
@@ -653,7 +679,7 @@ def from_comparison(comparison: Comparison, *, title: str, command: str, version
         differences=differences, curves=curves, agreement=agreement, inputs=inputs, main=main,
         digits=digits, created=created, files=files,
         averaging=(describe_rule(rule, len(comparison.topics)) if rule is not None
-                   else f"{len(comparison.topics)} topics; {comparison.header}"),
+                   else f"{_topics(len(comparison.topics))}; {comparison.header}"),
         n_assessed=len(comparison.topics) if n_assessed is None else n_assessed,
         tests=comparison.tests,
         correction=comparison.correction, alpha=comparison.alpha, letters=letters,

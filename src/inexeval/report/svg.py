@@ -12,11 +12,13 @@ import math
 from collections.abc import Mapping, Sequence
 from html import escape
 
-PALETTE = ("#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#000000",
-           "#f0e442", "#7f7f7f", "#8c564b", "#1f3d7a", "#a6761d", "#66a61e", "#e7298a",
-           "#7570b3", "#b2182b", "#17becf", "#bcbd22", "#5e3c99", "#fb9a99")
+PALETTE = ("#0072b2", "#c68900", "#009e73", "#cc79a7", "#4b9dcb", "#d55e00", "#000000",
+           "#9e962c", "#7f7f7f", "#8c564b", "#1f3d7a", "#a6761d", "#65a41e", "#e7298a",
+           "#7570b3", "#b2182b", "#14a3b2", "#4d4d00", "#5e3c99", "#ce7e7d")
 """Twenty colours: Okabe and Ito's colour-blind safe eight (yellow moved after black), then
-twelve of other hues and lightness; the figures of ``inexeval plot`` use the same."""
+twelve of other hues and lightness; each pale one darkened (same hue) to a contrast of at
+least 3:1 on white (WCAG 2.1's non-text contrast, 1.4.11), so that no run is drawn too pale to
+see on paper; the figures of ``inexeval plot`` use the same."""
 DASHES = ("", "7 3", "7 3 2 3", "2 2")
 """Solid, dashed, dash-dotted and dotted lines (``stroke-dasharray``), as matplotlib's
 ``-``, ``--``, ``-.`` and ``:``."""

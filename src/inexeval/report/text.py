@@ -189,7 +189,8 @@ def _caption(results: Results, n_runs: int, rule: str | None) -> str:
         return f"Mean scores, {describe_rule(rule, len(results.topics()))}{best}."
     counts = sorted({int(r.value) for r in results.means()
                      if r.measure == "num_q" and r.value is not None})
-    topics = ("" if not counts else f" over {counts[0]} topics" if len(counts) == 1
+    topics = ("" if not counts else
+              f" over {counts[0]} topic{'s' if counts[0] != 1 else ''}" if len(counts) == 1
               else f" over {counts[0]}-{counts[-1]} topics")
     return f"Mean scores{topics}{best}."
 

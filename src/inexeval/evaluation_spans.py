@@ -1,7 +1,6 @@
-"""The span runs' side of ``eval``, ``compare`` and ``report`` (on a Chroma questions CSV), and
-what ``inexeval chunks`` shares with them. Not a command module: the commands call it, and it
-calls nothing of theirs (``compare`` passes :func:`compare_span_runs` to
-:func:`inexeval.cli_args.comparison`, which never imports it)."""
+"""The span runs of a Chroma questions CSV (``QUESTIONS.csv RUN...``) in ``eval``,
+``compare``/``report`` and the ``meta`` studies: what those commands do when their assessments
+are a questions CSV (``inexeval chunks`` evaluates chunkers; this is the runs' side)."""
 
 from __future__ import annotations
 
@@ -10,18 +9,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from inexeval.rag.evaluate import check_span_options
-
 FORMATS = ("table", "trec", "csv", "json", "latex", "scores")
-"""The output formats of ``chunks`` and of ``eval`` on span runs."""
-
-
-REPORT_MEASURES = ("chroma_R", "chroma_P", "chroma_IoU")
-"""What the report of span runs compares with no ``-m`` (each at k = 1, 3, 5, 10)."""
-
+"""The formats of ``chunks`` and of ``eval`` on span runs."""
 
 def print_results(results: Any, fmt: str, digits: int, per_topic: bool) -> None:
-    """``results`` in ``fmt`` on standard output (the terminal table when it is one)."""
     from inexeval.report.text import render
 
     sys.stdout.write(render(results, fmt, digits=digits, per_topic=per_topic,
@@ -35,7 +26,7 @@ def eval_span_runs(args: argparse.Namespace) -> int:
     from inexeval.formats.chroma import read_questions, read_span_run
     from inexeval.rag.evaluate import evaluate_runs, parse
 
-    check_span_options(args, "a Chroma questions CSV")
+    _check_unused(args, "a Chroma questions CSV")
     fmt = "table" if args.table else args.format
     if fmt not in FORMATS:
         raise InexevalError(f"--format {fmt} is not available on a Chroma questions CSV")
@@ -55,7 +46,7 @@ def eval_span_runs(args: argparse.Namespace) -> int:
         write_results(results, args.c, args.output, args.assessments, *args.runs)
     else:
         print_results(results, fmt, args.digits, args.q)
-    from inexeval.cli_args import note
+    from inexeval.outputs import note
     from inexeval.scores import describe_rule
 
     sys.stdout.flush()
@@ -65,17 +56,33 @@ def eval_span_runs(args: argparse.Namespace) -> int:
     return 0
 
 
+UNUSED = {"task": None, "num_docs": None, "topics": None, "topic_file": None, "implicit": "on",
+          "strict": False, "assessments_format": None, "run_format": None, "order": None,
+          "keep_repeats": False, "limit": None, "navigation": None, "ideal_run": None,
+          "beta": 0.25, "bep_n": 500, "irr": 300, "exact_buckets": False, "jobs": 1,
+          "bioasq_version": None}
+"""Options of ``eval`` and ``compare`` (and their defaults) that span runs on a Chroma questions
+CSV do not use."""
+
+
+def _check_unused(args: argparse.Namespace, what: str) -> None:
+    from inexeval.options import check_unused
+
+    check_unused(args, UNUSED, set(), what)
+
+
 def compare_span_runs(args: argparse.Namespace, tests: list[str]) -> int:
     """``inexeval compare QUESTIONS.csv RUN...``: span runs compared, paired over every
     question (a question a run does not answer scoring 0)."""
+    from inexeval.analysis.choices import PERMUTATIONS
     from inexeval.analysis.compare import compare_results
-    from inexeval.cli_args import PERMUTATIONS, write
     from inexeval.errors import InexevalError
     from inexeval.formats.chroma import read_questions, read_span_run
+    from inexeval.outputs import write_output
     from inexeval.rag.evaluate import evaluate_runs, parse
     from inexeval.report.comparison import render_comparison
 
-    check_span_options(args, "a Chroma questions CSV")
+    _check_unused(args, "a Chroma questions CSV")
     html = args.format == "html"
     if getattr(args, "ranks", 50) != 50:
         raise InexevalError("--ranks not used by a Chroma questions CSV: leave it out (the "
@@ -108,5 +115,26 @@ def compare_span_runs(args: argparse.Namespace, tests: list[str]) -> int:
             subtitle=f"{len(runs)} span runs; questions {Path(args.assessments).name}")
     else:
         text = render_comparison(compared, args.format, args.digits)
-    write(args, text, args.assessments, *args.runs)
+    write_output(args.output, text, args.assessments, *args.runs)
     return 0
+
+
+def span_run_scores(args: argparse.Namespace) -> Any:
+    """``inexeval meta ... QUESTIONS.csv RUN...``: the span runs' scores of every question
+    (rule ``all``; each run's answered questions flagged), ``compare``'s measures (default
+    ``chroma_R@5``)."""
+    from inexeval.formats.chroma import read_questions, read_span_run
+    from inexeval.rag.evaluate import evaluate_runs, parse
+    from inexeval.scores import Scores
+
+    _check_unused(args, "a Chroma questions CSV")
+    measures = parse(args.measure or ["chroma_R@5"])
+    questions = read_questions(args.assessments, args.collection)
+    runs = [read_span_run(path, questions.corpora) for path in args.runs]
+    results = evaluate_runs(questions, runs, measures, complete=True)
+    return Scores.from_results(results, rule="all", topics=questions.ids(), answered={
+        name: list(run.rankings) for name, run in zip(results.runs(), runs)})
+
+
+REPORT_MEASURES = ("chroma_R", "chroma_P", "chroma_IoU")
+"""What the report of span runs compares with no ``-m`` (each at k = 1, 3, 5, 10)."""
