@@ -137,12 +137,27 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 
 
 class ConsoleErrors(list[str]):
-    """Console errors and uncaught exceptions of the pages it watches."""
+    """Console errors, uncaught exceptions and unexpected dialogs of the pages it watches."""
 
     def watch(self, page: Any) -> Any:
         page.on("console", lambda m: self.append(f"{page.url}: {m.text}")
                 if m.type == "error" else None)
         page.on("pageerror", lambda e: self.append(f"{page.url}: {e}"))
+
+        def dialog(shown: Any) -> None:
+            # Playwright answers a dialog nobody listens to silently (a confirm() then says no):
+            # one the test does not handle itself is answered as Playwright would (dismissed; a
+            # beforeunload accepted) and counted as an error. A test that expects dialogs adds
+            # its own listener, which alone answers them.
+            if page._impl_obj.listener_count("dialog") > 1:
+                return
+            self.append(f"{page.url}: unexpected {shown.type} dialog: {shown.message}")
+            if shown.type == "beforeunload":
+                shown.accept()
+            else:
+                shown.dismiss()
+
+        page.on("dialog", dialog)
         return page
 
 

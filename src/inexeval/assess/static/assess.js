@@ -194,7 +194,7 @@ function documentPage() {
     pooled: data.pooled || [], serverProblems: [], implicit: {}, names: new Map(), skipped: [],
     pending: [], saving: false, retry: 0, focusPath: null, undo: [], redo: [], advance: false,
     baseSeconds: 0, activeMs: 0,
-    acked: null, created: Date.now(), sequence: 0,
+    acked: null, created: Date.now(), sequence: 0, stepping: 0,
   };
   // each queued state says which visit made it and its place among the visit's changes: the
   // server bases a change on the visit's own newest save (whose answer may have been lost) and
@@ -886,18 +886,26 @@ function documentPage() {
 
   /** Before an undo or redo: when nothing of this page is on its way and the server has a
    * newer save than this page knows (another tab, another window), the assessor is asked
-   * first; declined, the saved version is shown and this page's undo steps go. */
+   * first; declined, the saved version is shown and this page's undo steps go. The server's
+   * answer is only compared when this page has made and saved nothing since the question was
+   * sent: a save of this page made meanwhile (a second Ctrl+Z, a change) may be the newer
+   * version the server answers with before this page has its answer, and an assessor's own
+   * save is never taken for another tab's (the server merges the step in any case). */
   const stepAcrossNewer = async () => {
     if (state.pending.length > 0 || state.saving) return true;
+    const known = state.judgement.version;
+    const sequence = state.sequence;
     let current = null;
-    state.stepping = true; // (the browser tests wait for it as for a save)
+    state.stepping += 1; // (the browser tests wait for it as for a save)
     try {
       current = await getJSON(data.doc_api);
     } catch {
       return true; // offline: the server merges the step when it gets it
     } finally {
-      state.stepping = false;
+      state.stepping -= 1;
     }
+    if (state.sequence !== sequence || state.pending.length > 0 || state.saving
+      || state.judgement.version !== known) return true;
     if (current.version === state.judgement.version) return true;
     const status = current.status === "done" ? "done" : current.status;
     const go = window.confirm("This document was saved in another tab or window after this "
