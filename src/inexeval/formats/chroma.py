@@ -18,8 +18,6 @@ outside it or an end before a start is an error naming file and line.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import math
 from collections.abc import Iterable, Mapping
@@ -133,15 +131,9 @@ def read_corpus_file(folder: str | Path, corpus_id: str, where: str) -> str:
 def read_questions(path: str | Path, corpus: str | Path | None = None) -> Questions:
     """Read Chroma's questions CSV and its corpus folder (default :func:`default_corpus`);
     every excerpt checked against the corpus text."""
-    name = str(path)
-    with opened(path) as source:
-        data = source.read()
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise FormatError(f"not UTF-8 at byte {error.start}", name) from None
-    reader = csv.reader(io.StringIO(text, newline=""))
-    header = next(reader, None)
+    from inexeval.formats.questions import csv_rows
+
+    name, reader, header = csv_rows(path)
     if header is None or tuple(header) != HEADER:
         raise FormatError(f"not a Chroma questions CSV: the header must be {','.join(HEADER)}",
                           name, 1)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import io
 from pathlib import Path
+from typing import Any
 
 from inexeval.errors import FormatError
 from inexeval.formats.source import opened
@@ -34,8 +35,10 @@ def is_questions_csv(path: str | Path) -> bool:
     return bool(header) and header[0].strip() == "question"
 
 
-def read_question_topics(path: str | Path) -> dict[str, Topic]:
-    """The questions of the CSV as topics ``{row number: Topic(title=question)}`` in order."""
+def csv_rows(path: str | Path) -> tuple[str, Any, list[str] | None]:
+    """A CSV file read whole as UTF-8 (a byte-order mark dropped): its name, a reader of its
+    rows after the header (``reader.line_num`` the line of the last row read) and the header
+    (None for an empty file)."""
     name = str(path)
     with opened(path) as source:
         data = source.read()
@@ -44,7 +47,12 @@ def read_question_topics(path: str | Path) -> dict[str, Topic]:
     except UnicodeDecodeError as error:
         raise FormatError(f"not UTF-8 at byte {error.start}", name) from None
     reader = csv.reader(io.StringIO(text, newline=""))
-    header = next(reader, None)
+    return name, reader, next(reader, None)
+
+
+def read_question_topics(path: str | Path) -> dict[str, Topic]:
+    """The questions of the CSV as topics ``{row number: Topic(title=question)}`` in order."""
+    name, reader, header = csv_rows(path)
     if not header or header[0].strip() != "question":
         raise FormatError("not a questions CSV: the header's first column must be 'question'",
                           name, 1)
