@@ -231,6 +231,21 @@ def test_hostile_requests_get_a_4xx_with_a_json_message(hardened: str, method: s
         assert http.get("/api/admin/stats").status_code == 200
 
 
+@pytest.mark.parametrize(("path", "body"), [
+    ("/api/topics/1/docs/co/a1/note", r'{"flag": "unsure", "comment": "\ud800"}'),
+    ("/api/topics/1/keywords", r'{"keywords": ["\udfff"]}'),
+])
+def test_a_lone_surrogate_is_refused_not_stored(hardened: str, path: str, body: str) -> None:
+    """JSON's ``"\ud800"`` (a lone surrogate, which no store encodes as UTF-8) on alice's own
+    topic: a 422 naming it, never a 500 from the store (an attack on the server found it)."""
+    with serving(hardened) as server, client(server.url, "127.0.0.9") as http:
+        assert log_in(http, "alice").status_code == 200
+        csrf = http.get("/api/session").json()["csrf_token"]
+        response = http.put(path, content=body.encode(), headers={
+            "X-CSRF-Token": csrf, "Content-Type": "application/json"})
+        assert response.status_code == 422 and response.json()["error"], response.text
+
+
 def _save(http: httpx.Client, version: int, start: int) -> httpx.Response:
     return http.put("/api/topics/1/docs/co/a1", json={
         "version": version, "status": "in-progress", "passages": [[start, start + 3]]})

@@ -392,3 +392,16 @@ def test_a_note_per_document_is_seen_by_the_organiser_and_in_the_export(
     assert expected in capsys.readouterr().err
     assert dora.post("/api/admin/topics/1/lock").status_code == 200
     assert alice.put(note, {"flag": "unsure"}).status_code == 423
+
+
+def test_a_password_in_the_url_is_never_shown() -> None:
+    """In the user part and in libpq's ``password`` query parameter (an attack found the
+    second printed in the error of ``assess serve``)."""
+    from inexeval.assess.store import shown_store
+
+    shown = shown_store("postgresql://u:SECRET%40x@127.0.0.1:1/db?sslmode=require"
+                        "&password=SECRET2&connect_timeout=3")
+    assert "SECRET" not in shown
+    assert shown == ("postgresql://u:***@127.0.0.1:1/db?sslmode=require&password=***"
+                     "&connect_timeout=3")
+    assert shown_store("campaign.db") == "campaign.db"

@@ -396,12 +396,13 @@ def _wants_html(request: Request) -> bool:
 # -- login and session -------------------------------------------------------------------------
 
 def refused_text(text: str) -> bool:
-    """Whether ``text`` holds a control character (NUL included): no name, topic, path or form
-    field has one, and PostgreSQL cannot store a NUL."""
+    """Whether ``text`` holds a control character (NUL included) or a lone surrogate (JSON's
+    ``"\\ud800"``): no name, topic, path or form field has one, PostgreSQL cannot store a NUL,
+    and no store can encode a lone surrogate as UTF-8."""
     return _CONTROL.search(text) is not None
 
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
 
 
 async def login(request: Request) -> Response:

@@ -301,13 +301,14 @@ class StoreError(InexevalError):
 
 def shown_store(store: str | Path) -> str:
     """The store as messages and logs name it: a database server's URL with its password
-    masked (``postgresql://user:***@host/db``). A URL without a password leaves it to libpq:
+    masked (``postgresql://user:***@host/db``, ``...?password=***``). A URL without a password leaves it to libpq:
     ``PGPASSWORD`` or the password file (``PGPASSFILE``, ``~/.pgpass``), which keep it out of
     the command line."""
     text = str(store)
     if not _is_server(text):
         return text
-    return re.sub(r"^([^:/]+://[^:/@]*:).*@", r"\1***@", text)
+    masked = re.sub(r"^([^:/]+://[^:/@]*:).*@", r"\1***@", text)
+    return re.sub(r"([?&]password=)[^&#]*", r"\1***", masked)  # libpq's query parameter
 
 
 def check_name(kind: str, name: str) -> str:
