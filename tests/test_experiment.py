@@ -337,24 +337,62 @@ def test_the_import_graph_of_src_has_no_cycle() -> None:
 
 
 def test_no_command_imports_another_and_analysis_never_imports_report() -> None:
-    # a command is a module of inexeval.commands not starting with an underscore; those that
-    # do hold the subcommands of one command (meta's _meta_pool, _meta_pooling) and are
-    # imported by it alone
+    # a command is a module or package right under inexeval.commands; a command with
+    # subcommands of its own (meta) is a package whose modules only it imports
     graph = _imports()
 
     def command(module: str) -> bool:
-        return (module.startswith("inexeval.commands.")
-                and not module.rpartition(".")[2].startswith("_"))
+        return module.count(".") == 2 and module.startswith("inexeval.commands.")
 
     for name, targets in graph.items():
         if command(name):
-            assert not {t for t in targets if command(t)}, name
-        if name.startswith("inexeval.commands._"):
+            assert not {t for t in targets if command(t) and not name.startswith(t)}, name
+        if name.startswith("inexeval.commands.") and not command(name):
+            owner = ".".join(name.split(".")[:3])
             importers = {n for n, t in graph.items() if name in t}
-            assert importers <= {"inexeval.commands.meta"}, (name, importers)
+            assert importers <= {owner}, (name, importers)
         if name.startswith("inexeval.analysis"):
             assert not {t for t in targets if t.startswith("inexeval.report")}, name
     assert "inexeval.experiment" in graph["inexeval.commands.eval"] | graph["inexeval.cli_args"]
+
+
+def _private_imports(tree: ast.AST) -> list[str]:
+    """The private names (``_name``, not dunders) a module takes from inexeval's modules:
+    imported by name, or read as an attribute of an inexeval module it imported."""
+    private = re.compile(r"_(?!_)")
+    modules: set[str] = set()
+    found: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            modules.update((a.asname or a.name).split(".")[0] for a in node.names
+                           if a.name.startswith("inexeval"))
+        elif isinstance(node, ast.ImportFrom) and (node.level
+                                                    or (node.module or "").startswith("inexeval")):
+            for alias in node.names:
+                if private.match(alias.name):
+                    found.append(f"from {node.module} import {alias.name} (line {node.lineno})")
+                modules.add(alias.asname or alias.name)
+    found.extend(f"{node.value.id}.{node.attr} (line {node.lineno})" for node in ast.walk(tree)
+                 if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                 and node.value.id in modules and private.match(node.attr))
+    return found
+
+
+def test_no_private_name_is_imported_across_modules() -> None:
+    # a name shared by two modules is public (or moved to where it is used)
+    found = {str(path.relative_to(SRC)): names for path in sorted(SRC.rglob("*.py"))
+             if (names := _private_imports(ast.parse(path.read_text(encoding="utf-8"))))}
+    assert found == {}
+
+
+def test_the_private_import_check_finds_each_form() -> None:
+    tree = ast.parse("from inexeval.measures.trec_eval import _overall\n"
+                     "from inexeval import measures\nimport inexeval.formats.trec as trec\n"
+                     "measures._x\ntrec._RUN_LINE\nfrom . import _helper\n"
+                     "from inexeval import __version__\nmeasures.__all__\nimport os\nos._exit\n")
+    assert [f.partition(" (")[0] for f in _private_imports(tree)] == [
+        "from inexeval.measures.trec_eval import _overall", "from None import _helper",
+        "measures._x", "trec._RUN_LINE"]
 
 
 def test_nan_is_never_a_mean_of_defined_values() -> None:

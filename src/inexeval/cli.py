@@ -99,13 +99,14 @@ def topic_ids(text: str) -> str:
 
 
 def _command_names() -> list[str]:
-    """The commands: the modules of :mod:`inexeval.commands`, but those whose name starts with
-    an underscore, which hold the subcommands of another (``_meta_pool``: ``meta pool``,
-    ``meta reuse``; ``_meta_pooling``: ``meta pooling``)."""
+    """The commands: the modules and packages of :mod:`inexeval.commands` (a command with
+    subcommands of its own, such as ``meta``, is a package holding them)."""
     # the folder listed, not pkgutil.iter_modules, which imports inspect (start-up time)
-    return sorted({name.partition(".")[0] for folder in inexeval.commands.__path__
+    return sorted({name.removesuffix(".py") for folder in inexeval.commands.__path__
                    for name in os.listdir(folder)
-                   if name.endswith(".py") and not name.startswith("_")})
+                   if not name.startswith("_")
+                   and (name.endswith(".py")
+                        or os.path.isfile(os.path.join(folder, name, "__init__.py")))})
 
 
 def _chosen(argv: Sequence[str], names: list[str]) -> str | None:

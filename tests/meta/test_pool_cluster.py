@@ -243,7 +243,7 @@ def test_ctrl_c_leaves_no_worker_busy(cluster: Cluster, tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_with_shared_inputs_the_command_reads_nothing(cluster: Cluster, tmp_path: Path,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    from inexeval.commands import _meta_pool
+    from inexeval.commands.meta import pool as meta_pool
 
     qrels, runs = _inputs(tmp_path, topics=6, runs=8)
     argv = _command("reuse", qrels, runs)
@@ -252,7 +252,7 @@ def test_with_shared_inputs_the_command_reads_nothing(cluster: Cluster, tmp_path
     def no_reading(*args: object, **kwargs: object) -> None:
         raise AssertionError("the command read the inputs")
 
-    monkeypatch.setattr(_meta_pool, "_read", no_reading)  # this process only: not the workers
+    monkeypatch.setattr(meta_pool, "_read", no_reading)  # this process only: not the workers
     assert _output(tmp_path, [*argv, "--scheduler", cluster.address], "shared") == one
     with pytest.raises(AssertionError, match="read the inputs"):
         main([*argv, "--scheduler", cluster.address, "--inputs", "send"])

@@ -118,7 +118,7 @@ def _round_robin(unit: IntArray, article: IntArray, rank: IntArray, target: int
 
 
 @dataclass(frozen=True)
-class _Coded:
+class CodedPool:
     """One topic's results of every run as integer codes: ``keys`` are the distinct units
     (``file`` or ``file TAB path``) sorted, with their ``files`` and ``paths``;
     ``units[r]``/``articles[r]`` are run ``r``'s codes of the unit and of its article, in rank
@@ -131,7 +131,7 @@ class _Coded:
     articles: list[IntArray]
 
 
-def _code(topic_runs: Sequence[TopicRun], unit: str, limit: int) -> _Coded:
+def code_pool(topic_runs: Sequence[TopicRun], unit: str, limit: int) -> CodedPool:
     """Code the first ``limit`` results of each run."""
     files = [tr.files[:limit] for tr in topic_runs]
     bounds = list(pairwise(np.cumsum([0, *(len(f) for f in files)])))
@@ -146,12 +146,12 @@ def _code(topic_runs: Sequence[TopicRun], unit: str, limit: int) -> _Coded:
         keys, first, codes = np.unique(np.char.add(np.char.add(all_files, _SEPARATOR), all_paths),
                                        return_index=True, return_inverse=True)
         paths = all_paths[first].astype(object)
-    return _Coded(keys, all_files[first].astype(object), paths,
+    return CodedPool(keys, all_files[first].astype(object), paths,
                   [codes[a:b].astype(np.int64) for a, b in bounds],
                   [article_codes[a:b].astype(np.int64) for a, b in bounds])
 
 
-def _topic_runs(runs: Sequence[Run], topic: str, order: str | None) -> list[TopicRun]:
+def runs_of_topic(runs: Sequence[Run], topic: str, order: str | None) -> list[TopicRun]:
     """Each run's results of ``topic`` in ``order`` (None: :func:`default_order`)."""
     empty = make_topic_run(topic, [])
     return [r.topics[topic].ordered(order or default_order(r)) if topic in r.topics else empty
@@ -183,14 +183,14 @@ def pool_runs(runs: Sequence[Run], *, depth: int | None = None, articles: int | 
     wanted = topics if topics is not None else list(dict.fromkeys(t for r in runs for t in r))
     pools: dict[str, TopicPool] = {}
     for topic in sorted(set(wanted), key=topic_order):
-        topic_runs = _topic_runs(runs, topic, order)
+        topic_runs = runs_of_topic(runs, topic, order)
         longest = max((len(tr) for tr in topic_runs), default=0)
         # Only ranks up to the depth, or up to the round in which the pool is complete, matter:
         # code a prefix of every run (first guess: twice the rounds that N articles need when
         # every result is a new one), longer until the pool is complete or the runs end.
         limit = depth if depth is not None else 2 * -(-(articles or 1) // max(len(runs), 1))
         while True:
-            coded = _code(topic_runs, unit, limit)
+            coded = code_pool(topic_runs, unit, limit)
             pooled, min_rank, counts = pool_topic(coded.units, coded.articles, depth=depth,
                                                   target_articles=articles)
             complete = len(set(coded.files[pooled])) == articles
@@ -230,7 +230,7 @@ def pool_statistics(pool: Pool, runs: Sequence[Run] = (), order: str | None = No
         single = tp.runs == 1
         contributions = {name: 0 for name in names}
         if runs:
-            owners = _owners(tp, _topic_runs(runs, topic, order), pool, single)
+            owners = _owners(tp, runs_of_topic(runs, topic, order), pool, single)
             for owner in owners:
                 contributions[names[owner]] += 1
         stats.append(TopicStatistics(topic, len(tp), len(tp.articles), int(single.sum()),
@@ -242,7 +242,7 @@ def _owners(tp: TopicPool, topic_runs: Sequence[TopicRun], pool: Pool,
             single: npt.NDArray[np.bool_]) -> IntArray:
     """For each unit of ``tp`` that one run alone returned, the position of that run."""
     unit = pool.unit
-    coded = _code(topic_runs, unit, int(tp.min_ranks.max()))
+    coded = code_pool(topic_runs, unit, int(tp.min_ranks.max()))
     wanted = (tp.files[single] if unit == "article"
               else tp.files[single] + _SEPARATOR + tp.paths[single]).astype(str)
     ranks = tp.min_ranks[single]
@@ -312,14 +312,14 @@ class TopicCandidates:
 def topic_candidates(runs: Sequence[Run], topic: str, depth: int, unit: str = "article",
                      order: str | None = None) -> TopicCandidates:
     """The depth-``depth`` pool of ``topic`` with each run's distinct units in rank order."""
-    topic_runs = _topic_runs(runs, topic, order)
-    coded = _code(topic_runs, unit, depth)
+    topic_runs = runs_of_topic(runs, topic, order)
+    coded = code_pool(topic_runs, unit, depth)
     pooled, min_rank, counts = pool_topic(coded.units, coded.articles, depth=depth)
-    c = _candidates(topic_runs, coded, depth)
+    c = pool_candidates(topic_runs, coded, depth)
     return TopicCandidates(c, coded.files[pooled], coded.paths[pooled], min_rank, counts)
 
 
-def _candidates(topic_runs: Sequence[TopicRun], coded: _Coded, depth: int) -> Candidates:
+def pool_candidates(topic_runs: Sequence[TopicRun], coded: CodedPool, depth: int) -> Candidates:
     """The strategies' view of a topic's depth pool, with the runs' own scores (which ``take``
     fuses min-max normalised): the one construction of ``pool --strategy`` and of the pooling
     study (``meta pooling``)."""

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from inexeval.analysis.pooling import _candidates, _code, _topic_runs, unit_relevance
+from inexeval.analysis.pooling import code_pool, pool_candidates, runs_of_topic, unit_relevance
 from inexeval.analysis.strategies import (
     BANDITS,
     FUSIONS,
@@ -133,15 +133,15 @@ def _average_precision(relevant: npt.NDArray[np.bool_], num_rel: npt.NDArray[np.
 
 def _topic(shared: _Shared, task: tuple[str, np.random.SeedSequence]) -> _TopicOutcome | None:
     topic, seed = task
-    topic_runs = _topic_runs(shared.runs, topic, shared.order)
+    topic_runs = runs_of_topic(shared.runs, topic, shared.order)
     limit = max(shared.depth, shared.max_results)
-    coded = _code(topic_runs, "article", limit)
+    coded = code_pool(topic_runs, "article", limit)
     num_rel_full = _relevant_count(shared.qrels, topic)
     if num_rel_full == 0:
         return None
     relevant_key = unit_relevance(shared.qrels, topic, coded.files, coded.paths, "article")
     assert relevant_key is not None
-    c = _candidates(topic_runs, coded, shared.depth)
+    c = pool_candidates(topic_runs, coded, shared.depth)
     present = np.zeros(len(coded.keys), dtype=bool)
     for units in coded.units:
         present[units[: shared.depth]] = True

@@ -25,7 +25,7 @@ from starlette.templating import Jinja2Templates
 from inexeval.assess import adjudicate, organiser
 from inexeval.assess.api import Service, authorise, error, json_request, service, session_of
 from inexeval.assess.model import Judgement
-from inexeval.assess.pages import _Redirect, duration, export_formats
+from inexeval.assess.pages import Redirect, duration, export_formats
 from inexeval.assess.store import ADJUDICATED, Locked, NotFound, Store, User
 from inexeval.errors import InexevalError
 
@@ -216,7 +216,7 @@ def routes(app_service: Service) -> list[BaseRoute]:
     async def admin_user(request: Request) -> tuple[User, str]:
         session = await session_of(request)
         if session is None:
-            raise _Redirect(f"/login?next={quote(request.url.path)}")
+            raise Redirect(f"/login?next={quote(request.url.path)}")
         if not session[0].admin:
             raise HTTPException(403, "the admin page is for administrators")
         return session
@@ -233,7 +233,7 @@ def routes(app_service: Service) -> list[BaseRoute]:
         async def shown(request: Request) -> Response:
             try:
                 return await handler(request)
-            except _Redirect:
+            except Redirect:
                 raise
             except HTTPException as refusal:
                 status, message = refusal.status_code, str(refusal.detail)

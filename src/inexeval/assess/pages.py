@@ -97,7 +97,7 @@ def routes(service: Service) -> list[BaseRoute]:
         """The logged-in user (else a redirect to the login page), assigned ``topic`` (403)."""
         session = await session_of(request)
         if session is None:
-            raise _Redirect(f"/login?next={quote(request.url.path)}")
+            raise Redirect(f"/login?next={quote(request.url.path)}")
         user = session[0]
         if topic is not None:
             _topic(store, topic)
@@ -165,7 +165,7 @@ def routes(service: Service) -> list[BaseRoute]:
         async def shown(request: Request) -> Response:
             try:
                 return await handler(request)
-            except _Redirect:
+            except Redirect:
                 raise
             except HTTPException as refusal:
                 response = await render(request, "error.html", {
@@ -216,7 +216,7 @@ def routes(service: Service) -> list[BaseRoute]:
     ]
 
 
-class _Redirect(HTTPException):
+class Redirect(HTTPException):
     """A redirect raised from a helper so that it ends the page's handler."""
 
     def __init__(self, url: str) -> None:

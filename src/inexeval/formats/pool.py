@@ -56,14 +56,14 @@ def read_pool(path: str | Path) -> Pool:
     with opened(path) as source:
         name = source.name
         for number, line in source.lines():
-            _unit(line, number, name, units, lines, seen)
+            add_pooled_unit(line, number, name, units, lines, seen)
     if not units:
         raise FormatError("the pool has no unit line", name)
     topics = {t: make_topic_pool(t, units[t], lines[t]) for t in sorted(units, key=topic_order)}
     return Pool(topics, source=name)
 
 
-def _unit(line: str, number: int, path: str, units: dict[str, list[tuple[str, str, int, int]]],
+def add_pooled_unit(line: str, number: int, path: str, units: dict[str, list[tuple[str, str, int, int]]],
           lines: dict[str, list[int]], seen: set[tuple[str, str, str]]) -> None:
     """Add the pooled unit of one TSV line."""
     fields = line.split("\t")

@@ -109,7 +109,7 @@ def read_sampled_pool(path: str | Path) -> SampledPool:
     (0, 1] and ``sampled`` 0 or 1; a wrong field is a :class:`~inexeval.errors.FormatError`
     naming file and line."""
     from inexeval.analysis.pooling import SampledPool
-    from inexeval.formats.pool import FIELDS, _unit
+    from inexeval.formats.pool import FIELDS, add_pooled_unit
     from inexeval.model.pool import Pool, make_topic_pool, topic_order
 
     units: dict[str, list[tuple[str, str, int, int]]] = {}
@@ -126,7 +126,7 @@ def read_sampled_pool(path: str | Path) -> SampledPool:
             if len(fields) != expected:
                 raise FormatError(f"{len(fields)} tab-separated fields, expected {expected}: "
                                   f"{' '.join((*FIELDS, *SAMPLE_FIELDS))}", name, number)
-            _unit("\t".join(fields[:len(FIELDS)]), number, name, units, lines, seen)
+            add_pooled_unit("\t".join(fields[:len(FIELDS)]), number, name, units, lines, seen)
             topic = fields[0].strip()
             stratum, probability, sampled = (f.strip() for f in fields[len(FIELDS):])
             if not stratum or any(c.isspace() for c in stratum):

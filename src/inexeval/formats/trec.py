@@ -29,8 +29,8 @@ from inexeval.formats.lines import Table
 from inexeval.formats.runbuild import RunBuilder
 from inexeval.formats.source import Source, TopicResumed, opened
 from inexeval.formats.trec_columns import (
+    FieldBounds,
     TrecColumns,
-    _Fields,
     interned,
     read_qrels_columns,
     read_trec_eval_qrels,
@@ -183,7 +183,7 @@ def _without_text_after(block: bytes, first: int) -> bytes:
     of fewer fields kept whole, for the reader to tell; every line end stays, so that lines
     keep their numbers)."""
     raw = np.frombuffer(block, dtype=np.uint8)
-    fields = _Fields.of(raw, first, 6)
+    fields = FieldBounds.of(raw, first, 6)
     if fields is None or fields.counts is None or not (fields.counts > 6).any():
         return block
     line_ends = np.flatnonzero(raw == 10)

@@ -330,7 +330,7 @@ def _columns(block: bytes, first: int, name: str, layout: _Layout) -> TrecColumn
     """The columns of a block's lines (None if it has no line of fields)."""
     raw = np.frombuffer(block, dtype=np.uint8)
     least, most = layout.least, layout.most
-    fields = _Fields.of(raw, first, least)
+    fields = FieldBounds.of(raw, first, least)
     if fields is None:
         return None
     numbers, counts = fields.numbers, fields.counts
@@ -374,7 +374,7 @@ def _columns(block: bytes, first: int, name: str, layout: _Layout) -> TrecColumn
     return TrecColumns(ids[0], ids[1], values, numbers, run_id, name)
 
 
-class _Fields:
+class FieldBounds:
     """The first ``least`` fields of each line of a block of whole lines (LF-ended):
     :meth:`start` and :meth:`end` of field k of every line (any place in the block where a
     line has fewer fields), the lines' ``numbers`` and their ``counts`` of fields (None:
@@ -389,7 +389,7 @@ class _Fields:
         self.counts = counts
 
     @classmethod
-    def of(cls, raw: npt.NDArray[np.uint8], first: int, least: int) -> _Fields | None:
+    def of(cls, raw: npt.NDArray[np.uint8], first: int, least: int) -> FieldBounds | None:
         """The fields of ``raw`` (None if it has none).
 
         The common layout, one blank between fields and none at a line's start or end, is
@@ -438,11 +438,11 @@ class _Fields:
         ends: npt.NDArray[np.intp] = self.ends[k]
         return ends
 
-    def rows(self, kept: npt.NDArray[np.bool_]) -> _Fields:
+    def rows(self, kept: npt.NDArray[np.bool_]) -> FieldBounds:
         """The fields of the ``kept`` lines only."""
         counts = None if self.counts is None else self.counts[kept]
         starts = np.stack([self.start(k) for k in range(len(self.ends))])
-        return _Fields(starts[:, kept], self.ends[:, kept], self.numbers[kept], counts)
+        return FieldBounds(starts[:, kept], self.ends[:, kept], self.numbers[kept], counts)
 
 
 def padded_strings(words: npt.NDArray[np.uint64], starts: npt.NDArray[np.intp],

@@ -184,7 +184,7 @@ def choose(requests: Iterable[str]) -> list[Chosen]:
         if any(n not in BY_NAME for n in names):
             raise MeasureError(f"illegal measure {request!r}{_suggestion(name)}")
         marked.update(names)
-    return [_chosen(d, given.get(d.name)) for d in DEFINITIONS if d.name in marked]
+    return [choose_definition(d, given.get(d.name)) for d in DEFINITIONS if d.name in marked]
 
 
 PREFERENCE_NAMES = (
@@ -219,7 +219,7 @@ def _suggestion(name: str) -> str:
     return f" (did you mean {close[0]!r}?)" if close else f" (trec_eval's measures{known})"
 
 
-def _chosen(definition: Definition, text: str | None) -> Chosen:
+def choose_definition(definition: Definition, text: str | None) -> Chosen:
     name, kind = definition.name, definition.kind
     if kind == "pairs":
         pairs = _pairs(name, text) if text is not None else ()
@@ -254,7 +254,7 @@ def _chosen(definition: Definition, text: str | None) -> Chosen:
 def chosen_measure(name: str, text: str | None = None) -> Chosen:
     """trec_eval's measure ``name`` with the parameters of its ``-m name.text`` (None: its
     defaults), as :func:`choose` makes it."""
-    return _chosen(BY_NAME[name], text)
+    return choose_definition(BY_NAME[name], text)
 
 
 def _pairs(name: str, text: str) -> tuple[tuple[str, float], ...]:
@@ -1384,7 +1384,7 @@ def evaluate(qrels: Any, run: Any, measures: Iterable[str] = (), *, complete: bo
         values = np.concatenate([p[1][j][0] for p in parts])[order]
         if zscores is not None:
             values = as_zscores(ls.topics, c.labels, values, zscores)
-        evaluated.append(Evaluated(c, values, _overall(ls, c.definition, values)))
+        evaluated.append(Evaluated(c, values, overall_values(ls, c.definition, values)))
     return TrecEvalResults(ls.topics, run_id, evaluated, zscores is not None)
 
 
@@ -1414,7 +1414,7 @@ def measure_values(ls: Lists, chosen: Chosen) -> Floats:
 
 
 def _joined(parts: list[Lists], order: Ints) -> Lists:
-    """What :func:`_overall` reads of the groups' lists, joined in the topics' order."""
+    """What :func:`overall_values` reads of the groups' lists, joined in the topics' order."""
     first = parts[0]
     topics = [t for p in parts for t in p.topics]
     empty = np.zeros((len(topics), 1), dtype=np.int64)
@@ -1429,7 +1429,7 @@ list; it tells them by their printed name, so ``utility_2,-1,0,0``, ``rbp_resid_
 ``relstring_20`` keep the one document's values (the names starting ``unj`` all are reset)."""
 
 
-def _overall(ls: Lists, d: Definition, values: Floats) -> list[float]:
+def overall_values(ls: Lists, d: Definition, values: Floats) -> list[float]:
     """The ``all`` values: the topics' values added in topic order and divided by the number
     of topics (trec_eval's ``te_calc_avg_meas_s``), summed, or the geometric mean."""
     n = len(ls.topics)

@@ -25,9 +25,9 @@ from inexeval.measures.trec_eval import (
     Definition,
     Evaluated,
     TrecEvalResults,
-    _chosen,
-    _overall,
+    choose_definition,
     evaluate,
+    overall_values,
 )
 from inexeval.measures.trec_eval_more import as_zscores
 
@@ -64,7 +64,7 @@ def choose(requests: Iterable[str]) -> list[Chosen]:
                 raise MeasureError(f"improper measure in parameter {request!r}")
             given.setdefault(name, params)
         marked.update(names)
-    return [_chosen(d, given.get(d.name)) for d in TABLE if d.name in marked]
+    return [choose_definition(d, given.get(d.name)) for d in TABLE if d.name in marked]
 
 
 def evaluate_groups(qrels: Any, run: Any, measures: Iterable[str] = (), *,
@@ -114,7 +114,7 @@ def evaluate_groups(qrels: Any, run: Any, measures: Iterable[str] = (), *,
             values[several] /= counts[several][:, None]
         if zscores is not None:
             values = as_zscores(topics, c.labels, values, zscores)
-        evaluated.append(Evaluated(c, values, _overall(summary, c.definition,  # type: ignore[arg-type]
+        evaluated.append(Evaluated(c, values, overall_values(summary, c.definition,  # type: ignore[arg-type]
                                                        values)))
     return TrecEvalResults(topics, run.run_id, evaluated, zscores is not None)
 

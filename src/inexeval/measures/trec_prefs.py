@@ -39,7 +39,7 @@ from inexeval.measures.trec_eval import (
     Definition,
     Evaluated,
     TrecEvalResults,
-    _overall,
+    overall_values,
 )
 from inexeval.measures.trec_eval_more import as_zscores
 
@@ -422,6 +422,6 @@ def evaluate(prefs: Mapping[str, Sequence[Preference]], run: Any, measures: Iter
         values = np.array([[KERNELS[c.definition.name](t)] for t in scored], dtype=np.float64)
         if zscores is not None:
             values = as_zscores(topics, c.labels, values, zscores)
-        evaluated.append(Evaluated(c, values, _overall(summary, c.definition,  # type: ignore[arg-type]
+        evaluated.append(Evaluated(c, values, overall_values(summary, c.definition,  # type: ignore[arg-type]
                                                        values)))
     return TrecEvalResults(topics, run.run_id, evaluated, zscores is not None)

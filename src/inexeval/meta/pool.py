@@ -662,7 +662,7 @@ LEVEL_COLUMNS = ("measure", "strategy", "level", "iteration", "judged", "kendall
 class StudyInputs:
     """A study's inputs: the full qrels, the runs, how they are scored and how the qrels were
     pooled (None for a sampling study). :meth:`read` gives them; a reader of files (the
-    command line's, :mod:`inexeval.commands._meta_pool`) gives them read from their paths, on
+    command line's, :mod:`inexeval.commands.meta.pool`) gives them read from their paths, on
     whichever process makes a study's shared inputs (:class:`inexeval.executor.ReadOnWorkers`:
     with ``--inputs shared``, each Dask worker)."""
 

@@ -609,10 +609,9 @@ register("agree", Study("agreement of the measures' rankings: agree's columns, t
                         "tau_AP_a/b (Urbano and Marrero 2017), RBO, bootstrap intervals",
                         _agree_arguments, _agree))
 
-from inexeval.commands import _meta_pooling
-from inexeval.commands._meta_pool import SUBCOMMANDS as _POOL_STUDIES
+from inexeval.commands.meta import pooling
+from inexeval.commands.meta.pool import SUBCOMMANDS as _POOL_STUDIES
 
 for _name, (_help, _arguments, _run) in _POOL_STUDIES.items():
     register(_name, Study(_help, _arguments, _run))
-register("pooling", Study(_meta_pooling.HELP, _meta_pooling.add_arguments,
-                          _meta_pooling.run))
+register("pooling", Study(pooling.HELP, pooling.add_arguments, pooling.run))
