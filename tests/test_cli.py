@@ -305,3 +305,20 @@ def test_compare_markdown_ends_the_table_before_the_legend() -> None:
     lines = done.stdout.splitlines()
     legend = next(i for i, line in enumerate(lines) if line.startswith("▲"))
     assert lines[legend - 1] == "" and lines[legend - 2].startswith("| ")
+
+
+@pytest.mark.parametrize(("argv", "expected"), [
+    (["--bogus"], "inexeval: error: unrecognized arguments: --bogus\n"),
+    (["eval"], "inexeval: error: eval: the following arguments are required: ASSESSMENTS, RUN\n"),
+    (["meta", "pool"], ("inexeval: error: meta pool: the following arguments are required: "
+                        "ASSESSMENTS, RUN\n")),
+])
+def test_usage_errors_name_the_program_once(argv: list[str], expected: str,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    # one line, "inexeval: error:" then the subcommand (if any): never "inexeval: error: inexeval:"
+    try:
+        code = main(argv)
+    except SystemExit as stop:
+        code = stop.code
+    assert code == 2
+    assert capsys.readouterr().err == expected

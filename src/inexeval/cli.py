@@ -26,7 +26,9 @@ class Parser(argparse.ArgumentParser):
     """argparse with its errors as one line on stderr and exit code 2."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"inexeval: error: {self.prog}: {message}\n")
+        # every error line starts "inexeval: error:"; a subcommand's names the subcommand
+        where = self.prog.removeprefix("inexeval").strip()
+        self.exit(2, f"inexeval: error: {where + ': ' if where else ''}{message}\n")
 
 
 MAX_WHOLE = 2**53
