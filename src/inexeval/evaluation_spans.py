@@ -72,15 +72,17 @@ def _check_unused(args: argparse.Namespace, what: str) -> None:
 
 
 def compare_span_runs(args: argparse.Namespace, tests: list[str]) -> int:
-    """``inexeval compare QUESTIONS.csv RUN...``: span runs compared, paired over every
-    question (a question a run does not answer scoring 0)."""
+    """``inexeval compare QUESTIONS.csv RUN...``: span runs compared under the rule of every
+    comparison, paired over the questions some run answers (``-c``: every question), a question
+    a run does not answer scoring 0."""
     from inexeval.analysis.choices import PERMUTATIONS
-    from inexeval.analysis.compare import compare_results
+    from inexeval.analysis.compare import compare_scores
     from inexeval.errors import InexevalError
     from inexeval.formats.chroma import read_questions, read_span_run
     from inexeval.outputs import write_output
     from inexeval.rag.evaluate import evaluate_runs, parse
     from inexeval.report.comparison import render_comparison
+    from inexeval.scores import Scores
 
     _check_unused(args, "a Chroma questions CSV")
     html = args.format == "html"
@@ -90,8 +92,14 @@ def compare_span_runs(args: argparse.Namespace, tests: list[str]) -> int:
     measures = parse(args.measure or (REPORT_MEASURES if html else ["chroma_R@5"]))
     questions = read_questions(args.assessments, args.collection)
     runs = [read_span_run(path, questions.corpora) for path in args.runs]
-    results = evaluate_runs(questions, runs, measures, complete=True)
-    compared = compare_results(results, [str(m) for m in measures], baseline=args.baseline,
+    rule = "all" if args.c else "any"  # the one topic rule of every comparison
+    results = evaluate_runs(questions, runs, measures, rule=rule)
+    if not results.topics():
+        raise InexevalError("no question of the questions CSV is answered by any run (-c: "
+                            "compare over every question)")
+    scores = Scores.from_results(results, rule=rule, topics=results.topics(), answered={
+        name: list(run.rankings) for name, run in zip(results.runs(), runs)})
+    compared = compare_scores(scores, [str(m) for m in measures], baseline=args.baseline,
                                tests=tests, correction=args.correction,
                                all_pairs=args.all_pairs, alpha=args.alpha,
                                permutations=PERMUTATIONS if args.permutations is None
@@ -131,7 +139,7 @@ def span_run_scores(args: argparse.Namespace) -> Any:
     measures = parse(args.measure or ["chroma_R@5"])
     questions = read_questions(args.assessments, args.collection)
     runs = [read_span_run(path, questions.corpora) for path in args.runs]
-    results = evaluate_runs(questions, runs, measures, complete=True)
+    results = evaluate_runs(questions, runs, measures, rule="all")
     return Scores.from_results(results, rule="all", topics=questions.ids(), answered={
         name: list(run.rankings) for name, run in zip(results.runs(), runs)})
 

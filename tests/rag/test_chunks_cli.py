@@ -294,16 +294,18 @@ def test_compare_two_chunkers_paired_over_the_questions(
                "--compare needs at least two chunkings")
 
 
-def test_compare_span_runs_paired_over_every_question(
+def test_compare_span_runs_pairs_as_every_comparison(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # the one topic rule: the questions some run answers (a question a run leaves scoring 0),
+    # -c every question; meta's studies pair over the same questions
     from scipy import stats
 
     questions = read_questions(CSV)
     rng = np.random.default_rng(9)
     paths = []
-    for name in ("a", "b"):
+    for name, among in (("a", questions.questions[:100]), ("b", questions.questions[10:110])):
         lines = []
-        for q in questions.questions[:100]:
+        for q in among:
             for rank in (1, 2):
                 start = max(0, int(q.excerpts[0, 0]) + int(rng.integers(-300, 300)))
                 lines.append(f"{q.qid} Q0 {q.corpus_id} {rank} 1 {name} {start} 200\n")
@@ -315,13 +317,22 @@ def test_compare_span_runs_paired_over_every_question(
     values = _values(out)
     a, b = ([values[(run, q.qid, "chroma_R@2")] for q in questions.questions]
             for run in ("a", "b"))
-    assert a[-1] == 0.0  # a question not answered scores 0
-    code, out, err = _run(capsys, "compare", str(CSV), *map(str, paths), "-m", "chroma_R@2",
-                          "--format", "csv")
-    assert code == 0, err
-    (row,) = csv.DictReader(io.StringIO(out))
-    assert row["n_topics"] == "132"
-    assert float(row["p_value"]) == pytest.approx(stats.ttest_rel(b, a).pvalue, rel=1e-12)
+    assert a[-1] == 0.0 and a[105] == 0.0 and b[5] == 0.0  # a question not answered scores 0
+    for flag, among in (([], slice(0, 110)), (["-c"], slice(None))):
+        code, out, err = _run(capsys, "compare", str(CSV), *map(str, paths), "-m",
+                              "chroma_R@2", "--format", "csv", *flag)
+        assert code == 0, err
+        (row,) = csv.DictReader(io.StringIO(out))
+        assert row["n_topics"] == str(len(a[among]))
+        assert float(row["p_value"]) == pytest.approx(
+            stats.ttest_rel(b[among], a[among]).pvalue, rel=1e-12)
+        code, out, err = _run(capsys, "meta", "power", str(CSV), *map(str, paths), "-m",
+                              "chroma_R@2", "--format", "csv", "--replicates", "20", *flag)
+        assert code == 0, err
+        (row,) = csv.DictReader(io.StringIO(out))
+        assert row["n_topics"] == str(len(a[among]))
+    code, out, err = _run(capsys, "compare", str(CSV), *map(str, paths), "-m", "chroma_R@2")
+    assert code == 0 and "(-c)" not in out + err
 
 
 def test_hixeval_beside_chroma(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -153,9 +153,13 @@ ALL_MEASURES = ("chroma_P_omega", "chroma_R", "chroma_P", "chroma_IoU", "legal_R
 
 
 def evaluate_runs(questions: Questions, runs: Sequence[Any], measures: Sequence[Measure],
-                  complete: bool = False) -> Results:
+                  complete: bool = False, rule: str | None = None) -> Results:
     """Span runs (:class:`inexeval.formats.chroma.SpanRun`) on the questions: each question the
-    run answers (every question if ``complete``, one with no span scoring 0)."""
+    run answers (every question if ``complete``, one with no span scoring 0). ``rule`` (in
+    place of ``complete``) is the comparison's: ``any``, the questions some run answers, each
+    run on all of them; ``all``, every question (as ``complete``)."""
+    from dataclasses import replace
+
     from inexeval.errors import warn
     from inexeval.experiment import together
     from inexeval.model.run import distinct_names
@@ -167,6 +171,12 @@ def evaluate_runs(questions: Questions, runs: Sequence[Any], measures: Sequence[
             warn(f"{len(stray)} question id{'s' if len(stray) > 1 else ''} not in the questions "
                  f"CSV (ids are its data rows, 0 to {len(known) - 1}), e.g. "
                  f"{stray[0]!r}: left out", run.source)
+    if rule is not None:
+        complete = True
+        if rule == "any":
+            answered = {qid for run in runs for qid in run.rankings}
+            questions = replace(questions, questions=tuple(
+                q for q in questions.questions if q.qid in answered))
     names = distinct_names([run.name for run in runs], [run.source for run in runs])
     return together([(run.source, evaluate(questions, measures, name, rankings=run.rankings,
                                            complete=complete))
