@@ -250,7 +250,8 @@ def test_run_format_inex_is_an_alias(capsys: pytest.CaptureFixture[str]) -> None
     assert "P@5\tall" in capsys.readouterr().out
 
 
-def test_simulate_random_respects_limit(tmp_path: Path) -> None:
+def test_simulate_random_respects_limit(tmp_path: Path,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "r.txt"
     assert main(["simulate", "random", str(demo.ASSESSMENTS_2004), "--collection",
                  str(demo.COLLECTION), "-o", str(out), "--limit", "2"]) == 0
@@ -258,6 +259,9 @@ def test_simulate_random_respects_limit(tmp_path: Path) -> None:
     for line in out.read_text().splitlines():
         per_topic[line.split()[0]] = per_topic.get(line.split()[0], 0) + 1
     assert set(per_topic.values()) == {2}
+    # it says what it wrote as every -o does (on stderr: stdout stays for results)
+    assert capsys.readouterr() == ("", f"inexeval: wrote {out} (6 results of 3 topics, "
+                                       f"{out.stat().st_size:,} bytes)\n")
 
 
 @needs_shared

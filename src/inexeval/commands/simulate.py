@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from inexeval.cli import non_negative
-from inexeval.outputs import check_output
+from inexeval.outputs import check_output, note
 
 USED = {"grades": set(), "ideal": {"quant", "sort_key"}, "random": {"quant", "move", "seed"}}
 """The options of each kind of simulated run (the others are refused, not ignored)."""
@@ -51,7 +51,8 @@ def _write(run: Any, path: Path, args: argparse.Namespace) -> None:
 
     check_output(path, args.assessments, args.collection)
     (write_fol_run if run.kind == "passage" else write_trec_run)(run, path)
-    print(f"{sum(len(t) for t in run.values())} results of {len(run)} topics -> {path}")
+    note(f"wrote {path} ({sum(len(t) for t in run.values()):,} results of {len(run)} topics, "
+         f"{path.stat().st_size:,} bytes)")
 
 
 def run(args: argparse.Namespace) -> int:
