@@ -16,6 +16,7 @@ from tests.ui.conftest import (
     Server,
     log_in,
     open_as,
+    open_document,
     running_server,
     screenshot,
 )
@@ -40,6 +41,30 @@ WIKI = (
     "</section>\n<section>\n<title>Legacy</title>\n"
     f"<p>Writers who {link('followed')} her {link('cited')} {link('her')} {link('often')}.</p>\n"
     "</section>\n</body>\n</article>\n")
+
+
+def collectionlink(text: str, n: int) -> str:
+    return (f'<collectionlink xlink:type="simple" xlink:href="{n}.xml">{text}'
+            "</collectionlink>")
+
+
+ANARCHISM = (
+    # the opening of an article in the layout of the INEX Wikipedia collection: the name,
+    # the conversion's warning count, then the body (an empty template, a bold first mention,
+    # links, a section with a list and a table)
+    '<?xml version="1.0" encoding="UTF-8"?>\n'
+    '<article xmlns:xlink="http://www.w3.org/1999/xlink">\n'
+    '<name id="12">Anarchism</name>\n'
+    "<conversionwarning>0</conversionwarning>\n<body>\n"
+    '<template name="Template:Anarchism sidebar"></template>\n<p>\n'
+    f"<emph3>Anarchism</emph3> is a {collectionlink('political philosophy', 23040)} "
+    f"encompassing theories and attitudes which consider the {collectionlink('state', 28014)}"
+    " to be unnecessary, harmful, and/or undesirable.</p>\n"
+    "<section>\n<title>Etymology</title>\n<p>\nThe word &quot;anarchism&quot; derives from "
+    "the Greek &#945;&#957;&#945;&#961;&#967;&#943;&#945;, without rulers.</p>\n"
+    "<normallist>\n<item>\nan- (\"without\")</item>\n<item>\narchos (\"ruler\")"
+    "</item>\n</normallist>\n<table>\n<row>\n<cell>\nFounded</cell>\n<cell>\n1840"
+    "</cell>\n</row>\n</table>\n</section>\n</body>\n</article>\n")
 
 
 def ieee_paragraph(words: list[str]) -> str:
@@ -70,14 +95,14 @@ IEEE = (
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     with running_server(tmp_path_factory.mktemp("campaign-wikipedia"), mode="passages",
-                        extra={"wiki/32417": WIKI, "co/k0001": IEEE}) as up:
+                        extra={"wiki/32417": WIKI, "co/k0001": IEEE, "wiki/12": ANARCHISM}) as up:
         yield up
 
 
 @pytest.fixture(scope="module")
 def highlight(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     with running_server(tmp_path_factory.mktemp("campaign-wikipedia-2005"),
-                        extra={"wiki/32417": WIKI, "co/k0001": IEEE}) as up:
+                        extra={"wiki/32417": WIKI, "co/k0001": IEEE, "wiki/12": ANARCHISM}) as up:
         yield up
 
 
@@ -92,13 +117,48 @@ def test_the_pool_lists_the_articles_name_and_its_search_finds_it(
     page.locator("#pool-search").fill("le GUIN")
     shown = page.locator("#pool li[data-file]:not([hidden])")
     assert shown.evaluate_all("(rows) => rows.map((r) => r.dataset.file)") == ["wiki/32417"]
-    assert page.locator("#pool-count").inner_text() == "1 of 9 shown"
+    assert page.locator("#pool-count").inner_text() == "1 of 10 shown"
     screenshot(page, tmp_path, "wikipedia-pool-search")
     page.locator("#pool-search").press("Enter")  # the row found takes the focus: Enter opens it
     assert page.evaluate("document.activeElement.closest('li').dataset.file") == "wiki/32417"
     page.keyboard.press("Enter")
     page.wait_for_url(f"{server.url}/topics/1/docs/wiki/32417")
     page.wait_for_selector("body[data-ready=true]")
+    page.context.close()
+
+
+def test_the_conversion_warning_is_not_shown_as_the_articles_first_words(
+        browser: Any, server: Server, console: ConsoleErrors, tmp_path: Path) -> None:
+    """``<conversionwarning>0</conversionwarning>`` is about the conversion: neither the pool
+    nor the page shows its "0" as the article's first words, and the page's text stays the
+    document's, so that a passage across it is stored on the document's own offsets."""
+    page = log_in(browser, server, "alice", console)
+    page.goto(f"{server.url}/topics/1")
+    row = page.locator('#pool li[data-file="wiki/12"]')
+    assert row.locator(".doc-title").inner_text() == "Anarchism"
+    assert row.locator(".first-words").inner_text().startswith(
+        "Anarchism is a political philosophy encompassing")
+    open_document(page, server, "1", "wiki/12")
+    text = text_of_page(page)
+    assert page.locator("#doc").evaluate("(doc) => doc.textContent") == text
+    lines = [line for line in page.locator("#doc").inner_text().splitlines() if line.strip()]
+    first = ("Anarchism is a political philosophy encompassing theories and attitudes which "
+             "consider the state to be unnecessary, harmful, and/or undesirable.")
+    assert lines[:2] == ["Anarchism", first]
+    screenshot(page, tmp_path, "wikipedia-conversion-warning")
+    # from the name into the body: the warning's characters are in the passage, shown or not
+    title = text.index("Anarchism")
+    click_at(page, title + 1)
+    anchor = selected(page)["anchor"]
+    for _ in range(5):
+        page.keyboard.press("Shift+ArrowRight")
+    got = selected(page)
+    end = got["focus"]
+    assert text[anchor:end].split()[1:] == ["0", "Anarchism", "is", "a"]
+    assert got["text"].split()[1:] == ["Anarchism", "is", "a"]
+    page.keyboard.press("h")
+    settled(page)
+    assert server.judgement("alice", "1", "wiki/12")["passages"] == [[title, end]]
     page.context.close()
 
 
