@@ -16,6 +16,7 @@ import { startFind } from "./find.js";
 import { findKeywords, startKeywordEditor } from "./keywords.js";
 import { startCaret } from "./caret.js";
 import { startReading } from "./reading.js";
+import { startNote } from "./note.js";
 import {
   startOutbox, writeEntry, visitKey, visitOf, entries, orphaned, rebase, ALIVE_EVERY,
 } from "./outbox.js";
@@ -1258,8 +1259,10 @@ function documentPage() {
   const find = startFind({
     text: () => state.text, rangeOf, before: document.querySelector(".doc-layout"), place,
   });
+  const note = startNote(document.getElementById("note"), `${data.doc_api}/note`,
+    { api, errorMessage });
   const keys = {
-    "/": find.open, "]": find.next, "[": find.previous,
+    "/": find.open, c: note.focus, "]": find.next, "[": find.previous,
     h: highlight, u: unhighlight, p: selectParagraph, d: markDone, r: askNonRelevant, x: notRelevant,
     ...(graded ? {} : { b: setBestEntryPoint }),
     ...(state.mode === "highlight" ? { t: tooSmallRemaining } : {}),
