@@ -89,6 +89,9 @@ IEEE = (
     "offsets</atl></tig>\r\n  </fm>\r\n  <bdy>\r\n    <sec>\r\n      <st>Introduction</st>\r\n"
     + "".join(f"      <ip1>\r\n        {ieee_paragraph(WORDS[k:] + WORDS[:k])}\r\n      </ip1>\r\n"
               for k in range(0, 16, 5))
+    # small capitals and a formula in the text, inline in the IEEE collection's style sheets
+    + "      <p>Compiled by <scp>Fortran</scp> compilers whenever <tmath>x&#x2208;X</tmath> "
+      "holds.</p>\r\n"
     + "    </sec>\r\n  </bdy>\r\n</article>\r\n")
 
 
@@ -159,6 +162,26 @@ def test_the_conversion_warning_is_not_shown_as_the_articles_first_words(
     page.keyboard.press("h")
     settled(page)
     assert server.judgement("alice", "1", "wiki/12")["passages"] == [[title, end]]
+    page.context.close()
+
+
+def test_small_capitals_and_formulas_stay_in_the_line_of_text(
+        browser: Any, server: Server, console: ConsoleErrors, tmp_path: Path) -> None:
+    """IEEE's ``scp`` (small capitals) and ``tmath`` (a formula in the text) are inline: the
+    paragraph reads as one line, not broken before and after them, and a word step crosses
+    them as one word each."""
+    page = open_as(browser, server, console, "bob", "1", "co/k0001")
+    text = text_of_page(page)
+    paragraph = page.locator('#doc [data-tag="p"]')
+    assert paragraph.inner_text() == "Compiled by Fortran compilers whenever x\u2208X holds."
+    screenshot(page, tmp_path, "ieee-scp-tmath")
+    start = text.index("Compiled")
+    click_at(page, start + 1)
+    anchor = selected(page)["anchor"]
+    for _ in range(3):
+        page.keyboard.press("Shift+ArrowRight")
+    assert start < anchor < start + 3
+    assert selected(page)["focus"] == text.index(" compilers")
     page.context.close()
 
 

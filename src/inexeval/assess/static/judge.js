@@ -180,7 +180,7 @@ const BLOCK = new Set(["article", "fm", "bdy", "body", "bm", "sec", "section", "
   "ss3", "subsection", "p", "p1", "p2", "p3", "ip1", "ip2", "ip3", "ip4", "ip5", "ilrj", "abs",
   "abstract", "fig", "tbl", "table", "row", "tr", "bib", "bibl", "app", "header", "ack", "au",
   "div", "blockquote", "pre", "vt", "dialog", "proof", "theorem", "edintro", "kwd", "sgmlmath",
-  "tmath", "figw", "scp"]);
+  "figw"]);
 
 export function tagOf(path) {
   const step = path.slice(path.lastIndexOf("/") + 1);
