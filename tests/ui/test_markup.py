@@ -92,7 +92,10 @@ IEEE = (
     # small capitals and a formula in the text, inline in the IEEE collection's style sheets
     + "      <p>Compiled by <scp>Fortran</scp> compilers whenever <tmath>x&#x2208;X</tmath> "
       "holds.</p>\r\n"
-    + "    </sec>\r\n  </bdy>\r\n</article>\r\n")
+    + "    </sec>\r\n  </bdy>\r\n  <bm>\r\n    <bib><bibl>\r\n      <bb><au><fnm>N.</fnm> "
+      "<snm>Fuhr</snm></au>, <atl>&ldquo;Evaluating XML retrieval,&rdquo;</atl> <ti>SIGIR "
+      "Forum</ti>, <pdt><yr>2002</yr></pdt>.</bb>\r\n    </bibl></bib>\r\n  </bm>\r\n"
+      "</article>\r\n")
 
 
 @pytest.fixture(scope="module")
@@ -165,15 +168,21 @@ def test_the_conversion_warning_is_not_shown_as_the_articles_first_words(
     page.context.close()
 
 
-def test_small_capitals_and_formulas_stay_in_the_line_of_text(
+def test_small_capitals_formulas_and_references_stay_in_the_line_of_text(
         browser: Any, server: Server, console: ConsoleErrors, tmp_path: Path) -> None:
     """IEEE's ``scp`` (small capitals) and ``tmath`` (a formula in the text) are inline: the
     paragraph reads as one line, not broken before and after them, and a word step crosses
-    them as one word each."""
+    them as one word each; a bibliography entry (``bb``) reads as one line."""
     page = open_as(browser, server, console, "bob", "1", "co/k0001")
     text = text_of_page(page)
     paragraph = page.locator('#doc [data-tag="p"]')
     assert paragraph.inner_text() == "Compiled by Fortran compilers whenever x\u2208X holds."
+    # a bibliography entry is one line too: its authors, title and journal are not headings
+    assert page.locator('#doc [data-tag="bb"]').inner_text() \
+        == "N. Fuhr, \u201cEvaluating XML retrieval,\u201d SIGIR Forum, 2002."
+    size = "(el) => getComputedStyle(el).fontSize"
+    assert page.locator('#doc [data-tag="bb"] [data-tag="atl"]').evaluate(size) \
+        == page.locator('#doc [data-tag="bb"]').evaluate(size)
     screenshot(page, tmp_path, "ieee-scp-tmath")
     start = text.index("Compiled")
     click_at(page, start + 1)
