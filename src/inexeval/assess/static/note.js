@@ -1,8 +1,11 @@
 // The assessor's note on a document for the organiser (GET|PUT .../note): a flag, "unsure" or
 // "broken document", and a comment. A flag is saved when chosen, the comment when the box is
 // left (or with Ctrl+Enter, or the button); the status says whether the server has the note.
-// A note the server did not take (offline, a server error) is sent again when the browser is
-// back online or at the next change, and leaving the page then asks first.
+// A note the server did not receive (offline, the server down) is sent again every few seconds
+// and when the browser is back online; one it refused says why. Leaving the page with a note not
+// saved asks first.
+
+const RETRY_EVERY = 5000;
 
 /**
  * Start the note control `root` (the #note section) on the note at `url`; `api(method, url,
@@ -16,6 +19,7 @@ export function startNote(root, url, { api, errorMessage }) {
   const status = root.querySelector("#note-status");
   let saved = null; // the note the server has, {flag, comment}; null until loaded
   let sending = false;
+  let retry = null; // the next attempt after the server did not answer
   // nothing to change before the note is loaded (a locked topic's stays disabled)
   const fieldset = root.querySelector("fieldset");
   const locked = fieldset.disabled;
@@ -42,12 +46,12 @@ export function startNote(root, url, { api, errorMessage }) {
     try {
       for (let note = shown(); !same(saved, note); note = shown()) {
         say("Saving the note…", "saving");
-        let response;
-        try {
-          response = await api("PUT", url, note);
-        } catch {
+        const response = await api("PUT", url, note).catch(() => null);
+        if (response === null || response.status >= 500 || response.status === 429) {
           say("Note not saved: the server does not answer. It is sent again when the "
             + "connection is back.", "unsaved");
+          clearTimeout(retry);
+          retry = setTimeout(save, RETRY_EVERY);
           return;
         }
         if (!response.ok) {
