@@ -51,3 +51,15 @@ def test_an_ieee_article_is_titled_by_atl_not_the_journals_ti() -> None:
     text, elements = _elements("Intro Words here.", [
         ("/doc[1]", "Intro Words here."), ("/doc[1]/sec[1]/st[1]", "Intro")])
     assert summarise(text, elements) == ("Intro", "Words here.")
+
+
+def test_the_conversion_warning_of_a_wikipedia_article_is_not_among_its_first_words() -> None:
+    # the INEX Wikipedia layout: <name>, then <conversionwarning>0</conversionwarning>, then
+    # the body (the text between them is the file's line ends)
+    text = "\nAnarchism\n0\n\nAnarchism is a political philosophy.\n"
+    text, elements = _elements(text, [
+        ("/article[1]", text), ("/article[1]/name[1]", "Anarchism"),
+        ("/article[1]/conversionwarning[1]", "0"),
+        ("/article[1]/body[1]", "\nAnarchism is a political philosophy.\n"),
+        ("/article[1]/body[1]/p[1]", "Anarchism is a political philosophy.")])
+    assert summarise(text, elements) == ("Anarchism", "Anarchism is a political philosophy.")

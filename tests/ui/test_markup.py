@@ -16,6 +16,7 @@ from tests.ui.conftest import (
     Server,
     log_in,
     open_as,
+    open_document,
     running_server,
     screenshot,
 )
@@ -42,6 +43,30 @@ WIKI = (
     "</section>\n</body>\n</article>\n")
 
 
+def collectionlink(text: str, n: int) -> str:
+    return (f'<collectionlink xlink:type="simple" xlink:href="{n}.xml">{text}'
+            "</collectionlink>")
+
+
+ANARCHISM = (
+    # the opening of an article in the layout of the INEX Wikipedia collection: the name,
+    # the conversion's warning count, then the body (an empty template, a bold first mention,
+    # links, a section with a list and a table)
+    '<?xml version="1.0" encoding="UTF-8"?>\n'
+    '<article xmlns:xlink="http://www.w3.org/1999/xlink">\n'
+    '<name id="12">Anarchism</name>\n'
+    "<conversionwarning>0</conversionwarning>\n<body>\n"
+    '<template name="Template:Anarchism sidebar"></template>\n<p>\n'
+    f"<emph3>Anarchism</emph3> is a {collectionlink('political philosophy', 23040)} "
+    f"encompassing theories and attitudes which consider the {collectionlink('state', 28014)}"
+    " to be unnecessary, harmful, and/or undesirable.</p>\n"
+    "<section>\n<title>Etymology</title>\n<p>\nThe word &quot;anarchism&quot; derives from "
+    "the Greek &#945;&#957;&#945;&#961;&#967;&#943;&#945;, without rulers.</p>\n"
+    "<normallist>\n<item>\nan- (\"without\")</item>\n<item>\narchos (\"ruler\")"
+    "</item>\n</normallist>\n<table>\n<row>\n<cell>\nFounded</cell>\n<cell>\n1840"
+    "</cell>\n</row>\n</table>\n</section>\n</body>\n</article>\n")
+
+
 def ieee_paragraph(words: list[str]) -> str:
     """IEEE markup around ``words``: some in ``it`` or ``b`` (two of them side by side), a
     ``ref`` after one, an entity after another; blanks, tabs and CRLF line ends between them."""
@@ -64,20 +89,26 @@ IEEE = (
     "offsets</atl></tig>\r\n  </fm>\r\n  <bdy>\r\n    <sec>\r\n      <st>Introduction</st>\r\n"
     + "".join(f"      <ip1>\r\n        {ieee_paragraph(WORDS[k:] + WORDS[:k])}\r\n      </ip1>\r\n"
               for k in range(0, 16, 5))
-    + "    </sec>\r\n  </bdy>\r\n</article>\r\n")
+    # small capitals and a formula in the text, inline in the IEEE collection's style sheets
+    + "      <p>Compiled by <scp>Fortran</scp> compilers whenever <tmath>x&#x2208;X</tmath> "
+      "holds.</p>\r\n"
+    + "    </sec>\r\n  </bdy>\r\n  <bm>\r\n    <bib><bibl>\r\n      <bb><au><fnm>N.</fnm> "
+      "<snm>Fuhr</snm></au>, <atl>&ldquo;Evaluating XML retrieval,&rdquo;</atl> <ti>SIGIR "
+      "Forum</ti>, <pdt><yr>2002</yr></pdt>.</bb>\r\n    </bibl></bib>\r\n  </bm>\r\n"
+      "</article>\r\n")
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     with running_server(tmp_path_factory.mktemp("campaign-wikipedia"), mode="passages",
-                        extra={"wiki/32417": WIKI, "co/k0001": IEEE}) as up:
+                        extra={"wiki/32417": WIKI, "co/k0001": IEEE, "wiki/12": ANARCHISM}) as up:
         yield up
 
 
 @pytest.fixture(scope="module")
 def highlight(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     with running_server(tmp_path_factory.mktemp("campaign-wikipedia-2005"),
-                        extra={"wiki/32417": WIKI, "co/k0001": IEEE}) as up:
+                        extra={"wiki/32417": WIKI, "co/k0001": IEEE, "wiki/12": ANARCHISM}) as up:
         yield up
 
 
@@ -92,13 +123,74 @@ def test_the_pool_lists_the_articles_name_and_its_search_finds_it(
     page.locator("#pool-search").fill("le GUIN")
     shown = page.locator("#pool li[data-file]:not([hidden])")
     assert shown.evaluate_all("(rows) => rows.map((r) => r.dataset.file)") == ["wiki/32417"]
-    assert page.locator("#pool-count").inner_text() == "1 of 9 shown"
+    assert page.locator("#pool-count").inner_text() == "1 of 10 shown"
     screenshot(page, tmp_path, "wikipedia-pool-search")
     page.locator("#pool-search").press("Enter")  # the row found takes the focus: Enter opens it
     assert page.evaluate("document.activeElement.closest('li').dataset.file") == "wiki/32417"
     page.keyboard.press("Enter")
     page.wait_for_url(f"{server.url}/topics/1/docs/wiki/32417")
     page.wait_for_selector("body[data-ready=true]")
+    page.context.close()
+
+
+def test_the_conversion_warning_is_not_shown_as_the_articles_first_words(
+        browser: Any, server: Server, console: ConsoleErrors, tmp_path: Path) -> None:
+    """``<conversionwarning>0</conversionwarning>`` is about the conversion: neither the pool
+    nor the page shows its "0" as the article's first words, and the page's text stays the
+    document's, so that a passage across it is stored on the document's own offsets."""
+    page = log_in(browser, server, "alice", console)
+    page.goto(f"{server.url}/topics/1")
+    row = page.locator('#pool li[data-file="wiki/12"]')
+    assert row.locator(".doc-title").inner_text() == "Anarchism"
+    assert row.locator(".first-words").inner_text().startswith(
+        "Anarchism is a political philosophy encompassing")
+    open_document(page, server, "1", "wiki/12")
+    text = text_of_page(page)
+    assert page.locator("#doc").evaluate("(doc) => doc.textContent") == text
+    lines = [line for line in page.locator("#doc").inner_text().splitlines() if line.strip()]
+    first = ("Anarchism is a political philosophy encompassing theories and attitudes which "
+             "consider the state to be unnecessary, harmful, and/or undesirable.")
+    assert lines[:2] == ["Anarchism", first]
+    screenshot(page, tmp_path, "wikipedia-conversion-warning")
+    # from the name into the body: the warning's characters are in the passage, shown or not
+    title = text.index("Anarchism")
+    click_at(page, title + 1)
+    anchor = selected(page)["anchor"]
+    for _ in range(5):
+        page.keyboard.press("Shift+ArrowRight")
+    got = selected(page)
+    end = got["focus"]
+    assert text[anchor:end].split()[1:] == ["0", "Anarchism", "is", "a"]
+    assert got["text"].split()[1:] == ["Anarchism", "is", "a"]
+    page.keyboard.press("h")
+    settled(page)
+    assert server.judgement("alice", "1", "wiki/12")["passages"] == [[title, end]]
+    page.context.close()
+
+
+def test_small_capitals_formulas_and_references_stay_in_the_line_of_text(
+        browser: Any, server: Server, console: ConsoleErrors, tmp_path: Path) -> None:
+    """IEEE's ``scp`` (small capitals) and ``tmath`` (a formula in the text) are inline: the
+    paragraph reads as one line, not broken before and after them, and a word step crosses
+    them as one word each; a bibliography entry (``bb``) reads as one line."""
+    page = open_as(browser, server, console, "bob", "1", "co/k0001")
+    text = text_of_page(page)
+    paragraph = page.locator('#doc [data-tag="p"]')
+    assert paragraph.inner_text() == "Compiled by Fortran compilers whenever x\u2208X holds."
+    # a bibliography entry is one line too: its authors, title and journal are not headings
+    assert page.locator('#doc [data-tag="bb"]').inner_text() \
+        == "N. Fuhr, \u201cEvaluating XML retrieval,\u201d SIGIR Forum, 2002."
+    size = "(el) => getComputedStyle(el).fontSize"
+    assert page.locator('#doc [data-tag="bb"] [data-tag="atl"]').evaluate(size) \
+        == page.locator('#doc [data-tag="bb"]').evaluate(size)
+    screenshot(page, tmp_path, "ieee-scp-tmath")
+    start = text.index("Compiled")
+    click_at(page, start + 1)
+    anchor = selected(page)["anchor"]
+    for _ in range(3):
+        page.keyboard.press("Shift+ArrowRight")
+    assert start < anchor < start + 3
+    assert selected(page)["focus"] == text.index(" compilers")
     page.context.close()
 
 

@@ -256,7 +256,11 @@ def routes(app_service: Service) -> list[BaseRoute]:
         def load() -> dict[str, Any]:
             found = organiser.overview(store)
             selves = organiser.self_agreement(store)
+            notes: dict[tuple[str, str], list[dict[str, Any]]] = {}
+            for note in store.notes():
+                notes.setdefault((note["topic"], note["assessor"]), []).append(note)
             return {**found, "agreement": organiser.agreement(store), "self_agreement": selves,
+                    "notes": notes,
                     "self_by_assessor": {r["assessor"]: r for r in selves["assessors"]},
                     "drift": organiser.drift_plot(organiser.drift(store)),
                     "plan": list(zip(organiser.export_plan(store, None, False),
@@ -320,8 +324,9 @@ def routes(app_service: Service) -> list[BaseRoute]:
                 raise NotFound(f"document {file} is not in the pool of topic {topic}")
             if name != ADJUDICATED and store.user(name) is None:
                 raise NotFound(f"no assessor {name!r}")
+            noted = store.notes(topic, name, file)
             return {"topic": statement, "file": file, "assessor": name,
-                    "files": store.pool_files(topic),
+                    "note": noted[-1] if noted else None, "files": store.pool_files(topic),
                     "assessors": [*store.assessors(topic), ADJUDICATED]}, {
                 "content": _api(topic, file, "content"),
                 "judgement": _api(topic, file, "judgement", name)}

@@ -31,6 +31,10 @@ FIRST_WORDS = 25
 INLINE_TAGS = frozenset({"it", "i", "b", "bold", "em", "emph", "emph2", "u", "tt", "code", "sub",
                          "sup", "ref", "scp", "a", "link", "collectionlink", "math", "span"})
 """Tags whose edges are no word break (the stored text has no space between elements)."""
+METADATA_TAGS = frozenset({"conversionwarning"})
+"""Tags of elements about the document rather than of it, whose text is never among its first
+words: the Wikipedia collections' ``<conversionwarning>0</conversionwarning>`` (the count of
+the XML conversion's warnings) before the body."""
 
 _ELEMENT = re.compile(r'\["((?:[^"\\]|\\.)*)",(\d+),(\d+)\]')
 _cache: dict[tuple[str, str], tuple[str, str]] = {}
@@ -60,7 +64,9 @@ def summarise(text: str, elements: str) -> tuple[str, str]:
     breaks = sorted({at for path, start, end in found if _tag(path) not in INLINE_TAGS
                      for at in (start, end) if after < at < len(text)})
     cuts = [after, *breaks, len(text)]
-    words = " ".join(text[a:b] for a, b in itertools.pairwise(cuts)).split()
+    metadata = [(start, end) for path, start, end in found if _tag(path) in METADATA_TAGS]
+    words = " ".join(text[a:b] for a, b in itertools.pairwise(cuts)
+                     if not any(s <= a and b <= e for s, e in metadata)).split()
     first = " ".join(words[:FIRST_WORDS]) + ("…" if len(words) > FIRST_WORDS else "")
     return title, first
 

@@ -16,6 +16,7 @@ import { startFind } from "./find.js";
 import { findKeywords, startKeywordEditor } from "./keywords.js";
 import { startCaret } from "./caret.js";
 import { startReading } from "./reading.js";
+import { startNote } from "./note.js";
 import {
   startOutbox, writeEntry, visitKey, visitOf, entries, orphaned, rebase, ALIVE_EVERY,
 } from "./outbox.js";
@@ -111,6 +112,10 @@ function topicPage() {
 
 // ---------------------------------------------------------------- document page
 
+/** Tags of elements about the document rather than of it (summary.py's METADATA_TAGS): the
+ * Wikipedia collections' `<conversionwarning>0</conversionwarning>` before the body. */
+const METADATA_TAGS = new Set(["conversionwarning"]);
+
 /**
  * Build the document into `root` from text nodes only: one DOM element per XML element, its
  * text and its children in document order. Returns the text nodes with their UTF-16 starts.
@@ -165,6 +170,12 @@ function renderDocument(root, text, elements) {
     const node = document.createElement(kind[i] === "inline" ? "span" : "div");
     node.className = `x-${kind[i]}`;
     node.dataset.tag = tagOf(el.path);
+    if (METADATA_TAGS.has(node.dataset.tag)) {
+      // about the conversion, not of the article: shown apart, and not at all when it says
+      // "0" (no warning); its text stays in the page, so offsets are the document's own
+      node.classList.add("x-meta");
+      node.hidden = text.slice(el.start, el.end).trim() === "0";
+    }
     parent.node.append(node);
     made.set(el.path, node);
     stack.push({ path: el.path, node, kind: kind[i], end });
@@ -1248,8 +1259,10 @@ function documentPage() {
   const find = startFind({
     text: () => state.text, rangeOf, before: document.querySelector(".doc-layout"), place,
   });
+  const note = startNote(document.getElementById("note"), `${data.doc_api}/note`,
+    { api, errorMessage });
   const keys = {
-    "/": find.open, "]": find.next, "[": find.previous,
+    "/": find.open, c: note.focus, "]": find.next, "[": find.previous,
     h: highlight, u: unhighlight, p: selectParagraph, d: markDone, r: askNonRelevant, x: notRelevant,
     ...(graded ? {} : { b: setBestEntryPoint }),
     ...(state.mode === "highlight" ? { t: tooSmallRemaining } : {}),

@@ -180,7 +180,7 @@ const BLOCK = new Set(["article", "fm", "bdy", "body", "bm", "sec", "section", "
   "ss3", "subsection", "p", "p1", "p2", "p3", "ip1", "ip2", "ip3", "ip4", "ip5", "ilrj", "abs",
   "abstract", "fig", "tbl", "table", "row", "tr", "bib", "bibl", "app", "header", "ack", "au",
   "div", "blockquote", "pre", "vt", "dialog", "proof", "theorem", "edintro", "kwd", "sgmlmath",
-  "tmath", "figw", "scp"]);
+  "figw"]);
 
 export function tagOf(path) {
   const step = path.slice(path.lastIndexOf("/") + 1);
@@ -194,10 +194,17 @@ export function parentPath(path) {
   return cut > 0 ? path.slice(0, cut) : null;
 }
 
-/** The CSS class of an element: heading, list, item, block or inline (block if it holds a block). */
+/** Tags of an entry read as one line whatever its parts are: IEEE's bibliography entry (`bb`:
+ * authors `au`, title `atl`, journal `ti`, each a block or a heading elsewhere). */
+const ONE_LINE = new Set(["bb"]);
+
+/** The CSS class of an element: heading, list, item, block or inline (block if it holds a
+ * block; inline inside an entry read as one line). */
 export function kinds(elements) {
   const kind = elements.map((el) => {
     const tag = tagOf(el.path);
+    const above = el.path.split("/").slice(1, -1);
+    if (above.some((step) => ONE_LINE.has(tagOf(`/${step}`)))) return "inline";
     if (HEADING.has(tag)) return "heading";
     if (LIST.has(tag)) return "list";
     if (ITEM.has(tag)) return "item";
