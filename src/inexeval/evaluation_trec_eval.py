@@ -14,7 +14,7 @@ so that every layout of ``eval`` prints the same bytes.
 reads, with ids of printable ASCII; measures of trec_eval's families (:data:`~inexeval.
 measures.trec.SPECS`, and P on levels) at one relevance level, none of them ``RR@k`` (a cut
 list); no option that changes the lists (``--limit``, ``--order``, ``--topics``, a collection,
-``--keep-repeats``) and one process (``--jobs 1``). A run it cannot take (standard input,
+``--keep-repeats``). A run it cannot take (standard input,
 a line eval's reader refuses or warns about, a document retrieved twice, a topic that resumes
 after others, no assessed topic) goes the general way on its own, as
 :func:`~inexeval.evaluation_trec.evaluate_file` sends it there.
@@ -38,7 +38,7 @@ def trec_eval_study(args: argparse.Namespace, fmt: str) -> TrecEvalStudy | None:
     """The study of ``eval``'s arguments (measures as :func:`~inexeval.commands.eval.
     _trec_eval_names` leaves them) by trec_eval's reader and kernels, or None for the general
     path (:class:`~inexeval.experiment.Experiment`); ``fmt``: the layout."""
-    if (fmt == "official" or args.task or not args.measure or args.jobs != 1
+    if (fmt == "official" or args.task or not args.measure
             or args.assessments_format not in (None, "trec") or args.run_format not in (None, "trec")
             or args.order is not None or args.limit is not None or args.keep_repeats
             or args.strict or args.implicit != "on"  # (refused on TREC qrels by the experiment)
@@ -140,12 +140,21 @@ class TrecEvalStudy:
 
     def outcomes(self, *, complete: bool = False, per_topic: bool = True,
                  official: bool = False) -> Iterator[Any]:
-        """Each run's :class:`~inexeval.experiment.RunOutcome`, in the order given."""
+        """Each run's :class:`~inexeval.experiment.RunOutcome`, in the order given (``--jobs
+        N``: from N forked processes, in blocks, as the experiment gives them out)."""
         from inexeval.progress import progress
 
         runs = list(self.args.runs)
-        yield from progress((self._outcome(path, complete, per_topic) for path in runs), "runs",
-                            len(runs))
+        if self.args.jobs == 1 or "-" in runs:
+            given: Iterator[Any] = (self._outcome(path, complete, per_topic) for path in runs)
+        else:
+            from inexeval.executor import blocks, make_executor
+
+            executor = make_executor(self.args.jobs)
+            given = (outcome for start, stop in blocks(len(runs), max(32, 8 * self.args.jobs))
+                     for outcome in executor.map(_outcome_of, runs[start:stop],
+                                                 (self, complete, per_topic)))
+        yield from progress(given, "runs", len(runs))
 
     def _outcome(self, path: str, complete: bool, per_topic: bool) -> Any:
         from inexeval.evaluation_trec import GiveUp
@@ -194,3 +203,9 @@ class TrecEvalStudy:
 
         one = argparse.Namespace(**{**vars(self.args), "runs": [path]})
         return next(iter(experiment(one).outcomes(complete=complete, per_topic=per_topic)))
+
+
+def _outcome_of(shared: tuple[TrecEvalStudy, bool, bool], path: str) -> Any:
+    """One run's outcome, in a worker process."""
+    study, complete, per_topic = shared
+    return study._outcome(path, complete, per_topic)

@@ -253,8 +253,8 @@ _ASKED = [  # trec_eval's names and the registry's, one relevance level each
 def test_trec_eval_s_path_prints_what_the_general_path_prints(
         tmp_path: Path, asked: list[str], fmt: str) -> None:
     """trec_eval's reader and kernels (:mod:`inexeval.evaluation_trec_eval`) taken for every
-    run, several runs (two sharing a run id), with and without -q and -c, written with -o:
-    the bytes of the general path, in every layout."""
+    run, several runs (two sharing a run id), with and without -q and -c, in worker processes
+    (--jobs 2), written with -o: the bytes of the general path, in every layout."""
     other = tmp_path / "other"
     other.write_text("".join(f"{t} Q0 {d} {r} {-float(s)!r} other\n" for t, _, d, r, s, _ in (
         line.split() for line in (SUITE / "results.test").read_text().splitlines())))
@@ -263,14 +263,16 @@ def test_trec_eval_s_path_prints_what_the_general_path_prints(
     level = asked[:2] if asked[0] == "-l" else []
     measures = [a for m in asked[len(level):] for a in ("-m", m)]
     runs = [str(SUITE / "results.test"), str(other), str(twin)]
-    for options in ([], ["-q"], ["-q", "-c"]):
+    for options in ([], ["-q"], ["-q", "-c"], ["-q", "--jobs", "2"]):
         if options and fmt in ("latex", "table"):
             continue  # (they print the means only)
         fast, general = tmp_path / f"fast.{fmt}", tmp_path / f"general.{fmt}"
         argv = ["eval", "--format", fmt, *options, *level, *measures,
                 str(SUITE / "qrels.test"), *runs]
         done, taken = _trec_eval_path([*argv, "-o", str(fast)])
-        assert done[0] == 0 and taken == [True, True, True], done
+        assert done[0] == 0, done
+        assert taken == ([] if "--jobs" in options else [True, True, True])  # (workers' calls
+        # are not counted)
         study, usable = evaluation_trec_eval.trec_eval_study, evaluation_trec.usable
         evaluation_trec_eval.trec_eval_study = lambda args, fmt: None
         evaluation_trec.usable = lambda evaluator: False
