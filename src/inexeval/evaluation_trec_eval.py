@@ -176,14 +176,21 @@ class TrecEvalStudy:
         from inexeval.measures.trec_eval import evaluate
         from inexeval.results import Results, Row
         from inexeval.scores import topic_key
-        from inexeval.trec_eval_runs import BLOCK, PART_LINES
+        from inexeval.trec_eval_runs import BLOCK, PART_LINES, ReadAhead
 
         if path == "-" or not Path(path).is_file():
             raise GiveUp
         order: list[str] = []
         parts = screened_parts(path, None, self.assessed, order, lines=PART_LINES, block=BLOCK)
-        got = evaluate(self.judged, parts,
-                       self.chosen, complete=complete, relevance_level=self.level)
+        # the next part read in a thread while one is evaluated, unless worker processes take
+        # the processors (as inexeval trec_eval does)
+        ahead = ReadAhead(parts) if self.args.jobs == 1 else None
+        try:
+            got = evaluate(self.judged, parts if ahead is None else ahead, self.chosen,
+                           complete=complete, relevance_level=self.level)
+        finally:
+            if ahead is not None:
+                ahead.close()
         answered = answered_topics(order, self.assessed, path)
         values = {str(m): [float(v) for v in e.values[:, 0].tolist()]
                   for m, e in zip(self.measures, got.measures)}
