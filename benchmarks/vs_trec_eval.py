@@ -5,7 +5,7 @@ Generates the workload of the issue (seeded): 200 topics with 300 judged documen
 measures ``map ndcg_cut_10 P_10 recip_rank bpref``. Times, start-up included:
 
 * one run: ``trec_eval`` against ``inexeval trec_eval`` (and ``inexeval eval`` on the same
-  measures, the element-measure path);
+  measures in inexeval's names, which takes trec_eval's reader and kernels: issue 33);
 * ten runs: ten ``trec_eval`` processes (as users run it) against one ``inexeval trec_eval``
   call with the ten runs (and one ``inexeval eval`` call);
 * ranx's ``evaluate`` on the ten runs, timed after numba's compilation (and, apart, its
@@ -17,8 +17,9 @@ measures ``map ndcg_cut_10 P_10 recip_rank bpref``. Times, start-up included:
 The commands are run in turn, each once to warm up, then ``--repeat`` rounds of all of them
 interleaved (trec_eval, then inexeval, ...), so that a busy machine slows both alike; the least
 wall time and the least CPU time (the process's rusage, user + system, its worker processes
-included) over the rounds are shown, and the peak memory (``ru_maxrss``). The outputs of trec_eval
-and ``inexeval trec_eval`` are compared (they must be the same bytes). trec_eval is
+included) over the rounds are shown, and the peak memory (``ru_maxrss``). The outputs of trec_eval,
+``inexeval trec_eval`` and ``inexeval eval --format trec_eval`` are compared (they must be the
+same bytes). trec_eval is
 ``--trec-eval PATH``, ``$TREC_EVAL`` or on the PATH. The load (``uptime``) is printed before and
 after.
 
@@ -212,7 +213,13 @@ def main() -> None:
                                               check=True).stdout for r in runs)
             got = subprocess.run([*ours, *map(str, runs)], capture_output=True, text=True,
                                  check=True, env=ENVIRONMENT).stdout
-            print("outputs: " + ("the same bytes" if got == expected else "DIFFERENT"))
+            layout = [sys.executable, "-m", "inexeval.cli", "eval", "--format", "trec_eval",
+                      *flags, str(qrels), *map(str, runs)]
+            evaluated = subprocess.run(layout, capture_output=True, text=True, check=True,
+                                       env=ENVIRONMENT).stdout
+            print("outputs: " + ("the same bytes" if got == expected else "DIFFERENT")
+                  + "; inexeval eval --format trec_eval: "
+                  + ("the same bytes" if evaluated == expected else "DIFFERENT"))
         else:
             print("skipping trec_eval: not found (--trec-eval PATH or $TREC_EVAL)")
         lines = args.topics * args.depth

@@ -21,7 +21,9 @@ from inexeval.results import Metric, Results, Row
 from inexeval.scores import topic_key
 
 
-def _group(measures: Sequence[Measure]) -> dict[tuple[Any, ...], list[Measure]]:
+def measure_groups(measures: Sequence[Measure]) -> dict[tuple[Any, ...], list[Measure]]:
+    """The measures by family and parameters (one kernel call each), in the order each group
+    first comes: the order of a topic's rows."""
     groups: dict[tuple[Any, ...], list[Measure]] = {}
     for m in measures:
         groups.setdefault((m.family.name, m.params), []).append(m)
@@ -177,7 +179,7 @@ class Evaluator:
     def _groups(self) -> tuple[list[tuple[Any, list[Any], list[Measure]]], dict[int, list[str]]]:
         """The measures by family and parameters (one kernel call each), and their names."""
         groups = [(ms[0].settings, [m.cutoff for m in ms], ms)
-                  for ms in _group(self.measures).values()]
+                  for ms in measure_groups(self.measures).values()]
         return groups, {id(ms): [str(m) for m in ms] for _, _, ms in groups}
 
     def _values(self, run_name: str, topic: str, topic_run: TopicRun, context: TopicContext,

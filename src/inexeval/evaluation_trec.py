@@ -27,7 +27,7 @@ after a group of others was scored, no assessed topic.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Container, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -56,7 +56,7 @@ _MOST_JUDGED = 30000
 """Most judgements of one topic (positions are held as trec_eval holds levels, in 16 bits)."""
 
 
-class _GiveUp(Exception):
+class GiveUp(Exception):
     """The file goes the general way."""
 
 
@@ -138,7 +138,7 @@ def evaluate_file(evaluator: Evaluator, path: str, topics: set[str] | None
         return None
     try:
         return _evaluate(evaluator, judged, path, topics)
-    except (_GiveUp, InexevalError):
+    except (GiveUp, InexevalError):
         return None
 
 
@@ -151,27 +151,8 @@ def _evaluate(evaluator: Evaluator, judged: Any, path: str, chosen: set[str] | N
     rows: dict[str, list[Row]] = {}
     order: list[str] = []  # the run's topics (chosen) in the order they first come
     name = ""
-    for part in _parts(path):
+    for part in screened_parts(path, chosen, assessments, order):
         name = name or part.run_id
-        distinct, codes = interned(part.topics)
-        first = np.full(len(distinct), len(codes))
-        np.minimum.at(first, codes, np.arange(len(codes)))
-        names_of = [t.decode() for t in distinct.tolist()]
-        listed = [names_of[i] for i in np.argsort(first, kind="stable").tolist()]
-        kept = [t for t in listed if chosen is None or t in chosen]
-        wanted_codes = np.array([chosen is None or t in chosen for t in names_of])
-        scored = (wanted_codes & np.array([t in assessments for t in names_of]))[codes]
-        if not scored.all():  # ranked_lists looks for repeats only among the lines it scores
-            others = np.flatnonzero(~scored)
-            pairs = set(zip(part.topics[others].tolist(), part.documents[others].tolist()))
-            if len(pairs) < len(others):
-                raise _GiveUp  # the reader drops the repeat with a warning
-        if len(kept) < len(listed):
-            wanted = wanted_codes[codes]
-            part = TrecColumns(part.topics[wanted], part.documents[wanted],
-                               part.values[wanted], part.lines[wanted], part.run_id,
-                               part.source)
-        order += kept
         if not len(part):
             continue
         ranked = ranked_lists(judged, part, relevance_level=1, max_docs=None, judged_only=False,
@@ -188,12 +169,7 @@ def _evaluate(evaluator: Evaluator, judged: Any, path: str, chosen: set[str] | N
             context.memo[("judged", id(ta))] = positions[start:end]
             sized: Any = _Sized(topic, end - start)
             rows[topic] = list(evaluator._values(name, topic, sized, context, groups, names))
-    answered = [t for t in order if t in assessments]
-    if not answered:
-        raise _GiveUp  # the general path says the run has no assessed topic
-    if len(set(order)) < len(order):
-        raise _GiveUp
-    warn_unassessed([t for t in order if t not in assessments], path)
+    answered = answered_topics(order, assessments, path)
     present = set(answered)
     evaluated = sorted((t for t in assessments if evaluator.complete or t in present),
                        key=topic_key)
@@ -210,12 +186,54 @@ def _evaluate(evaluator: Evaluator, judged: Any, path: str, chosen: set[str] | N
     return results, answered
 
 
-def _parts(path: str) -> Iterator[TrecColumns]:
-    """The run's lines in groups of whole topics (at least :data:`~inexeval.formats.source.
-    PART_LINES` lines, but the last), read and checked as
-    :func:`inexeval.formats.trec.read_trec_run` reads them, ids as byte strings; the run id
-    the first line's. Gives up on a 7-column run, text after the run id, a byte outside printable ASCII and a topic
-    that comes back after its group was given."""
+def screened_parts(path: str, chosen: Container[str] | None, assessed: Container[str],
+                   order: list[str], **reading: Any) -> Iterator[TrecColumns]:
+    """The run's parts (:func:`checked_parts`, with its ``reading`` options) cut to the ``chosen`` topics (None: all), the
+    topics kept added to ``order`` as they first come; gives up on a document retrieved twice
+    for a topic among the lines that are not scored (those of topics not ``assessed``: the
+    reader drops the repeat with a warning; ``ranked_lists`` looks for repeats only among the
+    lines it scores)."""
+    for part in checked_parts(path, **reading):
+        distinct, codes = interned(part.topics)
+        first = np.full(len(distinct), len(codes))
+        np.minimum.at(first, codes, np.arange(len(codes)))
+        names_of = [t.decode() for t in distinct.tolist()]
+        listed = [names_of[i] for i in np.argsort(first, kind="stable").tolist()]
+        kept = [t for t in listed if chosen is None or t in chosen]
+        wanted_codes = np.array([chosen is None or t in chosen for t in names_of])
+        scored = (wanted_codes & np.array([t in assessed for t in names_of]))[codes]
+        if not scored.all():
+            others = np.flatnonzero(~scored)
+            pairs = set(zip(part.topics[others].tolist(), part.documents[others].tolist()))
+            if len(pairs) < len(others):
+                raise GiveUp
+        if len(kept) < len(listed):
+            wanted = wanted_codes[codes]
+            part = TrecColumns(part.topics[wanted], part.documents[wanted],
+                               part.values[wanted], part.lines[wanted], part.run_id,
+                               part.source)
+        order += kept
+        yield part
+
+
+def answered_topics(order: list[str], assessed: Container[str], path: str) -> list[str]:
+    """The assessed topics of a run's topics (``order``, as :func:`screened_parts` lists them),
+    after the general path's warning about the others; gives up where the general path
+    reports the run (no assessed topic) or reads it whole (a topic resumes)."""
+    answered = [t for t in order if t in assessed]
+    if not answered or len(set(order)) < len(order):
+        raise GiveUp
+    warn_unassessed([t for t in order if t not in assessed], path)
+    return answered
+
+
+def checked_parts(path: str, lines: int = sources.PART_LINES, block: int | None = None
+                  ) -> Iterator[TrecColumns]:
+    """The run's lines in groups of whole topics (at least ``lines`` lines, but the last; the
+    file read ``block`` bytes at a time, None: :data:`~inexeval.formats.source.BLOCK`), read
+    and checked as :func:`inexeval.formats.trec.read_trec_run` reads them, ids as byte
+    strings; the run id the first line's. Gives up on a 7-column run, text after the run id,
+    a byte outside printable ASCII and a topic that comes back after its group was given."""
     from inexeval.formats.trec import RUN_LINE, run_width
 
     columns = 0
@@ -226,48 +244,48 @@ def _parts(path: str) -> Iterator[TrecColumns]:
     with opened(path) as source:
         name = source.name
         opening = source.head()
-        for first, block in source.blocks():
+        for first, text in source.blocks(block):
             if not columns:
-                columns, text_after = run_width(block, first, name, opening)
+                columns, text_after = run_width(text, first, name, opening)
                 if text_after:
-                    raise _GiveUp
+                    raise GiveUp
             if not columns:
                 continue
             if columns != 6:
-                raise _GiveUp
-            raw = np.frombuffer(block, dtype=np.uint8)
+                raise GiveUp
+            raw = np.frombuffer(text, dtype=np.uint8)
             if int(raw.max(initial=0)) > 126 or bool(
                     ((raw < 32) & (raw != 10) & (raw != 9) & (raw != 13)).any()):
-                raise _GiveUp
-            table = Table(block, first, name, columns, RUN_LINE)
+                raise GiveUp
+            table = Table(text, first, name, columns, RUN_LINE)
             if not len(table):
                 continue
             run_id = run_id or table.field(0, 5).decode("utf-8")
             _, scores, unread = table.ranks_and_scores()
             if unread.any():
-                raise _GiveUp
-            words = little_word_view(block)
+                raise GiveUp
+            words = little_word_view(text)
             topics = padded_strings(words, table.starts[:, 0], table.ends[:, 0])
             documents = padded_strings(words, table.starts[:, 2], table.ends[:, 2])
             if given and not given.isdisjoint(interned(topics)[0].tolist()):
-                raise _GiveUp
+                raise GiveUp
             held.append(TrecColumns(topics, documents, scores, table.numbers, run_id, name))
             count += len(topics)
             last = topics[-1]
-            if count < sources.PART_LINES or bool((topics == last).all()):
+            if count < lines or bool((topics == last).all()):
                 continue
             whole = _joined(held, run_id, name)
             cut = len(whole) - int(np.count_nonzero(
                 np.cumsum((whole.topics != last)[::-1]) == 0))
             head = whole.topics[:cut]
             if bool((head == last).any()):
-                raise _GiveUp  # the last topic resumes after others
+                raise GiveUp  # the last topic resumes after others
             given.update(interned(head)[0].tolist())
             yield _rows(whole, slice(0, cut))
             held = [_rows(whole, slice(cut, None))]
             count = len(whole) - cut
     if not held and not given:
-        raise _GiveUp
+        raise GiveUp
     if held:
         yield _joined(held, run_id, name)
 

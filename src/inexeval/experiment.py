@@ -417,12 +417,7 @@ class Experiment:
 
     def warn_coverage(self, answered: Iterable[str]) -> None:
         """One warning when the runs answer fewer than half the assessed topics."""
-        assessed = len(self.assessments)
-        covered = len(set(answered) & set(self.assessments))
-        if assessed and covered * 2 < assessed:
-            warn(f"the runs answer {covered} of the {assessed} assessed topics: means over "
-                 "every assessed topic (-c) count the others as 0; --topics restricts the "
-                 "topics evaluated", self.assessments.source)
+        warn_coverage(set(self.assessments), answered, self.assessments.source)
 
     # studies on the scores -------------------------------------------------------------------
     def scores(self, rule: str | None = None) -> Scores:
@@ -837,6 +832,16 @@ def compare(
     return experiment.compare(baseline=baseline, test=tests, correction=correction,
                               all_pairs=all_pairs, alpha=alpha, permutations=permutations,
                               seed=seed, power=power, wilcoxon=wilcoxon)
+
+
+def warn_coverage(assessed: set[str], answered: Iterable[str], source: str | None) -> None:
+    """One warning when the runs answer (``answered``) fewer than half the ``assessed`` topics
+    (of the assessments read from ``source``)."""
+    covered = len(set(answered) & assessed)
+    if assessed and covered * 2 < len(assessed):
+        warn(f"the runs answer {covered} of the {len(assessed)} assessed topics: means over "
+             "every assessed topic (-c) count the others as 0; --topics restricts the "
+             "topics evaluated", source)
 
 
 def task_curve_name(task: str, options: Mapping[str, Any]) -> str:

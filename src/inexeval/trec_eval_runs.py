@@ -75,7 +75,7 @@ def evaluate_run(judged: Judgements | _Later[Judgements], path: str | Path,
     resumes after others)."""
     if _in_file(path):
         every = read_trec_eval_run_parts(path, lines=PART_LINES, block=BLOCK)
-        parts = _ReadAhead(every) if read_ahead else every
+        parts = ReadAhead(every) if read_ahead else every
         try:
             return evaluate(_now(judged), parts, measures, **options)
         except TopicResumed:
@@ -122,7 +122,7 @@ def _now(value: Judgements | _Later[Judgements]) -> Judgements:
     return value.value() if isinstance(value, _Later) else value
 
 
-class _ReadAhead(Iterator[_T]):
+class ReadAhead(Iterator[_T]):
     """The items of an iterator, each next one made in a thread while this one is used (at most
     one waits); :meth:`close` stops the thread and closes the iterator."""
 

@@ -21,12 +21,13 @@ _INTEGER = re.compile(r"[+-]?[0-9]+")
 
 
 def _line_reader(text: str, name: str) -> dict[str, list[tuple[str, int]]] | str:
-    """The reader before issue 23's: judgements by topic, or the error it gave."""
+    """The reader before issue 23's: judgements by topic, or the error it gave (``#`` comment
+    lines skipped since issue 33, as trec_eval skips them)."""
     records: dict[str, list[tuple[str, int]]] = {}
     seen: dict[tuple[str, str], int] = {}
     for line, raw in enumerate(text.split("\n"), 1):
         fields = raw.split()
-        if not fields:
+        if not fields or fields[0].startswith("#"):  # a comment line, as trec_eval's (issue 33)
             continue
         if len(fields) != 4:
             return f"{name}:{line}: {len(fields)} columns: expected 4 (topic iter doc rel)"

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from inexeval import evaluation_trec
+from inexeval import evaluation_trec, evaluation_trec_eval, trec_eval_runs
 from inexeval.cli import main
 from inexeval.formats import source as sources
 
@@ -22,6 +22,11 @@ MEASURES = ["AP", "P@1", "P@5", "P@10", "R@5", "R@100", "nDCG@10", "nDCG@3", "nD
             "RR@3", "R-Prec", "bpref", "Judged@5", "num_ret", "num_rel", "num_rel_ret",
             "AP(rel=2)", "bpref(rel=2)", "R(rel=2)@5", "P(quant=binary)@5", "map", "P_10",
             "P.5,10", "ndcg_cut_10", "recip_rank", "Rprec", "recall_5", "num_rel_ret"]
+
+TREC_EVAL = {"AP", "P@1", "P@5", "P@10", "R@5", "R@100", "nDCG@10", "nDCG@3", "nDCG", "RR",
+             "R-Prec", "bpref", "num_ret", "num_rel", "num_rel_ret", "map", "P_10", "P.5,10",
+             "ndcg_cut_10", "recip_rank", "Rprec", "recall_5"}
+"""The measures of :data:`MEASURES` that eval takes trec_eval's path for (at level 1)."""
 
 TOPICS = ["1", "2", "3", "10", "20", "7a", "topic-100000"]
 DOCUMENTS = ["d1", "d10", "d2", "d20", "D1", "d1x", "d", "e99", "doc-3", "zz", "d100", "a",
@@ -37,7 +42,9 @@ def _cli(argv: list[str]) -> tuple[int, str, str]:
 
 
 def _both(argv: list[str]) -> tuple[tuple[int, str, str], tuple[int, str, str], list[bool]]:
-    """``inexeval eval`` with the columns path (and whether each run took it) and without."""
+    """``inexeval eval`` with the columns path (and whether each run took it) and without
+    (trec_eval's path, :mod:`inexeval.evaluation_trec_eval`, off in both); trec_eval's path
+    gives the same as both (:func:`_trec_eval_path`)."""
     taken: list[bool] = []
     fast = evaluation_trec.evaluate_file
 
@@ -46,18 +53,44 @@ def _both(argv: list[str]) -> tuple[tuple[int, str, str], tuple[int, str, str], 
         taken.append(done is not None)
         return done
 
+    study = evaluation_trec_eval.trec_eval_study
+    evaluation_trec_eval.trec_eval_study = lambda args, fmt: None
     evaluation_trec.evaluate_file = counted
     try:
         new = _cli(argv)
+        usable = evaluation_trec.usable
+        evaluation_trec.usable = lambda evaluator: False  # the general path
+        try:
+            old = _cli(argv)
+        finally:
+            evaluation_trec.usable = usable
     finally:
         evaluation_trec.evaluate_file = fast
-    usable = evaluation_trec.usable
-    evaluation_trec.usable = lambda evaluator: False  # the general path
-    try:
-        old = _cli(argv)
-    finally:
-        evaluation_trec.usable = usable
+        evaluation_trec_eval.trec_eval_study = study
+    assert _trec_eval_path(argv)[0] == old
     return new, old, taken
+
+
+def _trec_eval_path(argv: list[str]) -> tuple[tuple[int, str, str], list[bool]]:
+    """``inexeval eval`` with trec_eval's path, and whether each run took it (its parts as
+    small as :data:`~inexeval.formats.source.PART_LINES`)."""
+    taken: list[bool] = []
+    evaluate = evaluation_trec_eval.TrecEvalStudy._evaluate
+
+    def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
+        taken.append(False)
+        done = evaluate(*args, **kwargs)
+        taken[-1] = True
+        return done
+
+    evaluation_trec_eval.TrecEvalStudy._evaluate = counted  # type: ignore[method-assign]
+    given = trec_eval_runs.PART_LINES
+    trec_eval_runs.PART_LINES = sources.PART_LINES
+    try:
+        return _cli(argv), taken
+    finally:
+        evaluation_trec_eval.TrecEvalStudy._evaluate = evaluate  # type: ignore[method-assign]
+        trec_eval_runs.PART_LINES = given
 
 
 @st.composite
@@ -116,9 +149,12 @@ def test_all_topics_at_once_prints_what_the_general_path_prints(
     sources.PART_LINES = part_lines
     try:
         new, old, taken = _both(argv)
+        tried = _trec_eval_path(argv)[1]
     finally:
         sources.PART_LINES = given
     assert new == old
+    if old[0] == 0 and measures and not topics and all(m in TREC_EVAL for m in measures):
+        assert tried, "trec_eval's path was not tried"
     if "duplicate" not in old[2] and "repeated" not in old[2] and old[0] == 0 and all(
             m.split("(")[0].split("@")[0] in ("AP", "P", "R", "nDCG", "RR", "R-Prec", "bpref",
                                                "Judged", "num_ret", "num_rel", "num_rel_ret",
@@ -199,3 +235,52 @@ def test_files_of_every_shape_print_what_the_general_path_prints(
         assert new == old, variant
         if "--jobs" not in options and expected is not None:  # (workers' calls not counted)
             assert taken == [expected], (variant, taken)
+
+
+SUITE = Path(__file__).resolve().parents[1] / "data" / "trec_eval"
+_ASKED = [  # trec_eval's names and the registry's, one relevance level each
+    ["map", "P.5,10", "ndcg_cut.10", "recip_rank", "bpref", "infAP", "gm_map", "num_q"],
+    ["set_F.0.5", "iprec_at_recall..1,.5", "Rprec_mult.0.5", "utility.2,-1,0,0", "rbp.p=0.8",
+     "ndcg.1=3,2=9", "11pt_avg", "yaap", "num_rel", "num_ret", "Rndcg", "gm_bpref"],
+    ["AP", "AP@10", "nDCG@10", "P_10", "R@100", "SetF(beta=0.5)", "Success@5", "relative_P@5",
+     "unj@10", "binG", "G"],
+    ["P(rel=2)@10", "AP(rel=2)"], ["-l", "2", "map", "P.10", "ndcg"]]
+
+
+@pytest.mark.parametrize("asked", _ASKED, ids=[" ".join(a[:2]) for a in _ASKED])
+@pytest.mark.parametrize("fmt", ["trec", "csv", "json", "latex", "table", "trec_eval",
+                                 "scores"])
+def test_trec_eval_s_path_prints_what_the_general_path_prints(
+        tmp_path: Path, asked: list[str], fmt: str) -> None:
+    """trec_eval's reader and kernels (:mod:`inexeval.evaluation_trec_eval`) taken for every
+    run, several runs (two sharing a run id), with and without -q and -c, in worker processes
+    (--jobs 2), written with -o: the bytes of the general path, in every layout."""
+    other = tmp_path / "other"
+    other.write_text("".join(f"{t} Q0 {d} {r} {-float(s)!r} other\n" for t, _, d, r, s, _ in (
+        line.split() for line in (SUITE / "results.test").read_text().splitlines())))
+    twin = tmp_path / "twin"
+    twin.write_bytes((SUITE / "results.test").read_bytes())
+    level = asked[:2] if asked[0] == "-l" else []
+    measures = [a for m in asked[len(level):] for a in ("-m", m)]
+    runs = [str(SUITE / "results.test"), str(other), str(twin)]
+    for options in ([], ["-q"], ["-q", "-c"], ["-q", "--jobs", "2"]):
+        if options and fmt in ("latex", "table"):
+            continue  # (they print the means only)
+        fast, general = tmp_path / f"fast.{fmt}", tmp_path / f"general.{fmt}"
+        argv = ["eval", "--format", fmt, *options, *level, *measures,
+                str(SUITE / "qrels.test"), *runs]
+        done, taken = _trec_eval_path([*argv, "-o", str(fast)])
+        assert done[0] == 0, done
+        assert taken == ([] if "--jobs" in options else [True, True, True])  # (workers' calls
+        # are not counted)
+        study, usable = evaluation_trec_eval.trec_eval_study, evaluation_trec.usable
+        evaluation_trec_eval.trec_eval_study = lambda args, fmt: None
+        evaluation_trec.usable = lambda evaluator: False
+        try:
+            assert _cli([*argv, "-o", str(general)])[2] == done[2].replace(str(fast),
+                                                                            str(general))
+        finally:
+            evaluation_trec_eval.trec_eval_study, evaluation_trec.usable = study, usable
+        assert fast.read_bytes() == general.read_bytes(), options
+        assert len(fast.read_bytes()) > 100
+        _both(argv)  # and on standard output (the three paths)

@@ -26,7 +26,7 @@ from inexeval.measures.trec_names import trec_eval_requests
 
 CONFIGURATIONS = [(expected, [a for a in argv if not a.startswith("-mrelstring")])
                   for expected, argv in QUICKTEST
-                  if "-Z" not in argv and "qrels.test.with-comments" not in argv]
+                  if "-Z" not in argv]
 
 
 def _eval_argv(argv: list[str]) -> list[str]:

@@ -71,7 +71,10 @@ def run(args: argparse.Namespace) -> int:
                             "SYSTEM.json)", args.assessments)
     fmt = "table" if args.table else args.format
     labels = _trec_eval_names(args)
-    study = experiment(args)
+    from inexeval.evaluation_trec_eval import trec_eval_study
+
+    # TREC qrels and runs, trec_eval's measures: its reader and kernels (the same output)
+    study: Any = trec_eval_study(args, fmt) or experiment(args)
     if fmt == "official" and not study.task:
         raise InexevalError("--format official goes with --task")
     inputs = (args.assessments, *args.runs)

@@ -65,7 +65,7 @@ def _assessments_format(source: Source) -> str:
     if is_genomics_line(_first_line(source)):
         return "genomics"
     line, fields = first_fields(source)
-    if len(fields) == 4:
+    if len(fields) == 4 or fields[0].startswith("#") and _comments_then_qrels(source):
         return "trec"
     from inexeval.formats.sampled import is_sampled_line
 
@@ -79,6 +79,15 @@ def _assessments_format(source: Source) -> str:
         return "fol"
     raise FormatError(f"cannot tell the assessment format of {column_line(len(fields))} "
                       "(expected trec: topic iter doc rel, or FOL qrels)", source.name, line)
+
+
+def _comments_then_qrels(source: Source) -> bool:
+    """Whether the first line that is no ``#`` comment line (trec_eval skips them in qrels) has
+    TREC qrels' four fields."""
+    try:
+        return len(first_fields(source, comments=True)[1]) == 4
+    except FormatError:  # nothing but comments: the first line's problem is told
+        return False
 
 
 def column_line(count: int) -> str:

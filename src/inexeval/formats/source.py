@@ -221,8 +221,9 @@ def opened(path: str | Path | Source) -> Iterator[Source]:
             source.close()
 
 
-def first_fields(source: Source) -> tuple[int, list[str]]:
-    """The number and the fields of the first non-blank line, from :meth:`Source.head`."""
+def first_fields(source: Source, comments: bool = False) -> tuple[int, list[str]]:
+    """The number and the fields of the first non-blank line, from :meth:`Source.head`;
+    ``comments``: the first that is no ``#`` comment line either (trec_eval's)."""
     size = 1 << 16
     while True:
         head = source.head(size)
@@ -230,7 +231,7 @@ def first_fields(source: Source) -> tuple[int, list[str]]:
         text = _normalised(head.removeprefix(BOM))
         number = 1
         for line in text.split(b"\n")[:None if complete else -1]:
-            if line.strip():
+            if line.strip() and not (comments and line.lstrip().startswith(b"#")):
                 try:
                     return number, line.decode("utf-8").split()
                 except UnicodeDecodeError as error:

@@ -286,9 +286,10 @@ class _Layout:
     value_field: int
     what: str
     trec_eval: bool = True
-    """trec_eval's reading: ``#`` comment lines skipped, ids of at most :data:`MAX_ID` bytes;
-    else (``inexeval eval``'s qrels) every line read, and of a block's problems the one on the
-    earliest line told, as a line-by-line reader tells it."""
+    """trec_eval's reading: ids of at most :data:`MAX_ID` bytes; else (``inexeval eval``'s
+    qrels) of a block's problems the one on the earliest line told, as a line-by-line reader
+    tells it. Both skip ``#`` comment lines (a line whose first field starts with ``#``), as
+    trec_eval does: eval reads what ``inexeval trec_eval`` reads."""
 
 
 _QRELS = _Layout(4, 4, "topic iter doc rel", 3, "relevance level")
@@ -298,10 +299,11 @@ _EVAL_QRELS = _Layout(4, 4, "topic iter doc rel", 3, "relevance", trec_eval=Fals
 
 def read_qrels_columns(path: str | Path | Source) -> TrecColumns:
     """TREC qrels ``topic iter doc rel`` as ``inexeval eval`` reads them
-    (:func:`inexeval.formats.trec.read_trec_qrels`): four fields a line, blank lines skipped,
-    the level an integer of at most :data:`~inexeval.formats.lines.MAX_DIGITS` digits, a
-    document judged twice for a topic an error; problems told as a line-by-line reading tells
-    them (the earliest line's; a repeat before a later block's problem)."""
+    (:func:`inexeval.formats.trec.read_trec_qrels`): four fields a line, blank lines and
+    ``#`` comment lines skipped (as trec_eval skips them), the level an integer of at most
+    :data:`~inexeval.formats.lines.MAX_DIGITS` digits, a document judged twice for a topic an
+    error; problems told as a line-by-line reading tells them (the earliest line's; a repeat
+    before a later block's problem)."""
     held: list[TrecColumns] = []
     with opened(path) as source:
         for first, block in source.blocks():
@@ -335,7 +337,7 @@ def _columns(block: bytes, first: int, name: str, layout: _Layout) -> TrecColumn
         return None
     numbers, counts = fields.numbers, fields.counts
     comments = raw[fields.start(0)] == ord("#")
-    kept = ~comments if layout.trec_eval and comments.any() else None
+    kept = ~comments if comments.any() else None
     if counts is not None:
         wrong = (counts < least) | (counts > most) if most is not None else counts < least
         if kept is not None:
@@ -343,7 +345,8 @@ def _columns(block: bytes, first: int, name: str, layout: _Layout) -> TrecColumn
         if wrong.any():
             at = int(np.argmax(wrong))
             if not layout.trec_eval and at:  # a bad level on an earlier line is told first
-                before = fields.rows(np.arange(len(numbers)) < at)
+                earlier = np.arange(len(numbers)) < at
+                before = fields.rows(earlier if kept is None else earlier & kept)
                 field = layout.value_field
                 _numbers(raw, word_view(block), before.start(field), before.end(field), False,
                          layout.what, name, before.numbers, trec_eval=False)

@@ -1324,7 +1324,8 @@ def _printed(value: float, printed: str) -> str:
     return f"{value:6.4f}"
 
 
-def evaluate(qrels: Any, run: Any, measures: Iterable[str] = (), *, complete: bool = False,
+def evaluate(qrels: Any, run: Any, measures: Iterable[str] | Sequence[Chosen] = (), *,
+             complete: bool = False,
              relevance_level: int = 1, max_docs: int | None = None, judged_only: bool = False,
              num_docs: int = 0, keep_repeats: bool = False,
              zscores: Mapping[str, Mapping[str, tuple[float, float]]] | None = None
@@ -1337,8 +1338,12 @@ def evaluate(qrels: Any, run: Any, measures: Iterable[str] = (), *, complete: bo
     (:func:`~inexeval.formats.trec_columns.read_trec_eval_qrels`) or, for many runs, their
     :class:`Judgements`. ``zscores`` (``-Z``,
     :func:`~inexeval.formats.trec_zscores.read_zscores`): each topic's values as z-scores
-    (:func:`~inexeval.measures.trec_eval_more.as_zscores`) before they are averaged."""
-    chosen = choose(measures)
+    (:func:`~inexeval.measures.trec_eval_more.as_zscores`) before they are averaged.
+    ``measures`` may be :class:`Chosen` measures (``inexeval eval``'s: each computed as given,
+    in that order, none merged with another of its name)."""
+    given = list(measures)
+    made = [m for m in given if isinstance(m, Chosen)]
+    chosen = made if given and len(made) == len(given) else choose(map(str, given))
     judged = judgements(qrels)
     options: dict[str, Any] = {"relevance_level": relevance_level, "max_docs": max_docs,
                                "judged_only": judged_only, "num_docs": num_docs}
