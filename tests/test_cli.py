@@ -260,8 +260,8 @@ def test_simulate_random_respects_limit(tmp_path: Path,
         per_topic[line.split()[0]] = per_topic.get(line.split()[0], 0) + 1
     assert set(per_topic.values()) == {2}
     # it says what it wrote as every -o does (on stderr: stdout stays for results)
-    assert capsys.readouterr() == ("", f"inexeval: wrote {out} (6 results of 3 topics, "
-                                       f"{out.stat().st_size:,} bytes)\n")
+    said = f"inexeval: wrote {out} (6 results of 3 topics, {out.stat().st_size:,} bytes)\n"
+    assert capsys.readouterr() == ("", said)
 
 
 @needs_shared

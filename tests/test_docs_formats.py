@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from inexeval.assess.export import json_text, read_json
-from inexeval.formats.bioasq import looks_like_bioasq, read_bioasq
+from inexeval.formats.bioasq import read_bioasq
 from inexeval.formats.chroma import (
     is_questions_csv,
     read_chunking,
@@ -34,6 +34,7 @@ from inexeval.formats.detect import (
     load_assessments,
     load_run,
 )
+from inexeval.formats.probes import looks_like_bioasq
 from inexeval.formats.scores import read_scores
 from inexeval.formats.topics import read_topics
 from inexeval.formats.trec_jg import read_qrels_jg

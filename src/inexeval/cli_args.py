@@ -9,7 +9,7 @@ from typing import Any
 
 from inexeval.analysis.choices import PERMUTATIONS
 from inexeval.cli import digits, non_negative, positive, probability, topic_ids
-from inexeval.experiment import TASKS
+from inexeval.defaults import TASKS
 from inexeval.outputs import write_output
 
 RESAMPLING_TESTS = {"randomised", "bootstrap", "randomised-tukey"}
@@ -251,13 +251,13 @@ def comparison(args: argparse.Namespace, command: str) -> int:
                      "randomised-tukey draw; so does --meta)")
     if len(args.runs) < 2:
         raise InexevalError(f"comparing needs at least two runs, not {len(args.runs)}")
-    from inexeval.formats.chroma import is_questions_csv
+    from inexeval.formats.probes import is_questions_csv
 
     if is_questions_csv(args.assessments):
         from inexeval.evaluation_spans import compare_span_runs
 
         return compare_span_runs(args, tests)
-    from inexeval.formats.bioasq import looks_like_bioasq
+    from inexeval.formats.probes import looks_like_bioasq
 
     if looks_like_bioasq(args.assessments):
         from inexeval.evaluation_bioasq import compare_bioasq

@@ -19,6 +19,9 @@ FOCUSED_HEADLINE = ["iP[0.00]", "iP[0.01]", "iP[0.05]", "iP[0.10]", "MAiP"]
 IN_CONTEXT_HEADLINE = ["gP[5]", "gP[10]", "gP[25]", "gP[50]", "MAgP"]
 """The measures the INEX 2008-2010 overviews report for the in-context tasks."""
 
+TASKS = ("focused", "thorough", "relevant-in-context", "best-in-context", "t2i")
+"""The official INEX 2007-2010 tasks (:func:`inexeval.measures.focused.evaluate_task`)."""
+
 HEADLINE = {"focused": FOCUSED_HEADLINE, "thorough": FOCUSED_HEADLINE,
             "relevant-in-context": IN_CONTEXT_HEADLINE, "best-in-context": IN_CONTEXT_HEADLINE,
             "t2i": IN_CONTEXT_HEADLINE}

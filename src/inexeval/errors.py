@@ -63,3 +63,11 @@ class InexevalWarning(UserWarning):
 def warn(reason: str, file: str | Path | None = None, line: int | None = None) -> None:
     """Emit an :class:`InexevalWarning` as ``file:line: reason``."""
     warnings.warn(f"{_where(file, line)}{reason}", InexevalWarning, stacklevel=2)
+
+
+def warn_unassessed(topics: list[str], source: str | None) -> None:
+    """One warning naming (the first five of) the run's topics that have no assessments."""
+    if topics:
+        shown = ", ".join(topics[:5]) + (" ..." if len(topics) > 5 else "")
+        warn(f"{len(topics)} topic(s) in the run have no assessments and are ignored: {shown}",
+             source)

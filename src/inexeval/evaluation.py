@@ -11,23 +11,14 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from inexeval.errors import InexevalError, MeasureError, warn
+from inexeval.errors import InexevalError, MeasureError, warn, warn_unassessed
 from inexeval.measures.common import element_table
-from inexeval.measures.registry import Measure, TopicContext, parse_measures
+from inexeval.measures.registry import Measure, TopicContext, measure_groups, parse_measures
 from inexeval.model import Assessments, Run, TopicRun
 from inexeval.model.run import RunParts, distinct_names, make_topic_run
 from inexeval.quantise import get as quantisation
 from inexeval.results import Metric, Results, Row
 from inexeval.scores import topic_key
-
-
-def measure_groups(measures: Sequence[Measure]) -> dict[tuple[Any, ...], list[Measure]]:
-    """The measures by family and parameters (one kernel call each), in the order each group
-    first comes: the order of a topic's rows."""
-    groups: dict[tuple[Any, ...], list[Measure]] = {}
-    for m in measures:
-        groups.setdefault((m.family.name, m.params), []).append(m)
-    return groups
 
 
 class Evaluator:
@@ -242,13 +233,6 @@ class Evaluator:
             results.topics_evaluated[name] = topics
             results.extend(rows if name == run.name else [row._replace(run=name) for row in rows])
         return results
-
-
-def warn_unassessed(topics: list[str], source: str | None) -> None:
-    if topics:
-        shown = ", ".join(topics[:5]) + (" ..." if len(topics) > 5 else "")
-        warn(f"{len(topics)} topic(s) in the run have no assessments and are ignored: {shown}",
-             source)
 
 
 EVALUATOR_OPTIONS = ("navigation", "ideal_run")

@@ -16,7 +16,8 @@ from typing import Any
 
 from inexeval.errors import InexevalError, MeasureError, warn
 from inexeval.experiment import RunOutcome
-from inexeval.formats.bioasq import BioasqFile, looks_like_bioasq, read_bioasq
+from inexeval.formats.bioasq import BioasqFile, read_bioasq
+from inexeval.formats.probes import looks_like_bioasq
 from inexeval.measures.bioasq import DEFAULT_VERSION, MEASURES, check_version, evaluate_bioasq
 from inexeval.scores import Scores
 

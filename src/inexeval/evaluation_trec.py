@@ -29,13 +29,12 @@ from __future__ import annotations
 
 from collections.abc import Container, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
 
-from inexeval.errors import InexevalError
-from inexeval.evaluation import Evaluator, warn_unassessed
+from inexeval.errors import InexevalError, warn_unassessed
 from inexeval.formats import source as sources
 from inexeval.formats.lines import Table, little_word_view
 from inexeval.formats.source import opened
@@ -44,6 +43,9 @@ from inexeval.measures.registry import TopicContext
 from inexeval.measures.trec import SPECS
 from inexeval.results import Results, Row
 from inexeval.scores import topic_key
+
+if TYPE_CHECKING:
+    from inexeval.evaluation import Evaluator
 
 Ints = npt.NDArray[np.int64]
 

@@ -171,8 +171,8 @@ class TrecEvalStudy:
         return outcome
 
     def _evaluate(self, path: str, complete: bool) -> tuple[Any, list[str]]:
-        from inexeval.evaluation import measure_groups
         from inexeval.evaluation_trec import GiveUp, answered_topics, screened_parts
+        from inexeval.measures.registry import measure_groups
         from inexeval.measures.trec_eval import evaluate
         from inexeval.results import Results, Row
         from inexeval.scores import topic_key

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from inexeval.defaults import TASKS
 from inexeval.errors import InexevalError, MeasureError, warn
 from inexeval.results import Results
 from inexeval.scores import RULES, Scores, describe_rule, natural_order
@@ -38,8 +39,6 @@ if TYPE_CHECKING:
     from inexeval.comparison import Comparison
     from inexeval.model import Assessments, Run
 
-TASKS = ("focused", "thorough", "relevant-in-context", "best-in-context", "t2i")
-"""The official INEX 2007-2010 tasks (:func:`inexeval.measures.focused.evaluate_task`)."""
 
 EVALUATION_RULE = "answered"
 """The rule of :meth:`Experiment.evaluate` (``inexeval eval``): trec_eval's."""

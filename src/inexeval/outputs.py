@@ -15,7 +15,6 @@ import contextlib
 import os
 import stat
 import sys
-import tempfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
@@ -74,6 +73,8 @@ def atomic_output(path: str | Path, mode: str = "w") -> Iterator[IO[Any]]:
         return
     folder = path.parent if str(path.parent) else Path(".")
     try:
+        import tempfile
+
         fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=folder)
     except OSError as error:
         raise InexevalError(f"cannot write: {error.strerror or error}", path) from None

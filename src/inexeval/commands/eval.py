@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
     from inexeval.allocator import keep_freed_memory
     from inexeval.cli_args import experiment
     from inexeval.errors import InexevalError
-    from inexeval.formats.chroma import is_questions_csv
+    from inexeval.formats.probes import is_questions_csv
     from inexeval.options import check_eval_options
 
     if is_questions_csv(args.assessments):
@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
         return eval_span_runs(args)
     keep_freed_memory()
     check_eval_options(args)
-    from inexeval.formats.bioasq import looks_like_bioasq
+    from inexeval.formats.probes import looks_like_bioasq
 
     if looks_like_bioasq(args.assessments):
         from inexeval.evaluation_bioasq import bioasq_study

@@ -87,19 +87,6 @@ def _is_array(value: Any) -> bool:
     return isinstance(value, list) and not isinstance(value, _Pairs)
 
 
-def looks_like_bioasq(path: str | Path | Source) -> bool:
-    """Whether the file's first non-blank character opens a JSON object or array (no other
-    assessment format does)."""
-    if str(path) == "-" or (not isinstance(path, Source) and Path(path).is_dir()):
-        return False
-    try:
-        with opened(path) as source:
-            head = source.head(4096)
-    except OSError:
-        return False
-    return head.removeprefix(BOM).lstrip()[:1] in (b"{", b"[")
-
-
 def read_bioasq(path: str | Path | Source) -> BioasqFile:
     """Read a golden or system file (see the module docstring)."""
     with opened(path) as source:

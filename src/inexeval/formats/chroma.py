@@ -29,10 +29,8 @@ import numpy as np
 import numpy.typing as npt
 
 from inexeval.errors import FormatError, InexevalError, shown
+from inexeval.formats.probes import QUESTIONS_HEADER as HEADER
 from inexeval.formats.source import opened
-
-HEADER = ("question", "references", "corpus_id")
-"""The header of Chroma's questions CSV (how it is detected)."""
 
 IntArray = npt.NDArray[np.int64]
 
@@ -89,17 +87,6 @@ class SpanRun:
     name: str
     rankings: Mapping[str, Spans]
     source: str
-
-
-def is_questions_csv(path: str | Path) -> bool:
-    """Whether ``path`` is a file whose first line is Chroma's questions header."""
-    try:
-        with open(path, "rb") as f:
-            first = f.readline(4096)
-    except OSError:
-        return False
-    text = first.decode("utf-8", "replace").lstrip("\ufeff").strip()
-    return tuple(text.split(",")) == HEADER
 
 
 def default_corpus(questions: str | Path) -> Path:

@@ -60,7 +60,7 @@ def _assessments_format(source: Source) -> str:
         if root == "assessments":
             return "inex"
         raise FormatError(f"XML root <{root}> is not an INEX assessment file", source.name)
-    from inexeval.formats.genomics import is_genomics_line
+    from inexeval.formats.probes import is_genomics_line
 
     if is_genomics_line(_first_line(source)):
         return "genomics"

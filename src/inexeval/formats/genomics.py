@@ -32,13 +32,6 @@ UNKNOWN_LENGTH = 2**62
 """Document length recorded for Genomics documents: unknown, so no passage ends beyond it."""
 
 
-def is_genomics_line(line: str) -> bool:
-    """Whether a line has the gold standard's layout (five tab-separated fields, the second to
-    fourth integers)."""
-    fields = line.rstrip().split("\t")
-    return len(fields) == 5 and all(f.strip().isdigit() for f in fields[1:4])
-
-
 def read_genomics_gold(path: str | Path | Source) -> Assessments:
     """Read the TREC Genomics 2007 gold standard (see the module docstring)."""
     passages: dict[str, dict[str, list[tuple[int, int, tuple[str, ...]]]]] = {}

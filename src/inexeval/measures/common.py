@@ -4,20 +4,23 @@ gains, and the first overlapping rank of every result."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import numpy.typing as npt
 
-from inexeval.collection.paths import parent
 from inexeval.errors import MeasureError
 from inexeval.measures.registry import Param, TopicContext
-from inexeval.model import TopicAssessments, TopicRun
-from inexeval.quantise import get as quantisation
-from inexeval.quantise import quantise
+
+if TYPE_CHECKING:  # the element code is imported where it is used: P on TREC qrels needs none
+    from inexeval.model import TopicAssessments, TopicRun
 
 IntArray = npt.NDArray[np.int64]
 
 
 def _known_quantisation(name: str) -> None:
+    from inexeval.quantise import get as quantisation
+
     quantisation(name)
 
 
@@ -41,6 +44,9 @@ class ElementTable:
     """
 
     def __init__(self) -> None:
+        from inexeval.collection.paths import parent
+
+        self._parent = parent
         self._ids: dict[tuple[str, str], int] = {}
         self._parents: IntArray = np.zeros(1024, dtype=np.int64)
         self._scratch: IntArray = np.zeros(0, dtype=np.int64)
@@ -50,7 +56,7 @@ class ElementTable:
         found = self._ids.get(key)
         if found is not None:
             return found
-        up = parent(path) if path else None
+        up = self._parent(path) if path else None
         parent_id = self._intern(file, up if up is not None else "") if path else -1
         new = len(self._ids)
         if new == len(self._parents):
@@ -122,7 +128,13 @@ def judged_positions(ta: TopicAssessments, run: TopicRun, ctx: TopicContext) -> 
 def quantised(ta: TopicAssessments, ctx: TopicContext, quant: str) -> npt.NDArray[np.float64]:
     """Quantised value of every judged unit of the topic (memoised for the topic)."""
     return ctx.shared_cached(("quant", id(ta), quant),  # type: ignore[no-any-return]
-                             lambda: quantise(quant, ta))
+                             lambda: _quantise(quant, ta))
+
+
+def _quantise(quant: str, ta: TopicAssessments) -> npt.NDArray[np.float64]:
+    from inexeval.quantise import quantise
+
+    return quantise(quant, ta)
 
 
 def gains(ta: TopicAssessments, run: TopicRun, ctx: TopicContext, quant: str) -> npt.NDArray[np.float64]:

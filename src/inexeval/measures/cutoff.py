@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -12,8 +12,9 @@ from inexeval.errors import MeasureError
 from inexeval.measures.common import QUANT, element_table, first_overlap_rank, gains, result_ids
 from inexeval.measures.registry import Family, Param, TopicContext, Value, register
 from inexeval.measures.trec import REL, Spec, trec_kernel
-from inexeval.model import TopicAssessments, TopicRun
-from inexeval.quantise import is_binary
+
+if TYPE_CHECKING:
+    from inexeval.model import TopicAssessments, TopicRun
 
 PRECISION = trec_kernel(Spec(None, "P"))
 """Precision at k on TREC qrels: trec_eval's ``P``."""
@@ -29,6 +30,8 @@ def _precision(
     if params["rel"] != 1:
         raise MeasureError(f"P: rel={params['rel']} goes with TREC qrels (quant=strict); "
                            "on other assessments choose a quantisation")
+    from inexeval.quantise import is_binary
+
     values = gains(ta, run, ctx, quant)
     if not is_binary(quant, ta.scale):
         values = (values > 0).astype(np.float64) if params["binarise"] else values

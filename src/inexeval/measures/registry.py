@@ -14,7 +14,6 @@ cut-off, so that shared work (sorting, cumulative sums) is done once.
 from __future__ import annotations
 
 import ast
-import difflib
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -389,6 +388,8 @@ def _suggest_measure(name: str, text: str) -> str:
     trec_eval_style = _TREC_EVAL_CUTOFF.match(name)
     if name.lower() not in by_lower and trec_eval_style is not None:
         name, rest = trec_eval_style.group("name"), "@" + trec_eval_style.group("cutoff") + rest
+    import difflib
+
     found = by_lower.get(name.lower()) or [
         target for close in difflib.get_close_matches(name.lower(), by_lower, n=1, cutoff=0.6)
         for target in by_lower[close]]
@@ -399,6 +400,8 @@ def _suggest_measure(name: str, text: str) -> str:
 
 
 def _nearest(word: str, options: Iterable[str]) -> str:
+    import difflib
+
     options = list(options)
     close = difflib.get_close_matches(word, options, n=1, cutoff=0.4)
     if not close:
@@ -669,3 +672,12 @@ def syntax(family: Family, example: bool = False) -> str:
     if family.cutoff_required:
         return f"{family.name}[{cut}]" if family.bracket_cutoff else f"{family.name}@{cut}"
     return family.name if example else f"{family.name}[@{cut}]"
+
+
+def measure_groups(measures: Sequence[Measure]) -> dict[tuple[Any, ...], list[Measure]]:
+    """The measures by family and parameters (one kernel call each), in the order each group
+    first comes: the order of a topic's rows."""
+    groups: dict[tuple[Any, ...], list[Measure]] = {}
+    for m in measures:
+        groups.setdefault((m.family.name, m.params), []).append(m)
+    return groups

@@ -25,13 +25,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from inexeval.measures.common import judged_positions
 from inexeval.measures.registry import Family, Kernel, Param, TopicContext, Value, register
-from inexeval.model import TopicAssessments, TopicRun
+
+if TYPE_CHECKING:
+    from inexeval.model import TopicAssessments, TopicRun
 
 REL = Param("rel", int, 1, "minimum relevance level counted as relevant (trec_eval -l)")
 

@@ -10,9 +10,7 @@ is aligned in columns for a terminal and tab-separated for a pipe (:func:`column
 
 from __future__ import annotations
 
-import csv
 import io
-import json
 import math
 from collections.abc import Callable
 
@@ -70,6 +68,8 @@ def render_csv(results: Results, digits: int = 4, per_topic: bool = False,
     """The tidy table ``run,topic,measure,value``, values at full precision (``digits`` is
     not used: a CSV file is read by programs, which should get the exact numbers)."""
     out = io.StringIO()
+    import csv
+
     writer = csv.writer(out, lineterminator="\n")
     if header:
         writer.writerow(["run", "topic", "measure", "value"])
@@ -91,6 +91,8 @@ def render_json(results: Results, digits: int = 4, per_topic: bool = False) -> s
          "value": clean(r.measure, r.value)}
         for r in _rows(results, per_topic)
     ]
+    import json
+
     return json.dumps(data, indent=1) + "\n"
 
 

@@ -160,8 +160,7 @@ def evaluate_inputs(args: argparse.Namespace) -> Any:
     (:func:`inexeval.cli_args.experiment`) under the comparison's rule (``any``, ``-c``:
     ``all``): its :class:`~inexeval.scores.Scores`, cut to the measures a comparison reads."""
     from inexeval.cli_args import experiment
-    from inexeval.formats.bioasq import looks_like_bioasq
-    from inexeval.formats.chroma import is_questions_csv
+    from inexeval.formats.probes import is_questions_csv, looks_like_bioasq
     from inexeval.meta import study_scores
     from inexeval.outputs import note
 
