@@ -10,10 +10,13 @@ How the overhead is measured (the issue's goal: Dask on 2 workers costs under 10
 study on one process). Wall time says little on a shared machine, so the figures are CPU
 seconds (user + system):
 
-* the command: ``getrusage(RUSAGE_CHILDREN)`` around it, which counts the processes it started
-  and waited for (``--jobs`` and ``local:N`` workers);
+* the command: its usage as ``wait4`` gives it, which counts the processes it started and
+  waited for (``--jobs`` and ``local:N`` workers);
 * a running cluster: ``/proc/PID/stat`` of the scheduler and of each worker, before and after
   the command (all they spent meanwhile: the tasks, deserialising the inputs, heartbeats);
+* the peak resident size (printed in MB): the command's (``ru_maxrss``, the largest of it and
+  the processes it waited for) and each worker's (``VmHWM``; a cluster is started for each
+  configuration, so the peak of its first study, the full one);
 * overhead = CPU(Dask, 2 workers: command + scheduler + workers) / CPU(``--jobs 1``) - 1, and
   the same against ``--jobs 2``; the parallel efficiency = wall(1 worker) / (2 x wall(2
   workers)), meaningful on an idle machine only;
@@ -47,12 +50,12 @@ to ``--folder`` (default /tmp/inexeval-bench-pools) once and reused.
 from __future__ import annotations
 
 import argparse
+import math
 import os
-import resource
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -105,6 +108,10 @@ class Timing:
 
     idle: float = 0.0
     """CPU seconds per second the running cluster spends idle (heartbeats, its monitors)."""
+    peak: dict[str, float] = field(default_factory=dict)
+    """Peak resident size in MB: the command's (the largest of it and the processes it waited
+    for) and each running worker's since it started (a cluster is started for each
+    configuration, so its first study's peak)."""
 
     @property
     def cpu(self) -> float:
@@ -116,20 +123,34 @@ class Timing:
         return self.idle * self.wall
 
 
+def _peak_mb(pid: int) -> float:
+    """The peak resident size of a running process since it started (``VmHWM``), in MB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return math.nan
+
+
 def timed(command: list[str], cluster: dict[str, subprocess.Popen[bytes]] | None = None
           ) -> Timing:
     """Run ``command`` once and measure it (see the module docstring)."""
     cluster = cluster or {}
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     held = {name: _ticks(p.pid) for name, p in cluster.items()}
     start = time.perf_counter()
-    done = subprocess.run(command, check=True, stdout=subprocess.PIPE,
-                          stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    assert process.stdout is not None
+    output = process.stdout.read()
+    # wait4: this command's own usage (with the processes it waited for: --jobs, local:N)
+    _, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
     wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    own = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return Timing(wall, own, {name: _ticks(p.pid) - held[name] for name, p in cluster.items()},
-                  done.stdout)
+    if process.returncode:
+        raise subprocess.CalledProcessError(process.returncode, command)
+    return Timing(wall, usage.ru_utime + usage.ru_stime,
+                  {name: _ticks(p.pid) - held[name] for name, p in cluster.items()}, output,
+                  peak={"command": usage.ru_maxrss / 1024,
+                        **{name: _peak_mb(p.pid) for name, p in cluster.items()
+                           if name != "scheduler"}})
 
 
 def idle_rate(cluster: dict[str, subprocess.Popen[bytes]], seconds: float) -> float:
@@ -283,8 +304,10 @@ def main() -> None:
         parts = "".join(f", {name} {cpu:.2f}" for name, cpu in best.cluster.items())
         ticking = (f"; idle ticking {idle:.3f} CPU s/s x wall = {best.ticking:.2f} s"
                    if cluster else "")
+        peaks = ", ".join(f"{name} {mb:.0f}" for name, mb in best.peak.items())
         print(f"{label:30s} wall {best.wall:6.2f} s  CPU {best.cpu:6.2f} s (command "
-              f"{best.command:.2f}{parts}{ticking})  {same}", flush=True)
+              f"{best.command:.2f}{parts}{ticking})  {same}; peak RSS MB: {peaks}",
+              flush=True)
 
     measure("--jobs 1", [*command, "--jobs", "1"])
     if "jobs2" not in args.skip:

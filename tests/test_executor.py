@@ -188,3 +188,19 @@ def test_inputs_made_once_per_study_by_the_process_that_uses_them(
     assert _MADE_BY == [5]  # made here, before the forked processes, once for both maps
     assert executor.map(_picked, [1], ReadOnWorkers(_made, 8)) == [9]
     assert _MADE_BY == [5, 8]  # another study: made again
+
+
+def test_a_study_s_inputs_are_dropped_and_their_memory_given_back(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from inexeval import executor
+
+    given_back: list[bool] = []
+    give_back = executor._give_back_memory
+    monkeypatch.setattr(executor, "_give_back_memory", lambda: given_back.append(True))
+    recipe = ReadOnWorkers(_made, 5)
+    recipe.value()
+    executor._forget_on_worker(["another study"])
+    assert executor._MADE and not given_back
+    executor._forget_on_worker([recipe.key])
+    assert not executor._MADE and given_back == [True]
+    give_back()  # glibc's malloc_trim here, nothing where there is none

@@ -254,5 +254,16 @@ def test_with_shared_inputs_the_command_reads_nothing(cluster: Cluster, tmp_path
 
     monkeypatch.setattr(meta_pool, "_read", no_reading)  # this process only: not the workers
     assert _output(tmp_path, [*argv, "--scheduler", cluster.address], "shared") == one
+
+    def held() -> int:  # by value: the workers cannot import tests
+        from inexeval import executor
+
+        return len(executor._MADE)
+
+    from distributed import Client
+
+    with Client(cluster.address, timeout=f"{int(LIMIT)}s") as client:
+        # the workers made the inputs, and dropped them when the command was over
+        assert client.run(held) == dict.fromkeys(cluster.workers, 0)
     with pytest.raises(AssertionError, match="read the inputs"):
         main([*argv, "--scheduler", cluster.address, "--inputs", "send"])

@@ -14,6 +14,7 @@ from inexeval.cli import main
 from inexeval.executor import Processes
 from inexeval.formats.detect import load_assessments, load_run
 from inexeval.formats.pool import read_pool
+from inexeval.meta import pool as pool_module
 from inexeval.meta.pool import (
     CodedRuns,
     Keys,
@@ -32,7 +33,9 @@ from inexeval.meta.pool import (
     without_units,
 )
 from inexeval.meta.reuse import reuse_study, run_groups
+from inexeval.model import Run
 from inexeval.model.pool import Pool
+from inexeval.model.run import make_topic_run
 from tests.helpers import DATA, needs_shared
 
 # Two topics of FOL qrels: relevant articles (rsize > 0, highlighted passages) and judged
@@ -169,6 +172,42 @@ def test_depth_pools_are_those_of_the_pool_command(inputs: tuple[Path, list[Path
     removed = left_out_units(pooled_units(Pooling(depth=4).pool(runs), "article"), study)
     expected = {t: sorted(set(pooled[4][t]) - set(pooled[2].get(t, []))) for t in pooled[4]}
     assert {t: k.tolist() for t, k in removed.items()} == expected
+
+
+@pytest.mark.parametrize("long_name", [False, True])
+def test_runs_are_coded_by_their_readers_codes_as_by_their_names(
+        tmp_path: Path, long_name: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    # names of several lengths (their packed integers do not sort as the names do), repeated
+    # in a topic; a name over 8 bytes leaves the run without packed names. The names hashed
+    # are the topic's distinct ones (packed names), or each run's (codes alone), not every
+    # result's.
+    names = {"r1": {"1": ["9", "10", "9", "ab", "10"], "2": ["b", "a"]},
+             "r2": {"1": ["10", "ab", "z" * (12 if long_name else 1), "9"], "2": ["a", "a"]}}
+    read = [load_run(str(p)) for p in _write_runs(tmp_path, names)]
+    assert all((getattr(r.topics, "packed_names", None) is None) == long_name
+               for r in read[1:])
+    plain = [Run(r.name, r.kind, {t: make_topic_run(t, list(tr.files), ranks=list(tr.ranks))
+                                  for t, tr in r.topics.items()}) for r in read]
+    unpacked = [Run(r.name, r.kind, dict(r.topics.items())) for r in read]
+    by_names = CodedRuns.of(plain, ["1", "2"], Pooling(articles=3))
+    assert by_names.keys["1"].tolist() == ["10", "9", "ab", "z" * (12 if long_name else 1)]
+    hashed: list[int] = []
+    coded_names = pool_module._coded
+
+    def counted(names: np.ndarray) -> tuple[Keys, np.ndarray]:
+        hashed.append(len(names))
+        return coded_names(names)
+
+    monkeypatch.setattr(pool_module, "_coded", counted)
+    for runs, sizes in ((read, [7, 3] if long_name else [4, 2]), (unpacked, [7, 3]),
+                        ([read[0], plain[1]], [9, 4])):
+        hashed.clear()
+        coded = CodedRuns.of(runs, ["1", "2"], Pooling(articles=3))
+        assert hashed == sizes
+        for topic in ("1", "2"):
+            assert coded.keys[topic].tolist() == by_names.keys[topic].tolist()
+            assert [a.tolist() for a in coded.rounds[topic]] == [
+                a.tolist() for a in by_names.rounds[topic]]
 
 
 @needs_shared
