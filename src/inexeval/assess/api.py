@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import hashlib
 import json
 import logging
+import math
 import re
 import secrets
 import threading
@@ -84,15 +86,23 @@ class LoginLimiter:
     takes it back), so concurrent guesses are all counted. After ``per_name`` failures for a
     name, each further attempt waits ``first_wait * 2 ** (failures - per_name)`` seconds after
     the last failure, at most ``name_wait`` (60 s: an attacker can slow a victim's login down,
-    never lock it out); after ``per_address`` failures from an address the same, at most
-    ``address_wait``. Keys idle for ``forget`` seconds are forgotten, the oldest beyond
-    ``most`` too (OWASP ASVS 2.2.1; the backoff of Datasette's and Django-axes' limiters)."""
+    never lock it out); a right password does not forget the name's failures (it only takes
+    its own attempt back), so that a user logging in between an attacker's guesses of that
+    name gives the attacker no fresh free guesses. After ``per_address`` failures from an
+    address the address waits the same way, at most ``address_wait``, but its logins are not
+    refused: each still gets its password checked, one at a time for the address, after
+    holding the address's turn for its wait, at most ``address_hold`` seconds (a right
+    password is never refused for its address's wrong ones, a lab behind NAT with a careless
+    typist included; an attacker's guesses from the address cost it ``address_hold`` each).
+    Keys idle for ``forget`` seconds are forgotten, the oldest beyond ``most`` too (OWASP ASVS
+    2.2.1; the backoff of Datasette's and Django-axes' limiters)."""
 
     per_name: int = LOGIN_ATTEMPTS
     per_address: int = ADDRESS_ATTEMPTS
     first_wait: float = 1.0
     name_wait: float = 60.0
     address_wait: float = 900.0
+    address_hold: float = 5.0
     forget: float = 24 * 3600.0
     most: int = 100_000
 
@@ -110,34 +120,42 @@ class LoginLimiter:
         return (hashlib.sha256(f"name\0{name}".encode("utf-8", "replace")).hexdigest(),
                 hashlib.sha256(f"address\0{address}".encode("utf-8", "replace")).hexdigest())
 
-    def attempt(self, store: Store, name: str | None, address: str | None) -> float:
+    def attempt(self, store: Store, name: str | None, address: str | None, *,
+                waiting: bool = True) -> float:
         """Count an attempt under the name's key and the address's (each when given); the
-        seconds to wait instead when one of them must wait."""
+        seconds to wait instead when one of them must wait (with ``waiting`` false the attempt
+        is counted whatever the wait)."""
         name_key, address_key = self.keys(name or "", address or "")
+
+        def delay(free: int, longest: float) -> Callable[[int], float]:
+            return self._delay(free, longest) if waiting else lambda failures: float("-inf")
+
         return store.count_login_attempt(
-            [*([(address_key, self._delay(self.per_address, self.address_wait))]
+            [*([(address_key, delay(self.per_address, self.address_wait))]
                if address is not None else []),
-             *([(name_key, self._delay(self.per_name, self.name_wait))]
+             *([(name_key, delay(self.per_name, self.name_wait))]
                if name is not None else [])],
             time.time(), self.forget, self.most)
 
-    def succeeded(self, store: Store, name: str, address: str | None) -> None:
-        """A right password: the name's failures are forgotten, the attempt taken back from
-        the address (when it was counted there)."""
+    def no_failure(self, store: Store, name: str, address: str | None) -> None:
+        """An attempt that is no failure (its password was right, or it could not be checked)
+        is taken back from the name (and the address, when it was counted there); the name's
+        other failures stay (see the class)."""
         name_key, address_key = self.keys(name, address or "")
-        store.login_succeeded(name_key, [address_key] if address is not None else [])
-
-    def not_checked(self, store: Store, name: str, address: str | None) -> None:
-        """An attempt whose password was not checked (busy, or its address must wait) is no
-        failure: taken back from the name (and the address, when it was counted there)."""
-        name_key, address_key = self.keys(name, address or "")
-        store.login_not_checked([name_key, *([address_key] if address is not None else [])])
+        store.login_taken_back([name_key, *([address_key] if address is not None else [])])
 
 
 class Busy(Exception):
     """No password check could start within the queue's bound."""
 
 
+BUSY_RETRY_SECONDS = 5
+"""The ``Retry-After`` of a login answered 503 because every password check was busy."""
+
+
+CHECK_THREADS = 2
+"""Password checks at a time (argon2's default cost takes 64 MiB each), in all the serving
+processes together."""
 CHECK_QUEUE_SECONDS = 30.0
 """Longest a login waits for its password check before 503: twenty logins from one lab behind
 NAT are checked one after another (0.3 s each with argon2-cffi's default cost on a busy
@@ -324,8 +342,9 @@ class Service:
         return rules.Structure(document.length, document.elements, inline)
 
 
-def error(status: int, message: str, **extra: Any) -> JSONResponse:
-    return JSONResponse({"error": message, **extra}, status_code=status)
+def error(status: int, message: str, headers: dict[str, str] | None = None,
+          **extra: Any) -> JSONResponse:
+    return JSONResponse({"error": message, **extra}, status_code=status, headers=headers)
 
 
 def service(request: Request) -> Service:
@@ -420,35 +439,40 @@ async def login(request: Request) -> Response:
     # the name's failures are counted before the check (concurrent guesses of one name from
     # many addresses are all counted); the address's within its turn, one check at a time,
     # and a right password takes its attempt back before the address's next login is counted:
-    # only wrong passwords ever count against an address
+    # only wrong passwords ever count against an address, and an address over its limit
+    # waits (LoginLimiter.address_hold) but is never refused a check
     wait = await run_in_threadpool(app.limiter.attempt, app.store, name, None)
     user, right, counted = None, False, False
-    if wait <= 0:
-        try:
-            async with app.checks.turn(address) as deadline:
-                wait = await run_in_threadpool(app.limiter.attempt, app.store, None, address)
-                if wait <= 0:
-                    counted = True
-                    user = await run_in_threadpool(app.store.user, name)
-                    right = await app.checks.verify(user.password_hash if user else None,
-                                                    password, deadline)
-                    if user is not None and right:
-                        await run_in_threadpool(_logged_in, app, user, password, address)
-        except Busy:
-            await run_in_threadpool(app.limiter.not_checked, app.store, name,
-                                    address if counted else None)
-            if _wants_html(request):
-                return RedirectResponse("/login?error=busy", status_code=303)
-            return JSONResponse({"error": "the server is busy checking passwords; try again in "
-                                          "a few seconds"}, status_code=503,
-                                headers={"Retry-After": "5"})
-        if wait > 0:  # the address must wait: this password was not checked
-            await run_in_threadpool(app.limiter.not_checked, app.store, name, None)
     if wait > 0:
         if _wants_html(request):
             return RedirectResponse("/login?error=limited", status_code=303)
-        return error(429, "too many failed logins; try again later",
-                     retry_after=round(wait + 0.5))
+        seconds = max(1, math.ceil(wait))
+        return error(429, "too many failed logins; try again later", retry_after=seconds,
+                     headers={"Retry-After": str(seconds)})
+    try:
+        async with app.checks.turn(address) as deadline:
+            held = await run_in_threadpool(app.limiter.attempt, app.store, None, address)
+            if held > 0:
+                # the address is over its limit: its login holds the address's turn (its
+                # other logins wait behind it), then is counted and checked all the same
+                loop = asyncio.get_running_loop()
+                await asyncio.sleep(min(held, app.limiter.address_hold,
+                                        max(0.0, deadline - loop.time())))
+                await run_in_threadpool(functools.partial(
+                    app.limiter.attempt, app.store, None, address, waiting=False))
+            counted = True
+            user = await run_in_threadpool(app.store.user, name)
+            right = await app.checks.verify(user.password_hash if user else None, password,
+                                            deadline)
+            if user is not None and right:
+                await run_in_threadpool(_logged_in, app, user, password, address)
+    except Busy:
+        await run_in_threadpool(app.limiter.no_failure, app.store, name,
+                                address if counted else None)
+        if _wants_html(request):
+            return RedirectResponse("/login?error=busy", status_code=303)
+        return error(503, "the server is busy checking passwords; try again in a few seconds",
+                     headers={"Retry-After": str(BUSY_RETRY_SECONDS)})
     if user is None or not right:
         if _wants_html(request):
             return RedirectResponse("/login?error=1", status_code=303)
@@ -467,7 +491,7 @@ async def login(request: Request) -> Response:
 
 
 def _logged_in(app: Service, user: User, password: str, address: str) -> None:
-    app.limiter.succeeded(app.store, user.name, address)
+    app.limiter.no_failure(app.store, user.name, address)
     if app.hasher.check_needs_rehash(user.password_hash):
         app.store.set_password_hash(user.name, app.hasher.hash(password))
 
@@ -1069,10 +1093,11 @@ OPENAPI: dict[str, Any] = {
                                        "redirect to next, or to /login?error=1"},
                 "401": _ERROR, "422": _ERROR,
                 "403": {**_ERROR, "description": "a cross-site form post"},
-                "429": {**_ERROR, "description": "too many failed logins for this user name "
-                                                 "or from this address: wait retry_after "
-                                                 "seconds"},
-                "503": {**_ERROR, "description": "every password check is busy: retry"}}}},
+                "429": {**_ERROR, "description": "too many failed logins for this user name: "
+                                                 "wait retry_after seconds (the Retry-After "
+                                                 "header says it too)"},
+                "503": {**_ERROR, "description": "every password check is busy: retry after "
+                                                 "the Retry-After header's seconds"}}}},
         "/logout": {"post": {"summary": "End the session", "parameters": _CSRF,
                              "responses": {"200": {"description": "logged out"},
                                            "401": _ERROR, "403": _ERROR}}},

@@ -1021,23 +1021,13 @@ class Store:
             return refused.wait
         return 0.0
 
-    def login_succeeded(self, name_key: str, other_keys: Sequence[str]) -> None:
-        """After :meth:`count_login_attempt`, a right password: the name's failures are
-        forgotten and the attempt no longer counts against ``other_keys``."""
+    def login_taken_back(self, keys: Sequence[str]) -> None:
+        """After :meth:`count_login_attempt`, an attempt that was no failure (a right password,
+        or one that could not be checked): it no longer counts against ``keys``."""
         with self._write() as connection:
-            connection.execute(login_failures.delete().where(login_failures.c.key == name_key))
-            self._take_back(connection, other_keys)
-
-    def login_not_checked(self, keys: Sequence[str]) -> None:
-        """After :meth:`count_login_attempt`, a password that could not be checked (the server
-        was busy): the attempt no longer counts against ``keys``."""
-        with self._write() as connection:
-            self._take_back(connection, keys)
-
-    def _take_back(self, connection: Connection, keys: Sequence[str]) -> None:
-        connection.execute(login_failures.update().where(
-            login_failures.c.key.in_(keys), login_failures.c.failures > 0).values(
-            failures=login_failures.c.failures - 1))
+            connection.execute(login_failures.update().where(
+                login_failures.c.key.in_(keys), login_failures.c.failures > 0).values(
+                failures=login_failures.c.failures - 1))
 
     def login_failure_count(self) -> int:
         """How many keys the failed-login table holds."""
