@@ -9,6 +9,7 @@ from pathlib import Path
 
 import httpx
 
+from inexeval.assess.api import LOGIN_ATTEMPTS
 from tests.assess.conftest import PASSWORD
 from tests.assess_load import free_port, make_campaign, run_load, start_server
 
@@ -56,3 +57,30 @@ def test_kill_9_under_load_loses_no_acknowledged_save(store_url: str, tmp_path: 
     assert result["acknowledged_saves_checked"] == 45
     if not store_url.startswith("postgresql"):
         assert result["integrity_check"] == "ok"
+
+
+def test_several_worker_processes_share_the_store(store_url: str, tmp_path: Path) -> None:
+    """``--workers 2``: two serving processes, each with its own committer (SQLite) and
+    connections, under assessors saving back to back: versions are the database's (every
+    acknowledged save is in the store, versions strictly increase), and a login's throttle
+    is the store's, whichever process answers."""
+    names = make_campaign(tmp_path, store_url, 4)
+    port = free_port()
+    server = start_server(store_url, port, options=("--workers", "2"))
+    try:
+        children = Path(f"/proc/{server.pid}/task/{server.pid}/children").read_text().split()
+        assert sum(b"spawn_main" in Path(f"/proc/{child}/cmdline").read_bytes()
+                   for child in children) == 2
+        statuses = []
+        for _ in range(LOGIN_ATTEMPTS + 1):  # new connections: either process may answer
+            with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=60) as client:
+                statuses.append(client.post("/login", data={
+                    "username": "nobody", "password": "wrong"}).status_code)
+        assert statuses == [401] * LOGIN_ATTEMPTS + [429]
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=30)
+    result = run_load(store_url, names, saves=15, pause=0.0, kill=False, port=port,
+                      options=("--workers", "2"))
+    assert result["acknowledged_saves_checked"] == 60
+

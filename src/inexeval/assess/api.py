@@ -74,6 +74,9 @@ _FIELDS = {"version", "status", "passages", "best_entry_point", "exhaustivity", 
            "seconds"}
 
 Handler = Callable[[Request], Awaitable[Response]]
+DOCUMENT_CACHE_CHARS = 20_000_000
+"""Characters of text the document cache of a serving process holds at most (64 documents
+were too few for twenty assessors each moving among a few of their topic's)."""
 
 
 @dataclass(frozen=True)
@@ -173,7 +176,7 @@ class PasswordChecks:
     retry). An unknown user name is checked against a dummy hash made with the same hasher, so
     it costs the same time."""
 
-    def __init__(self, hasher: PasswordHasher, workers: int = 2,
+    def __init__(self, hasher: PasswordHasher, workers: int = CHECK_THREADS,
                  queue_seconds: float = CHECK_QUEUE_SECONDS, most_waiting: int = 1000):
         self.hasher = hasher
         self.workers = workers
@@ -262,8 +265,10 @@ class Service:
     limiter: LoginLimiter = field(default_factory=LoginLimiter)
     secure_cookies: bool = False
     session_idle: float = SESSION_IDLE
+    check_threads: int = CHECK_THREADS
     checks: PasswordChecks = field(init=False)
     _documents: OrderedDict[str, Document] = field(default_factory=OrderedDict)
+    _document_chars: int = 0
     _pool_paths: dict[tuple[str, str], list[str]] = field(default_factory=dict)
     _pool_files: dict[str, frozenset[str]] = field(default_factory=dict)
     _keyword_spans: OrderedDict[tuple[str, tuple[str, ...]], list[tuple[int, int]]] = field(
@@ -274,7 +279,7 @@ class Service:
     """Highlight mode: elements with less text are never asked (``assess init``)."""
 
     def __post_init__(self) -> None:
-        self.checks = PasswordChecks(self.hasher)
+        self.checks = PasswordChecks(self.hasher, self.check_threads)
         if self.mode == "highlight":
             chars = self.store.setting("min_element_chars")
             self.min_element_chars = MIN_ELEMENT_CHARS if chars is None else int(chars)
@@ -288,15 +293,19 @@ class Service:
         logging.getLogger("inexeval.assess").error("%s", message)
 
     def document(self, file: str) -> Document:
+        """The document ``file`` (:meth:`Store.document`), from a cache of the documents last
+        asked for, :data:`DOCUMENT_CACHE_CHARS` characters of text at most."""
         with self._lock:
             if file in self._documents:
                 self._documents.move_to_end(file)
                 return self._documents[file]
         document = self.store.document(file)
         with self._lock:
-            self._documents[file] = document
-            while len(self._documents) > 64:
-                self._documents.popitem(last=False)
+            if file not in self._documents:
+                self._documents[file] = document
+                self._document_chars += document.length
+            while self._document_chars > DOCUMENT_CACHE_CHARS and len(self._documents) > 1:
+                self._document_chars -= self._documents.popitem(last=False)[1].length
         return document
 
     def pool_paths(self, topic: str, file: str) -> list[str]:
@@ -635,10 +644,15 @@ async def put_judgement(request: Request) -> Response:
     def save() -> dict[str, Any]:
         user = user_of(app, request, change=True)
         # access first, whatever the body: a topic not assigned is 403, a document not in its
-        # pool 404 with one message (whether the store holds it elsewhere is not said)
-        app.store.access(topic, user.name)
-        app.require_pooled(topic, file)
-        version, fields, visit, sequence = _put_body(raw)
+        # pool 404 with one message (whether the store holds it elsewhere is not said); the
+        # save checks access in its transaction, so it is read here only when the pool or the
+        # body refuses the request (a save back to back read it twice)
+        try:
+            app.require_pooled(topic, file)
+            version, fields, visit, sequence = _put_body(raw)
+        except Exception:
+            app.store.access(topic, user.name)
+            raise
         structure = app.structure(file)
 
         def change(before: Judgement) -> Judgement:

@@ -227,6 +227,8 @@ _ACCESS = (sa.select(topics.c.locked, assignments.c.id)
                assignments.c.topic == topics.c.topic,
                assignments.c.assessor == sa.bindparam("assessor"))))
            .where(topics.c.topic == sa.bindparam("topic")))
+_POOLED = sa.select(pool.c.file).where(pool.c.topic == sa.bindparam("topic"),
+                                       pool.c.file == sa.bindparam("file"))
 _SESSION = (sa.select(users, sessions.c.csrf_token, sessions.c.expires, sessions.c.last_seen)
             .join(sessions, sessions.c.user == users.c.name)
             .where(sessions.c.token_hash == sa.bindparam("token_hash")))
@@ -656,6 +658,9 @@ class Store:
             try:
                 with self._write() as connection:
                     for work, future in batch:
+                        if len(batch) == 1:  # no savepoint: its failure rolls the batch back
+                            outcomes.append((future, work(connection), None))
+                            continue
                         try:
                             with connection.begin_nested():
                                 outcomes.append((future, work(connection), None))
@@ -1287,8 +1292,7 @@ class Store:
                  assessor: str) -> tuple[str, bool]:
         """``(the stored file, whether it is a repeat)`` of a document key: a pooled file is
         itself; the address of a repeat drawn for the assessor names the repeat."""
-        if connection.execute(sa.select(pool.c.file).where(
-                pool.c.topic == topic, pool.c.file == key)).first() is not None:
+        if connection.execute(_POOLED, {"topic": topic, "file": key}).first() is not None:
             return key, False
         repeat = self._repeat_of(connection, key, topic, assessor)
         return (key, False) if repeat is None else (repeat[2], True)
