@@ -31,7 +31,7 @@ from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import quote
 
 from argon2 import PasswordHasher
@@ -316,9 +316,11 @@ class Service:
             found = self._pool_paths[key] = self.store.pool_paths(topic, file)
         return found
 
-    def keyword_spans(self, document: Document, words: list[str]) -> list[tuple[int, int]]:
+    def keyword_spans(self, document: Document, words: list[str],
+                      cancel: threading.Event | None = None) -> list[tuple[int, int]]:
         """:func:`inexeval.assess.stems.keyword_spans` of a document, cached per document and
-        keywords (an assessor's pages of one topic ask the same again and again)."""
+        keywords (an assessor's pages of one topic ask the same again and again); ``cancel``
+        stops it (:class:`inexeval.assess.stems.Cancelled`)."""
         from inexeval.assess.stems import keyword_spans
 
         key = (document.file, tuple(words))
@@ -328,7 +330,7 @@ class Service:
                 self._keyword_spans.move_to_end(key)
                 return found
         edges = [at for _, start, end in document.elements for at in (start, end)]
-        found = keyword_spans(document.text, words, edges)
+        found = keyword_spans(document.text, words, edges, cancel)
         with self._lock:
             self._keyword_spans[key] = found
             while len(self._keyword_spans) > 256:
@@ -349,6 +351,30 @@ class Service:
         inline = inline_elements(document.elements, self.min_element_chars) \
             if self.mode == "highlight" else frozenset()
         return rules.Structure(document.length, document.elements, inline)
+
+
+DISCONNECT_POLL_SECONDS = 0.1
+"""How often a long request looks whether its client is still there."""
+_T = TypeVar("_T")
+
+
+async def while_connected(request: Request, work: Callable[[threading.Event], _T]) -> _T:
+    """``work(cancel)`` in the thread pool, stopped when the client goes away: its connection
+    is looked at every :data:`DISCONNECT_POLL_SECONDS` while the work runs, and once it is
+    closed ``cancel`` is set, which the work looks at between chunks and then raises
+    :class:`inexeval.assess.stems.Cancelled` (a keyword request on a long article went on for
+    seconds of CPU after its page was closed). A request cancelled by the server (shutting
+    down) sets it too."""
+    cancel = threading.Event()
+    running = asyncio.ensure_future(run_in_threadpool(work, cancel))
+    try:
+        while not running.done():
+            await asyncio.wait({running}, timeout=DISCONNECT_POLL_SECONDS)
+            if not running.done() and await request.is_disconnected():
+                cancel.set()
+        return running.result()
+    finally:
+        cancel.set()
 
 
 def error(status: int, message: str, headers: dict[str, str] | None = None,
@@ -622,9 +648,11 @@ async def get_keyword_spans(request: Request) -> Response:
     """The user's keywords for the topic and the [start, end) of the document's words whose
     Snowball stem is a keyword's (``assess/stems.py``; ``/regular expressions/`` are left to
     the page)."""
+    from inexeval.assess.stems import Cancelled
+
     app, topic, file = _document(request)
 
-    def load() -> dict[str, Any]:
+    def load(cancel: threading.Event) -> dict[str, Any]:
         user = user_of(app, request, change=False)
         app.store.access(topic, user.name)
         app.store.judgement(topic, file, user.name)
@@ -632,9 +660,12 @@ async def get_keyword_spans(request: Request) -> Response:
         words = chosen if chosen is not None else topic_keywords(app.store.topic(topic))
         document = app.document(file)
         return {"topic": topic, "file": file, "keywords": words,
-                "spans": [list(span) for span in app.keyword_spans(document, words)]}
+                "spans": [list(span) for span in app.keyword_spans(document, words, cancel)]}
 
-    return JSONResponse(await run_in_threadpool(load))
+    try:
+        return JSONResponse(await while_connected(request, load))
+    except Cancelled:
+        return _gone()
 
 
 async def put_judgement(request: Request) -> Response:
@@ -693,10 +724,16 @@ async def put_judgement(request: Request) -> Response:
 
 
 async def check_judgement(request: Request) -> Response:
+    from inexeval.assess.stems import Cancelled
+
     app, topic, file = _document(request)
     raw = await request.body()
 
-    def check() -> dict[str, Any]:
+    def check(cancel: threading.Event) -> dict[str, Any]:
+        def step() -> None:  # the rules' passes, each over the article, one at a time
+            if cancel.is_set():
+                raise Cancelled
+
         user = user_of(app, request, change=True)
         app.store.access(topic, user.name)
         fields = judgement_fields(json_body(raw), require_status=False)
@@ -709,6 +746,7 @@ async def check_judgement(request: Request) -> Response:
         candidate = replace(candidate, passages=merge_passages(candidate.passages))
         settled: dict[str, Any] = {}
         if app.mode == "highlight":
+            step()
             try:
                 after = rules.settle(before.exhaustivity, candidate.exhaustivity, structure,
                                      candidate.passages)
@@ -716,17 +754,27 @@ async def check_judgement(request: Request) -> Response:
                            "resets": [r.to_api() for r in after.resets]}
             except rules.RuleViolation as refused:
                 settled = {"refused": refused.messages}
-        return {**settled, "problems": rules.problems(candidate, structure, app.mode,
-                                                      app.pool_paths(topic, file)),
-                "implicit": rules.implicit_values(candidate.values, structure, app.mode),
+        step()
+        problems = rules.problems(candidate, structure, app.mode, app.pool_paths(topic, file))
+        step()
+        implicit = rules.implicit_values(candidate.values, structure, app.mode)
+        step()
+        return {**settled, "problems": problems, "implicit": implicit,
                 "holding": rules.holding(structure, candidate.passages),
                 "passages": [list(p) for p in candidate.passages],
                 "relevant": candidate.relevant}
 
     try:
-        return JSONResponse(await run_in_threadpool(check))
+        return JSONResponse(await while_connected(request, check))
     except rules.RuleViolation as violation:
         return error(422, str(violation), problems=violation.messages)
+    except Cancelled:
+        return _gone()
+
+
+def _gone() -> Response:
+    """The answer to a request whose client went away (nobody reads it; nginx's 499)."""
+    return Response(status_code=499)
 
 
 MAX_COMMENT = 1000
