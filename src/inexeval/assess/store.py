@@ -371,6 +371,14 @@ class Locked(StoreError):
     """The topic is locked: no further changes."""
 
 
+class _Redo(Exception):
+    """A work of a batch committed without savepoints raised: the batch is rolled back."""
+
+    def __init__(self, refused: Exception):
+        super().__init__(str(refused))
+        self.refused = refused
+
+
 class _Refused(Exception):
     """Rolls back a transaction that decided to change nothing."""
 
@@ -626,8 +634,8 @@ class Store:
     def _grouped(self, work: Callable[[Connection], _T]) -> _T:
         """``work(connection)`` in a write transaction, committed with the others waiting at
         the time (group commit, SQLite): a committer thread of the store commits what waits at
-        once, each in a savepoint of its own (one that raises is rolled back alone and gets
-        its exception), so that one fsync acknowledges many saves (20 assessors saving back
+        once (:meth:`_commit_batch`: when one raises, it is rolled back alone and gets its
+        exception), so that one fsync acknowledges many saves (20 assessors saving back
         to back: one fsync each made a save wait for 19 others). The answer comes after the
         commit, as before. On PostgreSQL each is its own transaction (the server groups
         commits)."""
@@ -654,18 +662,12 @@ class Store:
                         self._committer = None
                         return
                 batch, self._pending = self._pending, []
-            outcomes: list[tuple[Future[Any], Any, BaseException | None]] = []
             try:
-                with self._write() as connection:
-                    for work, future in batch:
-                        if len(batch) == 1:  # no savepoint: its failure rolls the batch back
-                            outcomes.append((future, work(connection), None))
-                            continue
-                        try:
-                            with connection.begin_nested():
-                                outcomes.append((future, work(connection), None))
-                        except Exception as refused:  # noqa: BLE001 - given to its caller
-                            outcomes.append((future, None, refused))
+                try:
+                    outcomes = self._commit_batch(batch, savepoints=False)
+                except _Redo as redo:
+                    outcomes = ([(batch[0][1], None, redo.refused)] if len(batch) == 1
+                                else self._commit_batch(batch, savepoints=True))
             except Exception as failure:  # noqa: BLE001 - the commit failed: for all
                 for _, future in batch:
                     future.set_exception(failure)
@@ -675,6 +677,25 @@ class Store:
                     future.set_result(result)
                 else:
                     future.set_exception(raised)
+
+    def _commit_batch(self, batch: Sequence[tuple[Callable[[Connection], Any], Future[Any]]],
+                      savepoints: bool) -> list[tuple[Future[Any], Any, BaseException | None]]:
+        """The works of ``batch`` in one write transaction, committed; each one's result or
+        exception. Without ``savepoints`` (a refusal is rare, and a savepoint each was a
+        tenth of the committer's time) a work that raises rolls them all back
+        (:class:`_Redo`); with them it is rolled back alone and its exception is its
+        outcome."""
+        outcomes: list[tuple[Future[Any], Any, BaseException | None]] = []
+        with self._write() as connection:
+            for work, future in batch:
+                try:
+                    with connection.begin_nested() if savepoints else contextlib.nullcontext():
+                        outcomes.append((future, work(connection), None))
+                except Exception as refused:  # given to its caller, or the batch is redone
+                    if not savepoints:
+                        raise _Redo(refused) from refused
+                    outcomes.append((future, None, refused))
+        return outcomes
 
     @contextlib.contextmanager
     def _read(self) -> Iterator[Connection]:
