@@ -214,13 +214,17 @@ def create_app_from_environment() -> Starlette:
 
 
 def create_app(store_url: str | Path, *, secure_cookies: bool = False,
-               allowed_hosts: Iterable[str] = (), **service_options: Any) -> Starlette:
+               allowed_hosts: Iterable[str] = (), processes: int = 1,
+               **service_options: Any) -> Starlette:
     """The assessment service over the store at ``store_url`` (a SQLite path or a
     ``postgresql://`` URL), the one store of the process. ``secure_cookies`` marks the session
     cookie Secure and sends HSTS (behind HTTPS); requests may name the loopback hosts and
-    ``allowed_hosts``; ``service_options`` go to :class:`inexeval.assess.api.Service`
-    (``hasher``, ``limiter``, ``session_idle``, ``check_threads``)."""
+    ``allowed_hosts``; ``processes`` serve the store together (``serve --workers``);
+    ``service_options`` go to :class:`inexeval.assess.api.Service` (``hasher``, ``limiter``,
+    ``session_idle``, ``check_threads``)."""
     store = Store.open(store_url)
+    if processes > 1:
+        store.share_writes()
     service = api.Service(store, store.mode(), secure_cookies=secure_cookies, **service_options)
     routes: list[BaseRoute] = [*api.routes(), *admin.routes(service), *pages.routes(service)]
     if STATIC.is_dir():

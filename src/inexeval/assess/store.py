@@ -16,6 +16,7 @@ applied to the stored judgement; the new version is one more. Every change is ap
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import hashlib
 import json
 import math
@@ -371,6 +372,36 @@ class Locked(StoreError):
     """The topic is locked: no further changes."""
 
 
+class _ProcessWriters:
+    """One writer at a time among the threads of a process (a lock) and among the processes
+    serving one SQLite store (``flock`` on the file ``STORE-writers`` beside it): a process
+    waiting for another's writer is woken when it is done, where SQLite's busy handler sleeps
+    and polls (up to 100 ms a try: with two serving processes the slowest saves waited more
+    than a second). Not the database file itself: closing a descriptor of that file would drop
+    the process's SQLite locks."""
+
+    def __init__(self, store: str):
+        self._threads = threading.Lock()
+        self._fd = os.open(f"{store}-writers", os.O_RDWR | os.O_CREAT, 0o600)
+
+    def __enter__(self) -> None:
+        self._threads.acquire()
+        try:
+            fcntl.flock(self._fd, fcntl.LOCK_EX)
+        except BaseException:
+            self._threads.release()
+            raise
+
+    def __exit__(self, *exc: object) -> None:
+        try:
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+        finally:
+            self._threads.release()
+
+    def close(self) -> None:
+        os.close(self._fd)
+
+
 class _Redo(Exception):
     """A work of a batch committed without savepoints raised: the batch is rolled back."""
 
@@ -532,7 +563,8 @@ class Store:
         self.url = url
         # SQLite has one writer at a time; queueing writers here rather than in SQLite's busy
         # handler (which sleeps and polls) keeps the waits short and in arrival order
-        self._writer = threading.Lock() if engine.dialect.name == "sqlite" else None
+        self._writer: threading.Lock | _ProcessWriters | None = (
+            threading.Lock() if engine.dialect.name == "sqlite" else None)
         self._pending: list[tuple[Callable[[Connection], Any], Future[Any]]] = []
         self._pending_ready = threading.Condition()
         self._committer: threading.Thread | None = None
@@ -579,6 +611,14 @@ class Store:
 
     def close(self) -> None:
         self.engine.dispose()
+        if isinstance(self._writer, _ProcessWriters):
+            self._writer.close()
+
+    def share_writes(self) -> None:
+        """Several processes serve this store (``assess serve --workers``): on SQLite their
+        writers queue on a lock file beside it (:class:`_ProcessWriters`)."""
+        if self._writer is not None and not isinstance(self._writer, _ProcessWriters):
+            self._writer = _ProcessWriters(self.url)
 
     def discard(self) -> None:
         """Remove a store :meth:`create` made (its campaign failed to load): the SQLite file and
@@ -589,7 +629,7 @@ class Store:
             self.close()
             return
         self.close()
-        for suffix in ("", "-wal", "-shm", "-journal"):
+        for suffix in ("", "-wal", "-shm", "-journal", "-writers"):
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(f"{self.url}{suffix}")
 

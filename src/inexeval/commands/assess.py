@@ -471,7 +471,8 @@ def _serve(args: argparse.Namespace) -> int:
     options = {"store_url": str(args.store), "secure_cookies": args.secure_cookies,
                "allowed_hosts": [*listening, *args.allowed_host],
                "session_idle": 3600 * args.session_idle,
-               "check_threads": max(1, CHECK_THREADS // args.workers)}
+               "check_threads": max(1, CHECK_THREADS // args.workers),
+               "processes": args.workers}
     app: Any
     if args.workers == 1:
         app = create_app(**options)
