@@ -203,3 +203,20 @@ def test_the_writers_of_processes_sharing_a_sqlite_store_queue_on_a_lock(
     finally:
         first.close()
         second.close()
+
+
+def test_twenty_five_connections_at_once_stay_open(campaign: str) -> None:
+    """Twenty assessors saving back to back use about 25 connections at once; with 10 kept
+    open, the others were opened for a request and closed after it (a PostgreSQL connection
+    set up every few saves)."""
+    store = Store.open(campaign)
+    opened: list[int] = []
+    sa.event.listen(store.engine, "connect", lambda *_: opened.append(1))
+    try:
+        for _ in range(3):
+            held = [store.engine.connect() for _ in range(25)]
+            for connection in held:
+                connection.close()
+        assert len(opened) <= 25
+    finally:
+        store.close()

@@ -472,6 +472,15 @@ def _check_sqlite_file(store: str | Path) -> None:
         raise StoreError("not an inexeval assessment store", store) from None
 
 
+POOL_SIZE = 25
+"""Connections an engine keeps open: twenty assessors saving back to back use about as many at
+once (a session's read, then the save), and with 10 kept (and 20 more opened and closed as
+needed) a PostgreSQL connection was set up for every few saves."""
+POOL_OVERFLOW = 5
+"""Connections opened beyond :data:`POOL_SIZE` when needed (30 in all per process, as before;
+``serve --workers N`` uses N times as many: PostgreSQL allows 100 by default)."""
+
+
 def engine_for(store: str | Path) -> Engine:
     """An engine for STORE: a ``postgresql://`` URL, or the path of a SQLite file."""
     text = str(store)
@@ -480,8 +489,10 @@ def engine_for(store: str | Path) -> Engine:
             url = sa.engine.make_url(text).set(drivername="postgresql+psycopg")
         except (sa.exc.ArgumentError, ValueError):
             raise StoreError("not a database URL", text) from None
-        return sa.create_engine(url, pool_size=10, max_overflow=20, pool_pre_ping=True)
-    engine = sa.create_engine(f"sqlite:///{Path(text)}", pool_size=10, max_overflow=20)
+        return sa.create_engine(url, pool_size=POOL_SIZE, max_overflow=POOL_OVERFLOW,
+                                pool_pre_ping=True)
+    engine = sa.create_engine(f"sqlite:///{Path(text)}", pool_size=POOL_SIZE,
+                               max_overflow=POOL_OVERFLOW)
 
     @sa.event.listens_for(engine, "connect")
     def _configure(dbapi_connection: Any, record: Any) -> None:
