@@ -14,7 +14,7 @@ restarted, and the assessors carry on; the same checks run on the restarted stor
 ``PRAGMA integrity_check`` on SQLite.
 
     python benchmarks/bench_assess.py [--assessors 20] [--saves 100] [--pause 0.5] [--kill]
-        [--postgres postgresql://postgres@127.0.0.1:5432/test]
+        [--postgres postgresql://postgres@127.0.0.1:5432/test] [--workers 2]
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ def main() -> None:
                         "test; an assessor reading saves every few seconds)")
     parser.add_argument("--kill", action="store_true", help="kill -9 the server during the load")
     parser.add_argument("--postgres", metavar="URL", help="use a new schema of this server")
+    parser.add_argument("--workers", type=int, default=1, help="assess serve --workers N (1)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         schema = None
@@ -53,12 +54,13 @@ def main() -> None:
             store = str(Path(folder) / "store.db")
         try:
             names = make_campaign(Path(folder), store, args.assessors)
-            result = run_load(store, names, args.saves, args.pause, args.kill, free_port())
+            result = run_load(store, names, args.saves, args.pause, args.kill, free_port(),
+                              options=("--workers", str(args.workers)))
         finally:
             if schema is not None:
                 with psycopg.connect(args.postgres, autocommit=True) as connection:
                     connection.execute(f"DROP SCHEMA {schema} CASCADE")
-    print(f"store: {'PostgreSQL' if args.postgres else 'SQLite'}")
+    print(f"store: {'PostgreSQL' if args.postgres else 'SQLite'}, {args.workers} worker(s)")
     for key, value in result.items():
         print(f"{key}: {value}")
 

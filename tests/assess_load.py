@@ -31,13 +31,15 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def start_server(store: str, port: int, timeout: float = 60.0) -> subprocess.Popen[bytes]:
-    """``inexeval assess serve STORE`` on 127.0.0.1:PORT, returned once it answers."""
+def start_server(store: str, port: int, timeout: float = 60.0,
+                 options: tuple[str, ...] = ()) -> subprocess.Popen[bytes]:
+    """``inexeval assess serve STORE [OPTIONS]`` on 127.0.0.1:PORT, returned once it
+    answers."""
     environment = {**os.environ, "PYTHONPATH": os.pathsep.join(
         [str(Path(__file__).resolve().parents[1] / "src"), os.environ.get("PYTHONPATH", "")])}
     server = subprocess.Popen(
         [sys.executable, "-m", "inexeval.cli", "assess", "serve", store, "--host", "127.0.0.1",
-         "--port", str(port)], env=environment, stdout=subprocess.DEVNULL,
+         "--port", str(port), *options], env=environment, stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -200,10 +202,11 @@ def verify(store_url: str, assessors: list[Assessor]) -> dict[str, Any]:
 
 
 def run_load(store_url: str, names: list[str], saves: int, pause: float, kill: bool,
-             port: int) -> dict[str, Any]:
-    """The load (with a kill -9 and restart when ``kill``), then :func:`verify`."""
+             port: int, options: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The load (with a kill -9 and restart when ``kill``) on a server started with
+    ``options``, then :func:`verify`."""
     base = f"http://127.0.0.1:{port}"
-    server = start_server(store_url, port)
+    server = start_server(store_url, port, options=options)
     assessors = [Assessor(name, str(a + 1), [f"d{a * DOCUMENTS_PER_TOPIC + k}"
                                               for k in range(DOCUMENTS_PER_TOPIC)])
                  for a, name in enumerate(names)]
@@ -237,7 +240,7 @@ def run_load(store_url: str, names: list[str], saves: int, pause: float, kill: b
             server.wait()
             killed_after = sum(len(a.acknowledged) for a in assessors)
             down.set()
-            server = start_server(store_url, port)
+            server = start_server(store_url, port, options=options)
             up.set()
         for thread in threads:
             thread.join()

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from inexeval.assess.api import LOGIN_ATTEMPTS, OPENAPI
 from inexeval.assess.store import Store
-from tests.assess.conftest import DOCUMENTS, PASSWORD
+from tests.assess.conftest import CHEAP_HASHER, DOCUMENTS, PASSWORD
 
 A1 = "/api/topics/1/docs/co/a1"
 A2 = "/api/topics/1/docs/co/a2"
@@ -430,3 +430,50 @@ def test_highlight_mode_refuses_too_small_for_an_element_holding_a_whole_passage
     read = alice.get(A1).json()
     assert read["inferred"] == {}
     assert alice.put(A1, {**read, "status": "in-progress"}).status_code == 200
+
+
+def test_a_save_reads_access_in_its_own_transaction_only(connect: Any,
+                                                          monkeypatch: Any) -> None:
+    """A save back to back read the topic's access twice (before, and in the save's
+    transaction); now before only when the pool or the body refuses it (their order kept:
+    test_not_assigned_unknown_and_not_pooled)."""
+    alice = connect("alice")
+    store = alice.http.app.state.service.store
+    reads: list[str] = []
+    original = store.access
+    monkeypatch.setattr(store, "access", lambda *key: reads.append("access") or original(*key))
+    assert alice.put(A1, {"version": 0, "status": "in-progress"}).status_code == 200
+    assert reads == []
+    assert alice.put(A1, {"version": "bad"}).status_code == 422
+    assert reads == ["access"]
+
+
+def test_the_document_cache_holds_characters_not_64_documents(
+        monkeypatch: Any) -> None:
+    """Twenty assessors among five articles each are a hundred documents: a cache of 64 read
+    each from the store again on every save."""
+    from inexeval.assess import api
+    from inexeval.assess.store import Document
+
+    class Documents:
+        def __init__(self) -> None:
+            self.read: list[str] = []
+
+        def document(self, file: str) -> Document:
+            self.read.append(file)
+            return Document(file, "x" * 100, (("/article[1]", 0, 100),), ())
+
+    store = Documents()
+    service = api.Service(store, "passages", hasher=CHEAP_HASHER)  # type: ignore[arg-type]
+    files = [f"d{k}" for k in range(100)]
+    for _ in range(2):
+        for file in files:
+            assert service.document(file).file == file
+    assert store.read == files
+    monkeypatch.setattr(api, "DOCUMENT_CACHE_CHARS", 1000)  # ten of them
+    store.read.clear()
+    service = api.Service(store, "passages", hasher=CHEAP_HASHER)  # type: ignore[arg-type]
+    for _ in range(2):
+        for file in files:
+            service.document(file)
+    assert len(store.read) == 200

@@ -41,15 +41,16 @@ def test_store_files_are_private(tmp_path: Path, campaign_files: dict[str, Path]
         init_store(url, campaign_files)
         store = Store.open(url)
         try:
+            store.share_writes()  # serve --workers: the writers' lock file
             store.add_user("erin", CHEAP_HASHER.hash(PASSWORD), False, "test")
             with store.engine.connect():  # a connection open: the -wal and -shm files exist
                 modes = {suffix: stat.S_IMODE(os.stat(url + suffix).st_mode)
-                         for suffix in ("", "-wal", "-shm")}
+                         for suffix in ("", "-wal", "-shm", "-writers")}
         finally:
             store.close()
     finally:
         os.umask(old)
-    assert modes == {"": 0o600, "-wal": 0o600, "-shm": 0o600}
+    assert modes == {"": 0o600, "-wal": 0o600, "-shm": 0o600, "-writers": 0o600}
 
 
 @pytest.mark.parametrize(("password", "message"), [
@@ -178,7 +179,7 @@ def test_export_refuses_an_existing_output_and_the_store_files(
                       "json"], capsys)
     assert code == 0 and target.read_text() != "precious\n"
     if not campaign.startswith("postgresql"):
-        for suffix in ("", "-wal", "-shm", "-journal"):
+        for suffix in ("", "-wal", "-shm", "-journal", "-writers"):
             code, _, err = run(["assess", "export", campaign, "-o", campaign + suffix,
                                 "--force", "--format", "json"], capsys)
             assert code == 2 and "would overwrite" in err, suffix

@@ -317,28 +317,50 @@ def test_saves_waiting_together_are_committed_together(
     commits: list[int] = []
     sa.event.listen(store.engine, "commit", lambda connection: commits.append(1)
                     if connection.get_execution_options().get("write") else None)
+    savepoints: list[str] = []
+    sa.event.listen(store.engine, "before_cursor_execute",
+                    lambda connection, cursor, statement, *rest: savepoints.append(statement)
+                    if statement.startswith("SAVEPOINT") else None)
     answers: dict[str, object] = {}
 
     def save(name: str) -> None:
-        version = 5 if name == "assessor7" else 0  # a stale version: refused
+        version = 5 if name == "assessor7" and refused else 0  # a stale version: refused
         try:
             answers[name] = store.save("1", "co/a1", name, version, lambda before: replace(
                 before, status="in-progress", passages=((0, 4),)))
         except Conflict as conflict:
             answers[name] = conflict
 
-    assert store._writer is not None
-    with store._writer:  # a commit under way: the saves wait behind it
-        threads = [threading.Thread(target=save, args=(name,)) for name in names]
+    def save_together() -> int:
+        """Every assessor saves at once while a commit is under way: how many waited."""
+        assert store._writer is not None
+        with store._writer:  # a commit under way: the saves wait behind it
+            threads = [threading.Thread(target=save, args=(name,)) for name in names]
+            for thread in threads:
+                thread.start()
+            waiting = -1
+            while waiting != len(store._pending):  # until no more come (the rest are taken)
+                waiting = len(store._pending)
+                time.sleep(0.5)
+            commits.clear()
         for thread in threads:
-            thread.start()
-        waiting = -1
-        while waiting != len(store._pending):  # until no more come (the rest are taken)
-            waiting = len(store._pending)
-            time.sleep(0.5)
-        commits.clear()
-    for thread in threads:
-        thread.join()
+            thread.join()
+        return waiting
+
+    # none refused: no savepoints (one each was a tenth of the committer's time)
+    refused = False
+    save_together()
+    assert savepoints == []
+    assert all(j.version == 1 for j in answers.values())  # type: ignore[attr-defined]
+    answers.clear()
+    refused = True
+    store.close()
+    init_store(url := str(tmp_path / "refused.db"), campaign_files)
+    add_users(url, {name: ["1"] for name in names})
+    store = Store.open(url)
+    sa.event.listen(store.engine, "commit", lambda connection: commits.append(1)
+                    if connection.get_execution_options().get("write") else None)
+    waiting = save_together()
     try:
         # the batch taken before the lock was free, then the others that waited meanwhile
         assert waiting >= len(names) // 2 and len(commits) <= 3, (waiting, commits)

@@ -82,7 +82,12 @@ def test_backoff_doubles_up_to_its_cap_and_a_success_forgets(campaign: str) -> N
         assert waits == [1.0, 2.0, 4.0, 8.0, 8.0]
         # an attempt refused while waiting counts nothing
         assert store.count_login_attempt(keys, at + 1, 3600.0, 100) == 7.0
-        store.login_succeeded("k", [])
+        # attempts taken back (right passwords) count no more: with two failures left, one
+        # second after the last failure an attempt is counted again
+        store.login_taken_back(["k"] * 1)
+        assert store.count_login_attempt(keys, at + 1, 3600.0, 100) == 7.0
+        for _ in range(4):
+            store.login_taken_back(["k"])
         assert store.count_login_attempt(keys, at + 1, 3600.0, 100) == 0
         # a day without failure forgets the key (when a new key comes)
         assert store.count_login_attempt([("other", delay)], at + 2 * 86400, 3600.0, 100) == 0
@@ -136,6 +141,7 @@ def test_limits_per_name_and_per_address_and_a_restart_keeps_them(serve: Any) ->
         assert wrong(http).status_code == 401
     refused = http.post("/login", data={"username": "alice", "password": PASSWORD})
     assert refused.status_code == 429 and refused.json()["retry_after"] > 50
+    assert refused.headers["retry-after"] == str(refused.json()["retry_after"])
     # a new app over the same store (a restart) still refuses: the count is in the store
     again = serve(limiter=SLOW)
     assert again.post("/login", data={"username": "alice", "password": PASSWORD}
@@ -143,12 +149,38 @@ def test_limits_per_name_and_per_address_and_a_restart_keeps_them(serve: Any) ->
     # bob's owner is not affected by the failures for alice (the address has 15 left)
     assert again.post("/login", data={"username": "bob", "password": PASSWORD}
                       ).status_code == 200
-    # one address: after its failures (unknown names count too), every name waits
-    spray = serve(limiter=LoginLimiter(per_address=8, first_wait=600.0))
-    statuses = [wrong(spray, f"nobody{k}").status_code for k in range(10)]
-    assert statuses == [401] * 3 + [429] * 7  # alice's 5 failures came from the same address
+    # one address: after its failures (unknown names count too), each login from it waits
+    # its turn (address_hold), then is checked
+    hold = 0.4
+    spray = serve(limiter=LoginLimiter(per_address=8, first_wait=600.0, address_hold=hold))
+    times, statuses = [], []
+    for k in range(5):
+        began = time.perf_counter()
+        statuses.append(wrong(spray, f"nobody{k}").status_code)
+        times.append(time.perf_counter() - began)
+    assert statuses == [401] * 5
+    # alice's 5 failures came from the same address: 3 free ones left, then holds
+    assert max(times[:3]) < hold <= min(times[3:]), times
+    began = time.perf_counter()
     assert spray.post("/login", data={"username": "carol", "password": PASSWORD}
-                      ).status_code == 429
+                      ).status_code == 200  # it was 429: refused for the address's failures
+    assert time.perf_counter() - began >= hold
+    # and the right password took its attempt back: the address still holds, no more
+    assert wrong(spray, "nobody9").status_code == 401
+
+
+def test_a_right_password_does_not_forget_the_names_failures(serve: Any) -> None:
+    """An attacker guessing alice's password between her logins got LOGIN_ATTEMPTS fresh free
+    guesses at each of them (her right password forgot the name's failures); now her login
+    takes back its own attempt only."""
+    http = serve(limiter=SLOW)
+    other = serve(limiter=SLOW)  # alice herself, elsewhere: the test client's one address
+    for _ in range(LOGIN_ATTEMPTS - 1):
+        assert wrong(http).status_code == 401
+    assert other.post("/login", data={"username": "alice", "password": PASSWORD}
+                      ).status_code == 200
+    assert wrong(http).status_code == 401
+    assert wrong(http).status_code == 429  # was 401: the count had started again
 
 
 def test_a_right_password_takes_its_attempt_back(serve: Any) -> None:

@@ -12,6 +12,7 @@ import sqlalchemy as sa
 from inexeval.assess import store as store_module
 from inexeval.assess.model import Judgement
 from inexeval.assess.store import Conflict, Locked, NotFound, Store, StoreError
+from tests.assess.conftest import init_store
 
 
 def test_schema_version_and_migrations(campaign: str) -> None:
@@ -173,3 +174,49 @@ def test_stats_time_is_the_judgements_active_seconds(campaign: str) -> None:
     alice = [t for t in stats["topics"] if t["assessor"] == "alice"]
     assert alice == [{"topic": "1", "assessor": "alice", "locked": False, "pool": 2, "done": 2,
                       "in_progress": 0, "relevant": 0, "seconds": 200.0}]
+
+
+def test_the_writers_of_processes_sharing_a_sqlite_store_queue_on_a_lock(
+        tmp_path: Path, campaign_files: dict[str, Path]) -> None:
+    """``serve --workers``: two processes' writers waited for each other in SQLite's busy
+    handler (sleeping up to 100 ms a try; the slowest saves waited over a second). Now a
+    writer waits on the lock file until the other store's writer is done (two stores of one
+    process stand for two processes: flock locks belong to the open file)."""
+    import threading
+
+    url = str(tmp_path / "shared.db")
+    init_store(url, campaign_files)
+    first, second = Store.open(url), Store.open(url)
+    try:
+        first.share_writes()
+        second.share_writes()
+        done = threading.Event()
+        waiter = threading.Thread(target=lambda: (second.set_locked("1", True, "test"),
+                                                  done.set()))
+        assert first._writer is not None
+        with first._writer:
+            waiter.start()
+            assert not done.wait(0.5)  # waits for the other's writer, not for SQLite's lock
+        assert done.wait(10)
+        waiter.join()
+        assert first.topic("1")["locked"]
+    finally:
+        first.close()
+        second.close()
+
+
+def test_twenty_five_connections_at_once_stay_open(campaign: str) -> None:
+    """Twenty assessors saving back to back use about 25 connections at once; with 10 kept
+    open, the others were opened for a request and closed after it (a PostgreSQL connection
+    set up every few saves)."""
+    store = Store.open(campaign)
+    opened: list[int] = []
+    sa.event.listen(store.engine, "connect", lambda *_: opened.append(1))
+    try:
+        for _ in range(3):
+            held = [store.engine.connect() for _ in range(25)]
+            for connection in held:
+                connection.close()
+        assert len(opened) <= 25
+    finally:
+        store.close()

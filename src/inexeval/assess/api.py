@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import hashlib
 import json
 import logging
+import math
 import re
 import secrets
 import threading
@@ -29,7 +31,7 @@ from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import quote
 
 from argon2 import PasswordHasher
@@ -72,6 +74,9 @@ _FIELDS = {"version", "status", "passages", "best_entry_point", "exhaustivity", 
            "seconds"}
 
 Handler = Callable[[Request], Awaitable[Response]]
+DOCUMENT_CACHE_CHARS = 20_000_000
+"""Characters of text the document cache of a serving process holds at most (64 documents
+were too few for twenty assessors each moving among a few of their topic's)."""
 
 
 @dataclass(frozen=True)
@@ -84,15 +89,23 @@ class LoginLimiter:
     takes it back), so concurrent guesses are all counted. After ``per_name`` failures for a
     name, each further attempt waits ``first_wait * 2 ** (failures - per_name)`` seconds after
     the last failure, at most ``name_wait`` (60 s: an attacker can slow a victim's login down,
-    never lock it out); after ``per_address`` failures from an address the same, at most
-    ``address_wait``. Keys idle for ``forget`` seconds are forgotten, the oldest beyond
-    ``most`` too (OWASP ASVS 2.2.1; the backoff of Datasette's and Django-axes' limiters)."""
+    never lock it out); a right password does not forget the name's failures (it only takes
+    its own attempt back), so that a user logging in between an attacker's guesses of that
+    name gives the attacker no fresh free guesses. After ``per_address`` failures from an
+    address the address waits the same way, at most ``address_wait``, but its logins are not
+    refused: each still gets its password checked, one at a time for the address, after
+    holding the address's turn for its wait, at most ``address_hold`` seconds (a right
+    password is never refused for its address's wrong ones, a lab behind NAT with a careless
+    typist included; an attacker's guesses from the address cost it ``address_hold`` each).
+    Keys idle for ``forget`` seconds are forgotten, the oldest beyond ``most`` too (OWASP ASVS
+    2.2.1; the backoff of Datasette's and Django-axes' limiters)."""
 
     per_name: int = LOGIN_ATTEMPTS
     per_address: int = ADDRESS_ATTEMPTS
     first_wait: float = 1.0
     name_wait: float = 60.0
     address_wait: float = 900.0
+    address_hold: float = 5.0
     forget: float = 24 * 3600.0
     most: int = 100_000
 
@@ -110,34 +123,42 @@ class LoginLimiter:
         return (hashlib.sha256(f"name\0{name}".encode("utf-8", "replace")).hexdigest(),
                 hashlib.sha256(f"address\0{address}".encode("utf-8", "replace")).hexdigest())
 
-    def attempt(self, store: Store, name: str | None, address: str | None) -> float:
+    def attempt(self, store: Store, name: str | None, address: str | None, *,
+                waiting: bool = True) -> float:
         """Count an attempt under the name's key and the address's (each when given); the
-        seconds to wait instead when one of them must wait."""
+        seconds to wait instead when one of them must wait (with ``waiting`` false the attempt
+        is counted whatever the wait)."""
         name_key, address_key = self.keys(name or "", address or "")
+
+        def delay(free: int, longest: float) -> Callable[[int], float]:
+            return self._delay(free, longest) if waiting else lambda failures: float("-inf")
+
         return store.count_login_attempt(
-            [*([(address_key, self._delay(self.per_address, self.address_wait))]
+            [*([(address_key, delay(self.per_address, self.address_wait))]
                if address is not None else []),
-             *([(name_key, self._delay(self.per_name, self.name_wait))]
+             *([(name_key, delay(self.per_name, self.name_wait))]
                if name is not None else [])],
             time.time(), self.forget, self.most)
 
-    def succeeded(self, store: Store, name: str, address: str | None) -> None:
-        """A right password: the name's failures are forgotten, the attempt taken back from
-        the address (when it was counted there)."""
+    def no_failure(self, store: Store, name: str, address: str | None) -> None:
+        """An attempt that is no failure (its password was right, or it could not be checked)
+        is taken back from the name (and the address, when it was counted there); the name's
+        other failures stay (see the class)."""
         name_key, address_key = self.keys(name, address or "")
-        store.login_succeeded(name_key, [address_key] if address is not None else [])
-
-    def not_checked(self, store: Store, name: str, address: str | None) -> None:
-        """An attempt whose password was not checked (busy, or its address must wait) is no
-        failure: taken back from the name (and the address, when it was counted there)."""
-        name_key, address_key = self.keys(name, address or "")
-        store.login_not_checked([name_key, *([address_key] if address is not None else [])])
+        store.login_taken_back([name_key, *([address_key] if address is not None else [])])
 
 
 class Busy(Exception):
     """No password check could start within the queue's bound."""
 
 
+BUSY_RETRY_SECONDS = 5
+"""The ``Retry-After`` of a login answered 503 because every password check was busy."""
+
+
+CHECK_THREADS = 2
+"""Password checks at a time (argon2's default cost takes 64 MiB each), in all the serving
+processes together."""
 CHECK_QUEUE_SECONDS = 30.0
 """Longest a login waits for its password check before 503: twenty logins from one lab behind
 NAT are checked one after another (0.3 s each with argon2-cffi's default cost on a busy
@@ -155,7 +176,7 @@ class PasswordChecks:
     retry). An unknown user name is checked against a dummy hash made with the same hasher, so
     it costs the same time."""
 
-    def __init__(self, hasher: PasswordHasher, workers: int = 2,
+    def __init__(self, hasher: PasswordHasher, workers: int = CHECK_THREADS,
                  queue_seconds: float = CHECK_QUEUE_SECONDS, most_waiting: int = 1000):
         self.hasher = hasher
         self.workers = workers
@@ -244,8 +265,10 @@ class Service:
     limiter: LoginLimiter = field(default_factory=LoginLimiter)
     secure_cookies: bool = False
     session_idle: float = SESSION_IDLE
+    check_threads: int = CHECK_THREADS
     checks: PasswordChecks = field(init=False)
     _documents: OrderedDict[str, Document] = field(default_factory=OrderedDict)
+    _document_chars: int = 0
     _pool_paths: dict[tuple[str, str], list[str]] = field(default_factory=dict)
     _pool_files: dict[str, frozenset[str]] = field(default_factory=dict)
     _keyword_spans: OrderedDict[tuple[str, tuple[str, ...]], list[tuple[int, int]]] = field(
@@ -256,7 +279,7 @@ class Service:
     """Highlight mode: elements with less text are never asked (``assess init``)."""
 
     def __post_init__(self) -> None:
-        self.checks = PasswordChecks(self.hasher)
+        self.checks = PasswordChecks(self.hasher, self.check_threads)
         if self.mode == "highlight":
             chars = self.store.setting("min_element_chars")
             self.min_element_chars = MIN_ELEMENT_CHARS if chars is None else int(chars)
@@ -270,15 +293,19 @@ class Service:
         logging.getLogger("inexeval.assess").error("%s", message)
 
     def document(self, file: str) -> Document:
+        """The document ``file`` (:meth:`Store.document`), from a cache of the documents last
+        asked for, :data:`DOCUMENT_CACHE_CHARS` characters of text at most."""
         with self._lock:
             if file in self._documents:
                 self._documents.move_to_end(file)
                 return self._documents[file]
         document = self.store.document(file)
         with self._lock:
-            self._documents[file] = document
-            while len(self._documents) > 64:
-                self._documents.popitem(last=False)
+            if file not in self._documents:
+                self._documents[file] = document
+                self._document_chars += document.length
+            while self._document_chars > DOCUMENT_CACHE_CHARS and len(self._documents) > 1:
+                self._document_chars -= self._documents.popitem(last=False)[1].length
         return document
 
     def pool_paths(self, topic: str, file: str) -> list[str]:
@@ -289,9 +316,11 @@ class Service:
             found = self._pool_paths[key] = self.store.pool_paths(topic, file)
         return found
 
-    def keyword_spans(self, document: Document, words: list[str]) -> list[tuple[int, int]]:
+    def keyword_spans(self, document: Document, words: list[str],
+                      cancel: threading.Event | None = None) -> list[tuple[int, int]]:
         """:func:`inexeval.assess.stems.keyword_spans` of a document, cached per document and
-        keywords (an assessor's pages of one topic ask the same again and again)."""
+        keywords (an assessor's pages of one topic ask the same again and again); ``cancel``
+        stops it (:class:`inexeval.assess.stems.Cancelled`)."""
         from inexeval.assess.stems import keyword_spans
 
         key = (document.file, tuple(words))
@@ -301,7 +330,7 @@ class Service:
                 self._keyword_spans.move_to_end(key)
                 return found
         edges = [at for _, start, end in document.elements for at in (start, end)]
-        found = keyword_spans(document.text, words, edges)
+        found = keyword_spans(document.text, words, edges, cancel)
         with self._lock:
             self._keyword_spans[key] = found
             while len(self._keyword_spans) > 256:
@@ -324,8 +353,33 @@ class Service:
         return rules.Structure(document.length, document.elements, inline)
 
 
-def error(status: int, message: str, **extra: Any) -> JSONResponse:
-    return JSONResponse({"error": message, **extra}, status_code=status)
+DISCONNECT_POLL_SECONDS = 0.1
+"""How often a long request looks whether its client is still there."""
+_T = TypeVar("_T")
+
+
+async def while_connected(request: Request, work: Callable[[threading.Event], _T]) -> _T:
+    """``work(cancel)`` in the thread pool, stopped when the client goes away: its connection
+    is looked at every :data:`DISCONNECT_POLL_SECONDS` while the work runs, and once it is
+    closed ``cancel`` is set, which the work looks at between chunks and then raises
+    :class:`inexeval.assess.stems.Cancelled` (a keyword request on a long article went on for
+    seconds of CPU after its page was closed). A request cancelled by the server (shutting
+    down) sets it too."""
+    cancel = threading.Event()
+    running = asyncio.ensure_future(run_in_threadpool(work, cancel))
+    try:
+        while not running.done():
+            await asyncio.wait({running}, timeout=DISCONNECT_POLL_SECONDS)
+            if not running.done() and await request.is_disconnected():
+                cancel.set()
+        return running.result()
+    finally:
+        cancel.set()
+
+
+def error(status: int, message: str, headers: dict[str, str] | None = None,
+          **extra: Any) -> JSONResponse:
+    return JSONResponse({"error": message, **extra}, status_code=status, headers=headers)
 
 
 def service(request: Request) -> Service:
@@ -420,35 +474,40 @@ async def login(request: Request) -> Response:
     # the name's failures are counted before the check (concurrent guesses of one name from
     # many addresses are all counted); the address's within its turn, one check at a time,
     # and a right password takes its attempt back before the address's next login is counted:
-    # only wrong passwords ever count against an address
+    # only wrong passwords ever count against an address, and an address over its limit
+    # waits (LoginLimiter.address_hold) but is never refused a check
     wait = await run_in_threadpool(app.limiter.attempt, app.store, name, None)
     user, right, counted = None, False, False
-    if wait <= 0:
-        try:
-            async with app.checks.turn(address) as deadline:
-                wait = await run_in_threadpool(app.limiter.attempt, app.store, None, address)
-                if wait <= 0:
-                    counted = True
-                    user = await run_in_threadpool(app.store.user, name)
-                    right = await app.checks.verify(user.password_hash if user else None,
-                                                    password, deadline)
-                    if user is not None and right:
-                        await run_in_threadpool(_logged_in, app, user, password, address)
-        except Busy:
-            await run_in_threadpool(app.limiter.not_checked, app.store, name,
-                                    address if counted else None)
-            if _wants_html(request):
-                return RedirectResponse("/login?error=busy", status_code=303)
-            return JSONResponse({"error": "the server is busy checking passwords; try again in "
-                                          "a few seconds"}, status_code=503,
-                                headers={"Retry-After": "5"})
-        if wait > 0:  # the address must wait: this password was not checked
-            await run_in_threadpool(app.limiter.not_checked, app.store, name, None)
     if wait > 0:
         if _wants_html(request):
             return RedirectResponse("/login?error=limited", status_code=303)
-        return error(429, "too many failed logins; try again later",
-                     retry_after=round(wait + 0.5))
+        seconds = max(1, math.ceil(wait))
+        return error(429, "too many failed logins; try again later", retry_after=seconds,
+                     headers={"Retry-After": str(seconds)})
+    try:
+        async with app.checks.turn(address) as deadline:
+            held = await run_in_threadpool(app.limiter.attempt, app.store, None, address)
+            if held > 0:
+                # the address is over its limit: its login holds the address's turn (its
+                # other logins wait behind it), then is counted and checked all the same
+                loop = asyncio.get_running_loop()
+                await asyncio.sleep(min(held, app.limiter.address_hold,
+                                        max(0.0, deadline - loop.time())))
+                await run_in_threadpool(functools.partial(
+                    app.limiter.attempt, app.store, None, address, waiting=False))
+            counted = True
+            user = await run_in_threadpool(app.store.user, name)
+            right = await app.checks.verify(user.password_hash if user else None, password,
+                                            deadline)
+            if user is not None and right:
+                await run_in_threadpool(_logged_in, app, user, password, address)
+    except Busy:
+        await run_in_threadpool(app.limiter.no_failure, app.store, name,
+                                address if counted else None)
+        if _wants_html(request):
+            return RedirectResponse("/login?error=busy", status_code=303)
+        return error(503, "the server is busy checking passwords; try again in a few seconds",
+                     headers={"Retry-After": str(BUSY_RETRY_SECONDS)})
     if user is None or not right:
         if _wants_html(request):
             return RedirectResponse("/login?error=1", status_code=303)
@@ -467,7 +526,7 @@ async def login(request: Request) -> Response:
 
 
 def _logged_in(app: Service, user: User, password: str, address: str) -> None:
-    app.limiter.succeeded(app.store, user.name, address)
+    app.limiter.no_failure(app.store, user.name, address)
     if app.hasher.check_needs_rehash(user.password_hash):
         app.store.set_password_hash(user.name, app.hasher.hash(password))
 
@@ -589,9 +648,11 @@ async def get_keyword_spans(request: Request) -> Response:
     """The user's keywords for the topic and the [start, end) of the document's words whose
     Snowball stem is a keyword's (``assess/stems.py``; ``/regular expressions/`` are left to
     the page)."""
+    from inexeval.assess.stems import Cancelled
+
     app, topic, file = _document(request)
 
-    def load() -> dict[str, Any]:
+    def load(cancel: threading.Event) -> dict[str, Any]:
         user = user_of(app, request, change=False)
         app.store.access(topic, user.name)
         app.store.judgement(topic, file, user.name)
@@ -599,9 +660,12 @@ async def get_keyword_spans(request: Request) -> Response:
         words = chosen if chosen is not None else topic_keywords(app.store.topic(topic))
         document = app.document(file)
         return {"topic": topic, "file": file, "keywords": words,
-                "spans": [list(span) for span in app.keyword_spans(document, words)]}
+                "spans": [list(span) for span in app.keyword_spans(document, words, cancel)]}
 
-    return JSONResponse(await run_in_threadpool(load))
+    try:
+        return JSONResponse(await while_connected(request, load))
+    except Cancelled:
+        return _gone()
 
 
 async def put_judgement(request: Request) -> Response:
@@ -611,10 +675,15 @@ async def put_judgement(request: Request) -> Response:
     def save() -> dict[str, Any]:
         user = user_of(app, request, change=True)
         # access first, whatever the body: a topic not assigned is 403, a document not in its
-        # pool 404 with one message (whether the store holds it elsewhere is not said)
-        app.store.access(topic, user.name)
-        app.require_pooled(topic, file)
-        version, fields, visit, sequence = _put_body(raw)
+        # pool 404 with one message (whether the store holds it elsewhere is not said); the
+        # save checks access in its transaction, so it is read here only when the pool or the
+        # body refuses the request (a save back to back read it twice)
+        try:
+            app.require_pooled(topic, file)
+            version, fields, visit, sequence = _put_body(raw)
+        except Exception:
+            app.store.access(topic, user.name)
+            raise
         structure = app.structure(file)
 
         def change(before: Judgement) -> Judgement:
@@ -655,10 +724,16 @@ async def put_judgement(request: Request) -> Response:
 
 
 async def check_judgement(request: Request) -> Response:
+    from inexeval.assess.stems import Cancelled
+
     app, topic, file = _document(request)
     raw = await request.body()
 
-    def check() -> dict[str, Any]:
+    def check(cancel: threading.Event) -> dict[str, Any]:
+        def step() -> None:  # the rules' passes, each over the article, one at a time
+            if cancel.is_set():
+                raise Cancelled
+
         user = user_of(app, request, change=True)
         app.store.access(topic, user.name)
         fields = judgement_fields(json_body(raw), require_status=False)
@@ -671,6 +746,7 @@ async def check_judgement(request: Request) -> Response:
         candidate = replace(candidate, passages=merge_passages(candidate.passages))
         settled: dict[str, Any] = {}
         if app.mode == "highlight":
+            step()
             try:
                 after = rules.settle(before.exhaustivity, candidate.exhaustivity, structure,
                                      candidate.passages)
@@ -678,17 +754,27 @@ async def check_judgement(request: Request) -> Response:
                            "resets": [r.to_api() for r in after.resets]}
             except rules.RuleViolation as refused:
                 settled = {"refused": refused.messages}
-        return {**settled, "problems": rules.problems(candidate, structure, app.mode,
-                                                      app.pool_paths(topic, file)),
-                "implicit": rules.implicit_values(candidate.values, structure, app.mode),
+        step()
+        problems = rules.problems(candidate, structure, app.mode, app.pool_paths(topic, file))
+        step()
+        implicit = rules.implicit_values(candidate.values, structure, app.mode)
+        step()
+        return {**settled, "problems": problems, "implicit": implicit,
                 "holding": rules.holding(structure, candidate.passages),
                 "passages": [list(p) for p in candidate.passages],
                 "relevant": candidate.relevant}
 
     try:
-        return JSONResponse(await run_in_threadpool(check))
+        return JSONResponse(await while_connected(request, check))
     except rules.RuleViolation as violation:
         return error(422, str(violation), problems=violation.messages)
+    except Cancelled:
+        return _gone()
+
+
+def _gone() -> Response:
+    """The answer to a request whose client went away (nobody reads it; nginx's 499)."""
+    return Response(status_code=499)
 
 
 MAX_COMMENT = 1000
@@ -1069,10 +1155,11 @@ OPENAPI: dict[str, Any] = {
                                        "redirect to next, or to /login?error=1"},
                 "401": _ERROR, "422": _ERROR,
                 "403": {**_ERROR, "description": "a cross-site form post"},
-                "429": {**_ERROR, "description": "too many failed logins for this user name "
-                                                 "or from this address: wait retry_after "
-                                                 "seconds"},
-                "503": {**_ERROR, "description": "every password check is busy: retry"}}}},
+                "429": {**_ERROR, "description": "too many failed logins for this user name: "
+                                                 "wait retry_after seconds (the Retry-After "
+                                                 "header says it too)"},
+                "503": {**_ERROR, "description": "every password check is busy: retry after "
+                                                 "the Retry-After header's seconds"}}}},
         "/logout": {"post": {"summary": "End the session", "parameters": _CSRF,
                              "responses": {"200": {"description": "logged out"},
                                            "401": _ERROR, "403": _ERROR}}},

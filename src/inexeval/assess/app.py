@@ -11,6 +11,8 @@ failing store 503, never a 500.
 from __future__ import annotations
 
 import contextlib
+import json
+import os
 import time
 from collections.abc import AsyncIterator, Iterable
 from pathlib import Path
@@ -199,14 +201,30 @@ def _closing(service: api.Service) -> Any:
     return lifespan
 
 
+SERVE_OPTIONS = "INEXEVAL_ASSESS_SERVE"
+"""The environment variable through which ``assess serve --workers N`` gives each worker
+process the options of :func:`create_app` (JSON)."""
+
+
+def create_app_from_environment() -> Starlette:
+    """:func:`create_app` with the options in :data:`SERVE_OPTIONS` (uvicorn's factory in
+    each worker process of ``assess serve --workers N``)."""
+    options: dict[str, Any] = json.loads(os.environ[SERVE_OPTIONS])
+    return create_app(**options)
+
+
 def create_app(store_url: str | Path, *, secure_cookies: bool = False,
-               allowed_hosts: Iterable[str] = (), **service_options: Any) -> Starlette:
+               allowed_hosts: Iterable[str] = (), processes: int = 1,
+               **service_options: Any) -> Starlette:
     """The assessment service over the store at ``store_url`` (a SQLite path or a
     ``postgresql://`` URL), the one store of the process. ``secure_cookies`` marks the session
     cookie Secure and sends HSTS (behind HTTPS); requests may name the loopback hosts and
-    ``allowed_hosts``; ``service_options`` go to :class:`inexeval.assess.api.Service`
-    (``hasher``, ``limiter``, ``session_idle``)."""
+    ``allowed_hosts``; ``processes`` serve the store together (``serve --workers``);
+    ``service_options`` go to :class:`inexeval.assess.api.Service` (``hasher``, ``limiter``,
+    ``session_idle``, ``check_threads``)."""
     store = Store.open(store_url)
+    if processes > 1:
+        store.share_writes()
     service = api.Service(store, store.mode(), secure_cookies=secure_cookies, **service_options)
     routes: list[BaseRoute] = [*api.routes(), *admin.routes(service), *pages.routes(service)]
     if STATIC.is_dir():

@@ -356,11 +356,12 @@ def _articles(keys: list[tuple[str, str]], most: int = 20) -> str:
 
 def store_files(store_url: str | Path) -> list[str]:
     """The store's files (never to be written over: the database, its write-ahead log, its
-    shared memory and rollback journal), none for a database server."""
+    shared memory and rollback journal, the lock file of its serving processes), none for a
+    database server."""
     text = str(store_url)
     if text.startswith(("postgresql", "postgres://")):
         return []
-    return [text, *(f"{text}{suffix}" for suffix in ("-wal", "-shm", "-journal"))]
+    return [text, *(f"{text}{suffix}" for suffix in ("-wal", "-shm", "-journal", "-writers"))]
 
 
 def _export_sample(store: Store, topics: list[str], chosen: list[Judgement],

@@ -38,6 +38,14 @@ MOST_STEMS = 100_000
 elements asked 1.6 million: 135 s); the words beyond are not looked at."""
 
 
+CHECK_EVERY = 512
+"""Words looked at between two looks at :func:`keyword_spans`'s ``cancel``."""
+
+
+class Cancelled(Exception):
+    """Work stopped because its ``cancel`` event was set (its client went away)."""
+
+
 def is_word_char(ch: str) -> bool:
     """A letter, number, mark or ``_`` (``isWordChar`` of ``static/judge.js``)."""
     return ch == "_" or unicodedata.category(ch)[0] in "LNM"
@@ -78,13 +86,14 @@ def keyword_stems(keywords: Iterable[str]) -> set[str]:
             for s, e in words(keyword)}
 
 
-def keyword_spans(text: str, keywords: Iterable[str],
-                  edges: Sequence[int] = ()) -> list[tuple[int, int]]:
+def keyword_spans(text: str, keywords: Iterable[str], edges: Sequence[int] = (),
+                  cancel: threading.Event | None = None) -> list[tuple[int, int]]:
     """The [start, end) of the words of ``text`` whose stem is a keyword's stem, sorted. A run of
     word characters with element ``edges`` inside gives every run of its consecutive pieces (the
     page keeps those its block edges make words); words longer than :data:`LONGEST_WORD`
     characters or :data:`MOST_PIECES` pieces are skipped, and at most :data:`MOST_STEMS`
-    stems are computed (the words after are left out)."""
+    stems are computed (the words after are left out). :class:`Cancelled` once ``cancel`` is
+    set (looked at every :data:`CHECK_EVERY` words: a long article takes seconds)."""
     stems = keyword_stems(keywords)
     if not stems:
         return []
@@ -93,7 +102,9 @@ def keyword_spans(text: str, keywords: Iterable[str],
     # a stem is never longer than its word: shorter candidates are no keyword's
     shortest = min(len(s) for s in stems)
     budget = MOST_STEMS
-    for start, end in words(text):
+    for count, (start, end) in enumerate(words(text)):
+        if cancel is not None and count % CHECK_EVERY == 0 and cancel.is_set():
+            raise Cancelled
         lo, hi = bisect_left(cuts, start + 1), bisect_left(cuts, end)
         bounds = [start, *cuts[lo:hi], end]
         for i in range(len(bounds) - 1):

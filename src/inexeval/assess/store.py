@@ -16,6 +16,7 @@ applied to the stored judgement; the new version is one more. Every change is ap
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import hashlib
 import json
 import math
@@ -227,6 +228,8 @@ _ACCESS = (sa.select(topics.c.locked, assignments.c.id)
                assignments.c.topic == topics.c.topic,
                assignments.c.assessor == sa.bindparam("assessor"))))
            .where(topics.c.topic == sa.bindparam("topic")))
+_POOLED = sa.select(pool.c.file).where(pool.c.topic == sa.bindparam("topic"),
+                                       pool.c.file == sa.bindparam("file"))
 _SESSION = (sa.select(users, sessions.c.csrf_token, sessions.c.expires, sessions.c.last_seen)
             .join(sessions, sessions.c.user == users.c.name)
             .where(sessions.c.token_hash == sa.bindparam("token_hash")))
@@ -369,6 +372,44 @@ class Locked(StoreError):
     """The topic is locked: no further changes."""
 
 
+class _ProcessWriters:
+    """One writer at a time among the threads of a process (a lock) and among the processes
+    serving one SQLite store (``flock`` on the file ``STORE-writers`` beside it): a process
+    waiting for another's writer is woken when it is done, where SQLite's busy handler sleeps
+    and polls (up to 100 ms a try: with two serving processes the slowest saves waited more
+    than a second). Not the database file itself: closing a descriptor of that file would drop
+    the process's SQLite locks."""
+
+    def __init__(self, store: str):
+        self._threads = threading.Lock()
+        self._fd = os.open(f"{store}-writers", os.O_RDWR | os.O_CREAT, 0o600)
+
+    def __enter__(self) -> None:
+        self._threads.acquire()
+        try:
+            fcntl.flock(self._fd, fcntl.LOCK_EX)
+        except BaseException:
+            self._threads.release()
+            raise
+
+    def __exit__(self, *exc: object) -> None:
+        try:
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+        finally:
+            self._threads.release()
+
+    def close(self) -> None:
+        os.close(self._fd)
+
+
+class _Redo(Exception):
+    """A work of a batch committed without savepoints raised: the batch is rolled back."""
+
+    def __init__(self, refused: Exception):
+        super().__init__(str(refused))
+        self.refused = refused
+
+
 class _Refused(Exception):
     """Rolls back a transaction that decided to change nothing."""
 
@@ -431,6 +472,15 @@ def _check_sqlite_file(store: str | Path) -> None:
         raise StoreError("not an inexeval assessment store", store) from None
 
 
+POOL_SIZE = 25
+"""Connections an engine keeps open: twenty assessors saving back to back use about as many at
+once (a session's read, then the save), and with 10 kept (and 20 more opened and closed as
+needed) a PostgreSQL connection was set up for every few saves."""
+POOL_OVERFLOW = 5
+"""Connections opened beyond :data:`POOL_SIZE` when needed (30 in all per process, as before;
+``serve --workers N`` uses N times as many: PostgreSQL allows 100 by default)."""
+
+
 def engine_for(store: str | Path) -> Engine:
     """An engine for STORE: a ``postgresql://`` URL, or the path of a SQLite file."""
     text = str(store)
@@ -439,8 +489,10 @@ def engine_for(store: str | Path) -> Engine:
             url = sa.engine.make_url(text).set(drivername="postgresql+psycopg")
         except (sa.exc.ArgumentError, ValueError):
             raise StoreError("not a database URL", text) from None
-        return sa.create_engine(url, pool_size=10, max_overflow=20, pool_pre_ping=True)
-    engine = sa.create_engine(f"sqlite:///{Path(text)}", pool_size=10, max_overflow=20)
+        return sa.create_engine(url, pool_size=POOL_SIZE, max_overflow=POOL_OVERFLOW,
+                                pool_pre_ping=True)
+    engine = sa.create_engine(f"sqlite:///{Path(text)}", pool_size=POOL_SIZE,
+                               max_overflow=POOL_OVERFLOW)
 
     @sa.event.listens_for(engine, "connect")
     def _configure(dbapi_connection: Any, record: Any) -> None:
@@ -522,7 +574,8 @@ class Store:
         self.url = url
         # SQLite has one writer at a time; queueing writers here rather than in SQLite's busy
         # handler (which sleeps and polls) keeps the waits short and in arrival order
-        self._writer = threading.Lock() if engine.dialect.name == "sqlite" else None
+        self._writer: threading.Lock | _ProcessWriters | None = (
+            threading.Lock() if engine.dialect.name == "sqlite" else None)
         self._pending: list[tuple[Callable[[Connection], Any], Future[Any]]] = []
         self._pending_ready = threading.Condition()
         self._committer: threading.Thread | None = None
@@ -569,6 +622,14 @@ class Store:
 
     def close(self) -> None:
         self.engine.dispose()
+        if isinstance(self._writer, _ProcessWriters):
+            self._writer.close()
+
+    def share_writes(self) -> None:
+        """Several processes serve this store (``assess serve --workers``): on SQLite their
+        writers queue on a lock file beside it (:class:`_ProcessWriters`)."""
+        if self._writer is not None and not isinstance(self._writer, _ProcessWriters):
+            self._writer = _ProcessWriters(self.url)
 
     def discard(self) -> None:
         """Remove a store :meth:`create` made (its campaign failed to load): the SQLite file and
@@ -579,7 +640,7 @@ class Store:
             self.close()
             return
         self.close()
-        for suffix in ("", "-wal", "-shm", "-journal"):
+        for suffix in ("", "-wal", "-shm", "-journal", "-writers"):
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(f"{self.url}{suffix}")
 
@@ -624,8 +685,8 @@ class Store:
     def _grouped(self, work: Callable[[Connection], _T]) -> _T:
         """``work(connection)`` in a write transaction, committed with the others waiting at
         the time (group commit, SQLite): a committer thread of the store commits what waits at
-        once, each in a savepoint of its own (one that raises is rolled back alone and gets
-        its exception), so that one fsync acknowledges many saves (20 assessors saving back
+        once (:meth:`_commit_batch`: when one raises, it is rolled back alone and gets its
+        exception), so that one fsync acknowledges many saves (20 assessors saving back
         to back: one fsync each made a save wait for 19 others). The answer comes after the
         commit, as before. On PostgreSQL each is its own transaction (the server groups
         commits)."""
@@ -652,15 +713,12 @@ class Store:
                         self._committer = None
                         return
                 batch, self._pending = self._pending, []
-            outcomes: list[tuple[Future[Any], Any, BaseException | None]] = []
             try:
-                with self._write() as connection:
-                    for work, future in batch:
-                        try:
-                            with connection.begin_nested():
-                                outcomes.append((future, work(connection), None))
-                        except Exception as refused:  # noqa: BLE001 - given to its caller
-                            outcomes.append((future, None, refused))
+                try:
+                    outcomes = self._commit_batch(batch, savepoints=False)
+                except _Redo as redo:
+                    outcomes = ([(batch[0][1], None, redo.refused)] if len(batch) == 1
+                                else self._commit_batch(batch, savepoints=True))
             except Exception as failure:  # noqa: BLE001 - the commit failed: for all
                 for _, future in batch:
                     future.set_exception(failure)
@@ -670,6 +728,25 @@ class Store:
                     future.set_result(result)
                 else:
                     future.set_exception(raised)
+
+    def _commit_batch(self, batch: Sequence[tuple[Callable[[Connection], Any], Future[Any]]],
+                      savepoints: bool) -> list[tuple[Future[Any], Any, BaseException | None]]:
+        """The works of ``batch`` in one write transaction, committed; each one's result or
+        exception. Without ``savepoints`` (a refusal is rare, and a savepoint each was a
+        tenth of the committer's time) a work that raises rolls them all back
+        (:class:`_Redo`); with them it is rolled back alone and its exception is its
+        outcome."""
+        outcomes: list[tuple[Future[Any], Any, BaseException | None]] = []
+        with self._write() as connection:
+            for work, future in batch:
+                try:
+                    with connection.begin_nested() if savepoints else contextlib.nullcontext():
+                        outcomes.append((future, work(connection), None))
+                except Exception as refused:  # given to its caller, or the batch is redone
+                    if not savepoints:
+                        raise _Redo(refused) from refused
+                    outcomes.append((future, None, refused))
+        return outcomes
 
     @contextlib.contextmanager
     def _read(self) -> Iterator[Connection]:
@@ -1021,23 +1098,13 @@ class Store:
             return refused.wait
         return 0.0
 
-    def login_succeeded(self, name_key: str, other_keys: Sequence[str]) -> None:
-        """After :meth:`count_login_attempt`, a right password: the name's failures are
-        forgotten and the attempt no longer counts against ``other_keys``."""
+    def login_taken_back(self, keys: Sequence[str]) -> None:
+        """After :meth:`count_login_attempt`, an attempt that was no failure (a right password,
+        or one that could not be checked): it no longer counts against ``keys``."""
         with self._write() as connection:
-            connection.execute(login_failures.delete().where(login_failures.c.key == name_key))
-            self._take_back(connection, other_keys)
-
-    def login_not_checked(self, keys: Sequence[str]) -> None:
-        """After :meth:`count_login_attempt`, a password that could not be checked (the server
-        was busy): the attempt no longer counts against ``keys``."""
-        with self._write() as connection:
-            self._take_back(connection, keys)
-
-    def _take_back(self, connection: Connection, keys: Sequence[str]) -> None:
-        connection.execute(login_failures.update().where(
-            login_failures.c.key.in_(keys), login_failures.c.failures > 0).values(
-            failures=login_failures.c.failures - 1))
+            connection.execute(login_failures.update().where(
+                login_failures.c.key.in_(keys), login_failures.c.failures > 0).values(
+                failures=login_failures.c.failures - 1))
 
     def login_failure_count(self) -> int:
         """How many keys the failed-login table holds."""
@@ -1297,8 +1364,7 @@ class Store:
                  assessor: str) -> tuple[str, bool]:
         """``(the stored file, whether it is a repeat)`` of a document key: a pooled file is
         itself; the address of a repeat drawn for the assessor names the repeat."""
-        if connection.execute(sa.select(pool.c.file).where(
-                pool.c.topic == topic, pool.c.file == key)).first() is not None:
+        if connection.execute(_POOLED, {"topic": topic, "file": key}).first() is not None:
             return key, False
         repeat = self._repeat_of(connection, key, topic, assessor)
         return (key, False) if repeat is None else (repeat[2], True)

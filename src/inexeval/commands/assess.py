@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import getpass
+import json
 import math
 import os
 import sys
@@ -161,6 +162,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="behind HTTPS: the session cookie only over HTTPS, and HSTS")
     serve.add_argument("--session-idle", metavar="HOURS", type=_hours, default=12.0,
                        help="a session unused this long ends (12)")
+    serve.add_argument("--workers", metavar="N", type=positive, default=1,
+                       help="serving processes (1); more use more cores under load, each with "
+                       "its share of the password checks")
 
 
 def _hours(text: str) -> float:
@@ -458,18 +462,32 @@ def _file_mode(text: str) -> int:
 def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
-    from inexeval.assess.app import create_app
-    from inexeval.assess.store import shown_store
+    from inexeval.assess.api import CHECK_THREADS
+    from inexeval.assess.app import SERVE_OPTIONS, create_app, create_app_from_environment
+    from inexeval.assess.store import Store, shown_store
 
     # a server listening on one address may be reached by it; on all of them, only by name
     listening = [] if args.host in ("0.0.0.0", "::", "") else [args.host]
-    app: Any = create_app(args.store, secure_cookies=args.secure_cookies,
-                          allowed_hosts=[*listening, *args.allowed_host],
-                          session_idle=3600 * args.session_idle)
-    print(f"serving {shown_store(args.store)} on http://{args.host}:{args.port}/ (Ctrl-C stops)",
+    options = {"store_url": str(args.store), "secure_cookies": args.secure_cookies,
+               "allowed_hosts": [*listening, *args.allowed_host],
+               "session_idle": 3600 * args.session_idle,
+               "check_threads": max(1, CHECK_THREADS // args.workers),
+               "processes": args.workers}
+    app: Any
+    if args.workers == 1:
+        app = create_app(**options)
+    else:
+        # each worker process makes its own app (uvicorn starts them afresh) from these
+        # options; the store is opened here first, so that a bad one fails as with one process
+        Store.open(args.store).close()
+        os.environ[SERVE_OPTIONS] = json.dumps(options)
+        app = f"{create_app_from_environment.__module__}:{create_app_from_environment.__name__}"
+    print(f"serving {shown_store(args.store)} on http://{args.host}:{args.port}/ "
+          f"({args.workers} process{'es' if args.workers > 1 else ''}; Ctrl-C stops)",
           file=sys.stderr, flush=True)
     # SIGTERM (or Ctrl-C) stops within seconds: requests still running after
     # SHUTDOWN_SECONDS are cancelled (a client sending a body slowly kept it up before)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning",
-                timeout_graceful_shutdown=SHUTDOWN_SECONDS)
+                timeout_graceful_shutdown=SHUTDOWN_SECONDS, workers=args.workers,
+                factory=args.workers > 1)
     return 0
