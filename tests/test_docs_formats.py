@@ -20,13 +20,7 @@ import pytest
 
 from inexeval.assess.export import json_text, read_json
 from inexeval.formats.bioasq import read_bioasq
-from inexeval.formats.chroma import (
-    is_questions_csv,
-    read_chunking,
-    read_corpus_file,
-    read_questions,
-    read_span_run,
-)
+from inexeval.formats.chroma import read_chunking, read_corpus_file, read_questions, read_span_run
 from inexeval.formats.detect import (
     detect_assessments_format,
     detect_run_format,
@@ -34,7 +28,7 @@ from inexeval.formats.detect import (
     load_assessments,
     load_run,
 )
-from inexeval.formats.probes import looks_like_bioasq
+from inexeval.formats.probes import is_questions_csv, looks_like_bioasq
 from inexeval.formats.scores import read_scores
 from inexeval.formats.topics import read_topics
 from inexeval.formats.trec_jg import read_qrels_jg
