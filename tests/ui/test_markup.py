@@ -259,3 +259,29 @@ def test_35_shift_right_over_ieee_markup_are_stored_as_shown(
         start = text.index("evaluation", first)
         assert up.judgement("alice", "1", "co/k0001")["passages"] == [[start, end]]
         page.context.close()
+
+
+def test_the_organisers_view_hides_a_conversion_warning_of_0(
+        browser: Any, server: Server, console: ConsoleErrors, tmp_path: Path) -> None:
+    """The organiser's read-only view (and the adjudication panes, drawn by the same code) keep
+    the warning's text in the pane, hidden: the pane's text is the document's, so selections
+    and passages keep its offsets, and no "0" line comes before the article's first words."""
+    api = server.api("bob")
+    text = api.get("/api/topics/1/docs/wiki/12/content").json()["text"]
+    version = server.judgement("bob", "1", "wiki/12")["version"]
+    start = text.index("political philosophy")
+    span = [start, start + len("political philosophy")]
+    assert api.put("/api/topics/1/docs/wiki/12", json={
+        "version": version, "status": "in-progress", "passages": [span],
+        "best_entry_point": start}).status_code == 200
+    page = log_in(browser, server, "boss", console)
+    page.goto(f"{server.url}/admin/topics/1/docs/wiki/12?assessor=bob")
+    page.wait_for_selector("body[data-ready=true]")
+    pane = page.locator("#pane-view")
+    assert pane.evaluate("(p) => p.textContent") == text
+    lines = [line.strip() for line in pane.inner_text().splitlines() if line.strip()]
+    assert lines[0] == "Anarchism" and "0" not in lines
+    assert lines[1].startswith("Anarchism is a political philosophy")
+    assert pane.locator("mark").all_inner_texts() == ["political philosophy"]
+    screenshot(page, tmp_path, "organiser-conversion-warning")
+    page.context.close()

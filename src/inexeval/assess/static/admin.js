@@ -2,7 +2,9 @@
 // read-only view of a judgement and the side-by-side adjudication of two judgements.
 // Document text only ever enters the page as DOM text nodes, never as HTML.
 
-import { CodePointText, kinds, mergePassages, snapToWords, subtractPassage } from "./judge.js";
+import {
+  CodePointText, kinds, mergePassages, silentRanges, snapToWords, subtractPassage,
+} from "./judge.js";
 
 const page = document.body.dataset.page;
 const data = JSON.parse(document.getElementById("page-data")?.textContent || "{}");
@@ -72,15 +74,22 @@ function lineStarts(elements) {
 }
 
 /** Fill a pane with the text (a CodePointText), a line break before each block element and
- * the passages (code point offsets) as <mark> elements, one per line they cover. */
-function renderPane(pane, text, lines, passages, entry) {
+ * the passages (code point offsets) as <mark> elements, one per line they cover; the text of
+ * ``silent`` ranges (:func:`silentRanges`) is kept in the pane, hidden. */
+function renderPane(pane, text, lines, passages, entry, silent = []) {
   pane.replaceChildren();
-  const cuts = [...new Set([0, text.length, ...lines, ...passages.flat()])]
+  const cuts = [...new Set([0, text.length, ...lines, ...passages.flat(), ...silent.flat()])]
     .filter((at) => at >= 0 && at <= text.length).sort((x, y) => x - y);
   for (let k = 0; k + 1 < cuts.length; k += 1) {
     const [start, end] = [cuts[k], cuts[k + 1]];
     if (lines.has(start)) pane.append(document.createElement("br"));
-    const piece = document.createTextNode(text.slice(start, end));
+    let piece = document.createTextNode(text.slice(start, end));
+    if (silent.some(([s, e]) => s <= start && end <= e)) {
+      const hidden = document.createElement("span");
+      hidden.hidden = true;
+      hidden.append(piece);
+      piece = hidden;
+    }
     if (!passages.some(([s, e]) => s <= start && end <= e)) { pane.append(piece); continue; }
     const mark = document.createElement("mark");
     mark.dataset.start = String(start);
@@ -140,8 +149,9 @@ async function judgementPage() {
   const pane = document.getElementById("pane-view");
   try {
     const [content, judgement] = await Promise.all([getJSON(data.content), getJSON(data.judgement)]);
-    renderPane(pane, new CodePointText(content.text), lineStarts(content.elements),
-      judgement.passages, judgement.best_entry_point);
+    const text = new CodePointText(content.text);
+    renderPane(pane, text, lineStarts(content.elements), judgement.passages,
+      judgement.best_entry_point, silentRanges(text, content.elements));
     say("judgement-summary", `${verdict(judgement)}, version ${judgement.version}` +
       (judgement.updated ? `, saved ${judgement.updated}` : ""));
   } catch (failure) {
@@ -157,17 +167,18 @@ async function adjudicatePage() {
   let result = await getJSON(data.judgement_result);
   const text = new CodePointText(content.text);
   const lines = lineStarts(content.elements);
+  const silent = silentRanges(text, content.elements);
   const panes = {
     a: document.getElementById("pane-a"), b: document.getElementById("pane-b"),
     result: document.getElementById("pane-result"),
   };
   let editing = result.status === "done" ? result.passages.map((p) => [...p]) : [];
   const show = () => {
-    renderPane(panes.result, text, lines, editing, result.status === "done" ? result.best_entry_point : null);
+    renderPane(panes.result, text, lines, editing, result.status === "done" ? result.best_entry_point : null, silent);
     say("verdict-result", result.status === "done" ? verdict(result) : "not adjudicated");
   };
-  renderPane(panes.a, text, lines, a.passages, a.best_entry_point);
-  renderPane(panes.b, text, lines, b.passages, b.best_entry_point);
+  renderPane(panes.a, text, lines, a.passages, a.best_entry_point, silent);
+  renderPane(panes.b, text, lines, b.passages, b.best_entry_point, silent);
   say("verdict-a", verdict(a));
   say("verdict-b", verdict(b));
   show();
@@ -201,7 +212,7 @@ async function adjudicatePage() {
     const range = selectedRange(panes.result, text) || selectedRange(panes.a, text) || selectedRange(panes.b, text);
     if (!range) { say("adjudicate-message", "Select text in a pane first."); return; }
     editing = apply(range);
-    renderPane(panes.result, text, lines, editing, null);
+    renderPane(panes.result, text, lines, editing, null, silent);
     say("verdict-result", "edited, not saved");
     say("adjudicate-message", "Edited: save the edit to keep it.");
   };
@@ -213,7 +224,7 @@ async function adjudicatePage() {
   document.getElementById("edit-remove")?.addEventListener("click", () => editRange((r) => subtractPassage(editing, r)));
   document.getElementById("edit-clear")?.addEventListener("click", () => {
     editing = [];
-    renderPane(panes.result, text, lines, editing, null);
+    renderPane(panes.result, text, lines, editing, null, silent);
     say("verdict-result", "edited, not saved");
   });
   for (const button of document.querySelectorAll("button[data-choice]")) {

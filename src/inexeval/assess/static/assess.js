@@ -4,7 +4,7 @@
 
 import {
   CodePointText, snapToWords, wordStart, addPassage, subtractPassage, passageAt,
-  elementsHoldingHighlights, bestEntryPointProblems, kinds, tagOf, parentPath,
+  elementsHoldingHighlights, bestEntryPointProblems, kinds, tagOf, parentPath, METADATA_TAGS,
 } from "./judge.js";
 import { settle, tooSmallRest, highlightProblems, inferredValues, holding } from "./rules.js";
 import { decorateRow, logResets, nameOf, readableProblems } from "./rules_page.js";
@@ -112,9 +112,6 @@ function topicPage() {
 
 // ---------------------------------------------------------------- document page
 
-/** Tags of elements about the document rather than of it (summary.py's METADATA_TAGS): the
- * Wikipedia collections' `<conversionwarning>0</conversionwarning>` before the body. */
-const METADATA_TAGS = new Set(["conversionwarning"]);
 
 /**
  * Build the document into `root` from text nodes only: one DOM element per XML element, its

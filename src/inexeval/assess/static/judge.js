@@ -198,6 +198,20 @@ export function parentPath(path) {
  * authors `au`, title `atl`, journal `ti`, each a block or a heading elsewhere). */
 const ONE_LINE = new Set(["bb"]);
 
+/** Tags of elements about the document rather than of it (summary.py's METADATA_TAGS): the
+ * Wikipedia collections' `<conversionwarning>0</conversionwarning>` before the body. */
+export const METADATA_TAGS = new Set(["conversionwarning"]);
+
+/** The code point ranges [start, end) of the metadata elements that say nothing (a
+ * conversion warning of 0): the page and the organiser's panes keep their text, hidden, so
+ * that offsets stay the document's. */
+export function silentRanges(text, elements) {
+  return elements
+    .filter((el) => METADATA_TAGS.has(tagOf(el.path))
+      && text.slice(el.start, el.end).trim() === "0")
+    .map((el) => [el.start, el.end]);
+}
+
 /** The CSS class of an element: heading, list, item, block or inline (block if it holds a
  * block; inline inside an entry read as one line). */
 export function kinds(elements) {
