@@ -88,3 +88,41 @@ def test_an_attack_from_one_address_costs_only_that_address(
         assert users == Counter({200: 1})
         with client(server.url) as http:  # the lab's address is not the attacker's
             assert log_in(http, "assessor1").status_code == 200
+
+
+def test_one_address_cannot_fill_the_login_queue() -> None:
+    # an address over its failure limit holds its turn a while at each login (review of
+    # issue 36's change): its logins beyond most_per_address are Crowded (429) at once, so the
+    # queue's places stay free for the other addresses, whose turns come at once
+    import asyncio
+
+    from inexeval.assess.api import Busy, Crowded, PasswordChecks
+
+    checks = PasswordChecks(PasswordHasher(time_cost=1, memory_cost=8, parallelism=1),
+                            most_waiting=20, most_per_address=5)
+
+    async def hold(address: str) -> str:
+        try:
+            async with checks.turn(address):
+                await asyncio.sleep(0.3)
+        except Crowded:
+            return "crowded"
+        except Busy:
+            return "busy"
+        return "checked"
+
+    async def attack() -> tuple[Counter[str], str, float]:
+        attacker = [asyncio.create_task(hold("6.6.6.6")) for _ in range(40)]
+        await asyncio.sleep(0.05)
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        other = await hold("10.0.0.1")
+        waited = loop.time() - started
+        return Counter(await asyncio.gather(*attacker)), other, waited
+
+    try:
+        outcomes, other, waited = asyncio.run(attack())
+    finally:
+        checks.close()
+    assert outcomes == {"checked": 5, "crowded": 35}
+    assert other == "checked" and waited < 0.5

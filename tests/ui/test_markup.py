@@ -285,3 +285,19 @@ def test_the_organisers_view_hides_a_conversion_warning_of_0(
     assert pane.locator("mark").all_inner_texts() == ["political philosophy"]
     screenshot(page, tmp_path, "organiser-conversion-warning")
     page.context.close()
+
+
+def test_find_never_stops_on_the_hidden_conversion_warning(
+        browser: Any, server: Server, console: ConsoleErrors) -> None:
+    """``/`` finds what the page shows: a search for "0" finds the table's 1840, not the
+    hidden warning's 0 before the body."""
+    page = open_as(browser, server, console, "bob", "1", "wiki/12")
+    text = text_of_page(page)
+    shown = text.index("1840")
+    page.keyboard.press("/")
+    page.keyboard.type("0")
+    find = page.locator("#find")
+    assert text.count("0") == 2 and find.get_attribute("data-hits") == "1"
+    page.keyboard.press("Enter")
+    assert selected(page)["anchor"] == shown + 3
+    page.context.close()

@@ -152,13 +152,18 @@ class Busy(Exception):
     """No password check could start within the queue's bound."""
 
 
+class Crowded(Exception):
+    """The login's address already has :attr:`PasswordChecks.most_per_address` logins waiting
+    for their turn."""
+
+
 BUSY_RETRY_SECONDS = 5
 """The ``Retry-After`` of a login answered 503 because every password check was busy."""
 
 
 CHECK_THREADS = 2
 """Password checks at a time (argon2's default cost takes 64 MiB each), in all the serving
-processes together."""
+processes together, but never fewer than one per process (``serve --workers 4`` runs four)."""
 CHECK_QUEUE_SECONDS = 30.0
 """Longest a login waits for its password check before 503: twenty logins from one lab behind
 NAT are checked one after another (0.3 s each with argon2-cffi's default cost on a busy
@@ -173,15 +178,20 @@ class PasswordChecks:
     (an attacker's wrong guesses) delays only itself, and twenty correct logins from one lab
     behind NAT are checked one after another. A login that cannot start its check within
     ``queue_seconds`` (or beyond ``most_waiting`` waiting logins) raises :class:`Busy` (503,
-    retry). An unknown user name is checked against a dummy hash made with the same hasher, so
-    it costs the same time."""
+    retry); an address never holds more than ``most_per_address`` of the waiting places (a
+    lab of twenty and room to spare; one more is :class:`Crowded`, 429), so that one address's
+    logins, each holding its turn while the address is over its failure limit, cannot fill
+    the queue for everyone else. An unknown user name is checked against a dummy hash made with
+    the same hasher, so it costs the same time."""
 
     def __init__(self, hasher: PasswordHasher, workers: int = CHECK_THREADS,
-                 queue_seconds: float = CHECK_QUEUE_SECONDS, most_waiting: int = 1000):
+                 queue_seconds: float = CHECK_QUEUE_SECONDS, most_waiting: int = 1000,
+                 most_per_address: int = 32):
         self.hasher = hasher
         self.workers = workers
         self.queue_seconds = queue_seconds
         self.most_waiting = most_waiting
+        self.most_per_address = most_per_address
         self._pool = ThreadPoolExecutor(workers, thread_name_prefix="argon2")
         self._dummy = hasher.hash(secrets.token_urlsafe(16))
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -199,13 +209,16 @@ class PasswordChecks:
     async def turn(self, address: str) -> AsyncIterator[float]:
         """The address's turn to check a password (one at a time per address); yields the
         deadline (``loop.time()``) by which its check must start. :class:`Busy` when the turn
-        does not come within ``queue_seconds``."""
+        does not come within ``queue_seconds``; :class:`Crowded` when the address already has
+        ``most_per_address`` logins waiting or checked."""
         self._bind()
         assert self._loop is not None
         deadline = self._loop.time() + self.queue_seconds
         if self._waiting >= self.most_waiting:
             raise Busy
         lock, holders = self._turns.setdefault(address, (asyncio.Lock(), [0]))
+        if holders[0] >= self.most_per_address:
+            raise Crowded
         holders[0] += 1
         self._waiting += 1
         try:
@@ -501,6 +514,13 @@ async def login(request: Request) -> Response:
                                             deadline)
             if user is not None and right:
                 await run_in_threadpool(_logged_in, app, user, password, address)
+    except Crowded:
+        await run_in_threadpool(app.limiter.no_failure, app.store, name, None)
+        if _wants_html(request):
+            return RedirectResponse("/login?error=limited", status_code=303)
+        return error(429, "too many logins from this address at once; try again in a few "
+                     "seconds", retry_after=BUSY_RETRY_SECONDS,
+                     headers={"Retry-After": str(BUSY_RETRY_SECONDS)})
     except Busy:
         await run_in_threadpool(app.limiter.no_failure, app.store, name,
                                 address if counted else None)

@@ -5,6 +5,7 @@
 import {
   CodePointText, snapToWords, wordStart, addPassage, subtractPassage, passageAt,
   elementsHoldingHighlights, bestEntryPointProblems, kinds, tagOf, parentPath, METADATA_TAGS,
+  silentRanges,
 } from "./judge.js";
 import { settle, tooSmallRest, highlightProblems, inferredValues, holding } from "./rules.js";
 import { decorateRow, logResets, nameOf, readableProblems } from "./rules_page.js";
@@ -1255,6 +1256,7 @@ function documentPage() {
 
   const find = startFind({
     text: () => state.text, rangeOf, before: document.querySelector(".doc-layout"), place,
+    hidden: () => (state.text === null ? [] : silentRanges(state.text, state.elements)),
   });
   const note = startNote(document.getElementById("note"), `${data.doc_api}/note`,
     { api, errorMessage });

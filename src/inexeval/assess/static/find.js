@@ -4,8 +4,9 @@
 // extends it to its paragraph); Escape closes the search with the caret at the hit. Case is
 // ignored; offsets are code points.
 
-/** Where `query` occurs in `text` (a CodePointText), case ignored, as [start, end) pairs. */
-export function findAll(text, query) {
+/** Where `query` occurs in `text` (a CodePointText), case ignored, as [start, end) pairs;
+ * none that touches a `hidden` range (code points: text kept in the page, not shown). */
+export function findAll(text, query, hidden = []) {
   const needle = query.toLowerCase();
   if (needle.length === 0) return [];
   const hay = text.text.toLowerCase();
@@ -15,16 +16,17 @@ export function findAll(text, query) {
   for (let at = source.indexOf(needle); at >= 0; at = source.indexOf(needle, at + 1)) {
     hits.push([text.toCp(at), text.toCp(at + needle.length)]);
   }
-  return hits;
+  return hits.filter(([s, e]) => !hidden.some(([hs, he]) => s < he && hs < e));
 }
 
 /**
  * The search of a document page: `text()` gives the CodePointText, `rangeOf(start, end)` a
  * DOM Range, `before` the element the search bar is put in front of, `place(start, end)` puts
- * the document's selection on [start, end) (a caret when they are equal) and focuses it.
+ * the document's selection on [start, end) (a caret when they are equal) and focuses it;
+ * `hidden()` the ranges of text kept in the page but not shown, never a hit.
  * Returns { open, next, previous, active }.
  */
-export function startFind({ text, rangeOf, before, place }) {
+export function startFind({ text, rangeOf, before, place, hidden = () => [] }) {
   const bar = document.createElement("form");
   bar.id = "find";
   bar.setAttribute("role", "search");
@@ -76,7 +78,7 @@ export function startFind({ text, rangeOf, before, place }) {
     }
   };
   const search = () => {
-    hits = text() === null ? [] : findAll(text(), input.value);
+    hits = text() === null ? [] : findAll(text(), input.value, hidden());
     current = hits.length > 0 ? 0 : -1;
     show();
     say();
