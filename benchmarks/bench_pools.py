@@ -173,26 +173,35 @@ QUIET = {"DASK_DISTRIBUTED__ADMIN__TICK__INTERVAL": "1s",
 def start_cluster(workers: int, quiet_cluster: bool = False
                   ) -> tuple[str, dict[str, subprocess.Popen[bytes]]]:
     """A ``dask scheduler`` and ``workers`` single-threaded ``dask worker`` processes on
-    127.0.0.1 (no nanny), ready; as a user starts them before a study (with :data:`QUIET`
-    if ``quiet_cluster``)."""
+    127.0.0.1 (no nanny, but the environment a nanny gives its worker), ready; as a user starts
+    them before a study (with :data:`QUIET` if ``quiet_cluster``)."""
     import socket
 
+    import dask.config
     from distributed import Client
 
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     address = f"tcp://127.0.0.1:{port}"
-    dask = str(Path(sys.executable).parent / "dask")
+    command = str(Path(sys.executable).parent / "dask")
+    # what Dask's nanny sets in a worker it starts (one BLAS thread a worker, malloc's trim
+    # threshold): the workers here run without one, so that /proc reads their own CPU, and get
+    # it from here, as a user's workers do; without it each worker's OpenBLAS ran a thread a
+    # core (the long study's two workers: +12% of CPU), and with it, before inexeval set glibc's
+    # mmap threshold on the workers (executor.tune_malloc), each worker spent 70% more
+    spawn = dask.config.get("distributed.nanny.pre-spawn-environ")
+    nanny = {k: str(v) for k, v in spawn.items()}
     quiet: dict[str, Any] = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL,
                              "env": {**os.environ, **(QUIET if quiet_cluster else {})}}
-    processes = {"scheduler": subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1",
+    as_nanny = {**quiet, "env": {**quiet["env"], **nanny}}
+    processes = {"scheduler": subprocess.Popen([command, "scheduler", "--host", "127.0.0.1",
                                                 "--port", str(port), "--no-dashboard"],
                                                **quiet)}
     for n in range(workers):
         processes[f"worker {n + 1}"] = subprocess.Popen(
-            [dask, "worker", address, "--host", "127.0.0.1", "--nthreads", "1", "--no-nanny",
-             "--no-dashboard"], **quiet)
+            [command, "worker", address, "--host", "127.0.0.1", "--nthreads", "1", "--no-nanny",
+             "--no-dashboard"], **as_nanny)
     with Client(address, timeout="120s") as client:
         client.wait_for_workers(workers, timeout=300)
     return address, processes

@@ -204,3 +204,29 @@ def test_a_study_s_inputs_are_dropped_and_their_memory_given_back(
     executor._forget_on_worker([recipe.key])
     assert not executor._MADE and given_back == [True]
     give_back()  # glibc's malloc_trim here, nothing where there is none
+
+
+@pytest.mark.parametrize(("environ", "set_here"), [
+    ({"MALLOC_TRIM_THRESHOLD_": "65536"}, True),  # Dask's nanny's environment
+    ({"MALLOC_TRIM_THRESHOLD_": "65536", "MALLOC_MMAP_THRESHOLD_": "1048576"}, False),
+    ({}, False),  # glibc's own sliding threshold is left alone
+])
+def test_a_worker_whose_malloc_the_nanny_froze_gets_a_large_mmap_threshold(
+        monkeypatch: pytest.MonkeyPatch, environ: dict[str, str], set_here: bool) -> None:
+    import ctypes
+
+    from inexeval import executor
+
+    calls: list[tuple[int, int]] = []
+
+    class Libc:
+        def mallopt(self, option: int, value: int) -> int:
+            calls.append((option, value))
+            return 1
+
+    monkeypatch.setattr(ctypes, "CDLL", lambda name: Libc())
+    monkeypatch.setattr(executor, "_TUNED", [])
+    assert executor.tune_malloc(environ) is set_here
+    assert calls == ([(-3, 32 << 20), (-1, 64 << 20)] if set_here else [])
+    assert executor.tune_malloc(environ) is False  # once per process
+    assert len(calls) == 2 * int(set_here)
