@@ -5,7 +5,7 @@
 import {
   CodePointText, snapToWords, wordStart, addPassage, subtractPassage, passageAt,
   elementsHoldingHighlights, bestEntryPointProblems, kinds, tagOf, parentPath, METADATA_TAGS,
-  silentRanges,
+  isSilent, silentRanges,
 } from "./judge.js";
 import { settle, tooSmallRest, highlightProblems, inferredValues, holding } from "./rules.js";
 import { decorateRow, logResets, nameOf, readableProblems } from "./rules_page.js";
@@ -172,7 +172,7 @@ function renderDocument(root, text, elements) {
       // about the conversion, not of the article: shown apart, and not at all when it says
       // "0" (no warning); its text stays in the page, so offsets are the document's own
       node.classList.add("x-meta");
-      node.hidden = text.slice(el.start, el.end).trim() === "0";
+      node.hidden = isSilent(text, el);
     }
     parent.node.append(node);
     made.set(el.path, node);

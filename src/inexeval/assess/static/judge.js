@@ -202,14 +202,15 @@ const ONE_LINE = new Set(["bb"]);
  * Wikipedia collections' `<conversionwarning>0</conversionwarning>` before the body. */
 export const METADATA_TAGS = new Set(["conversionwarning"]);
 
-/** The code point ranges [start, end) of the metadata elements that say nothing (a
- * conversion warning of 0): the page and the organiser's panes keep their text, hidden, so
- * that offsets stay the document's. */
+/** Whether an element is metadata that says nothing (a conversion warning of 0): the page
+ * and the organiser's panes keep its text, hidden, so that offsets stay the document's. */
+export function isSilent(text, el) {
+  return METADATA_TAGS.has(tagOf(el.path)) && text.slice(el.start, el.end).trim() === "0";
+}
+
+/** The code point ranges [start, end) of the silent elements (:func:`isSilent`). */
 export function silentRanges(text, elements) {
-  return elements
-    .filter((el) => METADATA_TAGS.has(tagOf(el.path))
-      && text.slice(el.start, el.end).trim() === "0")
-    .map((el) => [el.start, el.end]);
+  return elements.filter((el) => isSilent(text, el)).map((el) => [el.start, el.end]);
 }
 
 /** The CSS class of an element: heading, list, item, block or inline (block if it holds a
