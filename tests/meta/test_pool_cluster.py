@@ -217,7 +217,7 @@ def test_ctrl_c_leaves_no_worker_busy(cluster: Cluster, tmp_path: Path) -> None:
 
     qrels, runs = _inputs(tmp_path)
     study = subprocess.Popen([sys.executable, "-m", "inexeval.cli",
-                              *_command("pool", qrels, runs), "--iterations", "40",
+                              *_command("pool", qrels, runs), "--iterations", "400",
                               "--scheduler", cluster.address], stdout=subprocess.DEVNULL,
                              stderr=subprocess.PIPE)
     try:
