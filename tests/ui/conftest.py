@@ -142,7 +142,9 @@ class ConsoleErrors(list[str]):
     def watch(self, page: Any) -> Any:
         page.on("console", lambda m: self.append(f"{page.url}: {m.text}")
                 if m.type == "error" else None)
-        page.on("pageerror", lambda e: self.append(f"{page.url}: {e}"))
+        # An uncaught exception is reported with its stack: an error seen once under load is
+        # found from the report alone.
+        page.on("pageerror", lambda e: self.append(f"{page.url}: {e}\n{e.stack or ''}"))
 
         def dialog(shown: Any) -> None:
             # Playwright answers a dialog nobody listens to silently (a confirm() then says no):

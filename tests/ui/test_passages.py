@@ -213,3 +213,30 @@ def test_a_document_reopens_at_its_first_highlight(browser: Any, server: Server,
     SCREENS.mkdir(exist_ok=True)
     shutil.copy(shot, SCREENS / shot.name)
     page.context.close()
+
+
+def test_a_resize_while_the_text_loads_draws_nothing_early(browser: Any, server: Server,
+                                                           console: ConsoleErrors) -> None:
+    """The judgement can arrive before the text: a resize then (the layout settling, a window
+    dragged) must wait for the text before it places the best entry point's marker. It read
+    the text's length while it was still null: "Cannot read properties of null (reading
+    'length')", twice in CI under load, on documents with a best entry point."""
+    file = pool_order(server)[-1]
+    text = text_of(server, "bob", "1", file)
+    at = text.index(text.split()[3])
+    answer = server.api("bob").put(f"/api/topics/1/docs/{file}", json={
+        "version": server.judgement("bob", "1", file)["version"], "status": "in-progress",
+        "passages": [[at, at + 20]], "best_entry_point": at})
+    assert answer.status_code == 200, answer.text
+    page = log_in(browser, server, "bob", console)
+    held: list[Any] = []
+    page.route("**/content", lambda route: held.append(route))  # held until the test says
+    page.goto(f"{server.url}/topics/1/docs/{file}")
+    page.wait_for_function("() => window.inexeval?.state?.judgement?.best_entry_point != null")
+    assert len(held) == 1 and page.evaluate("() => window.inexeval.state.text") is None
+    page.set_viewport_size({"width": 500, "height": 700})  # the document's box narrows
+    page.wait_for_timeout(300)
+    held[0].continue_()
+    page.wait_for_selector("body[data-ready=true]")
+    expect(page.locator("#bep-marker")).to_be_visible()
+    page.context.close()

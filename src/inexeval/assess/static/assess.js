@@ -351,7 +351,7 @@ function documentPage() {
   const marker = document.getElementById("bep-marker");
   const drawBestEntryPoint = () => {
     const at = state.judgement.best_entry_point;
-    if (at === null || at === undefined || state.text.length === 0) {
+    if (at === null || at === undefined || state.text === null || state.text.length === 0) {
       marker.hidden = true;
       return;
     }
@@ -1325,8 +1325,10 @@ function documentPage() {
   });
   window.addEventListener("online", () => { state.retry = 0; flush(); });
   new ResizeObserver(() => {
-    if (state.judgement) drawBestEntryPoint();
-    if (state.judgement && state.text !== null && forcedColours.matches) {
+    // the judgement may come before the text: nothing is drawn until both are here
+    if (state.judgement === null || state.text === null) return;
+    drawBestEntryPoint();
+    if (forcedColours.matches) {
       drawPassages();
       drawKeywords();
     }
