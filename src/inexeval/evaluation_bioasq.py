@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from inexeval.errors import InexevalError, MeasureError, warn
-from inexeval.experiment import RunOutcome
 from inexeval.formats.bioasq import BioasqFile, read_bioasq
 from inexeval.formats.probes import looks_like_bioasq
 from inexeval.measures.bioasq import DEFAULT_VERSION, MEASURES, check_version, evaluate_bioasq
+from inexeval.outcomes import RunOutcome
 from inexeval.scores import Scores
 
 __all__ = ["BioasqStudy", "looks_like_bioasq"]
@@ -132,7 +132,7 @@ def bioasq_scores(args: Any) -> tuple[BioasqStudy, Scores, dict[str, list[str]]]
     """The study of the arguments, the per-question scores of its system files under the
     comparison's rule (``any``, ``-c``: ``all``) and the questions each system answers; a
     system file that cannot be read is an error."""
-    from inexeval.experiment import together
+    from inexeval.results import together
 
     study = bioasq_study(args, per_question=True)
     held: list[tuple[str, Any]] = []

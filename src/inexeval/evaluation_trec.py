@@ -236,7 +236,7 @@ def checked_parts(path: str, lines: int = sources.PART_LINES, block: int | None 
     and checked as :func:`inexeval.formats.trec.read_trec_run` reads them, ids as byte
     strings; the run id the first line's. Gives up on a 7-column run, text after the run id,
     a byte outside printable ASCII and a topic that comes back after its group was given."""
-    from inexeval.formats.trec import RUN_LINE, run_width
+    from inexeval.formats.trec_columns import RUN_LINE, run_width
 
     columns = 0
     held: list[TrecColumns] = []
@@ -255,9 +255,9 @@ def checked_parts(path: str, lines: int = sources.PART_LINES, block: int | None 
                 continue
             if columns != 6:
                 raise GiveUp
-            raw = np.frombuffer(text, dtype=np.uint8)
-            if int(raw.max(initial=0)) > 126 or bool(
-                    ((raw < 32) & (raw != 10) & (raw != 9) & (raw != 13)).any()):
+            # the blocks hold no control byte but the six blanks and no CR (Source.blocks):
+            # a byte outside printable ASCII, tab and LF is one of these
+            if not text.isascii() or any(b in text for b in (b"\x0b", b"\x0c", b"\x7f")):
                 raise GiveUp
             table = Table(text, first, name, columns, RUN_LINE)
             if not len(table):

@@ -134,13 +134,13 @@ class TrecEvalStudy:
         self.assessed = set(self.assessments)
 
     def warn_coverage(self, answered: Iterable[str]) -> None:
-        from inexeval.experiment import warn_coverage
+        from inexeval.outcomes import warn_coverage
 
         warn_coverage(self.assessed, answered, self.judged.columns.source)
 
     def outcomes(self, *, complete: bool = False, per_topic: bool = True,
                  official: bool = False) -> Iterator[Any]:
-        """Each run's :class:`~inexeval.experiment.RunOutcome`, in the order given (``--jobs
+        """Each run's :class:`~inexeval.outcomes.RunOutcome`, in the order given (``--jobs
         N``: from N forked processes, in blocks, as the experiment gives them out)."""
         from inexeval.progress import progress
 
@@ -158,7 +158,7 @@ class TrecEvalStudy:
 
     def _outcome(self, path: str, complete: bool, per_topic: bool) -> Any:
         from inexeval.evaluation_trec import GiveUp
-        from inexeval.experiment import RunOutcome
+        from inexeval.outcomes import RunOutcome
 
         outcome = RunOutcome(path)
         with warnings.catch_warnings(record=True) as caught:

@@ -23,15 +23,16 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from inexeval.defaults import TASKS
-from inexeval.errors import InexevalError, MeasureError, warn
-from inexeval.results import Results
+from inexeval.errors import InexevalError, MeasureError
+from inexeval.outcomes import RunOutcome, warn_coverage
+from inexeval.results import Results, together
 from inexeval.scores import RULES, Scores, describe_rule, natural_order
 from inexeval.version import package_version
 
@@ -60,19 +61,6 @@ _PER_TOPIC_NAME = {"AiP": "MAiP", "AgP": "MAgP"}
 def option_name(name: str) -> str:
     """The command line's spelling of an option (``keep_repeats`` is ``--keep-repeats``)."""
     return "--" + name.replace("_", "-")
-
-
-@dataclass
-class RunOutcome:
-    """One run evaluated: its results (and the official layout's text), the assessed topics it
-    answers, the warnings it raised, or the error (about the run) that stopped it."""
-
-    source: str
-    results: Results | None = None
-    official: str = ""
-    answered: list[str] = field(default_factory=list)
-    warnings: list[Warning | str] = field(default_factory=list)
-    error: str | None = None
 
 
 def _rule(rule: str | None, complete: bool, default: str) -> str:
@@ -833,16 +821,6 @@ def compare(
                               seed=seed, power=power, wilcoxon=wilcoxon)
 
 
-def warn_coverage(assessed: set[str], answered: Iterable[str], source: str | None) -> None:
-    """One warning when the runs answer (``answered``) fewer than half the ``assessed`` topics
-    (of the assessments read from ``source``)."""
-    covered = len(set(answered) & assessed)
-    if assessed and covered * 2 < len(assessed):
-        warn(f"the runs answer {covered} of the {len(assessed)} assessed topics: means over "
-             "every assessed topic (-c) count the others as 0; --topics restricts the "
-             "topics evaluated", source)
-
-
 def task_curve_name(task: str, options: Mapping[str, Any]) -> str:
     """The measure whose curve stands for an official task (iP or gP)."""
     from inexeval.measures.curves import task_measure
@@ -992,35 +970,6 @@ def only(results: Results, measures: Sequence[str]) -> Results:
                    overall=[r for r in results.overall if r.measure in wanted | {"num_q"}])
 
 
-def together(collected: Sequence[tuple[str, Results]]) -> Results:
-    """The results of every run in one table, runs sharing a run-id named ``run-id (file)``
-    (:func:`inexeval.model.run.distinct_names`)."""
-    from inexeval.model.run import distinct_names
-
-    names = distinct_names([results.runs()[0] if results.runs() else "" for _, results in
-                            collected], [path for path, _ in collected])
-    merged = Results()
-    for (_, results), name in zip(collected, names):
-        results = named(results, name)
-        merged.rows.extend(results.rows)
-        merged.overall.extend(results.overall)
-        merged.aggregates.update(results.aggregates)
-        merged.topics_evaluated.update(results.topics_evaluated)
-    return merged
-
-
-def named(results: Results, name: str) -> Results:
-    """The results of one run under ``name``."""
-    if results.runs() == [name]:
-        return results
-    return replace(
-        results,
-        rows=[row._replace(run=name) for row in results.rows],
-        overall=[row._replace(run=name) for row in results.overall],
-        topics_evaluated={name: next(iter(results.topics_evaluated.values()), [])},
-    )
-
-
 # inputs ---------------------------------------------------------------------------------------
 def _run_inputs(runs: Any) -> list[Any]:
     """The runs as a list; a dict of DataFrames (``{"sys2": df}``) is runs named by their
@@ -1136,5 +1085,3 @@ def _check_measures(measures: list[str]) -> None:
         else:
             return
         raise
-
-

@@ -145,8 +145,12 @@ class Results:
     def relabelled(self, labels: Mapping[str, str]) -> Results:
         """The same results with measures renamed (``labels``: name to new name; a name not
         in it kept), e.g. printed under trec_eval's names."""
+        labels = {k: v for k, v in labels.items() if k != v}
+        if not labels:
+            return self
+
         def row(r: Row) -> Row:
-            return r._replace(measure=labels.get(r.measure, r.measure))
+            return r._replace(measure=labels[r.measure]) if r.measure in labels else r
         return replace(self, rows=[row(r) for r in self.rows],
                        overall=[row(r) for r in self.overall],
                        aggregates={labels.get(k, k): v for k, v in self.aggregates.items()},
@@ -212,3 +216,33 @@ def _canonical(measure: str) -> str:
     from inexeval.measures.registry import canonical_name
 
     return canonical_name(measure)
+
+
+def together(collected: Sequence[tuple[str, Results]]) -> Results:
+    """The results of every run in one table, runs sharing a run-id named ``run-id (file)``
+    (:func:`inexeval.model.run.distinct_names`)."""
+    names = [results.runs()[0] if results.runs() else "" for _, results in collected]
+    if len(collected) > 1:  # (one run: the model not imported, start-up time)
+        from inexeval.model.run import distinct_names
+
+        names = distinct_names(names, [path for path, _ in collected])
+    merged = Results()
+    for (_, results), name in zip(collected, names):
+        results = named(results, name)
+        merged.rows.extend(results.rows)
+        merged.overall.extend(results.overall)
+        merged.aggregates.update(results.aggregates)
+        merged.topics_evaluated.update(results.topics_evaluated)
+    return merged
+
+
+def named(results: Results, name: str) -> Results:
+    """The results of one run under ``name``."""
+    if results.runs() == [name]:
+        return results
+    return replace(
+        results,
+        rows=[row._replace(run=name) for row in results.rows],
+        overall=[row._replace(run=name) for row in results.overall],
+        topics_evaluated={name: next(iter(results.topics_evaluated.values()), [])},
+    )

@@ -153,8 +153,8 @@ def _report(args: argparse.Namespace, fmt: str, study: Any, outcomes: Iterator[A
     ``names_ahead`` False: the outcomes' names are final (printed as they come)."""
     import warnings
 
-    from inexeval.experiment import named, together
     from inexeval.report.text import render, render_csv, render_trec
+    from inexeval.results import named, together
 
     several = len(args.runs) > 1
     ahead = _names_ahead(args) if names_ahead and several and fmt in ("trec", "csv") else {}

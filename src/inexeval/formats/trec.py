@@ -29,13 +29,14 @@ from inexeval.formats.lines import Table
 from inexeval.formats.runbuild import RunBuilder
 from inexeval.formats.source import Source, TopicResumed, opened
 from inexeval.formats.trec_columns import (
+    RUN_LINE,
     FieldBounds,
     TrecColumns,
     interned,
     read_qrels_columns,
     read_trec_eval_qrels,
     read_trec_eval_run,
-    text_after_run_id,
+    run_width,
 )
 from inexeval.model.assessments import Assessments, TopicAssessments
 from inexeval.model.run import Run, TopicRun
@@ -49,7 +50,6 @@ __all__ = ["RUN_KINDS", "TrecColumns", "interned", "read_trec_eval_qrels", "read
 """(trec_eval's own reading, whole files as columns, is :mod:`inexeval.formats.trec_columns`;
 its names stay importable from here.)"""
 
-RUN_LINE = "topic Q0 file rank rsv run-id xpath, or 6 without the xpath for a document run"
 
 
 def read_trec_run(path: str | Path | Source, keep_repeats: bool = False) -> Run:
@@ -156,26 +156,6 @@ def _parts(path: str | Path | Source, keep_repeats: bool, whole: bool) -> Iterat
     run = held.build(name, run_id, RUN_KINDS[columns], builder, len(held.topics))
     builder.warn_duplicates()
     yield run
-
-
-def run_width(block: bytes, first: int, name: str, head: bytes) -> tuple[int, bool]:
-    """The fields read of each line, from the block's first non-blank line (0 if it has none):
-    6 (a document run) or 7 (an element run); and whether that line has text after the run id
-    (:func:`~inexeval.formats.trec_columns.text_after_run_id`, ``head`` the file's first
-    bytes), which is ignored as trec_eval ignores it."""
-    for number, line in enumerate(block.split(b"\n"), first):
-        fields = line.split()
-        if fields:
-            if len(fields) == 6:
-                return 6, False
-            if text_after_run_id(fields, head):
-                return 6, True
-            if len(fields) != 7:
-                raise FormatError(f"{len(fields)} columns: expected 6 (document run) or 7 "
-                                  "(element run: topic Q0 file rank rsv run-id xpath)",
-                                  name, number)
-            return 7, False
-    return 0, False
 
 
 def _without_text_after(block: bytes, first: int) -> bytes:

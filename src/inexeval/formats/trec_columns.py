@@ -31,6 +31,9 @@ from inexeval.formats.lines import (
 )
 from inexeval.formats.source import PART_LINES, Source, TopicResumed, opened
 
+RUN_LINE = "topic Q0 file rank rsv run-id xpath, or 6 without the xpath for a document run"
+"""What a line of a TREC run holds (the readers' errors say it)."""
+
 _NUMBER = re.compile(rb"[-+0-9.eE]+")
 _PATH_SEVENTH = re.compile(rb"^[ \t]*(?:[^ \t\n]+[ \t]+){6}/", re.MULTILINE)
 
@@ -516,3 +519,27 @@ def _integer(text: bytes) -> int | None:
     import re
 
     return 0 if re.fullmatch(rb"[+-]?[0-9]+", text) else None
+
+
+def run_width(block: bytes, first: int, name: str, head: bytes) -> tuple[int, bool]:
+    """The fields read of each line, from the block's first non-blank line (0 if it has none):
+    6 (a document run) or 7 (an element run); and whether that line has text after the run id
+    (:func:`~inexeval.formats.trec_columns.text_after_run_id`, ``head`` the file's first
+    bytes), which is ignored as trec_eval ignores it."""
+    at, number = 0, first
+    while at < len(block):  # line by line, not split whole: the block is megabytes
+        end = block.find(b"\n", at)
+        end = len(block) if end < 0 else end
+        fields = block[at:end].split()
+        if fields:
+            if len(fields) == 6:
+                return 6, False
+            if text_after_run_id(fields, head):
+                return 6, True
+            if len(fields) != 7:
+                raise FormatError(f"{len(fields)} columns: expected 6 (document run) or 7 "
+                                  "(element run: topic Q0 file rank rsv run-id xpath)",
+                                  name, number)
+            return 7, False
+        at, number = end + 1, number + 1
+    return 0, False

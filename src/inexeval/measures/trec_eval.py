@@ -167,6 +167,12 @@ class Chosen:
     labels: tuple[str, ...]
 
 
+def knows(request: str) -> bool:
+    """Whether ``request`` (``map``, ``P.5,10``, ``official``) names trec_eval's measures."""
+    name = request.partition(".")[0]
+    return all(n in BY_NAME for n in NICKNAMES.get(name, (name,)))
+
+
 def choose(requests: Iterable[str]) -> list[Chosen]:
     """The measures of trec_eval's ``-m`` arguments (``map``, ``P.5,10``, ``ndcg_cut.10``,
     ``iprec_at_recall..10,.5``, ``ndcg.1=3,2=9``, the nicknames ``official``, ``all_trec``,

@@ -89,7 +89,7 @@ def trec_eval_requests(texts: Iterable[Any], relevance_level: int = 1) -> Reques
     module); ``relevance_level``: ``-l``. A measure object (ir_measures' or inexeval's) is
     taken as it is."""
     from inexeval.measures.registry import Measure, canonical_name, parse_measures
-    from inexeval.measures.trec_eval import choose
+    from inexeval.measures.trec_eval import choose, knows
 
     out = Requests()
 
@@ -111,6 +111,9 @@ def trec_eval_requests(texts: Iterable[Any], relevance_level: int = 1) -> Reques
         _, cut = _families()
         if printed is not None and printed.group(1) in cut:  # P_10: trec_eval's printed name
             add(f"{cut[printed.group(1)]}@{printed.group(2)}", typed)
+            continue
+        if not knows(typed):  # an inexeval or ir_measures name (AP, P@10)
+            add(text, typed)
             continue
         try:
             chosen = choose([typed])

@@ -161,8 +161,8 @@ def evaluate_runs(questions: Questions, runs: Sequence[Any], measures: Sequence[
     from dataclasses import replace
 
     from inexeval.errors import warn
-    from inexeval.experiment import together
     from inexeval.model.run import distinct_names
+    from inexeval.results import together
 
     known = set(questions.ids())
     for run in runs:
@@ -202,7 +202,7 @@ def chunk_study(questions: Questions, chunkings: Mapping[str, Spans],
         else:
             words = CorpusWords(questions.corpora)
             rankings = [bm25(questions, chunks, depth, words) for chunks in chunkings.values()]
-    from inexeval.experiment import together
+    from inexeval.results import together
 
     return together([(name, evaluate(questions, measures, name, chunking=chunks,
                                      rankings=None if rankings is None else rankings[i]))
