@@ -36,7 +36,7 @@ import numpy.typing as npt
 
 from inexeval.errors import InexevalError, warn_unassessed
 from inexeval.formats import source as sources
-from inexeval.formats.lines import Table, little_word_view
+from inexeval.formats.lines import Table
 from inexeval.formats.source import opened
 from inexeval.formats.trec_columns import TrecColumns, interned, padded_strings
 from inexeval.measures.registry import TopicContext
@@ -266,7 +266,7 @@ def checked_parts(path: str, lines: int = sources.PART_LINES, block: int | None 
             _, scores, unread = table.ranks_and_scores()
             if unread.any():
                 raise GiveUp
-            words = little_word_view(text)
+            words = table.little_words()
             topics = padded_strings(words, table.starts[:, 0], table.ends[:, 0])
             documents = padded_strings(words, table.starts[:, 2], table.ends[:, 2])
             if given and not given.isdisjoint(interned(topics)[0].tolist()):

@@ -185,6 +185,10 @@ class Table:
         widths = np.minimum(widths, PrintedScores.LONG)
         return PrintedScores(records, widths.astype(np.uint8))
 
+    def little_words(self) -> npt.NDArray[np.uint64]:
+        """:func:`little_word_view` of the block, sharing the copy :meth:`words` reads."""
+        return self._word_view().view("<u8")
+
     def _word_view(self) -> npt.NDArray[np.uint64]:
         if self._words is None:
             self._words = word_view(self.block)
