@@ -36,7 +36,7 @@ from inexeval.collection.build import IndexedDocument, index_document, load_inde
 from inexeval.collection.index import CollectionIndex
 from inexeval.errors import FormatError, InexevalError
 from inexeval.formats.pool import read_pool
-from inexeval.formats.questions import is_questions_csv, read_question_topics
+from inexeval.formats.questions import has_question_column, read_question_topics
 from inexeval.formats.span_pool import read_span_pool
 from inexeval.formats.topics import read_topics
 from inexeval.model.pool import Pool
@@ -85,7 +85,7 @@ def _topic_rows(topics: dict[str, Topic], pooled: set[str]) -> list[dict[str, st
 def read_topic_file(topic_file: str | Path) -> dict[str, Topic]:
     """The topics of an INEX topic file or folder, or of a questions CSV (a question's id its
     row number, its text the title: :mod:`inexeval.formats.questions`)."""
-    if is_questions_csv(topic_file):
+    if has_question_column(topic_file):
         return read_question_topics(topic_file)
     return read_topics(topic_file)
 

@@ -24,8 +24,10 @@ def _header(data: bytes) -> list[str]:
     return next(csv.reader([first]), [])
 
 
-def is_questions_csv(path: str | Path) -> bool:
-    """Whether ``path`` is a file whose first line is a CSV header starting with ``question``."""
+def has_question_column(path: str | Path) -> bool:
+    """Whether ``path`` is a file whose first line is a CSV header starting with ``question``
+    (questions as topics, any other columns after it; Chroma's own header exactly:
+    :func:`inexeval.formats.probes.is_questions_csv`)."""
     try:
         with open(path, "rb") as f:
             first = f.readline(4096)
