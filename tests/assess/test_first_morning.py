@@ -414,6 +414,12 @@ def test_a_note_per_document_is_seen_by_the_organiser_and_in_the_export(
     assert expected in capsys.readouterr().err
     assert dora.post("/api/admin/topics/1/lock").status_code == 200
     assert alice.put(note, {"flag": "unsure"}).status_code == 423
+    # withdrawn from the topic, alice's note is still on the organiser's page
+    assert "the text stops" in dora.http.get("/admin").text
+    assert dora.http.delete("/api/admin/topics/1/assessors/alice",
+                            headers={"X-CSRF-Token": dora.csrf}).status_code == 200
+    page = dora.http.get("/admin").text
+    assert "withdrawn from topic 1" in page and "the text stops" in page
 
 
 def test_a_password_in_the_url_is_never_shown() -> None:

@@ -259,8 +259,14 @@ def routes(app_service: Service) -> list[BaseRoute]:
             notes: dict[tuple[str, str], list[dict[str, Any]]] = {}
             for note in store.notes():
                 notes.setdefault((note["topic"], note["assessor"]), []).append(note)
+            # the notes of assessors since withdrawn from a topic, shown under it all the same
+            withdrawn: dict[str, list[tuple[str, list[dict[str, Any]]]]] = {}
+            assigned = {(t["topic"], a) for t in found["topics"] for a in t["assessors"]}
+            for (topic, assessor), theirs in notes.items():
+                if (topic, assessor) not in assigned:
+                    withdrawn.setdefault(topic, []).append((assessor, theirs))
             return {**found, "agreement": organiser.agreement(store), "self_agreement": selves,
-                    "notes": notes,
+                    "notes": notes, "withdrawn_notes": withdrawn,
                     "self_by_assessor": {r["assessor"]: r for r in selves["assessors"]},
                     "drift": organiser.drift_plot(organiser.drift(store)),
                     "plan": list(zip(organiser.export_plan(store, None, False),
