@@ -6,6 +6,7 @@ the blanks between inline elements, and a keyboard selection is stored as it is 
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -85,7 +86,12 @@ WORDS = ["retrieval", "evaluation", "element", "passage", "assessor", "relevance
          "model"]
 IEEE = (
     '<?xml version="1.0" encoding="UTF-8"?>\r\n<!DOCTYPE article SYSTEM "xmlarticle.dtd">\r\n'
-    "<article>\r\n  <fno>K0001</fno>\r\n  <fm>\r\n    <tig><atl>G&ouml;del &amp; "
+    "<article>\r\n  <fno>K0001</fno>\r\n  <fm>\r\n"
+    # the running header as the IEEE collection has it: no blank between its elements
+    "    <hdr><hdr1><ti>IEEE TRANSACTIONS ON KNOWLEDGE AND DATA ENGINEERING</ti><crt><issn>"
+    "1041-4347</issn>/02/$17.00 &copy; 2002 IEEE</crt></hdr1><hdr2><obi><volno>Vol. 14</volno>"
+    "<issno>No. 1</issno></obi><pdt><mo>JANUARY/FEBRUARY</mo><yr>2002</yr></pdt><pp>pp. 1-19"
+    "</pp></hdr2></hdr>\r\n    <tig><atl>G&ouml;del &amp; "
     "offsets</atl></tig>\r\n  </fm>\r\n  <bdy>\r\n    <sec>\r\n      <st>Introduction</st>\r\n"
     + "".join(f"      <ip1>\r\n        {ieee_paragraph(WORDS[k:] + WORDS[:k])}\r\n      </ip1>\r\n"
               for k in range(0, 16, 5))
@@ -183,6 +189,12 @@ def test_small_capitals_formulas_and_references_stay_in_the_line_of_text(
     size = "(el) => getComputedStyle(el).fontSize"
     assert page.locator('#doc [data-tag="bb"] [data-tag="atl"]').evaluate(size) \
         == page.locator('#doc [data-tag="bb"]').evaluate(size)
+    # the running header's parts apart on the screen (none in the source), in one line each
+    boxes = page.locator('#doc [data-tag="hdr2"] [data-tag]').evaluate_all(
+        "(els) => els.filter((el) => !el.querySelector('[data-tag]'))"
+        ".map((el) => { const r = el.getBoundingClientRect(); return [r.left, r.right, r.top]; })")
+    assert len(boxes) == 5 and len({top for _, _, top in boxes}) == 1, boxes
+    assert all(b[0] - a[1] >= 5 for a, b in itertools.pairwise(boxes)), boxes
     screenshot(page, tmp_path, "ieee-scp-tmath")
     start = text.index("Compiled")
     click_at(page, start + 1)
