@@ -113,6 +113,28 @@ def test_a_local_dask_cluster_gives_the_same_bytes() -> None:
         assert cluster.map(_draw, _tasks(9), {"n": 3}) == Serial().map(_draw, _tasks(9), {"n": 3})
 
 
+def test_a_cluster_is_given_one_task_per_thread_at_a_time() -> None:
+    # the next task goes out when one ends, so it runs on the worker that is free (given out
+    # at once, the scheduler placed them all from the start and one worker could end a task
+    # or more before the other)
+    pytest.importorskip("distributed", reason="needs distributed (pip install '.[dask]')")
+    from inexeval.executor import DaskExecutor
+
+    with DaskExecutor("local:2") as cluster:
+        submitted: list[object] = []
+        submit = cluster.client.submit
+
+        def counted(*args: object, **options: object) -> object:
+            assert sum(not f.done() for f in submitted) < 2  # type: ignore[attr-defined]
+            submitted.append(submit(*args, **options))
+            return submitted[-1]
+
+        cluster.client.submit = counted  # type: ignore[method-assign]
+        assert cluster.map(_draw, _tasks(9), {"n": 3}) == Serial().map(_draw, _tasks(9),
+                                                                        {"n": 3})
+        assert len(submitted) == 9
+
+
 def test_inputs_go_straight_to_the_workers_or_through_the_scheduler() -> None:
     # sent direct by default (the scheduler then holds no byte of them); a worker this process
     # cannot reach sends them, and the rest of the study's, through the scheduler; Dask's own

@@ -358,14 +358,32 @@ class DaskExecutor:
         payloads = [pickle.dumps(task, protocol=pickle.HIGHEST_PROTOCOL) for task in tasks]
         self.last_payload_bytes = sum(len(p) for p in payloads)
         placed: list[Any] = self._scatter(payloads)
-        futures = self.client.map(_dask_call, [fn] * len(tasks), [shared_future] * len(tasks),
-                                  placed, pure=False, retries=self.retries)
-        index = {future.key: i for i, future in enumerate(futures)}
+        # The tasks are given out in order, one more each time one ends, as many at a time as
+        # the workers have threads: a worker that ends early takes the next task. Given out at
+        # once, the scheduler placed them all on the workers from the start (a task that needs
+        # a scattered payload is not queued on the scheduler), two workers then ending up to a
+        # task apart, or more when one was slowed (meta pool's 20 depths on two workers: one
+        # worker idle 10 s of 130).
+        futures: list[Any] = []
+        index: dict[str, int] = {}
         resent = [0] * len(tasks)
         out: list[Any] = [None] * len(tasks)
-        pending = as_completed(futures)
+        pending = as_completed()
+
+        def submit(i: int) -> None:
+            future = self.client.submit(_dask_call, fn, shared_future, placed[i], pure=False,
+                                        retries=self.retries)
+            if i < len(futures):
+                futures[i] = future
+            else:
+                futures.append(future)
+            index[future.key] = i
+            pending.add(future)
+
         done = 0
         try:
+            while len(futures) < len(tasks) and pending.count() < self._threads():
+                submit(len(futures))
             for future in pending:
                 i = index[future.key]
                 try:
@@ -375,13 +393,12 @@ class DaskExecutor:
                         raise
                     resent[i] += 1
                     [placed[i]] = self._scatter([payloads[i]])
-                    futures[i] = self.client.submit(_dask_call, fn, shared_future, placed[i],
-                                                    pure=False, retries=self.retries)
-                    index[futures[i].key] = i
-                    pending.add(futures[i])
+                    submit(i)
                     continue
                 done += 1
                 advance(done)
+                while len(futures) < len(tasks) and pending.count() < self._threads():
+                    submit(len(futures))
         except BaseException:
             self.client.cancel(futures)
             raise
@@ -427,6 +444,11 @@ class DaskExecutor:
     def workers(self) -> int:
         """The workers the scheduler knows now (at least 1)."""
         return max(1, len(self.client.scheduler_info().get("workers", {})))
+
+    def _threads(self) -> int:
+        """The threads of the workers the scheduler knows now (at least 1)."""
+        workers = self.client.scheduler_info().get("workers", {})
+        return max(1, sum(int(worker.get("nthreads", 1)) for worker in workers.values()))
 
     def close(self) -> None:
         self._warming.clear()
