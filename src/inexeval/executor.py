@@ -12,7 +12,9 @@ executor applies it to every task and gives the results **in task order**, whate
   every worker once, each task's own inputs (pickled once) to one worker, straight from this
   process rather than through the scheduler where it reaches the workers; a task whose worker
   dies is given out again with its inputs, and an interrupted study cancels what is still
-  queued. Needs the ``dask`` extra. With ``inputs="shared"`` (``--inputs shared``) a study's
+  queued. The tasks go out one per worker thread at a time, the next when one ends (a worker
+  that ends early takes it), and run with the worker's statistical profiler paused. Needs the
+  ``dask`` extra. With ``inputs="shared"`` (``--inputs shared``) a study's
   :class:`ReadOnWorkers` inputs are not made here and sent: each worker makes them itself
   (reading the files from their paths), once per study, and keeps them for its tasks.
 
