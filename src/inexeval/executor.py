@@ -489,9 +489,9 @@ class DaskExecutor:
         return max(1, len(self.client.scheduler_info().get("workers", {})))
 
     def _threads(self) -> int:
-        """The threads of the workers the scheduler knows now (at least 1)."""
-        workers = self.client.scheduler_info().get("workers", {})
-        return max(1, sum(int(worker.get("nthreads", 1)) for worker in workers.values()))
+        """The threads of the workers the scheduler knows now (at least 1; asked at each
+        task's end: the threads alone, not every worker's metrics)."""
+        return max(1, sum(int(n) for n in self.client.nthreads().values()))
 
     def close(self) -> None:
         self._warming.clear()
