@@ -113,6 +113,50 @@ def test_a_local_dask_cluster_gives_the_same_bytes() -> None:
         assert cluster.map(_draw, _tasks(9), {"n": 3}) == Serial().map(_draw, _tasks(9), {"n": 3})
 
 
+def test_a_cluster_is_given_one_task_per_thread_at_a_time() -> None:
+    # the next task goes out when one ends, so it runs on the worker that is free (given out
+    # at once, the scheduler placed them all from the start and one worker could end a task
+    # or more before the other)
+    pytest.importorskip("distributed", reason="needs distributed (pip install '.[dask]')")
+    from inexeval.executor import DaskExecutor
+
+    with DaskExecutor("local:2") as cluster:
+        submitted: list[object] = []
+        submit = cluster.client.submit
+
+        def counted(*args: object, **options: object) -> object:
+            assert sum(not f.done() for f in submitted) < 2  # type: ignore[attr-defined]
+            submitted.append(submit(*args, **options))
+            return submitted[-1]
+
+        cluster.client.submit = counted  # type: ignore[method-assign]
+        assert cluster.map(_draw, _tasks(9), {"n": 3}) == Serial().map(_draw, _tasks(9),
+                                                                        {"n": 3})
+        assert len(submitted) == 9
+
+
+def _profiling(shared: object, task: int) -> bool:
+    import time
+
+    from distributed import get_worker
+
+    time.sleep(0.3)  # the worker's loop pauses the profiler as the task starts
+    return bool(get_worker().periodic_callbacks["profile"].is_running())
+
+
+def _profiler_running(dask_worker: object) -> bool:
+    return bool(dask_worker.periodic_callbacks["profile"].is_running())  # type: ignore[attr-defined]
+
+
+def test_a_worker_s_profiler_is_paused_while_it_runs_our_tasks() -> None:
+    pytest.importorskip("distributed", reason="needs distributed (pip install '.[dask]')")
+    from inexeval.executor import DaskExecutor
+
+    with DaskExecutor("local:1") as cluster:
+        assert cluster.map(_profiling, [1, 2, 3]) == [False, False, False]
+        assert list(cluster.client.run(_profiler_running).values()) == [True]
+
+
 def test_inputs_go_straight_to_the_workers_or_through_the_scheduler() -> None:
     # sent direct by default (the scheduler then holds no byte of them); a worker this process
     # cannot reach sends them, and the rest of the study's, through the scheduler; Dask's own

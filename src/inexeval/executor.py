@@ -12,7 +12,9 @@ executor applies it to every task and gives the results **in task order**, whate
   every worker once, each task's own inputs (pickled once) to one worker, straight from this
   process rather than through the scheduler where it reaches the workers; a task whose worker
   dies is given out again with its inputs, and an interrupted study cancels what is still
-  queued. Needs the ``dask`` extra. With ``inputs="shared"`` (``--inputs shared``) a study's
+  queued. The tasks go out one per worker thread at a time, the next when one ends (a worker
+  that ends early takes it), and run with the worker's statistical profiler paused. Needs the
+  ``dask`` extra. With ``inputs="shared"`` (``--inputs shared``) a study's
   :class:`ReadOnWorkers` inputs are not made here and sent: each worker makes them itself
   (reading the files from their paths), once per study, and keeps them for its tasks.
 
@@ -220,14 +222,55 @@ def tune_malloc(environ: Mapping[str, str] | None = None) -> bool:
 
 def _dask_call(fn: Callable[[Any, Any], Any], shared: Any, task: bytes) -> Any:
     tune_malloc()
-    if isinstance(shared, ReadOnWorkers):
-        shared = _made_on_worker(shared)
-    return fn(shared, pickle.loads(task))  # our own task, pickled by map
+    with _unprofiled():
+        if isinstance(shared, ReadOnWorkers):
+            shared = _made_on_worker(shared)
+        return fn(shared, pickle.loads(task))  # our own task, pickled by map
 
 
 def _warm(recipe: ReadOnWorkers) -> None:
     tune_malloc()
-    _made_on_worker(recipe)
+    with _unprofiled():
+        _made_on_worker(recipe)
+
+
+@contextlib.contextmanager
+def _unprofiled() -> Iterator[None]:
+    """The Dask worker's statistical profiler (``distributed.worker.profile``, on by
+    default: every 10 ms the worker's event loop walks the stack of each task running) paused
+    while this task runs, and resumed when the worker runs none of ours any more: on
+    ``meta pool``'s long study it cost the workers 5% of their CPU (the tasks' stacks are deep,
+    and each sample holds the interpreter's lock). The worker's loop does both, in the order
+    the tasks ask; a profiler configured off stays off."""
+    from distributed import get_worker
+
+    try:
+        worker = get_worker()
+    except ValueError:  # not a task of a worker
+        yield
+        return
+    worker.loop.add_callback(_pause_profiler, worker, 1)
+    try:
+        yield
+    finally:
+        worker.loop.add_callback(_pause_profiler, worker, -1)
+
+
+_PROFILER = {"tasks": 0, "paused": False}
+"""This worker's tasks of ours running, and whether they paused its profiler (changed on the
+worker's event loop only)."""
+
+
+def _pause_profiler(worker: Any, change: int) -> None:
+    profiler = worker.periodic_callbacks.get("profile")
+    if change > 0 and _PROFILER["tasks"] == 0 and profiler is not None \
+            and profiler.is_running():
+        profiler.stop()
+        _PROFILER["paused"] = True
+    _PROFILER["tasks"] += change
+    if _PROFILER["tasks"] == 0 and _PROFILER["paused"]:
+        profiler.start()
+        _PROFILER["paused"] = False
 
 
 def _forget_on_worker(keys: list[str]) -> None:
@@ -358,14 +401,32 @@ class DaskExecutor:
         payloads = [pickle.dumps(task, protocol=pickle.HIGHEST_PROTOCOL) for task in tasks]
         self.last_payload_bytes = sum(len(p) for p in payloads)
         placed: list[Any] = self._scatter(payloads)
-        futures = self.client.map(_dask_call, [fn] * len(tasks), [shared_future] * len(tasks),
-                                  placed, pure=False, retries=self.retries)
-        index = {future.key: i for i, future in enumerate(futures)}
+        # The tasks are given out in order, one more each time one ends, as many at a time as
+        # the workers have threads: a worker that ends early takes the next task. Given out at
+        # once, the scheduler placed them all on the workers from the start (a task that needs
+        # a scattered payload is not queued on the scheduler), two workers then ending up to a
+        # task apart, or more when one was slowed (meta pool's 20 depths on two workers: one
+        # worker idle 10 s of 130).
+        futures: list[Any] = []
+        index: dict[str, int] = {}
         resent = [0] * len(tasks)
         out: list[Any] = [None] * len(tasks)
-        pending = as_completed(futures)
+        pending = as_completed()
+
+        def submit(i: int) -> None:
+            future = self.client.submit(_dask_call, fn, shared_future, placed[i], pure=False,
+                                        retries=self.retries)
+            if i < len(futures):
+                futures[i] = future
+            else:
+                futures.append(future)
+            index[future.key] = i
+            pending.add(future)
+
         done = 0
         try:
+            while len(futures) < len(tasks) and pending.count() < self._threads():
+                submit(len(futures))
             for future in pending:
                 i = index[future.key]
                 try:
@@ -375,13 +436,12 @@ class DaskExecutor:
                         raise
                     resent[i] += 1
                     [placed[i]] = self._scatter([payloads[i]])
-                    futures[i] = self.client.submit(_dask_call, fn, shared_future, placed[i],
-                                                    pure=False, retries=self.retries)
-                    index[futures[i].key] = i
-                    pending.add(futures[i])
+                    submit(i)
                     continue
                 done += 1
                 advance(done)
+                while len(futures) < len(tasks) and pending.count() < self._threads():
+                    submit(len(futures))
         except BaseException:
             self.client.cancel(futures)
             raise
@@ -427,6 +487,11 @@ class DaskExecutor:
     def workers(self) -> int:
         """The workers the scheduler knows now (at least 1)."""
         return max(1, len(self.client.scheduler_info().get("workers", {})))
+
+    def _threads(self) -> int:
+        """The threads of the workers the scheduler knows now (at least 1; asked at each
+        task's end: the threads alone, not every worker's metrics)."""
+        return max(1, sum(int(n) for n in self.client.nthreads().values()))
 
     def close(self) -> None:
         self._warming.clear()

@@ -33,9 +33,9 @@ qrels as truth) and the RMSE; and the discriminative power of the measure at tha
 (:mod:`inexeval.meta.power`). Scores are averaged over every assessed topic (``eval -c``).
 
 Every level (and every iteration of a sampling rate) is an independent task run by an
-:mod:`inexeval.executor`, given out in contiguous chunks (a few per worker,
-:func:`inexeval.executor.map_chunked`); task ``i``'s randomness is the ``i``-th child of
-``SeedSequence(seed)`` whatever its chunk, so the output is the same bytes on one process,
+:mod:`inexeval.executor`, each given out by itself (a level scores every run: seconds, worth
+shipping alone; in chunks, two workers ended up to a chunk apart); task ``i``'s randomness is
+the ``i``-th child of ``SeedSequence(seed)``, so the output is the same bytes on one process,
 ``--jobs N`` or a Dask cluster.
 """
 
@@ -52,7 +52,7 @@ import numpy as np
 import numpy.typing as npt
 
 from inexeval.errors import InexevalError, InexevalWarning
-from inexeval.executor import Executor, ReadOnWorkers, Serial, map_chunked, task_seeds
+from inexeval.executor import Executor, ReadOnWorkers, Serial, task_seeds
 from inexeval.model import Assessments, Run
 from inexeval.model.assessments import TopicAssessments
 from inexeval.model.pool import Pool
@@ -910,8 +910,7 @@ def read_pool_study(reader: InputReader, *, levels: Sequence[int] = (),
         [(pooled_by, level, 1) for level in levels] if pooled_by is not None else [])
     seeded = [(*task, child) for task, child in zip(tasks, task_seeds(seed, len(tasks)))]
     try:
-        done = map_chunked(executor, _level_task, [None, *seeded], work,
-                           description="levels")
+        done = executor.map(_level_task, [None, *seeded], work, description="levels")
     finally:
         work.forget()
     plan = done[0]
