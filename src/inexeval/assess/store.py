@@ -228,6 +228,15 @@ _ACCESS = (sa.select(topics.c.locked, assignments.c.id)
                assignments.c.topic == topics.c.topic,
                assignments.c.assessor == sa.bindparam("assessor"))))
            .where(topics.c.topic == sa.bindparam("topic")))
+_LOCK_POOLED = (sa.select(judgements, topics.c.locked, assignments.c.id)
+                .select_from(judgements.join(topics, topics.c.topic == judgements.c.topic)
+                             .outerjoin(assignments, sa.and_(
+                                 assignments.c.topic == judgements.c.topic,
+                                 assignments.c.assessor == judgements.c.assessor)))
+                .where(*_KEY, sa.exists().where(pool.c.topic == judgements.c.topic,
+                                                pool.c.file == judgements.c.file))
+                .with_for_update(of=judgements))
+"""A pooled document's judgement, locked, with its topic's access (as :data:`_ACCESS`)."""
 _POOLED = sa.select(pool.c.file).where(pool.c.topic == sa.bindparam("topic"),
                                        pool.c.file == sa.bindparam("file"))
 _SESSION = (sa.select(users, sessions.c.csrf_token, sessions.c.expires, sessions.c.last_seen)
@@ -235,6 +244,8 @@ _SESSION = (sa.select(users, sessions.c.csrf_token, sessions.c.expires, sessions
             .where(sessions.c.token_hash == sa.bindparam("token_hash")))
 
 
+_LOG = actions.insert().inline()
+"""An action-log entry (its id not fetched back)."""
 _LOGIN_FAILURES_LOCKED = (sa.select(login_failures)
                           .where(login_failures.c.key == sa.bindparam("key")).with_for_update())
 
@@ -755,7 +766,7 @@ class Store:
 
     def _log(self, connection: Connection, actor: str, action: str, topic: str | None = None,
              file: str | None = None, before: str | None = None, after: str | None = None) -> None:
-        connection.execute(actions.insert(), {
+        connection.execute(_LOG, {
             "at": time.time(), "actor": actor, "action": action, "topic": topic, "file": file,
             "before": before, "after": after})
 
@@ -1182,12 +1193,8 @@ class Store:
 
     def _access(self, connection: Connection, topic: str, assessor: str) -> bool:
         """As :meth:`access`, in a transaction; returns whether the topic is locked."""
-        row = connection.execute(_ACCESS, {"topic": topic, "assessor": assessor}).first()
-        if row is None:
-            raise NotFound(f"no topic {topic!r} in the store")
-        if row.id is None:
-            raise NotAssigned(f"topic {topic} is not assigned to {assessor}")
-        return bool(row.locked)
+        return _allowed(connection.execute(_ACCESS, {"topic": topic, "assessor": assessor})
+                        .first(), topic, assessor)
 
     def create_session(self, user: str, idle: float = SESSION_IDLE) -> tuple[str, str]:
         """A new login session: ``(token for the cookie, CSRF token)``; only a hash of the
@@ -1409,9 +1416,17 @@ class Store:
         then."""
         def work(connection: Connection) -> tuple[Judgement, bool]:
             merged = False
-            if self._access(connection, topic, assessor):
+            # a pooled document's judgement (every save but a repeat's): the topic's access,
+            # the pool and the judgement, locked, in one statement
+            row = connection.execute(_LOCK_POOLED, _key(topic, file, assessor)).first()
+            if row is not None:
+                locked, stored, repeat = _allowed(row, topic, assessor), file, False
+            else:
+                locked = self._access(connection, topic, assessor)
+            if locked:
                 raise Locked(f"topic {topic} is locked: no further changes")
-            stored, repeat = self._resolve(connection, topic, file, assessor)
+            if row is None:
+                stored, repeat = self._resolve(connection, topic, file, assessor)
             if not repeat and self._adaptive() and connection.execute(
                     sa.select(served.c.id).where(served.c.topic == topic, served.c.file == stored,
                                                  served.c.assessor == assessor)).first() is None:
@@ -1420,9 +1435,10 @@ class Store:
                                   "articles it serves")
             action, _, lock, update = _STATEMENTS[repeat]
             key = _key(topic, stored, assessor)
-            row = connection.execute(lock, key).first()
             if row is None:
-                raise NotFound(f"document {file!r} is not in the pool of topic {topic!r}")
+                row = connection.execute(lock, key).first()
+                if row is None:
+                    raise NotFound(f"document {file!r} is not in the pool of topic {topic!r}")
             before = replace(_judgement(row), file=file)
             if before.version == version:
                 changed = change(before)
@@ -1780,6 +1796,17 @@ class Store:
         if connection.execute(sa.select(topics.c.topic).where(topics.c.topic == topic)).first() \
                 is None:
             raise NotFound(f"no topic {topic!r} in the store")
+
+
+def _allowed(row: Any, topic: str, assessor: str) -> bool:
+    """Whether the topic of an access row (:data:`_ACCESS`: its ``locked``, and the ``id`` of
+    the assessor's assignment) is locked; :class:`NotFound` for no row, :class:`NotAssigned`
+    for no assignment."""
+    if row is None:
+        raise NotFound(f"no topic {topic!r} in the store")
+    if row.id is None:
+        raise NotAssigned(f"topic {topic} is not assigned to {assessor}")
+    return bool(row.locked)
 
 
 def _token_hash(token: str) -> str:
