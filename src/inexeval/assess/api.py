@@ -29,7 +29,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 from urllib.parse import quote
@@ -748,23 +748,33 @@ async def put_judgement(request: Request) -> Response:
                                               visit=visit, sequence=sequence)
         return {**_annotated(app, saved), "merged": merged}
 
-    async def save_grouped(token: str, body: tuple[int, dict[str, Any], str | None, int | None]
-                           ) -> dict[str, Any]:
+    def save_of_session(token: str, body: tuple[int, dict[str, Any], str | None, int | None]
+                        ) -> Future[tuple[Judgement, bool]]:
         version, fields, visit, sequence = body
         given = request.headers.get(CSRF_HEADER, "")
-        saved, merged = await asyncio.wrap_future(app.store.save_change_of_session(
+        return app.store.save_change_of_session(
             token, app.session_idle, functools.partial(authorised, csrf_token=given), topic,
-            file, version, *_changes(app, topic, file, fields), visit=visit,
-            sequence=sequence))
+            file, version, *_changes(app, topic, file, fields), visit=visit, sequence=sequence)
+
+    def save_in_thread(token: str, body: tuple[int, dict[str, Any], str | None, int | None]
+                       ) -> dict[str, Any]:
+        saved, merged = save_of_session(token, body).result()
         return {**_annotated(app, saved), "merged": merged}
 
-    # where the store groups commits (SQLite), a save with a valid body of a document whose
-    # pool and structure are known goes from the event loop to the committer, which reads the
-    # session in the save's transaction (a worker thread's session read and two thread hops
-    # were a third of a save's CPU); any other request as before, to answer the same
+    async def save_grouped(token: str, body: tuple[int, dict[str, Any], str | None, int | None]
+                           ) -> dict[str, Any]:
+        if not app.store.groups_commits:
+            return await run_in_threadpool(save_in_thread, token, body)
+        saved, merged = await asyncio.wrap_future(save_of_session(token, body))
+        return {**_annotated(app, saved), "merged": merged}
+
+    # a save with a valid body of a document whose pool and structure are known reads the
+    # session in the save's transaction (one transaction, not two); where the store groups
+    # commits (SQLite) it goes from the event loop to the committer (a worker thread's session
+    # read and two thread hops were a third of a save's CPU); any other request as before, to
+    # answer the same
     token = request.cookies.get(SESSION_COOKIE)
-    body = _valid_put_body(raw) if token and app.store.groups_commits \
-        and app.knows(topic, file) else None
+    body = _valid_put_body(raw) if token and app.knows(topic, file) else None
     try:
         return JSONResponse(await (run_in_threadpool(save) if body is None or token is None
                                    else save_grouped(token, body)))

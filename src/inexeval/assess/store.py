@@ -1449,17 +1449,23 @@ class Store:
             ) -> Future[tuple[Judgement, bool]]:
         """:meth:`save_change` for the user of the login session ``token`` (as
         :meth:`session`), looked up in the save's transaction: ``authorise(session)`` gives the
-        user or raises, and nothing is written then. Given to the committer at once: the future
-        is done once the save is committed or refused (only where :attr:`groups_commits`; a
-        serving process's event loop waits for it without a thread)."""
+        user or raises, and nothing is written then. Where :attr:`groups_commits` it is given
+        to the committer at once, and the future is done once the save is committed or refused
+        (a serving process's event loop waits for it without a thread); elsewhere it is done
+        here, and the future given done."""
         def work(connection: Connection) -> tuple[Judgement, bool]:
             user = authorise(self._session_in(connection, token, idle))
             return self._save_work(topic, file, user.name, version, change, merge, visit,
                                    sequence)(connection)
 
-        if not self.groups_commits:
-            raise StoreError("a save of a session is grouped (SQLite) only", self.url)
-        return self._submit(work)
+        if self.groups_commits:
+            return self._submit(work)
+        done: Future[tuple[Judgement, bool]] = Future()
+        try:
+            done.set_result(self._grouped(work))
+        except Exception as refused:  # noqa: BLE001 - the future's outcome
+            done.set_exception(refused)
+        return done
 
     def _save_work(self, topic: str, file: str, assessor: str, version: int,
                    change: Callable[[Judgement], Judgement],
