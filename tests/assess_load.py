@@ -6,6 +6,9 @@ acknowledged save is in the store."""
 
 from __future__ import annotations
 
+import asyncio
+import gc
+import json
 import os
 import random
 import signal
@@ -53,6 +56,21 @@ def start_server(store: str, port: int, timeout: float = 60.0,
             time.sleep(0.1)
     server.kill()
     raise RuntimeError("the server did not answer in time")
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """The CPU seconds (user and system) a process and its descendants have used so far, from
+    ``/proc`` (None where there is none): a server of ``--workers N`` is a supervisor and N
+    worker processes."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        used = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            for child in (task / "children").read_text().split():
+                used += cpu_seconds(int(child)) or 0.0
+    except OSError:
+        return None
+    return used
 
 
 def make_campaign(folder: Path, store: str, assessors: int) -> list[str]:
@@ -106,6 +124,7 @@ class Assessor:
     server_times: list[float] = field(default_factory=list)
     versions: dict[str, int] = field(default_factory=dict)
     failures: int = 0
+    finished: bool = False
 
 
 def login(base: str, name: str) -> httpx.Client:
@@ -122,50 +141,136 @@ def login(base: str, name: str) -> httpx.Client:
     return client
 
 
-def work(assessor: Assessor, client: httpx.Client, base: str, saves: int, pause: float,
-         down: threading.Event, up: threading.Event) -> None:
+class ConnectionLost(Exception):
+    """The server went away during a request (the request may or may not have been done)."""
+
+
+Answer = tuple[int, str | None, bytes]
+"""A response: its status, its ``Server-Timing`` header and its body."""
+
+CLIENTS = ("asyncio", "httpx")
+"""The load clients: ``asyncio``, one thread and event loop for all the assessors, each with
+one keep-alive HTTP/1.1 connection over asyncio streams (a few lines of HTTP, the cheapest in
+CPU); ``httpx``, one thread and ``httpx.Client`` per assessor. Both send the same requests
+(httpx's headers and JSON encoding) and check the same things."""
+
+
+class HttpxSession:
+    """An assessor's ``httpx.Client`` (logged in), in a thread of its own: its requests block
+    that thread's event loop, which runs nothing else."""
+
+    def __init__(self, base: str, name: str, client: httpx.Client):
+        self.base, self.name, self.client = base, name, client
+
+    async def request(self, method: str, url: str, body: Any = None) -> Answer:
+        try:
+            response = self.client.request(method, url, json=body)
+        except httpx.TransportError as lost:
+            raise ConnectionLost(str(lost)) from lost
+        return response.status_code, response.headers.get("server-timing"), response.content
+
+    async def login_again(self) -> None:
+        self.client.close()
+        self.client = login(self.base, self.name)
+
+    def close(self) -> None:
+        self.client.close()
+
+
+class StreamSession:
+    """An assessor's keep-alive HTTP/1.1 connection over asyncio streams, with the session
+    cookie and CSRF token of an ``httpx`` login, sending what ``httpx`` would send."""
+
+    def __init__(self, base: str, name: str, client: httpx.Client):
+        self.base, self.name = base, name
+        self.host = base.split("://", 1)[1]
+        self._take(client)
+        self.streams: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
+
+    def _take(self, client: httpx.Client) -> None:
+        cookie = "; ".join(f"{name}={value}" for name, value in client.cookies.items())
+        self.head = (f"Host: {self.host}\r\nAccept: */*\r\nAccept-Encoding: gzip, deflate\r\n"
+                     f"Connection: keep-alive\r\nUser-Agent: python-httpx/{httpx.__version__}"
+                     f"\r\nX-CSRF-Token: {client.headers['X-CSRF-Token']}\r\n"
+                     f"Cookie: {cookie}\r\n")
+        client.close()
+
+    async def request(self, method: str, url: str, body: Any = None) -> Answer:
+        content = b"" if body is None else json.dumps(
+            body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+        message = (f"{method} {url} HTTP/1.1\r\n{self.head}" + (
+            "" if body is None else f"Content-Length: {len(content)}\r\n"
+                                    "Content-Type: application/json\r\n") + "\r\n")
+        try:
+            if self.streams is None:
+                host, port = self.host.rsplit(":", 1)
+                self.streams = await asyncio.open_connection(host, int(port))
+            reader, writer = self.streams
+            writer.write(message.encode() + content)
+            lines = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1").split("\r\n")
+            headers = dict(line.lower().split(": ", 1) for line in lines[1:] if line)
+            if "content-length" not in headers or headers.get("connection") == "close":
+                raise RuntimeError(f"{self.name}: an answer this client cannot read: {lines}")
+            answer = await reader.readexactly(int(headers["content-length"]))
+        except (OSError, asyncio.IncompleteReadError) as lost:
+            self.close()
+            raise ConnectionLost(str(lost)) from lost
+        return int(lines[0].split()[1]), headers.get("server-timing"), answer
+
+    async def login_again(self) -> None:
+        self.close()
+        self._take(await asyncio.to_thread(login, self.base, self.name))
+
+    def close(self) -> None:
+        if self.streams is not None:
+            self.streams[1].close()
+            self.streams = None
+
+
+async def work(assessor: Assessor, session: HttpxSession | StreamSession, saves: int,
+               pause: float, down: threading.Event, up: threading.Event) -> None:
     """Save ``saves`` changes, cycling over the topic's documents, pausing a random time of
     mean ``pause`` seconds before each (an assessor reading); a save lost to a dead server is
     not acknowledged, and is retried (re-reading the version) once the server is back."""
     rng = random.Random(assessor.name)
     done = 0
     while done < saves:
-        time.sleep(rng.uniform(0, 2 * pause))
+        await asyncio.sleep(rng.uniform(0, 2 * pause))
         file = assessor.files[done % len(assessor.files)]
         url = f"/api/topics/{assessor.topic}/docs/{file}"
         passage = (done, done + 10 + done % 7)
         try:
             if file not in assessor.versions:
-                assessor.versions[file] = client.get(url).raise_for_status().json()["version"]
+                status, _, content = await session.request("GET", url)
+                if status != 200:
+                    raise RuntimeError(f"{assessor.name}: GET {status} {content!r}")
+                assessor.versions[file] = json.loads(content)["version"]
             began = time.perf_counter()
-            response = client.put(url, json={"version": assessor.versions[file],
-                                             "status": "in-progress", "passages": [passage],
-                                             "seconds": float(done)})
+            status, timing, content = await session.request("PUT", url, {
+                "version": assessor.versions[file], "status": "in-progress",
+                "passages": [passage], "seconds": float(done)})
             elapsed = time.perf_counter() - began
-        except httpx.TransportError:
+        except ConnectionLost:
             assessor.failures += 1
             assessor.versions.pop(file, None)
-            down.wait()
-            up.wait()
-            client.close()
-            client = login(base, assessor.name)
+            await asyncio.to_thread(down.wait)
+            await asyncio.to_thread(up.wait)
+            await session.login_again()
             continue
-        if response.status_code != 200:
-            raise RuntimeError(f"{assessor.name}: {response.status_code} {response.text}")
-        version = response.json()["version"]
+        if status != 200:
+            raise RuntimeError(f"{assessor.name}: {status} {content.decode()}")
+        version = json.loads(content)["version"]
         assessor.versions[file] = version
         assessor.latencies.append(elapsed)
-        timing = response.headers.get("server-timing", "app;dur=nan")
-        assessor.server_times.append(float(timing.split("dur=")[1]) / 1000)
+        assessor.server_times.append(float((timing or "app;dur=nan").split("dur=")[1]) / 1000)
         assessor.acknowledged.append((file, version, (passage,)))
         done += 1
-    client.close()
+    session.close()
+    assessor.finished = True
 
 
 def verify(store_url: str, assessors: list[Assessor]) -> dict[str, Any]:
     """Every acknowledged save is in the store and versions strictly increase."""
-    import json
-
     from inexeval.assess.store import Store
 
     store = Store.open(store_url)
@@ -202,9 +307,9 @@ def verify(store_url: str, assessors: list[Assessor]) -> dict[str, Any]:
 
 
 def run_load(store_url: str, names: list[str], saves: int, pause: float, kill: bool,
-             port: int, options: tuple[str, ...] = ()) -> dict[str, Any]:
+             port: int, options: tuple[str, ...] = (), client: str = "httpx") -> dict[str, Any]:
     """The load (with a kill -9 and restart when ``kill``) on a server started with
-    ``options``, then :func:`verify`."""
+    ``options``, sent by ``client`` (one of :data:`CLIENTS`), then :func:`verify`."""
     base = f"http://127.0.0.1:{port}"
     server = start_server(store_url, port, options=options)
     assessors = [Assessor(name, str(a + 1), [f"d{a * DOCUMENTS_PER_TOPIC + k}"
@@ -215,17 +320,26 @@ def run_load(store_url: str, names: list[str], saves: int, pause: float, kill: b
         down.set()
         up.set()
     errors: list[BaseException] = []
+    kind = {"httpx": HttpxSession, "asyncio": StreamSession}[client]
+    sessions = [kind(base, a.name, login(base, a.name)) for a in assessors]
 
-    clients = {a.name: login(base, a.name) for a in assessors}
-
-    def guarded(assessor: Assessor) -> None:
+    def guarded(*indices: int) -> None:
+        async def load() -> None:
+            await asyncio.gather(*(work(assessors[i], sessions[i], saves, pause, down, up)
+                                   for i in indices))
         try:
-            work(assessor, clients[assessor.name], base, saves, pause, down, up)
+            asyncio.run(load())
         except BaseException as failure:  # noqa: BLE001 - reported after the threads end
             errors.append(failure)
 
-    threads = [threading.Thread(target=guarded, args=(a,)) for a in assessors]
+    threads = ([threading.Thread(target=guarded, args=range(len(assessors)))]
+               if client == "asyncio" else
+               [threading.Thread(target=guarded, args=(i,)) for i in range(len(assessors))])
+    # the client's own full collections (20-30 ms each) would be timed as the server's
+    gc.freeze()
     began = time.perf_counter()
+    client_began = time.process_time()
+    server_cpu = [cpu_seconds(server.pid)]
     for thread in threads:
         thread.start()
     killed_after = working = None
@@ -235,15 +349,19 @@ def run_load(store_url: str, names: list[str], saves: int, pause: float, kill: b
             while sum(len(a.acknowledged) for a in assessors) < target and any(
                     t.is_alive() for t in threads):
                 time.sleep(0.005)
-            working = sum(thread.is_alive() for thread in threads)
+            working = sum(not a.finished for a in assessors)
+            server_cpu.append(cpu_seconds(server.pid))
             os.kill(server.pid, signal.SIGKILL)
             server.wait()
             killed_after = sum(len(a.acknowledged) for a in assessors)
             down.set()
             server = start_server(store_url, port, options=options)
+            server_cpu.append(cpu_seconds(server.pid))
             up.set()
         for thread in threads:
             thread.join()
+        server_cpu.append(cpu_seconds(server.pid))
+        client_cpu = time.process_time() - client_began
     finally:
         server.send_signal(signal.SIGTERM)
         try:
@@ -263,6 +381,11 @@ def run_load(store_url: str, names: list[str], saves: int, pause: float, kill: b
         "latency_ms_max": round(1000 * latencies[-1], 1),
         "server_ms_median": round(1000 * statistics.median(server), 1),
         "server_ms_p95": round(1000 * server[int(0.95 * (len(server) - 1))], 1),
+        # the CPU of the whole load (the kill's logins included) per acknowledged save
+        "server_cpu_ms_per_save": None if None in server_cpu else round(1000 * sum(
+            end - start for start, end in zip(server_cpu[::2], server_cpu[1::2],
+                                              strict=True)) / len(latencies), 2),
+        "client_cpu_ms_per_save": round(1000 * client_cpu / len(latencies), 2),
         "killed_after_acknowledged": killed_after,
         "assessors_saving_at_the_kill": working,
         "saves_lost_to_the_kill_and_retried": sum(a.failures for a in assessors),

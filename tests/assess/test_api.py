@@ -277,6 +277,30 @@ def test_csrf_required_on_every_change(connect: Any) -> None:
     assert connect(None).put(A1, body).status_code == 401
 
 
+def test_a_save_of_a_document_known_to_the_server_is_refused_the_same(connect: Any) -> None:
+    """Once a document's pool and structure are cached, a save of it goes to the store's
+    committer with the session looked up in its transaction (SQLite): the same refusals, in the
+    same order, and nothing written."""
+    alice, carol, dora = connect("alice"), connect("carol"), connect("dora")
+    assert alice.put(A1, {"version": 0, "status": "in-progress"}).json()["version"] == 1
+    body = {"version": 1, "status": "in-progress", "passages": [[0, 5]]}
+    assert alice.http.put(A1, json=body).status_code == 403
+    assert alice.http.put(A1, json=body, headers={"X-CSRF-Token": "forged"}).status_code == 403
+    assert carol.put(A1, body).status_code == 403
+    assert alice.put(A1, {**body, "version": 7}).status_code == 409
+    assert alice.put(A1, {**body, "passages": [[5, 0]]}).status_code == 422
+    assert dora.post("/api/admin/topics/1/lock").status_code == 200
+    assert alice.put(A1, body).status_code == 423
+    assert dora.post("/api/admin/topics/1/unlock").status_code == 200
+    assert alice.post("/logout").status_code == 200
+    assert alice.put(A1, body).status_code == 401
+    bob = connect("bob")
+    assert bob.get(A1).json()["version"] == 0
+    alice = connect("alice")
+    assert alice.get(A1).json()["version"] == 1
+    assert alice.put(A1, body).json()["version"] == 2
+
+
 def test_check_reports_without_saving(connect: Any) -> None:
     alice = connect("alice")
     found = alice.post(A1 + "/check", {"passages": [[30, 25]]})

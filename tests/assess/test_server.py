@@ -11,10 +11,11 @@ import time
 from pathlib import Path
 
 import httpx
+import pytest
 
 from inexeval.assess.api import LOGIN_ATTEMPTS
 from tests.assess.conftest import PASSWORD, add_users, init_store
-from tests.assess_load import free_port, make_campaign, run_load, start_server
+from tests.assess_load import CLIENTS, free_port, make_campaign, run_load, start_server
 
 
 def test_serve_answers_over_http(campaign: str) -> None:
@@ -48,12 +49,15 @@ def test_serve_refuses_a_missing_store(tmp_path: Path) -> None:
     assert "no assessment store there" in done.stderr
 
 
-def test_kill_9_under_load_loses_no_acknowledged_save(store_url: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize("client", CLIENTS)
+def test_kill_9_under_load_loses_no_acknowledged_save(store_url: str, tmp_path: Path,
+                                                      client: str) -> None:
     """The kill lands while the assessors save: some saves were acknowledged before it and
     some after, assessors were still saving, and at least one request died with the server
-    (then retried); every acknowledged save is in the store."""
+    (then retried); every acknowledged save is in the store (whichever load client)."""
     names = make_campaign(tmp_path, store_url, 3)
-    result = run_load(store_url, names, saves=15, pause=0.0, kill=True, port=free_port())
+    result = run_load(store_url, names, saves=15, pause=0.0, kill=True, port=free_port(),
+                      client=client)
     assert 15 <= result["killed_after_acknowledged"] < 45
     assert result["assessors_saving_at_the_kill"] >= 1
     assert result["saves_lost_to_the_kill_and_retried"] >= 1

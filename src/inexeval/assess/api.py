@@ -29,7 +29,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 from urllib.parse import quote
@@ -359,6 +359,12 @@ class Service:
         if file not in files and self.store.repeat_article(topic, file) is None:
             raise NotFound(f"document {file!r} is not in the pool of topic {topic!r}")
 
+    def knows(self, topic: str, file: str) -> bool:
+        """Whether ``file`` is known to be in the pool of ``topic``, with its pooled elements
+        and its document in the caches (a save of it reads nothing else from the store)."""
+        return file in self._pool_files.get(topic, ()) and (topic, file) in self._pool_paths \
+            and file in self._documents
+
     def structure(self, file: str) -> rules.Structure:
         document = self.document(file)
         inline = inline_elements(document.elements, self.min_element_chars) \
@@ -415,14 +421,21 @@ def user_of(app: Service, request: Request, *, change: bool, admin: bool = False
     """The logged-in user (401 otherwise); a state change needs the session's CSRF token in the
     header (or ``form_token``, from a form post) (403), an admin request an admin (403). Runs
     in a worker thread (it reads the store)."""
-    found = _session(app, request)
+    given = (request.headers.get(CSRF_HEADER, "") or form_token) if change else None
+    return authorised(_session(app, request), given, admin=admin)
+
+
+def authorised(found: tuple[User, str] | None, csrf_token: str | None,
+               admin: bool = False) -> User:
+    """The user of a session (:meth:`Store.session`), 401 for none; 403 for a ``csrf_token``
+    (None: a request that changes nothing) that is not the session's, or a user not an admin
+    where ``admin``."""
     if found is None:
         raise HTTPException(401, "not logged in")
     user, csrf = found
-    if change:
-        given = request.headers.get(CSRF_HEADER, "") or form_token
-        if not secrets.compare_digest(given.encode(), csrf.encode()):
-            raise HTTPException(403, f"missing or wrong {CSRF_HEADER} header")
+    if csrf_token is not None and not secrets.compare_digest(csrf_token.encode(),
+                                                             csrf.encode()):
+        raise HTTPException(403, f"missing or wrong {CSRF_HEADER} header")
     if admin and not user.admin:
         raise HTTPException(403, "only an administrator may do this")
     return user
@@ -613,6 +626,32 @@ async def next_article(request: Request) -> Response:
     return JSONResponse({"topic": topic, "file": file})
 
 
+def _changes(app: Service, topic: str, file: str, fields: dict[str, Any]
+             ) -> tuple[Callable[[Judgement], Judgement],
+                        Callable[[Judgement, Judgement], Judgement]]:
+    """The change of a PUT's ``fields`` to the judgement read, and its three-way merge with
+    the judgement stored (:meth:`Store.save_change`), under the rules (the document's
+    structure is read here, before the save's transaction)."""
+    structure = app.structure(file)
+
+    def change(before: Judgement) -> Judgement:
+        return rules.apply(before, replace(before, **fields), structure, app.mode,
+                           app.pool_paths(topic, file))
+
+    def merge(base: Judgement, current: Judgement) -> Judgement:
+        paths = app.pool_paths(topic, file)
+        # the change alone must be valid (422 otherwise, as for a current version)
+        mine = rules.apply(base, replace(base, **fields), structure, app.mode, paths)
+        merged = three_way(base, mine, current)
+        try:
+            return rules.apply(current, merged, structure, app.mode, paths)
+        except rules.RuleViolation as violation:
+            # each side was consistent, the merge is not: the assessor decides
+            raise MergeConflict(current, violation.messages) from None
+
+    return change, merge
+
+
 def _annotated(app: Service, j: Judgement) -> dict[str, Any]:
     """A judgement as the API sends it: the stored fields plus what keeps it from being done
     (``problems``) and the values deduced for unjudged elements (``implicit``)."""
@@ -704,30 +743,41 @@ async def put_judgement(request: Request) -> Response:
         except Exception:
             app.store.access(topic, user.name)
             raise
-        structure = app.structure(file)
-
-        def change(before: Judgement) -> Judgement:
-            return rules.apply(before, replace(before, **fields), structure, app.mode,
-                               app.pool_paths(topic, file))
-
-        def merge(base: Judgement, current: Judgement) -> Judgement:
-            # the change alone must be valid (422 otherwise, as for a current version)
-            mine = rules.apply(base, replace(base, **fields), structure, app.mode,
-                               app.pool_paths(topic, file))
-            merged = three_way(base, mine, current)
-            try:
-                return rules.apply(current, merged, structure, app.mode,
-                                   app.pool_paths(topic, file))
-            except rules.RuleViolation as violation:
-                # each side was consistent, the merge is not: the assessor decides
-                raise MergeConflict(current, violation.messages) from None
-
-        saved, merged = app.store.save_change(topic, file, user.name, version, change, merge,
+        saved, merged = app.store.save_change(topic, file, user.name, version,
+                                              *_changes(app, topic, file, fields),
                                               visit=visit, sequence=sequence)
         return {**_annotated(app, saved), "merged": merged}
 
+    def save_of_session(token: str, body: tuple[int, dict[str, Any], str | None, int | None]
+                        ) -> Future[tuple[Judgement, bool]]:
+        version, fields, visit, sequence = body
+        given = request.headers.get(CSRF_HEADER, "")
+        return app.store.save_change_of_session(
+            token, app.session_idle, functools.partial(authorised, csrf_token=given), topic,
+            file, version, *_changes(app, topic, file, fields), visit=visit, sequence=sequence)
+
+    def save_in_thread(token: str, body: tuple[int, dict[str, Any], str | None, int | None]
+                       ) -> dict[str, Any]:
+        saved, merged = save_of_session(token, body).result()
+        return {**_annotated(app, saved), "merged": merged}
+
+    async def save_grouped(token: str, body: tuple[int, dict[str, Any], str | None, int | None]
+                           ) -> dict[str, Any]:
+        if not app.store.groups_commits:
+            return await run_in_threadpool(save_in_thread, token, body)
+        saved, merged = await asyncio.wrap_future(save_of_session(token, body))
+        return {**_annotated(app, saved), "merged": merged}
+
+    # a save with a valid body of a document whose pool and structure are known reads the
+    # session in the save's transaction (one transaction, not two); where the store groups
+    # commits (SQLite) it goes from the event loop to the committer (a worker thread's session
+    # read and two thread hops were a third of a save's CPU); any other request as before, to
+    # answer the same
+    token = request.cookies.get(SESSION_COOKIE)
+    body = _valid_put_body(raw) if token and app.knows(topic, file) else None
     try:
-        return JSONResponse(await run_in_threadpool(save))
+        return JSONResponse(await (run_in_threadpool(save) if body is None or token is None
+                                   else save_grouped(token, body)))
     except MergeConflict as conflict:
         return error(409, "conflict: the document was changed meanwhile (now version "
                           f"{conflict.current.version}) and both changes set "
@@ -1016,6 +1066,14 @@ def _put_body(raw: bytes) -> tuple[int, dict[str, Any], str | None, int | None]:
         raise HTTPException(422, "sequence: a whole number from 0, with a visit, is required "
                                  "(the change's place among the visit's changes)")
     return version, judgement_fields(body, require_status=True), visit, sequence
+
+
+def _valid_put_body(raw: bytes) -> tuple[int, dict[str, Any], str | None, int | None] | None:
+    """:func:`_put_body`, None for a body it refuses."""
+    try:
+        return _put_body(raw)
+    except HTTPException:
+        return None
 
 
 def judgement_fields(body: dict[str, Any], require_status: bool) -> dict[str, Any]:

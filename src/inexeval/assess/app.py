@@ -11,6 +11,7 @@ failing store 503, never a 500.
 from __future__ import annotations
 
 import contextlib
+import gc
 import json
 import os
 import time
@@ -195,6 +196,10 @@ class _App(Starlette):
 def _closing(service: api.Service) -> Any:
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        # what the process holds once it serves (modules, the app) is kept out of the
+        # collector's full passes: under twenty assessors saving back to back each pass
+        # stopped every request for 20-35 ms, a few times a second
+        gc.freeze()
         yield
         service.checks.close()
         service.store.close()

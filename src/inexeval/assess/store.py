@@ -15,6 +15,7 @@ applied to the stored judgement; the new version is one more. Every change is ap
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import fcntl
 import hashlib
@@ -228,6 +229,15 @@ _ACCESS = (sa.select(topics.c.locked, assignments.c.id)
                assignments.c.topic == topics.c.topic,
                assignments.c.assessor == sa.bindparam("assessor"))))
            .where(topics.c.topic == sa.bindparam("topic")))
+_LOCK_POOLED = (sa.select(judgements, topics.c.locked, assignments.c.id)
+                .select_from(judgements.join(topics, topics.c.topic == judgements.c.topic)
+                             .outerjoin(assignments, sa.and_(
+                                 assignments.c.topic == judgements.c.topic,
+                                 assignments.c.assessor == judgements.c.assessor)))
+                .where(*_KEY, sa.exists().where(pool.c.topic == judgements.c.topic,
+                                                pool.c.file == judgements.c.file))
+                .with_for_update(of=judgements))
+"""A pooled document's judgement, locked, with its topic's access (as :data:`_ACCESS`)."""
 _POOLED = sa.select(pool.c.file).where(pool.c.topic == sa.bindparam("topic"),
                                        pool.c.file == sa.bindparam("file"))
 _SESSION = (sa.select(users, sessions.c.csrf_token, sessions.c.expires, sessions.c.last_seen)
@@ -235,6 +245,10 @@ _SESSION = (sa.select(users, sessions.c.csrf_token, sessions.c.expires, sessions
             .where(sessions.c.token_hash == sa.bindparam("token_hash")))
 
 
+_SEEN = (sessions.update().where(sessions.c.token_hash == sa.bindparam("seen_token"))
+         .values(last_seen=sa.bindparam("seen_at")))
+_LOG = actions.insert().inline()
+"""An action-log entry (its id not fetched back)."""
 _LOGIN_FAILURES_LOCKED = (sa.select(login_failures)
                           .where(login_failures.c.key == sa.bindparam("key")).with_for_update())
 
@@ -693,7 +707,17 @@ class Store:
         if self._writer is None:
             with self._write() as connection:
                 return work(connection)
-        future: Future[Any] = Future()
+        return self._submit(work).result()
+
+    @property
+    def groups_commits(self) -> bool:
+        """Whether write transactions go through the committer (:meth:`_grouped`: SQLite)."""
+        return self._writer is not None
+
+    def _submit(self, work: Callable[[Connection], _T]) -> Future[_T]:
+        """``work`` for the committer (:meth:`_grouped`); its future. A future cancelled before
+        its batch is taken is left out of it."""
+        future: Future[_T] = Future()
         with self._pending_ready:
             self._pending.append((work, future))
             if self._committer is None:
@@ -701,8 +725,7 @@ class Store:
                                                    name="inexeval-commits", daemon=True)
                 self._committer.start()
             self._pending_ready.notify()
-        result: _T = future.result()
-        return result
+        return future
 
     def _commit_pending(self) -> None:
         """The committer: what waits, batch after batch; it ends after a few idle seconds."""
@@ -712,7 +735,11 @@ class Store:
                     if not self._pending_ready.wait(timeout=5.0) and not self._pending:
                         self._committer = None
                         return
-                batch, self._pending = self._pending, []
+                batch = [(work, future) for work, future in self._pending
+                         if future.set_running_or_notify_cancel()]
+                self._pending = []
+                if not batch:
+                    continue
             try:
                 try:
                     outcomes = self._commit_batch(batch, savepoints=False)
@@ -755,7 +782,7 @@ class Store:
 
     def _log(self, connection: Connection, actor: str, action: str, topic: str | None = None,
              file: str | None = None, before: str | None = None, after: str | None = None) -> None:
-        connection.execute(actions.insert(), {
+        _changed(connection, _LOG, {
             "at": time.time(), "actor": actor, "action": action, "topic": topic, "file": file,
             "before": before, "after": after})
 
@@ -1182,12 +1209,8 @@ class Store:
 
     def _access(self, connection: Connection, topic: str, assessor: str) -> bool:
         """As :meth:`access`, in a transaction; returns whether the topic is locked."""
-        row = connection.execute(_ACCESS, {"topic": topic, "assessor": assessor}).first()
-        if row is None:
-            raise NotFound(f"no topic {topic!r} in the store")
-        if row.id is None:
-            raise NotAssigned(f"topic {topic} is not assigned to {assessor}")
-        return bool(row.locked)
+        return _allowed(connection.execute(_ACCESS, {"topic": topic, "assessor": assessor})
+                        .first(), topic, assessor)
 
     def create_session(self, user: str, idle: float = SESSION_IDLE) -> tuple[str, str]:
         """A new login session: ``(token for the cookie, CSRF token)``; only a hash of the
@@ -1210,20 +1233,27 @@ class Store:
     def session(self, token: str, idle: float = SESSION_IDLE) -> tuple[User, str] | None:
         """The user and CSRF token of a live session, None for an unknown, expired or idle
         (unused for ``idle`` seconds) token. A use is recorded at most once a minute."""
-        now = time.time()
+        now, token_hash = time.time(), _token_hash(token)
         with self._read() as connection:
-            row = connection.execute(_SESSION, {"token_hash": _token_hash(token)}).first()
-        if row is None or row.expires < now or row.last_seen < now - idle \
-                or not row.password_hash:
-            return None
-        if row.last_seen < now - min(_SEEN_EVERY, idle / 4):
+            row = _first(connection, _SESSION, {"token_hash": token_hash})
+        found, seen = _live_session(row, now, idle)
+        if seen:
             try:
                 with self._write() as connection:
-                    connection.execute(sessions.update().where(
-                        sessions.c.token_hash == _token_hash(token)).values(last_seen=now))
+                    connection.execute(_SEEN, {"seen_token": token_hash, "seen_at": now})
             except (sa.exc.OperationalError, sa.exc.InternalError):
                 pass  # a store that cannot be written (full disk, read-only) can still be read
-        return User(row.name, row.password_hash, bool(row.admin)), row.csrf_token
+        return found
+
+    def _session_in(self, connection: Connection, token: str,
+                    idle: float) -> tuple[User, str] | None:
+        """As :meth:`session`, in a write transaction."""
+        now, token_hash = time.time(), _token_hash(token)
+        row = _first(connection, _SESSION, {"token_hash": token_hash})
+        found, seen = _live_session(row, now, idle)
+        if seen:
+            connection.execute(_SEEN, {"seen_token": token_hash, "seen_at": now})
+        return found
 
     def end_session(self, token: str) -> None:
         with self._write() as connection:
@@ -1407,11 +1437,55 @@ class Store:
         Raises :class:`Conflict` (stale version), :class:`Locked`, :class:`NotFound`,
         :class:`NotAssigned`, or whatever ``change`` or ``merge`` raises; nothing is written
         then."""
+        return self._grouped(self._save_work(topic, file, assessor, version, change, merge,
+                                             visit, sequence))
+
+    def save_change_of_session(
+            self, token: str, idle: float,
+            authorise: Callable[[tuple[User, str] | None], User], topic: str, file: str,
+            version: int, change: Callable[[Judgement], Judgement],
+            merge: Callable[[Judgement, Judgement], Judgement] | None = None, *,
+            visit: str | None = None, sequence: int | None = None
+            ) -> Future[tuple[Judgement, bool]]:
+        """:meth:`save_change` for the user of the login session ``token`` (as
+        :meth:`session`), looked up in the save's transaction: ``authorise(session)`` gives the
+        user or raises, and nothing is written then. Where :attr:`groups_commits` it is given
+        to the committer at once, and the future is done once the save is committed or refused
+        (a serving process's event loop waits for it without a thread); elsewhere it is done
+        here, and the future given done."""
+        def work(connection: Connection) -> tuple[Judgement, bool]:
+            user = authorise(self._session_in(connection, token, idle))
+            return self._save_work(topic, file, user.name, version, change, merge, visit,
+                                   sequence)(connection)
+
+        if self.groups_commits:
+            return self._submit(work)
+        done: Future[tuple[Judgement, bool]] = Future()
+        try:
+            done.set_result(self._grouped(work))
+        except Exception as refused:  # noqa: BLE001 - the future's outcome
+            done.set_exception(refused)
+        return done
+
+    def _save_work(self, topic: str, file: str, assessor: str, version: int,
+                   change: Callable[[Judgement], Judgement],
+                   merge: Callable[[Judgement, Judgement], Judgement] | None,
+                   visit: str | None, sequence: int | None
+                   ) -> Callable[[Connection], tuple[Judgement, bool]]:
+        """The transaction's work of :meth:`save_change`."""
         def work(connection: Connection) -> tuple[Judgement, bool]:
             merged = False
-            if self._access(connection, topic, assessor):
+            # a pooled document's judgement (every save but a repeat's): the topic's access,
+            # the pool and the judgement, locked, in one statement
+            row = _first(connection, _LOCK_POOLED, _key(topic, file, assessor))
+            if row is not None:
+                locked, stored, repeat = _allowed(row, topic, assessor), file, False
+            else:
+                locked = self._access(connection, topic, assessor)
+            if locked:
                 raise Locked(f"topic {topic} is locked: no further changes")
-            stored, repeat = self._resolve(connection, topic, file, assessor)
+            if row is None:
+                stored, repeat = self._resolve(connection, topic, file, assessor)
             if not repeat and self._adaptive() and connection.execute(
                     sa.select(served.c.id).where(served.c.topic == topic, served.c.file == stored,
                                                  served.c.assessor == assessor)).first() is None:
@@ -1420,9 +1494,10 @@ class Store:
                                   "articles it serves")
             action, _, lock, update = _STATEMENTS[repeat]
             key = _key(topic, stored, assessor)
-            row = connection.execute(lock, key).first()
             if row is None:
-                raise NotFound(f"document {file!r} is not in the pool of topic {topic!r}")
+                row = connection.execute(lock, key).first()
+                if row is None:
+                    raise NotFound(f"document {file!r} is not in the pool of topic {topic!r}")
             before = replace(_judgement(row), file=file)
             if before.version == version:
                 changed = change(before)
@@ -1449,15 +1524,14 @@ class Store:
                 passages=merge_passages(changed.passages), best_entry_point=changed.best_entry_point,
                 exhaustivity=changed.exhaustivity, values=changed.values,
                 version=before.version + 1, seconds=changed.seconds, updated=now_iso())
-            result = connection.execute(update, {
-                **key, "key_version": before.version, **_judgement_row(after)})
-            if result.rowcount != 1:
+            if _changed(connection, update, {
+                    **key, "key_version": before.version, **_judgement_row(after)}) != 1:
                 raise Conflict(before)
             self._log(connection, assessor, action, topic=topic, file=file,
                       before=_state(before), after=_state(after, visit, sequence))
             return after, merged
 
-        return self._grouped(work)
+        return work
 
     def _own_save(self, connection: Connection, current: Judgement, version: int,
                   action: str, visit: str) -> dict[str, Any] | None:
@@ -1780,6 +1854,80 @@ class Store:
         if connection.execute(sa.select(topics.c.topic).where(topics.c.topic == topic)).first() \
                 is None:
             raise NotFound(f"no topic {topic!r} in the store")
+
+
+_COMPILED: dict[tuple[Any, tuple[str, ...]], tuple[str, tuple[str, ...], Any]] = {}
+"""The statements :func:`_first` and :func:`_changed` ran on SQLite: per statement and
+parameter names, the SQL, the order of its parameters and the row type (None for a change)."""
+
+
+def _raw(connection: Connection, statement: Any, parameters: Mapping[str, Any]) -> Any:
+    """``statement`` run on the SQLite connection underneath ``connection`` (in its
+    transaction), compiled once; its cursor and row type."""
+    keys = tuple(sorted(parameters))
+    compiled = _COMPILED.get((statement, keys))
+    if compiled is None:
+        done = statement.compile(dialect=connection.dialect, column_keys=list(keys))
+        row_type = (collections.namedtuple("Row", [c.name for c in statement.selected_columns],
+                                           rename=True)
+                    if isinstance(statement, sa.Select) else None)
+        compiled = _COMPILED[statement, keys] = (str(done), tuple(done.positiontup or ()),
+                                                 row_type)
+    sql, order, row_type = compiled
+    dbapi = connection.connection.driver_connection
+    assert dbapi is not None
+    try:
+        return dbapi.execute(sql, [parameters[k] for k in order]), row_type
+    except sqlite3.Error as failure:  # as SQLAlchemy raises it (a read-only store is 503)
+        raise sa.exc.DBAPIError.instance(sql, None, failure, sqlite3.Error) from failure
+
+
+def _first(connection: Connection, statement: sa.Select[Any],
+           parameters: Mapping[str, Any]) -> Any:
+    """The first row of a select of a save (its columns by name), or None. On SQLite the
+    statement runs on the driver's connection (:func:`_raw`): SQLAlchemy's execution (its cache
+    look-up, parameters and result) cost five times the statement's own time, most of a save's
+    work, and its types do nothing there (integers, floats and text)."""
+    if connection.dialect.name != "sqlite":
+        return connection.execute(statement, parameters).first()
+    cursor, row_type = _raw(connection, statement, parameters)
+    row = cursor.fetchone()
+    cursor.close()
+    return None if row is None else row_type._make(row)
+
+
+def _changed(connection: Connection, statement: sa.Insert | sa.Update,
+             parameters: Mapping[str, Any]) -> int:
+    """The rows an insert or update of a save changed (as :func:`_first`)."""
+    if connection.dialect.name != "sqlite":
+        return int(connection.execute(statement, parameters).rowcount)
+    cursor, _ = _raw(connection, statement, parameters)
+    changed = int(cursor.rowcount)
+    cursor.close()
+    return changed
+
+
+def _live_session(row: Any, now: float,
+                  idle: float) -> tuple[tuple[User, str] | None, bool]:
+    """The user and CSRF token of a session row (:data:`_SESSION`), None when it is missing,
+    expired, idle or its user has no password; and whether its use is to be written (at most
+    once a minute)."""
+    if row is None or row.expires < now or row.last_seen < now - idle \
+            or not row.password_hash:
+        return None, False
+    return ((User(row.name, row.password_hash, bool(row.admin)), row.csrf_token),
+            row.last_seen < now - min(_SEEN_EVERY, idle / 4))
+
+
+def _allowed(row: Any, topic: str, assessor: str) -> bool:
+    """Whether the topic of an access row (:data:`_ACCESS`: its ``locked``, and the ``id`` of
+    the assessor's assignment) is locked; :class:`NotFound` for no row, :class:`NotAssigned`
+    for no assignment."""
+    if row is None:
+        raise NotFound(f"no topic {topic!r} in the store")
+    if row.id is None:
+        raise NotAssigned(f"topic {topic} is not assigned to {assessor}")
+    return bool(row.locked)
 
 
 def _token_hash(token: str) -> str:
