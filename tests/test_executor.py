@@ -274,3 +274,44 @@ def test_a_worker_whose_malloc_the_nanny_froze_gets_a_large_mmap_threshold(
     assert calls == ([(-3, 32 << 20), (-1, 64 << 20)] if set_here else [])
     assert executor.tune_malloc(environ) is False  # once per process
     assert len(calls) == 2 * int(set_here)
+
+
+class _Timer:
+    """A worker's periodic callback, as far as the profiler's pause looks at it."""
+
+    def __init__(self) -> None:
+        self.running, self.starts = True, 0
+
+    def is_running(self) -> bool:
+        return self.running
+
+    def stop(self) -> None:
+        self.running = False
+
+    def start(self) -> None:
+        self.starts += 1
+        self.running = True
+
+
+class _Worker:
+    def __init__(self) -> None:
+        self.periodic_callbacks = {"profile": _Timer()}
+
+
+def test_each_worker_of_a_process_has_its_own_profiler_pause() -> None:
+    """Review: the count of our tasks running was one per process, so with two workers in one
+    process (a LocalCluster of threads) the one whose task ended last restarted its own,
+    running, profiler (two timers) and the other's stayed paused for good."""
+    from inexeval.executor import _pause_profiler
+
+    a, b = _Worker(), _Worker()
+    for worker, change in ((a, 1), (b, 1), (a, -1), (b, -1)):
+        _pause_profiler(worker, change)
+    for worker in (a, b):
+        assert worker.periodic_callbacks["profile"].running
+        assert worker.periodic_callbacks["profile"].starts == 1
+    off = _Worker()  # configured off: stays off
+    off.periodic_callbacks["profile"].running = False
+    _pause_profiler(off, 1)
+    _pause_profiler(off, -1)
+    assert not off.periodic_callbacks["profile"].running

@@ -36,6 +36,7 @@ import logging
 import os
 import pickle
 import threading
+import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -256,21 +257,26 @@ def _unprofiled() -> Iterator[None]:
         worker.loop.add_callback(_pause_profiler, worker, -1)
 
 
-_PROFILER = {"tasks": 0, "paused": False}
-"""This worker's tasks of ours running, and whether they paused its profiler (changed on the
-worker's event loop only)."""
+_PROFILER: dict[int, tuple[int, Any]] = {}
+"""Per worker of this process (by ``id``; several when the cluster runs its workers in one
+process): our tasks running there, and the profiler they paused (None: none). Changed on
+the worker's event loop only."""
 
 
 def _pause_profiler(worker: Any, change: int) -> None:
-    profiler = worker.periodic_callbacks.get("profile")
-    if change > 0 and _PROFILER["tasks"] == 0 and profiler is not None \
-            and profiler.is_running():
-        profiler.stop()
-        _PROFILER["paused"] = True
-    _PROFILER["tasks"] += change
-    if _PROFILER["tasks"] == 0 and _PROFILER["paused"]:
-        profiler.start()
-        _PROFILER["paused"] = False
+    tasks, paused = _PROFILER.get(id(worker), (0, None))
+    if change > 0 and tasks == 0:
+        profiler = worker.periodic_callbacks.get("profile")
+        if profiler is not None and profiler.is_running():
+            profiler.stop()
+            paused = profiler
+    tasks += change
+    if tasks > 0:
+        _PROFILER[id(worker)] = (tasks, paused)
+        return
+    _PROFILER.pop(id(worker), None)
+    if paused is not None and not paused.is_running():
+        paused.start()  # the one this worker's tasks stopped, once
 
 
 def _forget_on_worker(keys: list[str]) -> None:
@@ -346,6 +352,7 @@ class DaskExecutor:
         process reaches the scheduler alone. A direct send that cannot reach a worker falls
         back to the scheduler for the rest of the study."""
         self._probed = False
+        self._threads_asked: tuple[float, int] = (float("-inf"), 1)
         self._warming: dict[str, list[Any]] = {}
         self._made: list[str] = []
         """The keys of the inputs the workers made (``inputs="shared"``), dropped there when
@@ -489,9 +496,13 @@ class DaskExecutor:
         return max(1, len(self.client.scheduler_info().get("workers", {})))
 
     def _threads(self) -> int:
-        """The threads of the workers the scheduler knows now (at least 1; asked at each
-        task's end: the threads alone, not every worker's metrics)."""
-        return max(1, sum(int(n) for n in self.client.nthreads().values()))
+        """The threads of the workers the scheduler knows now (at least 1; the threads alone,
+        not every worker's metrics), asked at most once a second (a scheduler round trip)."""
+        now = time.monotonic()
+        if now - self._threads_asked[0] >= 1.0:
+            self._threads_asked = (now, max(1, sum(int(n) for n in
+                                                   self.client.nthreads().values())))
+        return self._threads_asked[1]
 
     def close(self) -> None:
         self._warming.clear()

@@ -10,10 +10,11 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from starlette.testclient import TestClient
 
 from inexeval.assess.api import LOGIN_ATTEMPTS, OPENAPI
 from inexeval.assess.store import Store
-from tests.assess.conftest import CHEAP_HASHER, DOCUMENTS, PASSWORD
+from tests.assess.conftest import CHEAP_HASHER, DOCUMENTS, PASSWORD, Client, app_of
 
 A1 = "/api/topics/1/docs/co/a1"
 A2 = "/api/topics/1/docs/co/a2"
@@ -299,6 +300,80 @@ def test_a_save_of_a_document_known_to_the_server_is_refused_the_same(connect: A
     alice = connect("alice")
     assert alice.get(A1).json()["version"] == 1
     assert alice.put(A1, body).json()["version"] == 2
+
+
+def test_a_refused_save_costs_the_saves_batched_with_it_nothing(campaign: str) -> None:
+    """Review of the committer's fast path: a save refused for its session (a forged or stale
+    cookie) wrote the session's use before it was refused, so the whole batch was rolled back
+    and committed again with a savepoint per save; now every refusal comes before any write
+    and the others stand as they are."""
+    import functools
+    from dataclasses import replace
+
+    import sqlalchemy as sa
+
+    from inexeval.assess.api import authorised
+    from inexeval.assess.store import Store
+
+    store = Store.open(campaign)
+    try:
+        if not store.groups_commits:
+            pytest.skip("PostgreSQL commits each save on its own (no batch)")
+        tokens = {name: store.create_session(name) for name in ("alice", "bob")}
+        run: list[str] = []
+        sa.event.listen(store.engine, "before_cursor_execute",
+                        lambda _c, _k, statement, *_: run.append(statement.split()[0]))
+
+        def save(token: str, csrf: str) -> Any:
+            return store.save_change_of_session(
+                token, 3600, functools.partial(authorised, csrf_token=csrf), "1", "co/a1", 0,
+                lambda before: replace(before, status="in-progress"))
+
+        with store._writer:  # held: the four are batched together
+            futures = [save(*tokens["alice"]), save("forged", ""),
+                       save(tokens["bob"][0], "wrong"), save(*tokens["bob"])]
+        outcomes = []
+        for future in futures:
+            try:
+                outcomes.append(future.result().__class__.__name__)
+            except Exception as refused:  # noqa: BLE001 - the outcome looked at
+                outcomes.append(getattr(refused, "status_code", type(refused).__name__))
+        assert outcomes == ["tuple", 401, 403, "tuple"]
+        assert "SAVEPOINT" not in run
+        assert store.judgement("1", "co/a1", "alice").version == 1
+        assert store.judgement("1", "co/a1", "bob").version == 1
+    finally:
+        store.close()
+
+
+def test_a_store_that_refuses_writes_still_tells_401_and_403_first(campaign: str) -> None:
+    """Review of the fast path: on a store that cannot be written, a save without a session
+    or with a wrong token was 503 (the store's) where it was 401 and 403."""
+    import sqlalchemy as sa
+
+    read_only = ("SET default_transaction_read_only = on" if campaign.startswith("postgresql")
+                 else "PRAGMA query_only=ON")
+    with TestClient(app_of(campaign)) as http:
+        alice = Client(http, "alice")
+        # saved once: the document is known to the server (its next saves take the fast path)
+        assert alice.put(A1, {"version": 0, "status": "in-progress"}).status_code == 200
+        store = http.app.state.service.store
+        def refuse_writes(connection: Any, _: Any) -> None:
+            connection.execute(read_only)
+            connection.commit()  # (PostgreSQL: a SET in a transaction rolled back is undone)
+
+        sa.event.listen(store.engine, "connect", refuse_writes)
+        store.engine.dispose()
+        fast: list[str] = []
+        through = store.save_change_of_session
+        store.save_change_of_session = lambda token, *a, **k: (  # type: ignore[method-assign]
+            fast.append(token) or through(token, *a, **k))
+        body = {"version": 1, "status": "in-progress", "passages": [[0, 5]]}
+        assert alice.put(A1, body, headers={"X-CSRF-Token": "wrong"}).status_code == 403
+        assert alice.put(A1, body).status_code == 503  # the store's own refusal
+        http.cookies.set("inexeval_session", "forged")
+        assert http.put(A1, json=body).status_code == 401
+        assert len(fast) == 3 and fast[-1] == "forged"  # each took the fast path first
 
 
 def test_check_reports_without_saving(connect: Any) -> None:

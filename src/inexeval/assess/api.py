@@ -763,9 +763,18 @@ async def put_judgement(request: Request) -> Response:
 
     async def save_grouped(token: str, body: tuple[int, dict[str, Any], str | None, int | None]
                            ) -> dict[str, Any]:
-        if not app.store.groups_commits:
-            return await run_in_threadpool(save_in_thread, token, body)
-        saved, merged = await asyncio.wrap_future(save_of_session(token, body))
+        import sqlalchemy as sa
+
+        try:
+            if not app.store.groups_commits:
+                return await run_in_threadpool(save_in_thread, token, body)
+            saved, merged = await asyncio.wrap_future(save_of_session(token, body))
+        except (sa.exc.OperationalError, sa.exc.InternalError):
+            # a store that cannot be written (read-only, full): nothing was written; the
+            # other way tells a missing session (401) or token (403) before the store's 503
+            return await run_in_threadpool(save)
+        if not app.knows(topic, file):  # evicted meanwhile: read again in a worker thread
+            return await run_in_threadpool(lambda: {**_annotated(app, saved), "merged": merged})
         return {**_annotated(app, saved), "merged": merged}
 
     # a save with a valid body of a document whose pool and structure are known reads the

@@ -424,6 +424,20 @@ class _Redo(Exception):
         self.refused = refused
 
 
+class _Unwritten(Exception):
+    """A work refused (``refused``, its caller's exception) before it wrote anything: the
+    works batched with it stand (no :class:`_Redo`)."""
+
+    def __init__(self, refused: Exception):
+        super().__init__(str(refused))
+        self.refused = refused
+
+
+def _refused(error: BaseException) -> BaseException:
+    """The caller's exception of what a work raised (:class:`_Unwritten` unwrapped)."""
+    return error.refused if isinstance(error, _Unwritten) else error
+
+
 class _Refused(Exception):
     """Rolls back a transaction that decided to change nothing."""
 
@@ -705,8 +719,11 @@ class Store:
         commit, as before. On PostgreSQL each is its own transaction (the server groups
         commits)."""
         if self._writer is None:
-            with self._write() as connection:
-                return work(connection)
+            try:
+                with self._write() as connection:
+                    return work(connection)
+            except _Unwritten as clean:
+                raise clean.refused from None
         return self._submit(work).result()
 
     @property
@@ -744,7 +761,7 @@ class Store:
                 try:
                     outcomes = self._commit_batch(batch, savepoints=False)
                 except _Redo as redo:
-                    outcomes = ([(batch[0][1], None, redo.refused)] if len(batch) == 1
+                    outcomes = ([(batch[0][1], None, _refused(redo.refused))] if len(batch) == 1
                                 else self._commit_batch(batch, savepoints=True))
             except Exception as failure:  # noqa: BLE001 - the commit failed: for all
                 for _, future in batch:
@@ -769,6 +786,8 @@ class Store:
                 try:
                     with connection.begin_nested() if savepoints else contextlib.nullcontext():
                         outcomes.append((future, work(connection), None))
+                except _Unwritten as clean:  # refused before any write: the others stand
+                    outcomes.append((future, None, clean.refused))
                 except Exception as refused:  # given to its caller, or the batch is redone
                     if not savepoints:
                         raise _Redo(refused) from refused
@@ -1245,16 +1264,6 @@ class Store:
                 pass  # a store that cannot be written (full disk, read-only) can still be read
         return found
 
-    def _session_in(self, connection: Connection, token: str,
-                    idle: float) -> tuple[User, str] | None:
-        """As :meth:`session`, in a write transaction."""
-        now, token_hash = time.time(), _token_hash(token)
-        row = _first(connection, _SESSION, {"token_hash": token_hash})
-        found, seen = _live_session(row, now, idle)
-        if seen:
-            connection.execute(_SEEN, {"seen_token": token_hash, "seen_at": now})
-        return found
-
     def end_session(self, token: str) -> None:
         with self._write() as connection:
             connection.execute(sessions.delete().where(sessions.c.token_hash == _token_hash(token)))
@@ -1454,9 +1463,17 @@ class Store:
         (a serving process's event loop waits for it without a thread); elsewhere it is done
         here, and the future given done."""
         def work(connection: Connection) -> tuple[Judgement, bool]:
-            user = authorise(self._session_in(connection, token, idle))
-            return self._save_work(topic, file, user.name, version, change, merge, visit,
-                                   sequence)(connection)
+            now, token_hash = time.time(), _token_hash(token)
+            found, seen = _live_session(_first(connection, _SESSION, {"token_hash": token_hash}),
+                                        now, idle)
+            # every refusal (401, 403 and the save's own) comes before anything is written,
+            # so that it does not make the committer redo the saves batched with it
+            user = _before_writing(authorise, found)
+            saved = self._save_work(topic, file, user.name, version, change, merge, visit,
+                                    sequence)(connection)
+            if seen:  # the session's use, at most once a minute
+                _changed(connection, _SEEN, {"seen_token": token_hash, "seen_at": now})
+            return saved
 
         if self.groups_commits:
             return self._submit(work)
@@ -1472,8 +1489,19 @@ class Store:
                    merge: Callable[[Judgement, Judgement], Judgement] | None,
                    visit: str | None, sequence: int | None
                    ) -> Callable[[Connection], tuple[Judgement, bool]]:
-        """The transaction's work of :meth:`save_change`."""
+        """The transaction's work of :meth:`save_change`: every refusal it raises (not the
+        store's own errors) comes before it writes, as :class:`_Unwritten`."""
         def work(connection: Connection) -> tuple[Judgement, bool]:
+            try:
+                return checked(connection)
+            except sa.exc.SQLAlchemyError:
+                raise
+            except _Unwritten:
+                raise
+            except Exception as refused:
+                raise _Unwritten(refused) from refused
+
+        def checked(connection: Connection) -> tuple[Judgement, bool]:
             merged = False
             # a pooled document's judgement (every save but a repeat's): the topic's access,
             # the pool and the judgement, locked, in one statement
@@ -1905,6 +1933,15 @@ def _changed(connection: Connection, statement: sa.Insert | sa.Update,
     changed = int(cursor.rowcount)
     cursor.close()
     return changed
+
+
+def _before_writing(authorise: Callable[[tuple[User, str] | None], User],
+                    found: tuple[User, str] | None) -> User:
+    """``authorise(found)``, its refusal raised as :class:`_Unwritten`."""
+    try:
+        return authorise(found)
+    except Exception as refused:
+        raise _Unwritten(refused) from refused
 
 
 def _live_session(row: Any, now: float,
