@@ -230,6 +230,9 @@ def test_set_password_remove_user_and_end_sessions(
 
 def test_serve_options(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     for options, message in ((["--session-idle", "0"], "not a number of hours above 0"),
-                             (["--session-idle", "x"], "not a number of hours")):
+                             (["--session-idle", "x"], "not a number of hours"),
+                             (["--address-hold", "0"], "not a number of seconds from 0.1"),
+                             (["--address-hold", "61"], "not a number of seconds from 0.1"),
+                             (["--address-hold", "nan"], "not a number of seconds")):
         assert main(["assess", "serve", str(tmp_path / "none.db"), *options]) == 2
         assert message in capsys.readouterr().err

@@ -63,9 +63,10 @@ def test_twenty_assessors_behind_one_address_log_in_at_once(
 def test_an_attack_from_one_address_costs_only_that_address(
         store_url: str, campaign_files: dict[str, Path]) -> None:
     """During 40 wrong logins from an attacker's address a user elsewhere got 503 in 0.02 s:
-    the attacker filled the queue. Now the attacker holds one check at a time."""
+    the attacker filled the queue. Now the attacker holds one check at a time (its held
+    turns here 1 second each, ``serve --address-hold 1``, to keep the test short)."""
     store = _campaign(store_url, campaign_files)
-    with serving(store) as server:
+    with serving(store, "--address-hold", "1") as server:
         users: Counter[int] = Counter()
         under_way = threading.Event()
 

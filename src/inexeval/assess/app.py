@@ -221,13 +221,17 @@ def create_app_from_environment() -> Starlette:
 
 def create_app(store_url: str | Path, *, secure_cookies: bool = False,
                allowed_hosts: Iterable[str] = (), processes: int = 1,
-               **service_options: Any) -> Starlette:
+               address_hold: float | None = None, **service_options: Any) -> Starlette:
     """The assessment service over the store at ``store_url`` (a SQLite path or a
     ``postgresql://`` URL), the one store of the process. ``secure_cookies`` marks the session
     cookie Secure and sends HSTS (behind HTTPS); requests may name the loopback hosts and
     ``allowed_hosts``; ``processes`` serve the store together (``serve --workers``);
-    ``service_options`` go to :class:`inexeval.assess.api.Service` (``hasher``, ``limiter``,
-    ``session_idle``, ``check_threads``)."""
+    ``address_hold``: the login limiter's hold of an address over its failure limit
+    (:class:`inexeval.assess.api.LoginLimiter`, ``serve --address-hold``); ``service_options``
+    go to :class:`inexeval.assess.api.Service` (``hasher``, ``limiter``, ``session_idle``,
+    ``check_threads``)."""
+    if address_hold is not None:
+        service_options["limiter"] = api.LoginLimiter(address_hold=address_hold)
     store = Store.open(store_url)
     if processes > 1:
         store.share_writes()

@@ -165,6 +165,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     serve.add_argument("--workers", metavar="N", type=positive, default=1,
                        help="serving processes (1); more use more cores under load, each with "
                        "its share of the password checks")
+    serve.add_argument("--address-hold", metavar="SECONDS", type=_hold, default=5.0,
+                       help="an address past its free failed logins holds its turn this long "
+                       "before each further login is checked (5; from 0.1 to 60): each of an "
+                       "attacker's guesses costs it as much, a right password still gets in")
+
+
+def _hold(text: str) -> float:
+    """argparse type: seconds from 0.1 to 60."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0.1 <= value <= 60:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds from 0.1 to 60")
+    return value
 
 
 def _hours(text: str) -> float:
@@ -472,6 +487,7 @@ def _serve(args: argparse.Namespace) -> int:
                "allowed_hosts": [*listening, *args.allowed_host],
                "session_idle": 3600 * args.session_idle,
                "check_threads": max(1, CHECK_THREADS // args.workers),
+               "address_hold": args.address_hold,
                "processes": args.workers}
     app: Any
     if args.workers == 1:
