@@ -14,6 +14,7 @@ import json
 import math
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -171,26 +172,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        "attacker's guesses costs it as much, a right password still gets in")
 
 
-def _hold(text: str) -> float:
-    """argparse type: seconds from 0.1 to 60."""
+def _number(text: str, ok: Callable[[float], bool], what: str) -> float:
+    """``text`` as a float for which ``ok`` holds; argparse's error saying ``what`` else."""
     try:
         value = float(text)
     except ValueError:
         value = float("nan")
-    if not 0.1 <= value <= 60:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds from 0.1 to 60")
+    if not ok(value):  # (NaN fails every comparison)
+        raise argparse.ArgumentTypeError(f"{text!r} is not {what}")
     return value
+
+
+def _hold(text: str) -> float:
+    """argparse type: seconds from 0.1 to 60."""
+    return _number(text, lambda v: 0.1 <= v <= 60, "a number of seconds from 0.1 to 60")
 
 
 def _hours(text: str) -> float:
     """argparse type: a number of hours above 0."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = float("nan")
-    if not 0 < value < 24 * 365:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of hours above 0")
-    return value
+    return _number(text, lambda v: 0 < v < 24 * 365, "a number of hours above 0")
 
 
 ASSESS_MODULES = ("sqlalchemy", "starlette", "uvicorn", "jinja2", "argon2", "multipart",
