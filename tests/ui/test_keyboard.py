@@ -179,6 +179,99 @@ def test_a_shift_right_selection_is_stored_as_shown_and_the_caret_stays_in_view(
     page.context.close()
 
 
+UNSPACED = (
+    # an article of the Wikipedia collection quoting Chinese at length: a script written with
+    # no blank between its words, which the browser steps through word by word
+    '<?xml version="1.0" encoding="UTF-8"?>\n<article><name id="7">Place names</name>\n'
+    "<body><section><title>Names</title><p>The official names of the districts are given "
+    "here in the original script as the city writes them "
+    + "東京都千代田区永田町一丁目七番一号国会議事堂前駅" * 10
+    + " and in English below.</p><p>Afterwards the names are discussed.</p></section>"
+    "</body></article>\n")
+TABLE = (
+    # IEEE's tables as the collection writes them: cells with no blank between them, shown
+    # inline, so that a row reads as one "word" of letters and digits
+    '<?xml version="1.0" encoding="UTF-8"?>\n<article><fm><atl>Measured</atl></fm><bdy><sec>'
+    "<st>Results</st><p>The runs were measured on two machines and the table gives each "
+    "year.</p><tbl><row>"
+    + "".join(f"<cell>{name}</cell><cell>{1990 + i}</cell>"
+              for i, name in enumerate(["Alpha", "Beta", "Gamma", "Delta", "Epsilon", "Zeta",
+                                        "Eta", "Theta", "Iota", "Kappa", "Lambda", "Mu"] * 3))
+    + "</row></tbl><p>Afterwards the figures are discussed.</p></sec></bdy></article>\n")
+
+
+@pytest.fixture(scope="module")
+def unspaced(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    with running_server(tmp_path_factory.mktemp("campaign-keyboard-unspaced"),
+                        extra={"wiki/7": UNSPACED, "co/tbl": TABLE}) as up:
+        yield up
+
+
+def test_a_selection_ending_in_unspaced_text_is_stored_where_it_ends(
+        browser: Any, unspaced: Server, console: ConsoleErrors, tmp_path: Path) -> None:
+    """Caret placed, Shift+→ 35 times (word by word) on into Chinese text, h: the passage ends
+    where the selection does. It ran on to the next blank, some 200 characters further (the
+    held-out check: 749 where the selection ended at 527): the page's word, letters and digits
+    up to a blank, is longer than the browser's in scripts written without blanks."""
+    server = unspaced
+    page = open_as(browser, server, console, "bob", "1", "wiki/7")
+    text = text_of_page(page)
+    click_word(page, "official")
+    for _ in range(35):
+        page.keyboard.press("Shift+ArrowRight")
+    shown = selected(page)
+    run = text.index("東京"), text.index(" and in English")
+    assert run[0] < shown["focus"] < run[1] - 100, (shown, run)  # inside the Chinese
+    screenshot(page, tmp_path, "keyboard-shift-right-into-chinese")
+    page.keyboard.press("h")
+    settled(page)
+    assert server.judgement("bob", "1", "wiki/7")["passages"] == [
+        [text.index("official"), shown["focus"]]]
+    page.context.close()
+
+
+def test_a_selection_ending_in_a_table_row_snaps_to_no_word_longer_than_the_limit(
+        browser: Any, unspaced: Server, console: ConsoleErrors, tmp_path: Path) -> None:
+    """A drag that ends inside a table row whose cells have no blank between them (one "word"
+    of 300 letters and digits): h stores the passage where the drag ended, not at the row's
+    end; a word no longer than SNAP_LIMIT is still completed."""
+    server = unspaced
+    page = open_as(browser, server, console, "bob", "1", "co/tbl")
+    text = text_of_page(page)
+    start = text.index("table gives")
+    end = text.index("Gamma1992") + 2  # in the middle of the row's "word"
+    page.evaluate("""([start, end]) => {
+      const walker = document.createTreeWalker(document.getElementById('doc'),
+                                               NodeFilter.SHOW_TEXT);
+      const point = (at) => {
+        let seen = 0;
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+          if (at <= seen + node.data.length) return [node, at - seen];
+          seen += node.data.length;
+        }
+        return null;
+      };
+      const range = document.createRange();
+      range.setStart(...point(start));
+      walker.currentNode = walker.root;
+      range.setEnd(...point(end));
+      window.getSelection().removeAllRanges();
+      window.getSelection().addRange(range);
+    }""", [start, end])  # (ASCII before the end: UTF-16 offsets are code points here)
+    page.keyboard.press("h")
+    settled(page)
+    assert server.judgement("bob", "1", "co/tbl")["passages"] == [[start, end]]
+    found = page.evaluate("""async () => {
+      const judge = await import('/static/judge.js');
+      const short = new judge.CodePointText('ab xyzzy cd');
+      const long = new judge.CodePointText('ab ' + 'x'.repeat(60) + ' cd');
+      return [judge.SNAP_LIMIT, judge.snapToWords(short, 4, 6),
+              judge.snapToWords(short, 4, 6, new Set([6])), judge.snapToWords(long, 4, 10)];
+    }""")
+    assert found == [24, [3, 8], [3, 6], [3, 10]]
+    page.context.close()
+
+
 @pytest.fixture(scope="module")
 def highlight(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     with running_server(tmp_path_factory.mktemp("campaign-keyboard-2005")) as up:

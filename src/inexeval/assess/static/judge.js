@@ -62,11 +62,25 @@ export function isWordChar(ch) {
 }
 
 /**
+ * The most characters an edge of a selection is moved to reach its word's edge: a "word" runs
+ * on through letters of inline elements with no blank between them (a table's cells, IEEE's
+ * front matter), and one longer than this is no word an assessor meant; the edge stays where
+ * the selection put it.
+ */
+export const SNAP_LIMIT = 24;
+
+/** Letters of the scripts written without blanks between words (Chinese, Japanese, Thai...):
+ * the browser steps through them word by word with a dictionary, so a selection's edge there
+ * is a word's edge already (snapped to the next blank, it ran on over the whole sentence). */
+const UNSPACED = /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]$/u;
+
+/**
  * Snap a selection [start, end) to whole words: leading and trailing white space is dropped,
- * then an end that falls inside a word is moved to the word's edge. `breaks` holds offsets where
- * a word ends whatever the characters (the edges of block elements: a heading's last word and
- * the next paragraph's first are two words even with no space between them). Null when nothing
- * is left.
+ * then an edge that falls inside a word is moved to the word's edge (by at most SNAP_LIMIT
+ * characters, else not at all; never inside unspaced scripts, see UNSPACED). `breaks` holds
+ * offsets where a word ends whatever the characters (the edges of block elements: a heading's
+ * last word and the next paragraph's first are two words even with no space between them).
+ * Null when nothing is left.
  */
 export function snapToWords(text, start, end, breaks = new Set()) {
   let s = Math.max(0, Math.min(start, end));
@@ -74,11 +88,17 @@ export function snapToWords(text, start, end, breaks = new Set()) {
   while (s < e && SPACE.test(text.charAt(s))) s += 1;
   while (e > s && SPACE.test(text.charAt(e - 1))) e -= 1;
   if (s >= e) return null;
-  const inWord = (at) => !breaks.has(at) && isWordChar(text.charAt(at - 1))
-    && isWordChar(text.charAt(at));
-  while (s > 0 && inWord(s)) s -= 1;
-  while (e < text.length && inWord(e)) e += 1;
-  return [s, e];
+  const inWord = (at) => {
+    if (at <= 0 || at >= text.length || breaks.has(at)) return false;
+    const [before, after] = [text.charAt(at - 1), text.charAt(at)];
+    return isWordChar(before) && isWordChar(after)
+      && !UNSPACED.test(before) && !UNSPACED.test(after);
+  };
+  let from = s;
+  while (s - from < SNAP_LIMIT && inWord(from)) from -= 1;
+  let to = e;
+  while (to - e < SNAP_LIMIT && inWord(to)) to += 1;
+  return [inWord(from) ? s : from, inWord(to) ? e : to];
 }
 
 /** The start of the word holding offset `at` (`at` itself between words). */
