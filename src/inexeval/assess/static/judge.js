@@ -101,13 +101,12 @@ export function snapToWords(text, start, end, breaks = new Set()) {
   return [inWord(from) ? s : from, inWord(to) ? e : to];
 }
 
-/** The start of the word holding offset `at` (`at` itself between words). */
+/** The start of the word holding offset `at` (`at` itself between words, in a word longer
+ * than SNAP_LIMIT or in unspaced text), as snapToWords finds it. */
 export function wordStart(text, at, breaks = new Set()) {
-  let s = Math.max(0, Math.min(at, text.length));
-  while (s > 0 && !breaks.has(s) && isWordChar(text.charAt(s - 1)) && isWordChar(text.charAt(s))) {
-    s -= 1;
-  }
-  return s;
+  const s = Math.max(0, Math.min(at, text.length));
+  if (s >= text.length) return s;
+  return snapToWords(text, s, s + 1, breaks)?.[0] ?? s;
 }
 
 /** The [start, end) offsets of every whole-word occurrence of the words, any case. */
