@@ -36,9 +36,9 @@ import numpy.typing as npt
 
 from inexeval.errors import InexevalError, warn_unassessed
 from inexeval.formats import source as sources
-from inexeval.formats.lines import Table
+from inexeval.formats.lines import Table, decimal_values, eight_digits, word_view
 from inexeval.formats.source import opened
-from inexeval.formats.trec_columns import TrecColumns, interned, padded_strings
+from inexeval.formats.trec_columns import FieldBounds, TrecColumns, interned, padded_strings
 from inexeval.measures.registry import TopicContext
 from inexeval.measures.trec import SPECS
 from inexeval.results import Results, Row
@@ -236,7 +236,7 @@ def checked_parts(path: str, lines: int = sources.PART_LINES, block: int | None 
     and checked as :func:`inexeval.formats.trec.read_trec_run` reads them, ids as byte
     strings; the run id the first line's. Gives up on a 7-column run, text after the run id,
     a byte outside printable ASCII and a topic that comes back after its group was given."""
-    from inexeval.formats.trec_columns import RUN_LINE, run_width
+    from inexeval.formats.trec_columns import run_width
 
     columns = 0
     held: list[TrecColumns] = []
@@ -259,19 +259,14 @@ def checked_parts(path: str, lines: int = sources.PART_LINES, block: int | None 
             # a byte outside printable ASCII, tab and LF is one of these
             if not text.isascii() or any(b in text for b in (b"\x0b", b"\x0c", b"\x7f")):
                 raise GiveUp
-            table = Table(text, first, name, columns, RUN_LINE)
-            if not len(table):
+            read = _common_layout(text, first) or _any_layout(text, first, name, columns)
+            if read is None:
                 continue
-            run_id = run_id or table.field(0, 5).decode("utf-8")
-            _, scores, unread = table.ranks_and_scores()
-            if unread.any():
-                raise GiveUp
-            words = table.little_words()
-            topics = padded_strings(words, table.starts[:, 0], table.ends[:, 0])
-            documents = padded_strings(words, table.starts[:, 2], table.ends[:, 2])
+            topics, documents, scores, numbers, first_id = read
+            run_id = run_id or first_id
             if given and not given.isdisjoint(interned(topics)[0].tolist()):
                 raise GiveUp
-            held.append(TrecColumns(topics, documents, scores, table.numbers, run_id, name))
+            held.append(TrecColumns(topics, documents, scores, numbers, run_id, name))
             count += len(topics)
             last = topics[-1]
             if count < lines or bool((topics == last).all()):
@@ -290,6 +285,53 @@ def checked_parts(path: str, lines: int = sources.PART_LINES, block: int | None 
         raise GiveUp
     if held:
         yield _joined(held, run_id, name)
+
+
+_Read = tuple[npt.NDArray[np.bytes_], npt.NDArray[np.bytes_], npt.NDArray[np.float64],
+              npt.NDArray[np.int64], str]
+
+
+def _common_layout(text: bytes, first: int) -> _Read | None:
+    """The topics, documents, scores, line numbers and first run id of a block of run lines
+    in the common layout (six fields a line, one blank between them, ranks of at most 8
+    digits), found as trec_eval's reader finds them
+    (:meth:`~inexeval.formats.trec_columns.FieldBounds.of`); None for any other block, which
+    :func:`_any_layout` reads (and tells the line eval's reader refuses)."""
+    raw = np.frombuffer(text, dtype=np.uint8)
+    fields = FieldBounds.of(raw, first, 6)
+    if fields is None or fields.starts is not None or fields.counts is not None:
+        return None
+    words = word_view(text)
+    widths = fields.end(3) - fields.start(3)
+    if int(widths.max(initial=0)) > 8:
+        return None
+    if not bool(eight_digits(words[fields.end(3)].astype(np.uint64), widths)[1].all()):
+        return None  # a rank that is no plain non-negative integer
+    scores, unread = decimal_values(raw, words, fields.start(4), fields.end(4))
+    if unread.any() or not bool(np.isfinite(scores).all()):
+        raise GiveUp
+    little = words.view("<u8")
+    topics = padded_strings(little, fields.start(0), fields.end(0))
+    documents = padded_strings(little, fields.start(2), fields.end(2))
+    first_id = text[int(fields.start(5)[0]):int(fields.end(5)[0])].decode("utf-8")
+    return topics, documents, scores, fields.numbers, first_id
+
+
+def _any_layout(text: bytes, first: int, name: str, columns: int) -> _Read | None:
+    """:func:`_common_layout`'s columns of a block in any layout eval's run reader takes (an
+    error naming the line it refuses)."""
+    from inexeval.formats.trec_columns import RUN_LINE
+
+    table = Table(text, first, name, columns, RUN_LINE)
+    if not len(table):
+        return None
+    _, scores, unread = table.ranks_and_scores()
+    if unread.any():
+        raise GiveUp
+    words = table.little_words()
+    topics = padded_strings(words, table.starts[:, 0], table.ends[:, 0])
+    documents = padded_strings(words, table.starts[:, 2], table.ends[:, 2])
+    return topics, documents, scores, table.numbers, table.field(0, 5).decode("utf-8")
 
 
 def _rows(columns: TrecColumns, rows: slice) -> TrecColumns:

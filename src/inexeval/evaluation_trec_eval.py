@@ -58,16 +58,29 @@ def trec_eval_study(args: argparse.Namespace, fmt: str) -> TrecEvalStudy | None:
     if asked is None:
         return None
     check_given_once(list(args.runs))  # as the experiment does, after the measures
+    from inexeval.trec_eval_runs import Later
+
+    # the qrels read in a thread while the first run's first part is (as inexeval trec_eval
+    # reads them): qrels that trec_eval's reader refuses, or ids that are not printable ASCII,
+    # send the whole study the general way when it first needs them
+    path = args.assessments
+    return TrecEvalStudy(args, Later(lambda: _judgements(path)), *asked)
+
+
+def _judgements(path: str) -> Any:
+    """The qrels as trec_eval's reader reads them, or None for the general path: a problem
+    that eval's reader tells itself (or qrels it reads where trec_eval refuses), or ids that
+    are not printable ASCII (eval compares ids as text)."""
     from inexeval.formats.trec_columns import read_trec_eval_qrels
     from inexeval.measures.trec_eval import judgements
 
     try:
-        judged = judgements(read_trec_eval_qrels(args.assessments))
+        judged = judgements(read_trec_eval_qrels(path))
     except InexevalError:
-        return None  # eval's reader tells its own problems (or reads what trec_eval refuses)
+        return None
     if not (_printable(judged.columns.topics) and _printable(judged.columns.documents)):
-        return None  # eval compares ids as text
-    return TrecEvalStudy(args, judged, *asked)
+        return None
+    return judged
 
 
 def _trec_eval_measures(texts: Iterable[Any]) -> tuple[list[Any], list[Any], int] | None:
@@ -121,30 +134,83 @@ class TrecEvalStudy:
     runs evaluated by trec_eval's kernels."""
 
     task = None
-    note = ""
 
     def __init__(self, args: argparse.Namespace, judged: Any, measures: list[Any],
                  chosen: list[Any], level: int) -> None:
         self.args = args
-        self.judged = judged
+        self._judged = judged  # the Judgements, or a Later of them (None: the general way)
+        self._topics: tuple[list[str], set[str]] | None = None
+        self._experiment: Any = None  # the experiment, when the qrels send the study there
         self.measures = measures
         self.chosen = chosen
         self.level = level
-        self.assessments = [t.decode("ascii") for t in judged.topics.tolist()]
-        self.assessed = set(self.assessments)
+
+    @property
+    def judged(self) -> Any:
+        """The qrels (waited for while they are read); :class:`_General` when they send the
+        study the general way."""
+        from inexeval.trec_eval_runs import Later
+
+        if isinstance(self._judged, Later):
+            self._judged = self._judged.value()
+        if self._judged is None:
+            raise _General
+        return self._judged
+
+    def _assessed_topics(self) -> tuple[list[str], set[str]]:
+        if self._topics is None:
+            listed = [t.decode("ascii") for t in self.judged.topics.tolist()]
+            self._topics = listed, set(listed)
+        return self._topics
+
+    @property
+    def assessments(self) -> list[str]:
+        """The assessed topics, in the qrels' order."""
+        if self._experiment is not None:
+            return list(self._experiment.assessments)
+        return self._assessed_topics()[0]
+
+    @property
+    def assessed(self) -> set[str]:
+        return self._assessed_topics()[1]
+
+    @property
+    def note(self) -> str:
+        return "" if self._experiment is None else str(self._experiment.note)
 
     def warn_coverage(self, answered: Iterable[str]) -> None:
+        if self._experiment is not None:
+            self._experiment.warn_coverage(answered)
+            return
         from inexeval.outcomes import warn_coverage
 
         warn_coverage(self.assessed, answered, self.judged.columns.source)
 
+    def __getstate__(self) -> dict[str, Any]:
+        """What a worker process is sent: the qrels read (not the thread reading them)."""
+        self._qrels_read()
+        return dict(self.__dict__)
+
+    def _qrels_read(self) -> bool:
+        """Whether the qrels go trec_eval's way (waiting while they are read)."""
+        try:
+            return self.judged is not None
+        except _General:
+            return False
+
     def outcomes(self, *, complete: bool = False, per_topic: bool = True,
                  official: bool = False) -> Iterator[Any]:
         """Each run's :class:`~inexeval.outcomes.RunOutcome`, in the order given (``--jobs
-        N``: from N forked processes, in blocks, as the experiment gives them out)."""
+        N``: from N forked processes, in blocks, as the experiment gives them out); every run
+        the general way (:class:`~inexeval.experiment.Experiment`) when the qrels send the
+        study there."""
         from inexeval.progress import progress
 
         runs = list(self.args.runs)
+        if ((self.args.jobs != 1 or not runs or runs[0] == "-" or not Path(runs[0]).is_file())
+                and not self._qrels_read()):  # known before any run (none is read ahead)
+            yield from self._the_general_way(complete, per_topic, official)
+            return
         if self.args.jobs == 1 or "-" in runs:
             given: Iterator[Any] = (self._outcome(path, complete, per_topic) for path in runs)
         else:
@@ -154,7 +220,18 @@ class TrecEvalStudy:
             given = (outcome for start, stop in blocks(len(runs), max(32, 8 * self.args.jobs))
                      for outcome in executor.map(_outcome_of, runs[start:stop],
                                                  (self, complete, per_topic)))
-        yield from progress(given, "runs", len(runs))
+        try:
+            yield from progress(given, "runs", len(runs))
+        except _General:  # met by the first run, before any outcome
+            yield from self._the_general_way(complete, per_topic, official)
+
+    def _the_general_way(self, complete: bool, per_topic: bool, official: bool
+                         ) -> Iterator[Any]:
+        from inexeval.cli_args import experiment
+
+        self._experiment = experiment(self.args)
+        yield from self._experiment.outcomes(complete=complete, per_topic=per_topic,
+                                          official=official)
 
     def _outcome(self, path: str, complete: bool, per_topic: bool) -> Any:
         from inexeval.evaluation_trec import GiveUp
@@ -181,7 +258,9 @@ class TrecEvalStudy:
         if path == "-" or not Path(path).is_file():
             raise GiveUp
         order: list[str] = []
-        parts = screened_parts(path, None, self.assessed, order, lines=PART_LINES, block=BLOCK)
+        # the topics assessed looked up as the parts come (the qrels may still be read)
+        parts = screened_parts(path, None, _Assessed(self), order, lines=PART_LINES,
+                               block=BLOCK)
         # the next part read in a thread while one is evaluated, unless worker processes take
         # the processors (as inexeval trec_eval does)
         ahead = ReadAhead(parts) if self.args.jobs == 1 else None
@@ -210,6 +289,21 @@ class TrecEvalStudy:
 
         one = argparse.Namespace(**{**vars(self.args), "runs": [path]})
         return next(iter(experiment(one).outcomes(complete=complete, per_topic=per_topic)))
+
+
+class _General(Exception):
+    """The qrels send the study the general way (:class:`~inexeval.experiment.Experiment`)."""
+
+
+class _Assessed:
+    """A study's assessed topics, as a container read when first asked (in the thread that
+    reads the run ahead, while the qrels may still be read in another)."""
+
+    def __init__(self, study: TrecEvalStudy) -> None:
+        self._study = study
+
+    def __contains__(self, topic: object) -> bool:
+        return topic in self._study.assessed
 
 
 def _outcome_of(shared: tuple[TrecEvalStudy, bool, bool], path: str) -> Any:

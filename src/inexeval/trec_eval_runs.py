@@ -43,10 +43,10 @@ def evaluate_runs(qrels: str | Path | Judgements, runs: Sequence[str | Path],
     measures = list(measures)
     choose(measures)  # a wrong measure is told before any file is read
     if isinstance(qrels, Judgements):
-        judged: Judgements | _Later[Judgements] = qrels
+        judged: Judgements | Later[Judgements] = qrels
     else:
         path = qrels
-        judged = _Later(lambda: judgements(read_trec_eval_qrels(path)))
+        judged = Later(lambda: judgements(read_trec_eval_qrels(path)))
     workers = min(jobs, len(runs))
     if workers > 1 and all(_in_file(path) for path in runs):
         import multiprocessing
@@ -67,7 +67,7 @@ def evaluate_runs(qrels: str | Path | Judgements, runs: Sequence[str | Path],
         yield evaluate_run(judged, path, measures, **options)
 
 
-def evaluate_run(judged: Judgements | _Later[Judgements], path: str | Path,
+def evaluate_run(judged: Judgements | Later[Judgements], path: str | Path,
                  measures: Iterable[str] = (), *, read_ahead: bool = True,
                  **options: Any) -> TrecEvalResults:
     """One run evaluated a part at a time, with ``read_ahead`` the next part read in a thread
@@ -95,7 +95,7 @@ page faults, a few per cent less CPU)."""
 _T = TypeVar("_T")
 
 
-class _Later(Generic[_T]):
+class Later(Generic[_T]):
     """A value made in a thread from now on (:meth:`value` waits for it)."""
 
     def __init__(self, make: Callable[[], _T]) -> None:
@@ -118,8 +118,8 @@ class _Later(Generic[_T]):
         return result
 
 
-def _now(value: Judgements | _Later[Judgements]) -> Judgements:
-    return value.value() if isinstance(value, _Later) else value
+def _now(value: Judgements | Later[Judgements]) -> Judgements:
+    return value.value() if isinstance(value, Later) else value
 
 
 class ReadAhead(Iterator[_T]):

@@ -203,6 +203,11 @@ _VARIANTS = {  # content, and whether the columns path takes it (None: not asked
     "7 columns": (_LINES.replace(" r\n", " r /a[1]\n").encode(), None),
     "negative rank": (_LINES.replace(" 3 1 r", " -3 1 r").encode(), False),
     "nan score": (_LINES.replace(" 2.5 r", " nan r").encode(), False),
+    "inf score": (_LINES.replace(" 2.5 r", " -inf r").encode(), None),
+    "signed rank": (_LINES.replace(" 3 1 r", " +3 1 r").encode(), None),
+    "rank of 12 digits": (_LINES.replace(" 3 1 r", " 123456789012 1 r").encode(), None),
+    "rank with a point": (_LINES.replace(" 3 1 r", " 3.0 1 r").encode(), None),
+    "rank in words": (_LINES.replace(" 3 1 r", " three 1 r").encode(), None),
     "comment": (b"# a comment line\n" + _LINES.encode(), None),
     "latin-1 id": (_LINES.replace("d4", "d\xe9").encode("latin-1"), False),
     "utf-8 id": (_LINES.replace("d4", "d\xe9").encode(), False),
@@ -284,3 +289,44 @@ def test_trec_eval_s_path_prints_what_the_general_path_prints(
         assert fast.read_bytes() == general.read_bytes(), options
         assert len(fast.read_bytes()) > 100
         _both(argv)  # and on standard output (the three paths)
+
+
+_QRELS_THE_GENERAL_WAY = {
+    "ids outside ASCII": "1 0 d1 1\n1 0 dé 1\n2 0 x 1\n",
+    "an id with a control byte": "1 0 d1 1\n1 0 d\x7f2 1\n2 0 x 1\n",
+    "a line with three columns": "1 0 d1 1\n1 0 d2\n2 0 x 1\n",
+    "an empty file": "",
+    "a level that is no number": "1 0 d1 1\n1 0 d2 high\n",
+}
+
+
+@pytest.mark.parametrize("variant", sorted(_QRELS_THE_GENERAL_WAY))
+@pytest.mark.parametrize("options", [[], ["-c", "-q"], ["--jobs", "2"], ["--format", "json"]])
+def test_qrels_read_while_the_run_is_send_the_study_the_general_way(
+        tmp_path: Path, variant: str, options: list[str]) -> None:
+    """trec_eval's path reads the qrels in a thread while the first run's first part is read:
+    qrels it does not take (ids eval compares as text, lines trec_eval's reader refuses) send
+    every run the general way when the first run needs them, with the general path's bytes,
+    messages (its note, the coverage warning, an error naming file and line) and exit code."""
+    qrels = tmp_path / "qrels"
+    qrels.write_text(_QRELS_THE_GENERAL_WAY[variant], encoding="utf-8")
+    runs = []
+    for name in ("a", "b"):
+        run = tmp_path / name
+        run.write_text("1 Q0 d1 1 3 r\n1 Q0 dé 2 2 r\n1 Q0 d\x7f2 3 1 r\n2 Q0 x 1 1 r\n"
+                       "9 Q0 z 1 1 r\n", encoding="utf-8")
+        runs.append(str(run))
+    argv = ["eval", *options, "-m", "AP", "-m", "P@2", str(qrels), *runs]
+    done, taken = _trec_eval_path(argv)
+    study = evaluation_trec_eval.trec_eval_study
+    evaluation_trec_eval.trec_eval_study = lambda args, fmt: None
+    try:
+        general = _cli(argv)
+    finally:
+        evaluation_trec_eval.trec_eval_study = study
+    assert done == general
+    assert not any(taken)
+    if variant in ("ids outside ASCII", "an id with a control byte"):
+        assert done[0] == 0 and "AP" in done[1], done
+    else:
+        assert done[0] == 2 and str(qrels) in done[2], done

@@ -162,11 +162,13 @@ def _report(args: argparse.Namespace, fmt: str, study: Any, outcomes: Iterator[A
     printed = failed = 0
     answered: set[str] = set()
     answered_by: list[list[str]] = []  # of each run held, in order (the scores' answered)
-    note = study.note
+    noted = False
     for outcome in outcomes:
-        if outcome.error is None and note:
-            sys.stderr.write(note)
-            note = ""
+        if outcome.error is None and not noted:
+            # the study's note read once a run is done (trec_eval's study may have gone the
+            # general way when it read the qrels)
+            sys.stderr.write(study.note)
+            noted = True
         for message in outcome.warnings:
             warnings.warn(message, stacklevel=1)
         if outcome.error is not None:
