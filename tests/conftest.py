@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import shutil
 import socket
+import time
 from collections.abc import Iterator
 from urllib.parse import urlsplit
 
@@ -61,7 +62,20 @@ def browser() -> Iterator[object]:
     except ImportError:
         pytest.skip(f"{REQUIRED_PREFIX}Playwright for Python (pip install playwright)")
     with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        from playwright.sync_api import Error
+
+        # a launch that crashes at start (seen once under a load of 9: SIGTRAP in the zygote)
+        # is tried again: one browser serves the whole session, so one crash failed every
+        # browser test after it
+        for attempt in range(3):
+            try:
+                chromium = playwright.chromium.launch(executable_path=CHROMIUM,
+                                                      args=CHROMIUM_ARGS)
+                break
+            except Error:
+                if attempt == 2:
+                    raise
+                time.sleep(2)
         try:
             yield chromium
         finally:

@@ -32,7 +32,10 @@ def check_output(output: str | Path, *inputs: str | Path | None, folder: bool = 
         raise InexevalError("the output is a folder, not a file", output)
     parent = target.parent if str(target.parent) else Path(".")
     if not parent.is_dir():
-        raise InexevalError(f"the output folder {str(parent)[:80]} does not exist", output)
+        # the folder's end shown (its start is the output's, named before the message): cut at
+        # its start, a long path kept the folders that exist and lost the one that does not
+        shown = str(parent) if len(str(parent)) <= 80 else "..." + str(parent)[-77:]
+        raise InexevalError(f"the output folder {shown} does not exist", output)
     resolved = target.resolve()
     target_stat = _stat(target)
     for given in inputs:
