@@ -48,7 +48,7 @@ def _sessions(title: str = "A first hour") -> list[tuple[str, list[str]]]:
 
 
 def test_quick_start_keeps_its_two_commands() -> None:
-    assert "pip install . && inexeval demo\npip install '.[test]' && python -m pytest\n" in README
+    assert "pip install . && inexeval demo\npip install '.[test]' && python -m pytest -n 2 --dist loadfile\n" in README
 
 
 def test_walk_through_prints_what_the_readme_shows(tmp_path: Path) -> None:
