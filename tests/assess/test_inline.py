@@ -38,3 +38,26 @@ def test_a_held_inline_element_without_a_value_is_no_problem() -> None:
                   exhaustivity={ART: "2"})
     assert rules.problems(j, structure, "highlight") == [
         f"{P} holds highlighted text but has no exhaustivity"]
+
+
+def test_semantic_annotations_of_the_2009_wikipedia_in_the_text_are_inline() -> None:
+    """The INEX 2009-2010 Wikipedia wraps entities of its text in elements named after YAGO's
+    classes (``<person>``, ``<country>``, nested, by the thousand): in a paragraph, a title or
+    an item they are in the line of text, never asked; a section, a list or a paragraph is still
+    asked, and an element of an unknown tag outside any text holder too."""
+    body = f"{ART}/bdy[1]"
+    sec = f"{body}/section[1]"
+    p = f"{sec}/p[1]"
+    item = f"{sec}/list[1]/item[1]"
+    elements = [(ART, 0, 400), (body, 0, 400), (sec, 0, 400), (f"{sec}/title[1]", 0, 40),
+                (f"{sec}/title[1]/country[1]", 5, 35), (p, 40, 300),
+                (f"{p}/person[1]", 50, 90), (f"{p}/person[1]/link[1]", 50, 90),
+                (f"{p}/person[1]/musician[1]", 55, 85), (f"{p}/link[1]", 100, 140),
+                (f"{p}/link[1]/city[1]", 100, 140),
+                (f"{sec}/list[1]", 300, 400), (item, 300, 400), (f"{item}/album[1]", 310, 350),
+                (f"{body}/template[1]", 0, 0), (f"{ART}/header[1]", 0, 0),
+                (f"{ART}/artifact[1]", 0, 60)]
+    found = inline_elements(sorted(elements, key=lambda e: (e[1], -e[2])), min_chars=20)
+    assert {f"{sec}/title[1]/country[1]", f"{p}/person[1]", f"{p}/person[1]/link[1]",
+            f"{p}/person[1]/musician[1]", f"{p}/link[1]/city[1]", f"{item}/album[1]"} <= found
+    assert not {ART, body, sec, p, f"{sec}/list[1]", item, f"{ART}/artifact[1]"} & found

@@ -9,7 +9,9 @@ for them display each tag. A tag of neither keeps its own name.
 
 *Inline* elements are never asked for an exhaustivity in highlight mode (the INEX 2005 rules,
 :mod:`inexeval.assess.rules`): those whose tag the collections display in the line of text
-(italics, bold, links, sub- and superscripts, name parts) and hold no other kind of element, and
+(italics, bold, links, sub- and superscripts, name parts), and inside a paragraph, title, item
+or cell those of a tag no style sheet names (the semantic annotations of the INEX 2009-2010
+Wikipedia, ``<person>``, ``<country>`` ...), when they hold no other kind of element; and
 every element whose text is shorter than ``min_chars`` characters (``assess init
 --min-element-chars``, default :data:`MIN_ELEMENT_CHARS`).
 """
@@ -114,18 +116,41 @@ def element_names(elements: Sequence[tuple[str, int, int]]) -> dict[str, str]:
     return names
 
 
+_TEXT_HOLDERS = frozenset({
+    *(t for t, name in _LABELS.items() if name == PARAGRAPH), "p",
+    "st", "atl", "title", "name", "fgc", "caption", "li", "item", "entry", "cell", "dd", "dt",
+    "bb",
+})
+"""Tags of the elements that hold a line of text (paragraphs, titles, items, cells): an element
+of a tag no collection's style sheet names (the INEX 2009-2010 Wikipedia's semantic
+annotations, ``<person>``, ``<country>``, ... by the thousand) inside one is in the line too."""
+
+
+def _inline_kind(path: str, in_text: bool) -> bool:
+    name = tag(path)
+    return name in INLINE_TAGS or (in_text and name not in _LABELS)
+
+
 def inline_elements(elements: Sequence[tuple[str, int, int]],
                     min_chars: int = MIN_ELEMENT_CHARS) -> frozenset[str]:
     """The elements never asked for an exhaustivity (see the module docstring): shorter than
-    ``min_chars`` characters, or of an inline tag with only inline elements inside."""
+    ``min_chars`` characters, or of an inline kind with only inline kinds inside: an inline
+    tag, or, inside a paragraph, title, item or cell (:data:`_TEXT_HOLDERS`), a tag that no
+    collection's style sheet names."""
+    in_text: set[str] = set()  # the elements below a text holder
+    kinds: dict[str, bool] = {}
+    for path, _, _ in elements:  # (document order: a parent before its children)
+        up = _parent(path)
+        if up in in_text or tag(up) in _TEXT_HOLDERS:
+            in_text.add(path)
+        kinds[path] = _inline_kind(path, path in in_text)
     holds_block: set[str] = set()
     for path, _, _ in elements:
-        if tag(path) not in INLINE_TAGS:
+        if not kinds[path]:
             up = _parent(path)
             while up.count("/") >= 1 and up not in holds_block:
                 holds_block.add(up)
                 up = _parent(up)
     return frozenset(path for path, start, end in elements
-                     if end - start < min_chars
-                     or (tag(path) in INLINE_TAGS and path not in holds_block))
+                     if end - start < min_chars or (kinds[path] and path not in holds_block))
 
