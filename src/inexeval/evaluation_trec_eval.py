@@ -151,11 +151,13 @@ class TrecEvalStudy:
         study the general way."""
         from inexeval.trec_eval_runs import Later
 
-        if isinstance(self._judged, Later):
-            self._judged = self._judged.value()
-        if self._judged is None:
+        judged = self._judged  # read once: the thread reading ahead asks too
+        if isinstance(judged, Later):
+            judged = judged.value()
+            self._judged = judged
+        if judged is None:
             raise _General
-        return self._judged
+        return judged
 
     def _assessed_topics(self) -> tuple[list[str], set[str]]:
         if self._topics is None:
@@ -190,6 +192,12 @@ class TrecEvalStudy:
         """What a worker process is sent: the qrels read (not the thread reading them)."""
         self._qrels_read()
         return dict(self.__dict__)
+
+    def settled(self) -> TrecEvalStudy | None:
+        """The study once its qrels are read (waiting for them), or None when they send it
+        the general way: for what must be told after the qrels' problems and before any run
+        is read (an output that cannot be written)."""
+        return self if self._qrels_read() else None
 
     def _qrels_read(self) -> bool:
         """Whether the qrels go trec_eval's way (waiting while they are read)."""

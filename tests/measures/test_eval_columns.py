@@ -301,7 +301,8 @@ _QRELS_THE_GENERAL_WAY = {
 
 
 @pytest.mark.parametrize("variant", sorted(_QRELS_THE_GENERAL_WAY))
-@pytest.mark.parametrize("options", [[], ["-c", "-q"], ["--jobs", "2"], ["--format", "json"]])
+@pytest.mark.parametrize("options", [[], ["-c", "-q"], ["--jobs", "2"], ["--format", "json"],
+                                     ["-o", "{folder}/absent/out"], ["-o", "{folder}/a"]])
 def test_qrels_read_while_the_run_is_send_the_study_the_general_way(
         tmp_path: Path, variant: str, options: list[str]) -> None:
     """trec_eval's path reads the qrels in a thread while the first run's first part is read:
@@ -316,7 +317,10 @@ def test_qrels_read_while_the_run_is_send_the_study_the_general_way(
         run.write_text("1 Q0 d1 1 3 r\n1 Q0 dé 2 2 r\n1 Q0 d\x7f2 3 1 r\n2 Q0 x 1 1 r\n"
                        "9 Q0 z 1 1 r\n", encoding="utf-8")
         runs.append(str(run))
-    argv = ["eval", *options, "-m", "AP", "-m", "P@2", str(qrels), *runs]
+    # (-o: an output that cannot be written is told after the qrels' problems, as the general
+    # path tells them)
+    argv = ["eval", *[o.format(folder=tmp_path) for o in options], "-m", "AP", "-m", "P@2",
+            str(qrels), *runs]
     done, taken = _trec_eval_path(argv)
     study = evaluation_trec_eval.trec_eval_study
     evaluation_trec_eval.trec_eval_study = lambda args, fmt: None
@@ -326,7 +330,9 @@ def test_qrels_read_while_the_run_is_send_the_study_the_general_way(
         evaluation_trec_eval.trec_eval_study = study
     assert done == general
     assert not any(taken)
-    if variant in ("ids outside ASCII", "an id with a control byte"):
+    if "-o" in options:
+        assert done[0] == 2 and len(done[2].splitlines()) == 1, done
+    elif variant in ("ids outside ASCII", "an id with a control byte"):
         assert done[0] == 0 and "AP" in done[1], done
     else:
         assert done[0] == 2 and str(qrels) in done[2], done

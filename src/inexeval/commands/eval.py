@@ -74,7 +74,11 @@ def run(args: argparse.Namespace) -> int:
     from inexeval.evaluation_trec_eval import trec_eval_study
 
     # TREC qrels and runs, trec_eval's measures: its reader and kernels (the same output)
-    study: Any = trec_eval_study(args, fmt) or experiment(args)
+    study: Any = trec_eval_study(args, fmt)
+    if study is not None and args.output is not None:
+        study = study.settled()  # the qrels' problems told before the output's
+    if study is None:
+        study = experiment(args)
     if fmt == "official" and not study.task:
         raise InexevalError("--format official goes with --task")
     inputs = (args.assessments, *args.runs)
