@@ -270,3 +270,28 @@ def test_a_save_of_an_article_not_served_is_refused_and_the_export_names_what_it
     assert "topic 1: articles served and not done left out: d2 (bob), d4 (alice)" in err
     assert "judgements of articles never served to their assessor left out: d4 (bob)" in err
     assert export.read_text().split()[:3] == ["1", "Q0", "d1"]
+
+
+def test_a_save_of_a_known_article_not_served_is_refused_too(
+        store_url: str, adaptive_files: dict[str, Any]) -> None:
+    """Issue 36, 3: a save of an article the server knows (its pool and text cached) takes
+    the store's path that reads the session in the save's transaction (on PostgreSQL with the
+    judgement, in one round trip): an article not served to the assessor is 403 there too,
+    and nothing is written."""
+    _init(store_url, adaptive_files, "--strategy", "mtf")
+    add_users(store_url, {"alice": ["1"]})
+    with TestClient(app_of(store_url)) as http:
+        alice = Client(http, "alice")
+        assert _next(alice) == "d1"
+        _judge(alice, "d1")  # (the topic's pool is known from here on)
+        assert alice.get("/api/topics/1/docs/d2").status_code == 200  # d2 known, not served
+        store = http.app.state.service.store
+        fast: list[str] = []
+        through = store.save_change_of_session
+        store.save_change_of_session = lambda token, *a, **k: (  # type: ignore[method-assign]
+            fast.append(token) or through(token, *a, **k))
+        refused = alice.put("/api/topics/1/docs/d2", {"version": 0, "status": "done"})
+        assert refused.status_code == 403 and "was not served to" in refused.json()["error"]
+        assert len(fast) == 1
+        assert [a["action"] for a in store.actions()].count("save") == 1
+        assert store.judgement("1", "d2", "alice").version == 0

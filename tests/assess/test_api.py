@@ -376,6 +376,46 @@ def test_a_store_that_refuses_writes_still_tells_401_and_403_first(campaign: str
         assert len(fast) == 3 and fast[-1] == "forged"  # each took the fast path first
 
 
+def test_the_refusals_of_a_save_of_a_known_document_write_nothing(campaign: str) -> None:
+    """Issue 36, 3: a save of a document the server knows reads the session and the
+    judgement in the save's transaction (on PostgreSQL both in one round trip, on a thread of
+    the store's, the save's writes in another): a wrong token is 403, a topic not assigned
+    403, a locked topic 423, a stale session 401, each on that path, and none writes anything
+    (no action logged, no new version, not the session's use)."""
+    import sqlalchemy as sa
+
+    from inexeval.assess.store import sessions
+
+    with TestClient(app_of(campaign)) as http:
+        alice = Client(http, "alice")
+        carol, dora = Client(TestClient(http.app), "carol"), Client(TestClient(http.app), "dora")
+        assert alice.put(A1, {"version": 0, "status": "in-progress"}).status_code == 200
+        store = http.app.state.service.store
+        fast: list[str] = []
+        through = store.save_change_of_session
+        store.save_change_of_session = lambda token, *a, **k: (  # type: ignore[method-assign]
+            fast.append(token) or through(token, *a, **k))
+        body = {"version": 1, "status": "in-progress", "passages": [[0, 5]]}
+        assert alice.put(A1, body, headers={"X-CSRF-Token": "wrong"}).status_code == 403
+        assert carol.put(A1, body).status_code == 403
+        assert dora.post("/api/admin/topics/1/lock").status_code == 200
+        assert alice.put(A1, body).status_code == 423
+        assert dora.post("/api/admin/topics/1/unlock").status_code == 200
+        with store.engine.begin() as connection:  # unused for longer than it may be
+            connection.execute(sessions.update().where(sessions.c.user == "alice")
+                               .values(last_seen=0.0))
+        assert alice.put(A1, body).status_code == 401
+        assert len(fast) == 4
+        assert [a["action"] for a in store.actions()].count("save") == 1
+        assert store.judgement("1", "co/a1", "alice").version == 1
+        with store.engine.connect() as connection:
+            assert connection.execute(sa.select(sessions.c.last_seen)
+                                      .where(sessions.c.user == "alice")).scalar() == 0.0
+        # the same path saves
+        alice = Client(http, "alice")
+        assert alice.put(A1, body).json()["version"] == 2 and len(fast) == 5
+
+
 def test_check_reports_without_saving(connect: Any) -> None:
     alice = connect("alice")
     found = alice.post(A1 + "/check", {"passages": [[30, 25]]})

@@ -756,18 +756,11 @@ async def put_judgement(request: Request) -> Response:
             token, app.session_idle, functools.partial(authorised, csrf_token=given), topic,
             file, version, *_changes(app, topic, file, fields), visit=visit, sequence=sequence)
 
-    def save_in_thread(token: str, body: tuple[int, dict[str, Any], str | None, int | None]
-                       ) -> dict[str, Any]:
-        saved, merged = save_of_session(token, body).result()
-        return {**_annotated(app, saved), "merged": merged}
-
     async def save_grouped(token: str, body: tuple[int, dict[str, Any], str | None, int | None]
                            ) -> dict[str, Any]:
         import sqlalchemy as sa
 
         try:
-            if not app.store.groups_commits:
-                return await run_in_threadpool(save_in_thread, token, body)
             saved, merged = await asyncio.wrap_future(save_of_session(token, body))
         except (sa.exc.OperationalError, sa.exc.InternalError):
             # a store that cannot be written (read-only, full): nothing was written; the
@@ -778,10 +771,10 @@ async def put_judgement(request: Request) -> Response:
         return {**_annotated(app, saved), "merged": merged}
 
     # a save with a valid body of a document whose pool and structure are known reads the
-    # session in the save's transaction (one transaction, not two); where the store groups
-    # commits (SQLite) it goes from the event loop to the committer (a worker thread's session
-    # read and two thread hops were a third of a save's CPU); any other request as before, to
-    # answer the same
+    # session in the save's transaction (one transaction, not two); it goes from the event
+    # loop to the store's committer (SQLite) or one of its save threads (PostgreSQL) (a worker
+    # thread's session read and two thread hops were a third of a save's CPU); any other
+    # request as before, to answer the same
     token = request.cookies.get(SESSION_COOKIE)
     body = _valid_put_body(raw) if token and app.knows(topic, file) else None
     try:

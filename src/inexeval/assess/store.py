@@ -28,7 +28,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from concurrent.futures import Future
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -229,15 +229,27 @@ _ACCESS = (sa.select(topics.c.locked, assignments.c.id)
                assignments.c.topic == topics.c.topic,
                assignments.c.assessor == sa.bindparam("assessor"))))
            .where(topics.c.topic == sa.bindparam("topic")))
-_LOCK_POOLED = (sa.select(judgements, topics.c.locked, assignments.c.id)
-                .select_from(judgements.join(topics, topics.c.topic == judgements.c.topic)
-                             .outerjoin(assignments, sa.and_(
-                                 assignments.c.topic == judgements.c.topic,
-                                 assignments.c.assessor == judgements.c.assessor)))
-                .where(*_KEY, sa.exists().where(pool.c.topic == judgements.c.topic,
-                                                pool.c.file == judgements.c.file))
-                .with_for_update(of=judgements))
+
+
+def _lock_pooled(*key: sa.ColumnElement[bool]) -> sa.Select[Any]:
+    return (sa.select(judgements, topics.c.locked, assignments.c.id)
+            .select_from(judgements.join(topics, topics.c.topic == judgements.c.topic)
+                         .outerjoin(assignments, sa.and_(
+                             assignments.c.topic == judgements.c.topic,
+                             assignments.c.assessor == judgements.c.assessor)))
+            .where(*key, sa.exists().where(pool.c.topic == judgements.c.topic,
+                                           pool.c.file == judgements.c.file))
+            .with_for_update(of=judgements))
+
+
+_LOCK_POOLED = _lock_pooled(*_KEY)
 """A pooled document's judgement, locked, with its topic's access (as :data:`_ACCESS`)."""
+_LOCK_POOLED_OF_SESSION = _lock_pooled(*_KEY[:2], judgements.c.assessor == sa.select(
+    sessions.c.user).where(sessions.c.token_hash == sa.bindparam("token_hash")).scalar_subquery())
+"""As :data:`_LOCK_POOLED`, the judgement of the user of a login session (PostgreSQL reads it
+with the session: :meth:`Store.save_change_of_session`)."""
+_UNREAD = object()
+"""A row not read yet."""
 _POOLED = sa.select(pool.c.file).where(pool.c.topic == sa.bindparam("topic"),
                                        pool.c.file == sa.bindparam("file"))
 _SESSION = (sa.select(users, sessions.c.csrf_token, sessions.c.expires, sessions.c.last_seen)
@@ -504,6 +516,9 @@ POOL_SIZE = 25
 """Connections an engine keeps open: twenty assessors saving back to back use about as many at
 once (a session's read, then the save), and with 10 kept (and 20 more opened and closed as
 needed) a PostgreSQL connection was set up for every few saves."""
+SAVE_THREADS = 16
+"""Threads that run the saves of login sessions on PostgreSQL, each in a transaction of its
+own (:meth:`Store.save_change_of_session`; the server commits them together)."""
 POOL_OVERFLOW = 5
 """Connections opened beyond :data:`POOL_SIZE` when needed (30 in all per process, as before;
 ``serve --workers N`` uses N times as many: PostgreSQL allows 100 by default)."""
@@ -607,6 +622,7 @@ class Store:
         self._pending: list[tuple[Callable[[Connection], Any], Future[Any]]] = []
         self._pending_ready = threading.Condition()
         self._committer: threading.Thread | None = None
+        self._savers: ThreadPoolExecutor | None = None
         self._strategy: bool | None = None
 
     # -- opening and creating ------------------------------------------------------------------
@@ -649,6 +665,8 @@ class Store:
         return self
 
     def close(self) -> None:
+        if self._savers is not None:
+            self._savers.shutdown(wait=False)
         self.engine.dispose()
         if isinstance(self._writer, _ProcessWriters):
             self._writer.close()
@@ -801,9 +819,7 @@ class Store:
 
     def _log(self, connection: Connection, actor: str, action: str, topic: str | None = None,
              file: str | None = None, before: str | None = None, after: str | None = None) -> None:
-        _changed(connection, _LOG, {
-            "at": time.time(), "actor": actor, "action": action, "topic": topic, "file": file,
-            "before": before, "after": after})
+        _changed(connection, _LOG, _log_entry(actor, action, topic, file, before, after))
 
     # -- the campaign --------------------------------------------------------------------------
 
@@ -1459,38 +1475,49 @@ class Store:
         """:meth:`save_change` for the user of the login session ``token`` (as
         :meth:`session`), looked up in the save's transaction: ``authorise(session)`` gives the
         user or raises, and nothing is written then. Where :attr:`groups_commits` it is given
-        to the committer at once, and the future is done once the save is committed or refused
-        (a serving process's event loop waits for it without a thread); elsewhere it is done
-        here, and the future given done."""
+        to the committer at once, elsewhere (PostgreSQL) to a thread of the store's
+        (:data:`SAVE_THREADS`); the future is done once the save is committed or refused (a
+        serving process's event loop waits for it without a thread of its own)."""
         def work(connection: Connection) -> tuple[Judgement, bool]:
             now, token_hash = time.time(), _token_hash(token)
-            found, seen = _live_session(_first(connection, _SESSION, {"token_hash": token_hash}),
-                                        now, idle)
+            pooled: Any = _UNREAD
+            if connection.dialect.name == "postgresql":
+                # the session and the judgement of its user, locked, in one round trip
+                session, pooled = _first_rows(connection, [
+                    (_SESSION, {"token_hash": token_hash}),
+                    (_LOCK_POOLED_OF_SESSION, {"key_topic": topic, "key_file": file,
+                                               "token_hash": token_hash})])
+            else:
+                session = _first(connection, _SESSION, {"token_hash": token_hash})
+            found, seen = _live_session(session, now, idle)
             # every refusal (401, 403 and the save's own) comes before anything is written,
             # so that it does not make the committer redo the saves batched with it
             user = _before_writing(authorise, found)
+            if pooled is not _UNREAD and (pooled is None or pooled.assessor != user.name):
+                pooled = _UNREAD  # (a repeat's, or the session ended meanwhile: read again)
             saved = self._save_work(topic, file, user.name, version, change, merge, visit,
-                                    sequence)(connection)
+                                    sequence, pooled)(connection)
             if seen:  # the session's use, at most once a minute
                 _changed(connection, _SEEN, {"seen_token": token_hash, "seen_at": now})
             return saved
 
         if self.groups_commits:
             return self._submit(work)
-        done: Future[tuple[Judgement, bool]] = Future()
-        try:
-            done.set_result(self._grouped(work))
-        except Exception as refused:  # noqa: BLE001 - the future's outcome
-            done.set_exception(refused)
-        return done
+        with self._pending_ready:
+            if self._savers is None:
+                self._savers = ThreadPoolExecutor(SAVE_THREADS, "inexeval-saves")
+        return self._savers.submit(self._grouped, work)
 
     def _save_work(self, topic: str, file: str, assessor: str, version: int,
                    change: Callable[[Judgement], Judgement],
                    merge: Callable[[Judgement, Judgement], Judgement] | None,
-                   visit: str | None, sequence: int | None
+                   visit: str | None, sequence: int | None, pooled: Any = _UNREAD
                    ) -> Callable[[Connection], tuple[Judgement, bool]]:
         """The transaction's work of :meth:`save_change`: every refusal it raises (not the
-        store's own errors) comes before it writes, as :class:`_Unwritten`."""
+        store's own errors) before it writes is raised as :class:`_Unwritten`. ``pooled``:
+        the row of :data:`_LOCK_POOLED` when read already in the transaction."""
+        writing = False
+
         def work(connection: Connection) -> tuple[Judgement, bool]:
             try:
                 return checked(connection)
@@ -1499,13 +1526,17 @@ class Store:
             except _Unwritten:
                 raise
             except Exception as refused:
+                if writing:
+                    raise
                 raise _Unwritten(refused) from refused
 
         def checked(connection: Connection) -> tuple[Judgement, bool]:
+            nonlocal writing
             merged = False
             # a pooled document's judgement (every save but a repeat's): the topic's access,
             # the pool and the judgement, locked, in one statement
-            row = _first(connection, _LOCK_POOLED, _key(topic, file, assessor))
+            row = (_first(connection, _LOCK_POOLED, _key(topic, file, assessor))
+                   if pooled is _UNREAD else pooled)
             if row is not None:
                 locked, stored, repeat = _allowed(row, topic, assessor), file, False
             else:
@@ -1552,11 +1583,18 @@ class Store:
                 passages=merge_passages(changed.passages), best_entry_point=changed.best_entry_point,
                 exhaustivity=changed.exhaustivity, values=changed.values,
                 version=before.version + 1, seconds=changed.seconds, updated=now_iso())
-            if _changed(connection, update, {
-                    **key, "key_version": before.version, **_judgement_row(after)}) != 1:
+            values = {**key, "key_version": before.version, **_judgement_row(after)}
+            entry = _log_entry(assessor, action, topic, file, _state(before),
+                               _state(after, visit, sequence))
+            writing = True  # a refusal from here on follows a write
+            if connection.dialect.name == "postgresql":
+                # the update and its log entry in one round trip (both undone on a conflict)
+                if _changed_rows(connection, [(update, values), (_LOG, entry)])[0] != 1:
+                    raise Conflict(before)
+                return after, merged
+            if _changed(connection, update, values) != 1:
                 raise Conflict(before)
-            self._log(connection, assessor, action, topic=topic, file=file,
-                      before=_state(before), after=_state(after, visit, sequence))
+            _changed(connection, _LOG, entry)
             return after, merged
 
         return work
@@ -1884,55 +1922,120 @@ class Store:
             raise NotFound(f"no topic {topic!r} in the store")
 
 
-_COMPILED: dict[tuple[Any, tuple[str, ...]], tuple[str, tuple[str, ...], Any]] = {}
-"""The statements :func:`_first` and :func:`_changed` ran on SQLite: per statement and
-parameter names, the SQL, the order of its parameters and the row type (None for a change)."""
+_COMPILED: dict[tuple[str, Any, tuple[str, ...]], tuple[str, tuple[str, ...] | None, Any]] = {}
+"""The statements :func:`_first` and :func:`_changed` ran: per dialect, statement and
+parameter names, the SQL, the order of its parameters (None: by name) and the row type (None
+for a change)."""
 
 
-def _raw(connection: Connection, statement: Any, parameters: Mapping[str, Any]) -> Any:
-    """``statement`` run on the SQLite connection underneath ``connection`` (in its
-    transaction), compiled once; its cursor and row type."""
+def _compiled(connection: Connection, statement: Any,
+              parameters: Mapping[str, Any]) -> tuple[str, tuple[str, ...] | None, Any]:
     keys = tuple(sorted(parameters))
-    compiled = _COMPILED.get((statement, keys))
-    if compiled is None:
+    found = _COMPILED.get((connection.dialect.name, statement, keys))
+    if found is None:
         done = statement.compile(dialect=connection.dialect, column_keys=list(keys))
         row_type = (collections.namedtuple("Row", [c.name for c in statement.selected_columns],
                                            rename=True)
                     if isinstance(statement, sa.Select) else None)
-        compiled = _COMPILED[statement, keys] = (str(done), tuple(done.positiontup or ()),
-                                                 row_type)
-    sql, order, row_type = compiled
+        found = _COMPILED[connection.dialect.name, statement, keys] = (
+            str(done), tuple(done.positiontup) if done.positiontup else None, row_type)
+    return found
+
+
+def _raw(connection: Connection, statement: Any, parameters: Mapping[str, Any]) -> Any:
+    """``statement`` run on the driver's connection underneath ``connection`` (in its
+    transaction), compiled once; its cursor and row type. On PostgreSQL it is prepared (parsed
+    and planned once per connection)."""
+    sql, order, row_type = _compiled(connection, statement, parameters)
     dbapi = connection.connection.driver_connection
     assert dbapi is not None
+    if order is None:
+        return _pg_call(sql, lambda: dbapi.execute(sql, parameters, prepare=True)), row_type
     try:
         return dbapi.execute(sql, [parameters[k] for k in order]), row_type
     except sqlite3.Error as failure:  # as SQLAlchemy raises it (a read-only store is 503)
         raise sa.exc.DBAPIError.instance(sql, None, failure, sqlite3.Error) from failure
 
 
+def _pg_call(sql: str, call: Callable[[], _T]) -> _T:
+    """``call()`` (psycopg), a failure raised as SQLAlchemy raises it."""
+    import psycopg
+
+    try:
+        return call()
+    except psycopg.Error as failure:
+        raise sa.exc.DBAPIError.instance(sql, None, failure, psycopg.Error) from failure
+
+
 def _first(connection: Connection, statement: sa.Select[Any],
            parameters: Mapping[str, Any]) -> Any:
-    """The first row of a select of a save (its columns by name), or None. On SQLite the
-    statement runs on the driver's connection (:func:`_raw`): SQLAlchemy's execution (its cache
-    look-up, parameters and result) cost five times the statement's own time, most of a save's
-    work, and its types do nothing there (integers, floats and text)."""
-    if connection.dialect.name != "sqlite":
-        return connection.execute(statement, parameters).first()
+    """The first row of a select of a save (its columns by name), or None. The statement runs
+    on the driver's connection (:func:`_raw`): SQLAlchemy's execution (its cache look-up,
+    parameters and result) cost five times the statement's own time on SQLite, most of a
+    save's work, and its types do nothing there (integers, floats and text; psycopg gives the
+    same Python types as SQLAlchemy's PostgreSQL types)."""
     cursor, row_type = _raw(connection, statement, parameters)
     row = cursor.fetchone()
     cursor.close()
     return None if row is None else row_type._make(row)
 
 
+def _first_rows(connection: Connection,
+                queries: Sequence[tuple[sa.Select[Any], Mapping[str, Any]]]) -> list[Any]:
+    """:func:`_first` of each query, in order; on PostgreSQL all sent at once (a pipeline:
+    one round trip to the server, the transaction's ``BEGIN`` included)."""
+    if connection.dialect.name != "postgresql":
+        return [_first(connection, statement, parameters) for statement, parameters in queries]
+    dbapi = connection.connection.driver_connection
+    assert dbapi is not None
+    compiled = [_compiled(connection, statement, parameters)[::2]
+                for statement, parameters in queries]
+
+    def run() -> list[Any]:
+        with dbapi.pipeline():
+            cursors = [dbapi.execute(sql, parameters, prepare=True)
+                       for (sql, _), (_, parameters) in zip(compiled, queries, strict=True)]
+        rows = [cursor.fetchone() for cursor in cursors]
+        return [None if row is None else row_type._make(row)
+                for row, (_, row_type) in zip(rows, compiled, strict=True)]
+
+    return _pg_call(compiled[0][0], run)
+
+
 def _changed(connection: Connection, statement: sa.Insert | sa.Update,
              parameters: Mapping[str, Any]) -> int:
     """The rows an insert or update of a save changed (as :func:`_first`)."""
-    if connection.dialect.name != "sqlite":
-        return int(connection.execute(statement, parameters).rowcount)
     cursor, _ = _raw(connection, statement, parameters)
     changed = int(cursor.rowcount)
     cursor.close()
     return changed
+
+
+def _changed_rows(connection: Connection,
+                  changes: Sequence[tuple[sa.Insert | sa.Update, Mapping[str, Any]]]
+                  ) -> list[int]:
+    """:func:`_changed` of each change, in order; on PostgreSQL all sent at once (as
+    :func:`_first_rows`)."""
+    if connection.dialect.name != "postgresql":
+        return [_changed(connection, statement, parameters) for statement, parameters in changes]
+    dbapi = connection.connection.driver_connection
+    assert dbapi is not None
+    sqls = [_compiled(connection, statement, parameters)[0] for statement, parameters in changes]
+
+    def run() -> list[int]:
+        with dbapi.pipeline():
+            cursors = [dbapi.execute(sql, parameters, prepare=True)
+                       for sql, (_, parameters) in zip(sqls, changes, strict=True)]
+        return [int(cursor.rowcount) for cursor in cursors]
+
+    return _pg_call(sqls[0], run)
+
+
+def _log_entry(actor: str, action: str, topic: str | None = None, file: str | None = None,
+               before: str | None = None, after: str | None = None) -> dict[str, Any]:
+    """The parameters of an action-log entry (:data:`_LOG`) made now."""
+    return {"at": time.time(), "actor": actor, "action": action, "topic": topic, "file": file,
+            "before": before, "after": after}
 
 
 def _before_writing(authorise: Callable[[tuple[User, str] | None], User],
