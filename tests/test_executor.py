@@ -315,3 +315,16 @@ def test_each_worker_of_a_process_has_its_own_profiler_pause() -> None:
     _pause_profiler(off, 1)
     _pause_profiler(off, -1)
     assert not off.periodic_callbacks["profile"].running
+
+
+def test_the_first_import_of_distributed_freezes_what_the_process_holds() -> None:
+    pytest.importorskip("distributed", reason="needs distributed (pip install '.[dask]')")
+    import subprocess
+    import sys
+
+    code = ("import gc\nfrom inexeval.executor import _import_distributed\n"
+            "_import_distributed()\nfirst = gc.get_freeze_count()\n_import_distributed()\n"
+            "print(first > 10000, gc.get_freeze_count() == first, gc.isenabled())")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.split() == ["True", "True", "True"]
