@@ -14,6 +14,7 @@ from inexeval.executor import (
     chunks,
     make_executor,
     map_chunked,
+    task_seed,
     task_seeds,
     worker_count,
 )
@@ -38,6 +39,14 @@ def test_processes_give_the_serial_results_in_task_order() -> None:
 
 def test_a_task_seed_does_not_depend_on_how_many_tasks_follow() -> None:
     assert Serial().map(_draw, _tasks(3), {"n": 2}) == Serial().map(_draw, _tasks(8), {"n": 2})[:3]
+
+
+def test_a_task_seed_made_alone_is_its_child_of_the_study_s_seed() -> None:
+    for i, child in enumerate(task_seeds(7, 5)):
+        alone = task_seed(7, i)
+        assert alone.spawn_key == child.spawn_key and alone.entropy == child.entropy
+        assert (np.random.default_rng(alone).random(4)
+                == np.random.default_rng(child).random(4)).all()
 
 
 def test_blocks_cover_by_index() -> None:

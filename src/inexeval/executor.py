@@ -19,8 +19,9 @@ executor applies it to every task and gives the results **in task order**, whate
   (reading the files from their paths), once per study, and keeps them for its tasks.
 
 Randomness belongs to the task, never to the worker: :func:`task_seeds` gives task ``i`` the
-``i``-th child of ``numpy.random.SeedSequence(seed)``, so the output is bit-identical on one
-process, ``--jobs N`` or a cluster (numpy's "Parallel random number generation").
+``i``-th child of ``numpy.random.SeedSequence(seed)`` (:func:`task_seed`, that child alone), so
+the output is bit-identical on one process, ``--jobs N`` or a cluster (numpy's "Parallel random
+number generation").
 
 A study's natural task (one left-out group, one level) may be too small to be worth shipping:
 :func:`map_chunked` gives the tasks out in contiguous chunks, about :data:`CHUNKS_PER_WORKER`
@@ -108,6 +109,13 @@ def task_seeds(seed: int, n: int) -> list[np.random.SeedSequence]:
     """The seeds of ``n`` tasks: the children of ``SeedSequence(seed)``, task ``i`` the
     ``i``-th (the same whatever runs it, and whatever the number of tasks after it)."""
     return np.random.SeedSequence(seed).spawn(n)
+
+
+def task_seed(seed: int, i: int) -> np.random.SeedSequence:
+    """Task ``i``'s seed of :func:`task_seeds` (the ``i``-th child of ``SeedSequence(seed)``),
+    made by itself: where the task runs, so that a task carries two numbers and the process
+    that gives the tasks out need not import ``numpy.random``."""
+    return np.random.SeedSequence(seed, spawn_key=(i,))
 
 
 def _advance(description: str | None, total: int) -> Callable[[int], None]:
