@@ -337,3 +337,22 @@ def test_the_first_import_of_distributed_freezes_what_the_process_holds() -> Non
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True)
     assert done.stdout.split() == ["True", "True", "True"]
+
+
+def test_dask_s_configuration_is_read_alike_by_libyaml() -> None:
+    yaml = pytest.importorskip("yaml")
+    pytest.importorskip("distributed", reason="needs distributed (pip install '.[dask]')")
+    import importlib.util
+    from pathlib import Path
+
+    from inexeval.executor import _libyaml
+
+    pure = yaml.safe_load
+    for package, name in (("dask", "dask.yaml"), ("distributed", "distributed.yaml")):
+        spec = importlib.util.find_spec(package)
+        assert spec is not None and spec.origin is not None
+        text = (Path(spec.origin).parent / name).read_text()
+        with _libyaml():
+            fast = yaml.safe_load(text)
+        assert fast == pure(text) and fast
+    assert yaml.safe_load is pure
