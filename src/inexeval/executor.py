@@ -16,7 +16,8 @@ executor applies it to every task and gives the results **in task order**, whate
   that ends early takes it), and run with the worker's statistical profiler paused. Needs the
   ``dask`` extra. With ``inputs="shared"`` (``--inputs shared``) a study's
   :class:`ReadOnWorkers` inputs are not made here and sent: each worker makes them itself
-  (reading the files from their paths), once per study, and keeps them for its tasks.
+  (reading the files from their paths), once per study, and keeps them for its tasks; their
+  recipe, and tasks of a few KB, then go in the tasks, through the scheduler.
 
 Randomness belongs to the task, never to the worker: :func:`task_seeds` gives task ``i`` the
 ``i``-th child of ``numpy.random.SeedSequence(seed)`` (:func:`task_seed`, that child alone), so
@@ -446,7 +447,12 @@ class DaskExecutor:
         advance = _advance(description, len(tasks))
         if self.inputs == "send":
             shared = resolved(shared)
-        [shared_future] = self._scatter([shared], broadcast=True)
+        # inputs the workers make themselves go as their recipe (a few KB: the files' paths) in
+        # each task, through the scheduler, as do tasks of a few KB in all: no connection to
+        # every worker and no scatter for a study that sends next to nothing
+        inline = isinstance(shared, ReadOnWorkers)
+        scattered: list[Any] = [] if inline else self._scatter([shared], broadcast=True)
+        shared_future = shared if inline else scattered[0]
         if isinstance(shared, ReadOnWorkers) and shared.key not in self._made:
             self._made.append(shared.key)
         if isinstance(shared, ReadOnWorkers) and shared.key not in self._warming:
@@ -462,10 +468,12 @@ class DaskExecutor:
         # MB of runs of a reuse study; scattered through it, it relays them: 0.1-0.2 s; sent
         # direct, 0.03 s, only the keys). A payload dies with its worker, unlike a graph's:
         # the task is then cancelled, and given out again here with its payload (``retries``
-        # times), as Dask reruns a task whose worker died.
+        # times), as Dask reruns a task whose worker died. Tasks of at most INLINE_BYTES in
+        # all, of a study whose workers make its inputs, go in the tasks themselves instead.
         payloads = [pickle.dumps(task, protocol=pickle.HIGHEST_PROTOCOL) for task in tasks]
         self.last_payload_bytes = sum(len(p) for p in payloads)
-        placed: list[Any] = self._scatter(payloads)
+        inline = inline and self.last_payload_bytes <= INLINE_BYTES
+        placed: list[Any] = list(payloads) if inline else self._scatter(payloads)
         # The tasks are given out in order, one more each time one ends, as many at a time as
         # the workers have threads: a worker that ends early takes the next task. Given out at
         # once, the scheduler placed them all on the workers from the start (a task that needs
@@ -497,7 +505,8 @@ class DaskExecutor:
                 try:
                     out[i] = future.result()
                 except CancelledError:
-                    if not placed[i].cancelled() or resent[i] >= self.retries:
+                    if (inline or not placed[i].cancelled()
+                            or resent[i] >= self.retries):
                         raise
                     resent[i] += 1
                     [placed[i]] = self._scatter([payloads[i]])
@@ -511,7 +520,7 @@ class DaskExecutor:
             self.client.cancel(futures)
             raise
         finally:
-            self.client.cancel([shared_future, *placed])
+            self.client.cancel([*scattered, *([] if inline else placed)])
         return out
 
     def _scatter(self, data: list[Any], *, broadcast: bool = False) -> list[Any]:
@@ -581,6 +590,10 @@ class DaskExecutor:
     def __repr__(self) -> str:
         return f"DaskExecutor({self.address!r})"
 
+
+INLINE_BYTES = 1 << 20
+"""The most bytes of tasks (pickled, all of a study's) that go in the tasks themselves, through
+the scheduler, when the workers make the inputs (``inputs="shared"``): more are scattered."""
 
 INPUTS = ("shared", "send")
 """Where a study's inputs are made on a Dask cluster (``--inputs``): on each worker, from the
