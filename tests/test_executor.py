@@ -14,6 +14,7 @@ from inexeval.executor import (
     chunks,
     make_executor,
     map_chunked,
+    task_seed,
     task_seeds,
     worker_count,
 )
@@ -38,6 +39,14 @@ def test_processes_give_the_serial_results_in_task_order() -> None:
 
 def test_a_task_seed_does_not_depend_on_how_many_tasks_follow() -> None:
     assert Serial().map(_draw, _tasks(3), {"n": 2}) == Serial().map(_draw, _tasks(8), {"n": 2})[:3]
+
+
+def test_a_task_seed_made_alone_is_its_child_of_the_study_s_seed() -> None:
+    for i, child in enumerate(task_seeds(7, 5)):
+        alone = task_seed(7, i)
+        assert alone.spawn_key == child.spawn_key and alone.entropy == child.entropy
+        assert (np.random.default_rng(alone).random(4)
+                == np.random.default_rng(child).random(4)).all()
 
 
 def test_blocks_cover_by_index() -> None:
@@ -315,3 +324,35 @@ def test_each_worker_of_a_process_has_its_own_profiler_pause() -> None:
     _pause_profiler(off, 1)
     _pause_profiler(off, -1)
     assert not off.periodic_callbacks["profile"].running
+
+
+def test_the_first_import_of_distributed_freezes_what_the_process_holds() -> None:
+    pytest.importorskip("distributed", reason="needs distributed (pip install '.[dask]')")
+    import subprocess
+    import sys
+
+    code = ("import gc\nfrom inexeval.executor import _import_distributed\n"
+            "_import_distributed()\nfirst = gc.get_freeze_count()\n_import_distributed()\n"
+            "print(first > 10000, gc.get_freeze_count() == first, gc.isenabled())")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.split() == ["True", "True", "True"]
+
+
+def test_dask_s_configuration_is_read_alike_by_libyaml() -> None:
+    yaml = pytest.importorskip("yaml")
+    pytest.importorskip("distributed", reason="needs distributed (pip install '.[dask]')")
+    import importlib.util
+    from pathlib import Path
+
+    from inexeval.executor import _libyaml
+
+    pure = yaml.safe_load
+    for package, name in (("dask", "dask.yaml"), ("distributed", "distributed.yaml")):
+        spec = importlib.util.find_spec(package)
+        assert spec is not None and spec.origin is not None
+        text = (Path(spec.origin).parent / name).read_text()
+        with _libyaml():
+            fast = yaml.safe_load(text)
+        assert fast == pure(text) and fast
+    assert yaml.safe_load is pure

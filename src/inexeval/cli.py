@@ -135,7 +135,11 @@ def parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
             continue
         module = importlib.import_module(f"inexeval.commands.{name}")
         command = sub.add_parser(module.NAME, help=module.HELP, description=module.HELP)
-        module.add_arguments(command)
+        if chosen is not None and argv and hasattr(module, "add_chosen_arguments"):
+            # a command of subcommands builds the one its next word names (start-up time)
+            module.add_chosen_arguments(command, argv[1:])
+        else:
+            module.add_arguments(command)
         command.set_defaults(run=module.run)
     return top
 

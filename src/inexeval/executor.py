@@ -16,11 +16,13 @@ executor applies it to every task and gives the results **in task order**, whate
   that ends early takes it), and run with the worker's statistical profiler paused. Needs the
   ``dask`` extra. With ``inputs="shared"`` (``--inputs shared``) a study's
   :class:`ReadOnWorkers` inputs are not made here and sent: each worker makes them itself
-  (reading the files from their paths), once per study, and keeps them for its tasks.
+  (reading the files from their paths), once per study, and keeps them for its tasks; their
+  recipe, and tasks of a few KB, then go in the tasks, through the scheduler.
 
 Randomness belongs to the task, never to the worker: :func:`task_seeds` gives task ``i`` the
-``i``-th child of ``numpy.random.SeedSequence(seed)``, so the output is bit-identical on one
-process, ``--jobs N`` or a cluster (numpy's "Parallel random number generation").
+``i``-th child of ``numpy.random.SeedSequence(seed)`` (:func:`task_seed`, that child alone), so
+the output is bit-identical on one process, ``--jobs N`` or a cluster (numpy's "Parallel random
+number generation").
 
 A study's natural task (one left-out group, one level) may be too small to be worth shipping:
 :func:`map_chunked` gives the tasks out in contiguous chunks, about :data:`CHUNKS_PER_WORKER`
@@ -108,6 +110,13 @@ def task_seeds(seed: int, n: int) -> list[np.random.SeedSequence]:
     """The seeds of ``n`` tasks: the children of ``SeedSequence(seed)``, task ``i`` the
     ``i``-th (the same whatever runs it, and whatever the number of tasks after it)."""
     return np.random.SeedSequence(seed).spawn(n)
+
+
+def task_seed(seed: int, i: int) -> np.random.SeedSequence:
+    """Task ``i``'s seed of :func:`task_seeds` (the ``i``-th child of ``SeedSequence(seed)``),
+    made by itself: where the task runs, so that a task carries two numbers and the process
+    that gives the tasks out need not import ``numpy.random``."""
+    return np.random.SeedSequence(seed, spawn_key=(i,))
 
 
 def _advance(description: str | None, total: int) -> Callable[[int], None]:
@@ -322,6 +331,61 @@ def _made_on_worker(recipe: ReadOnWorkers) -> Any:
         raise InexevalError(f"on worker {where}: {error}") from None
 
 
+@contextlib.contextmanager
+def _libyaml() -> Iterator[None]:
+    """PyYAML's ``safe_load`` parsing with libyaml (``CSafeLoader``: the same documents, the
+    same constructor, ten times faster) while Dask reads its configuration, when PyYAML has
+    libyaml: importing ``distributed`` parses Dask's ``dask.yaml`` and ``distributed.yaml``
+    (17 KB) and the user's configuration files, 17 ms of a pure-Python parser's CPU."""
+    try:
+        import yaml  # type: ignore[import-untyped, import-not-found, unused-ignore]
+    except ImportError:  # Dask's dependency: Dask is missing, as the import will say
+        yield
+        return
+    loader = getattr(yaml, "CSafeLoader", None)
+    if loader is None:
+        yield
+        return
+    pure = yaml.safe_load
+    yaml.safe_load = lambda stream: yaml.load(stream, Loader=loader)
+    try:
+        yield
+    finally:
+        yaml.safe_load = pure
+
+
+def _import_distributed() -> tuple[Any, Any, Any]:
+    """``dask``, and ``distributed``'s ``Client`` and ``LocalCluster``. The first time this
+    process imports them, the collector waits for the import, and what the process then holds
+    is frozen (``gc.freeze()``, as the assess server does once started): the import leaves
+    some 40,000 objects the collector tracks (Dask, Tornado, asyncio, their configuration),
+    which live as long as the process; the collector walked them in its passes while the
+    command waited and, above all, in those of the interpreter's exit (``python -c 'from
+    distributed import Client'``: 0.46 s of CPU, 0.38 s ended with ``os._exit`` or with
+    ``gc.freeze()`` first). What else is frozen then is what the command holds to its end
+    anyway (its arguments; with ``--inputs send``, the inputs it read)."""
+    import gc
+    import sys
+
+    first = "distributed" not in sys.modules
+    collecting = gc.isenabled()
+    if first:
+        gc.disable()
+    try:
+        with _libyaml() if first else contextlib.nullcontext():
+            import dask
+            from distributed import Client, LocalCluster
+    except ImportError:
+        raise InexevalError("--scheduler needs Dask's distributed scheduler: "
+                            "pip install 'inexeval[dask]'") from None
+    finally:
+        if first and collecting:
+            gc.enable()
+    if first:
+        gc.freeze()
+    return dask, Client, LocalCluster
+
+
 class DaskExecutor:
     """Tasks sent to a Dask cluster: ``address`` of a running scheduler
     (``tcp://HOST:8786``) or ``local:N`` for a ``LocalCluster`` of N worker processes started
@@ -329,12 +393,7 @@ class DaskExecutor:
     run again elsewhere."""
 
     def __init__(self, address: str, *, retries: int = 3, inputs: str = "send") -> None:
-        try:
-            import dask
-            from distributed import Client, LocalCluster
-        except ImportError:
-            raise InexevalError("--scheduler needs Dask's distributed scheduler: "
-                                "pip install 'inexeval[dask]'") from None
+        dask, Client, LocalCluster = _import_distributed()
         if inputs not in INPUTS:
             raise InexevalError(f"--inputs is shared or send, not {inputs!r}")
         self.address = address
@@ -388,7 +447,12 @@ class DaskExecutor:
         advance = _advance(description, len(tasks))
         if self.inputs == "send":
             shared = resolved(shared)
-        [shared_future] = self._scatter([shared], broadcast=True)
+        # inputs the workers make themselves go as their recipe (a few KB: the files' paths) in
+        # each task, through the scheduler, as do tasks of a few KB in all: no connection to
+        # every worker and no scatter for a study that sends next to nothing
+        inline = isinstance(shared, ReadOnWorkers)
+        scattered: list[Any] = [] if inline else self._scatter([shared], broadcast=True)
+        shared_future = shared if inline else scattered[0]
         if isinstance(shared, ReadOnWorkers) and shared.key not in self._made:
             self._made.append(shared.key)
         if isinstance(shared, ReadOnWorkers) and shared.key not in self._warming:
@@ -404,10 +468,12 @@ class DaskExecutor:
         # MB of runs of a reuse study; scattered through it, it relays them: 0.1-0.2 s; sent
         # direct, 0.03 s, only the keys). A payload dies with its worker, unlike a graph's:
         # the task is then cancelled, and given out again here with its payload (``retries``
-        # times), as Dask reruns a task whose worker died.
+        # times), as Dask reruns a task whose worker died. Tasks of at most INLINE_BYTES in
+        # all, of a study whose workers make its inputs, go in the tasks themselves instead.
         payloads = [pickle.dumps(task, protocol=pickle.HIGHEST_PROTOCOL) for task in tasks]
         self.last_payload_bytes = sum(len(p) for p in payloads)
-        placed: list[Any] = self._scatter(payloads)
+        inline = inline and self.last_payload_bytes <= INLINE_BYTES
+        placed: list[Any] = list(payloads) if inline else self._scatter(payloads)
         # The tasks are given out in order, one more each time one ends, as many at a time as
         # the workers have threads: a worker that ends early takes the next task. Given out at
         # once, the scheduler placed them all on the workers from the start (a task that needs
@@ -439,7 +505,8 @@ class DaskExecutor:
                 try:
                     out[i] = future.result()
                 except CancelledError:
-                    if not placed[i].cancelled() or resent[i] >= self.retries:
+                    if (inline or not placed[i].cancelled()
+                            or resent[i] >= self.retries):
                         raise
                     resent[i] += 1
                     [placed[i]] = self._scatter([payloads[i]])
@@ -453,7 +520,7 @@ class DaskExecutor:
             self.client.cancel(futures)
             raise
         finally:
-            self.client.cancel([shared_future, *placed])
+            self.client.cancel([*scattered, *([] if inline else placed)])
         return out
 
     def _scatter(self, data: list[Any], *, broadcast: bool = False) -> list[Any]:
@@ -523,6 +590,10 @@ class DaskExecutor:
     def __repr__(self) -> str:
         return f"DaskExecutor({self.address!r})"
 
+
+INLINE_BYTES = 1 << 20
+"""The most bytes of tasks (pickled, all of a study's) that go in the tasks themselves, through
+the scheduler, when the workers make the inputs (``inputs="shared"``): more are scattered."""
 
 INPUTS = ("shared", "send")
 """Where a study's inputs are made on a Dask cluster (``--inputs``): on each worker, from the

@@ -128,3 +128,16 @@ def test_bad_requests(saved, capsys, argv: list[str], message: str) -> None:
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert message.replace("SAVED", saved) in err and err.count("\n") == 1
+
+
+def test_a_study_run_builds_its_own_options_alone(capsys) -> None:
+    from inexeval.cli import parser
+
+    argv = ["meta", "pool", "q", "r1", "r2", "--articles", "5", "--article-counts", "1,2",
+            "--power", "none", "--jobs", "2"]
+    alone, every = parser(argv), parser()
+    assert vars(alone.parse_args(argv)) == vars(every.parse_args(argv))
+    with pytest.raises(SystemExit):  # another study's option is not built (nor its module)
+        alone.parse_args(["meta", "power", "--method", "bootstrap"])
+    assert main(["meta", "pools", "q", "r"]) == 2  # a wrong name is told the choices
+    assert "choose from 'power'" in capsys.readouterr().err

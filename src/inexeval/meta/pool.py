@@ -35,7 +35,8 @@ qrels as truth) and the RMSE; and the discriminative power of the measure at tha
 Every level (and every iteration of a sampling rate) is an independent task run by an
 :mod:`inexeval.executor`, each given out by itself (a level scores every run: seconds, worth
 shipping alone; in chunks, two workers ended up to a chunk apart); task ``i``'s randomness is
-the ``i``-th child of ``SeedSequence(seed)``, so the output is the same bytes on one process,
+the ``i``-th child of ``SeedSequence(seed)`` (made where the task runs:
+:func:`inexeval.executor.task_seed`), so the output is the same bytes on one process,
 ``--jobs N`` or a Dask cluster.
 """
 
@@ -52,7 +53,7 @@ import numpy as np
 import numpy.typing as npt
 
 from inexeval.errors import InexevalError, InexevalWarning
-from inexeval.executor import Executor, ReadOnWorkers, Serial, task_seeds
+from inexeval.executor import Executor, ReadOnWorkers, Serial, task_seed
 from inexeval.model import Assessments, Run
 from inexeval.model.assessments import TopicAssessments
 from inexeval.model.pool import Pool
@@ -822,19 +823,20 @@ class _LevelScores:
     power: list[float | None]
 
 
-def _level_task(work: _PoolWork, task: tuple[str, float, int, np.random.SeedSequence] | None
+def _level_task(work: _PoolWork, task: tuple[str, float, int, int, int] | None
                 ) -> Plan | _LevelScores:
     """One level (or one iteration of a sampling rate): the reduced qrels and the runs scored
     on them; task None, the study's :class:`Plan` (the runs on the full qrels: a task like the
-    others, run while they run, as the levels do not need it)."""
+    others, run while they run, as the levels do not need it). A task is its strategy, level
+    and iteration, the study's seed and its index (its randomness: :func:`task_seed`)."""
     if task is None:
         return work.inputs.plan
-    strategy, level, _, seed = task
+    strategy, level, _, seed, index = task
     if strategy in ("depth", "articles"):
         assert work.coded is not None
         removed = left_out_units(work.full_units, work.coded.pooled(level=int(level)))
     else:
-        rng = np.random.default_rng(seed)
+        rng = np.random.default_rng(task_seed(seed, index))
         removed = {topic: sampled_units(work.judged[topic], level, strategy, rng)
                    for topic in natural_order(work.judged)}
     sampled = strategy not in ("depth", "articles")
@@ -849,10 +851,10 @@ def _level_task(work: _PoolWork, task: tuple[str, float, int, np.random.SeedSequ
                          for measure in scores.measures])
 
 
-def _level_rows(task: tuple[str, float, int, np.random.SeedSequence], level: _LevelScores,
+def _level_rows(task: tuple[str, float, int, int, int], level: _LevelScores,
                 plan: Plan) -> list[LevelRow]:
     """The agreement of each measure at one level with the full qrels."""
-    strategy, value, iteration, _ = task
+    strategy, value, iteration, _, _ = task
     rows = []
     for m, measure in enumerate(plan.measures):
         k = level.measures.index(measure)
@@ -908,7 +910,9 @@ def read_pool_study(reader: InputReader, *, levels: Sequence[int] = (),
         [(sample, float(rate), i) for rate in rates for i in range(1, iterations + 1)]
         if sample is not None else
         [(pooled_by, level, 1) for level in levels] if pooled_by is not None else [])
-    seeded = [(*task, child) for task, child in zip(tasks, task_seeds(seed, len(tasks)))]
+    # each task's seed made where it runs: numpy.random is not imported here (7 ms of a
+    # command that only gives the tasks to a cluster)
+    seeded = [(*task, seed, i) for i, task in enumerate(tasks)]
     try:
         done = executor.map(_level_task, [None, *seeded], work, description="levels")
     finally:
