@@ -82,6 +82,19 @@ def browser() -> Iterator[object]:
             chromium.close()
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _browser_first(request: pytest.FixtureRequest) -> None:
+    """The browser started before any test runs when some test of the session needs it. Started
+    by the first test that needed it, on pytest-xdist's first worker it came after hundreds of
+    other tests and crashed at start every time (SIGTRAP; in one process, where it starts before
+    them, it never did)."""
+    if any("browser" in getattr(item, "fixturenames", ()) for item in request.session.items):
+        try:
+            request.getfixturevalue("browser")
+        except pytest.skip.Exception:
+            pass  # (each test that needs it is skipped with the reason)
+
+
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatus: int) -> None:
     """Under CI=true a test skipped for a missing server, browser, module or real file fails
     the run."""
