@@ -339,6 +339,25 @@ def test_the_first_import_of_distributed_freezes_what_the_process_holds() -> Non
     assert done.stdout.split() == ["True", "True", "True"]
 
 
+def test_two_threads_importing_distributed_give_yaml_its_own_safe_load_back() -> None:
+    """Two threads importing distributed at once (a review finding): the second saved the
+    first's libyaml wrapper as PyYAML's own and put it back last, for good."""
+    pytest.importorskip("yaml")
+    pytest.importorskip("distributed", reason="needs distributed (pip install '.[dask]')")
+    import subprocess
+    import sys
+
+    code = ("import gc, threading, yaml\nfrom inexeval.executor import _import_distributed\n"
+            "own = yaml.safe_load\nbarrier = threading.Barrier(2)\n"
+            "def go():\n    barrier.wait()\n    _import_distributed()\n"
+            "threads = [threading.Thread(target=go) for _ in range(2)]\n"
+            "[t.start() for t in threads]\n[t.join() for t in threads]\n"
+            "print(yaml.safe_load is own, gc.isenabled())")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.split() == ["True", "True"]
+
+
 def test_dask_s_configuration_is_read_alike_by_libyaml() -> None:
     yaml = pytest.importorskip("yaml")
     pytest.importorskip("distributed", reason="needs distributed (pip install '.[dask]')")

@@ -367,23 +367,27 @@ def _import_distributed() -> tuple[Any, Any, Any]:
     import gc
     import sys
 
-    first = "distributed" not in sys.modules
-    collecting = gc.isenabled()
-    if first:
-        gc.disable()
-    try:
-        with _libyaml() if first else contextlib.nullcontext():
-            import dask
-            from distributed import Client, LocalCluster
-    except ImportError:
-        raise InexevalError("--scheduler needs Dask's distributed scheduler: "
-                            "pip install 'inexeval[dask]'") from None
-    finally:
-        if first and collecting:
-            gc.enable()
-    if first:
-        gc.freeze()
+    with _IMPORTING:  # (two threads importing at once swapped yaml.safe_load back wrongly)
+        first = "distributed" not in sys.modules
+        collecting = gc.isenabled()
+        if first:
+            gc.disable()
+        try:
+            with _libyaml() if first else contextlib.nullcontext():
+                import dask
+                from distributed import Client, LocalCluster
+        except ImportError:
+            raise InexevalError("--scheduler needs Dask's distributed scheduler: "
+                                "pip install 'inexeval[dask]'") from None
+        finally:
+            if first and collecting:
+                gc.enable()
+        if first:
+            gc.freeze()
     return dask, Client, LocalCluster
+
+
+_IMPORTING = threading.Lock()
 
 
 class DaskExecutor:

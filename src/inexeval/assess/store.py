@@ -666,7 +666,11 @@ class Store:
 
     def close(self) -> None:
         if self._savers is not None:
-            self._savers.shutdown(wait=False)
+            # the saves in flight end (committed or refused) before the connections go; a save
+            # after this gets a new thread pool, as it gets new connections (saves worked after
+            # close() before the pool, and a closed pool's RuntimeError was a 500)
+            savers, self._savers = self._savers, None
+            savers.shutdown(wait=True)
         self.engine.dispose()
         if isinstance(self._writer, _ProcessWriters):
             self._writer.close()
@@ -1999,7 +2003,7 @@ def _first_rows(connection: Connection,
         return [None if row is None else row_type._make(row)
                 for row, (_, row_type) in zip(rows, compiled, strict=True)]
 
-    return _pg_call(compiled[0][0], run)
+    return _pg_call("\n".join(sql for sql, _ in compiled), run)  # (any of them may fail)
 
 
 def _changed(connection: Connection, statement: sa.Insert | sa.Update,
@@ -2028,7 +2032,7 @@ def _changed_rows(connection: Connection,
                        for sql, (_, parameters) in zip(sqls, changes, strict=True)]
         return [int(cursor.rowcount) for cursor in cursors]
 
-    return _pg_call(sqls[0], run)
+    return _pg_call("\n".join(sqls), run)  # (any of them may fail)
 
 
 def _log_entry(actor: str, action: str, topic: str | None = None, file: str | None = None,
