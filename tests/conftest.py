@@ -84,10 +84,10 @@ def browser() -> Iterator[object]:
 
 @pytest.fixture(scope="session", autouse=True)
 def _browser_first(request: pytest.FixtureRequest) -> None:
-    """The browser started before any test runs when some test of the session needs it. Started
-    by the first test that needed it, on pytest-xdist's first worker it came after hundreds of
-    other tests and crashed at start every time (SIGTRAP; in one process, where it starts before
-    them, it never did)."""
+    """The browser started before any test runs when some test of the session needs it, so that
+    no state an earlier test leaves in the process reaches it: started by the first test that
+    needed it, on pytest-xdist's first worker it came after `assess export` on a file that is no
+    store had left the process's umask at 0177 (since fixed), and crashed at start (SIGTRAP)."""
     if any("browser" in getattr(item, "fixturenames", ()) for item in request.session.items):
         try:
             request.getfixturevalue("browser")

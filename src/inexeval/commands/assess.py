@@ -432,9 +432,11 @@ def _export(args: argparse.Namespace) -> int:
         check_output(args.output, *store_files(args.store), folder=True)
         if Path(args.output).exists() and not args.force:
             raise InexevalError("exists already (--force replaces it)", args.output)
-    # the files are made with the permissions asked (never readable by others in between)
-    mask = os.umask(0o777 & ~args.mode)
     made = not to_stdout and not Path(args.output).exists() and _folder_format(args)
+    # the files are made with the permissions asked (never readable by others in between); the
+    # process's own mask given back whatever happens (a store that could not be opened by
+    # _folder_format left it at 0177 for good: in a test process, Chromium then failed to start)
+    mask = os.umask(0o777 & ~args.mode)
     try:
         if made:
             Path(args.output).mkdir(mode=0o700)
