@@ -66,7 +66,11 @@ class Server:
     def api(self, user: str) -> httpx.Client:
         """An HTTP client logged in as ``user``, sending the session's CSRF token."""
         if user not in self.clients:
-            client = httpx.Client(base_url=self.url, timeout=30)
+            # an idle connection dropped well before the server's keep-alive of 5 s ends it:
+            # reused at the moment the server closed it, a request got "Server disconnected
+            # without sending a response" (httpx's default expiry is 5 s too)
+            client = httpx.Client(base_url=self.url, timeout=30,
+                                  limits=httpx.Limits(keepalive_expiry=2))
             client.post("/login", data={"username": user, "password": PASSWORD}).raise_for_status()
             client.headers["X-CSRF-Token"] = client.get("/api/session").json()["csrf_token"]
             self.clients[user] = client
