@@ -131,19 +131,28 @@ def _inline_kind(path: str, in_text: bool) -> bool:
     return name in INLINE_TAGS or (in_text and name not in _LABELS)
 
 
+def inline_kinds(elements: Sequence[tuple[str, int, int]]) -> dict[str, bool]:
+    """For each element (document order, a parent before its children), whether it is of an
+    inline kind: an inline tag, or, inside a paragraph, title, item or cell
+    (:data:`_TEXT_HOLDERS`), a tag that no collection's style sheet names. Its edges are no
+    break in the line of text."""
+    in_text: set[str] = set()  # the elements below a text holder
+    kinds: dict[str, bool] = {}
+    for path, _, _ in elements:
+        up = _parent(path)
+        if up in in_text or tag(up) in _TEXT_HOLDERS:
+            in_text.add(path)
+        kinds[path] = _inline_kind(path, path in in_text)
+    return kinds
+
+
 def inline_elements(elements: Sequence[tuple[str, int, int]],
                     min_chars: int = MIN_ELEMENT_CHARS) -> frozenset[str]:
     """The elements never asked for an exhaustivity (see the module docstring): shorter than
     ``min_chars`` characters, or of an inline kind with only inline kinds inside: an inline
     tag, or, inside a paragraph, title, item or cell (:data:`_TEXT_HOLDERS`), a tag that no
     collection's style sheet names."""
-    in_text: set[str] = set()  # the elements below a text holder
-    kinds: dict[str, bool] = {}
-    for path, _, _ in elements:  # (document order: a parent before its children)
-        up = _parent(path)
-        if up in in_text or tag(up) in _TEXT_HOLDERS:
-            in_text.add(path)
-        kinds[path] = _inline_kind(path, path in in_text)
+    kinds = inline_kinds(elements)
     holds_block: set[str] = set()
     for path, _, _ in elements:
         if not kinds[path]:

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 import sqlalchemy as sa
 
+from inexeval.assess.names import inline_kinds, tag
 from inexeval.assess.store import Store, documents
 
 TITLE_TAGS = ("atl", "ti", "title", "name")
@@ -28,9 +29,6 @@ PREFIX = 2000
 """Characters of the text and of the element list read."""
 FIRST_WORDS = 25
 
-INLINE_TAGS = frozenset({"it", "i", "b", "bold", "em", "emph", "emph2", "u", "tt", "code", "sub",
-                         "sup", "ref", "scp", "a", "link", "collectionlink", "math", "span"})
-"""Tags whose edges are no word break (the stored text has no space between elements)."""
 METADATA_TAGS = frozenset({"conversionwarning"})
 """Tags of elements about the document rather than of it, whose text is never among its first
 words: the Wikipedia collections' ``<conversionwarning>0</conversionwarning>`` (the count of
@@ -41,30 +39,28 @@ _cache: dict[tuple[str, str], tuple[str, str]] = {}
 _lock = threading.Lock()
 
 
-def _tag(path: str) -> str:
-    step = path.rsplit("/", 1)[-1]
-    return step.split("[", 1)[0].rsplit(":", 1)[-1].lower()
-
-
 def summarise(text: str, elements: str) -> tuple[str, str]:
     """``(title, first words)`` from the start of a document's text and of its element list
     (JSON ``[[path, start, end], ...]``, possibly cut short)."""
     found = [(json.loads(f'"{path}"'), int(start), int(end))
              for path, start, end in _ELEMENT.findall(elements)]
     title, after = "", 0
-    ranked = [(path.count("/"), TITLE_TAGS.index(_tag(path)), s, e) for path, s, e in found
-              if _tag(path) in TITLE_TAGS and e <= len(text)]
+    ranked = [(path.count("/"), TITLE_TAGS.index(tag(path)), s, e) for path, s, e in found
+              if tag(path) in TITLE_TAGS and e <= len(text)]
     if not ranked:
-        ranked = [(0, HEADING_TAGS.index(_tag(path)), s, e) for path, s, e in found
-                  if _tag(path) in HEADING_TAGS and e <= len(text)]
+        ranked = [(0, HEADING_TAGS.index(tag(path)), s, e) for path, s, e in found
+                  if tag(path) in HEADING_TAGS and e <= len(text)]
     if ranked:
         _, _, start, end = min(ranked)
         title = " ".join(text[start:end].split())
         after = end
-    breaks = sorted({at for path, start, end in found if _tag(path) not in INLINE_TAGS
+    # an element's edges break words unless it is in the line of text (the stored text has
+    # no blank between elements): the judging page's rule (names.inline_kinds)
+    inline = inline_kinds(found)
+    breaks = sorted({at for path, start, end in found if not inline[path]
                      for at in (start, end) if after < at < len(text)})
     cuts = [after, *breaks, len(text)]
-    metadata = [(start, end) for path, start, end in found if _tag(path) in METADATA_TAGS]
+    metadata = [(start, end) for path, start, end in found if tag(path) in METADATA_TAGS]
     words = " ".join(text[a:b] for a, b in itertools.pairwise(cuts)
                      if not any(s <= a and b <= e for s, e in metadata)).split()
     first = " ".join(words[:FIRST_WORDS]) + ("…" if len(words) > FIRST_WORDS else "")
