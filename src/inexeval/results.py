@@ -186,6 +186,14 @@ class Results:
             cells.append(row)
         return cells
 
+    def __str__(self) -> str:
+        """The means, runs × measures, as ``eval --table`` prints them on a terminal (what
+        ``print(results)`` shows)."""
+        cells = self._mean_cells(4)
+        widths = [max(len(row[i]) for row in cells) for i in range(len(cells[0]))]
+        return "".join("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() + "\n"
+                       for row in cells)
+
     def to_markdown(self, digits: int = 4) -> str:
         """The means, runs × measures, as a Markdown table (``digits`` decimals)."""
         cells = self._mean_cells(digits)

@@ -124,7 +124,10 @@ def _trec_eval_names(args: argparse.Namespace) -> dict[str, str]:
             fmt = detect_assessments_format(args.assessments)
         except InexevalError:
             fmt = "unknown"  # told when the assessments are read
-    if args.task or fmt not in (None, "trec"):
+    # sampled qrels (NIST's, TREC's documents): the names as typed, as compare prints them
+    # there, but no -l and no default measures of trec_eval's (not the inferred ones)
+    sampled = fmt == "sampled" and bool(args.measure) and args.l == 1
+    if args.task or (fmt not in (None, "trec") and not sampled):
         if args.l != 1 and fmt != "unknown":
             raise InexevalError("-l (the lowest relevant level) goes with TREC qrels; give "
                                 "other assessments' measures a quantisation (quant=)")
