@@ -98,3 +98,17 @@ def test_print_shows_the_terminal_table(tmp_path: Path) -> None:
     assert "sys0 (baseline)" in shown and len(repr(comparison)) < 500
     assert "| sys0 (baseline) |" in comparison.to_markdown()
     assert comparison._repr_html_().startswith("<pre>")
+
+
+def test_meta_on_saved_scores_prints_the_names_as_typed(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # the scores matrix keeps the registry's names (AP, P@10); -m map prints map, as a study
+    # on the runs does, and -m P.10 trec_eval's P_10
+    qrels, runs = _collection(tmp_path)
+    saved = str(tmp_path / "scores.tsv")
+    assert main(["eval", "-q", qrels, *runs, *TYPED, "--format", "scores", "-o", saved]) == 0
+    capsys.readouterr()
+    assert main(["meta", "power", "--scores", saved, "-m", "map", "-m", "IPrec@0.5",
+                 "-m", "P.10", "-m", "AP", "--replicates", "20"]) == 0
+    out = capsys.readouterr().out
+    assert [line.split()[0] for line in out.splitlines()[-3:]] == ["map", "IPrec@0.5", "P_10"]
