@@ -133,10 +133,15 @@ def scores_from_inputs(args: argparse.Namespace) -> Any:
         scores = mean_names(read_scores(args.scores))
         if args.measure:
             # each measure printed as typed (map, not the matrix's AP), the first of two
-            # spellings of one measure, as when the runs are evaluated
+            # spellings of one measure, as when the runs are evaluated; an official task's
+            # mean under its mean name (AiP as MAiP), as a study on the runs gives it
+            from inexeval.scores import MEAN_NAME
+
             typed: dict[str, str] = {}
             for m in args.measure:
-                typed.setdefault(_measure_in(scores, m, args.scores), _printed_name(m))
+                found = _measure_in(scores, m, args.scores)
+                typed.setdefault(found, found if found in MEAN_NAME.values()
+                                 else _printed_name(m))
             scores = scores.select(measures=list(typed))
             scores = replace(scores, measures=tuple(typed[m] for m in scores.measures))
         topics = None if args.topics is None else args.topics.split(",")
