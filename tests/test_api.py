@@ -194,3 +194,14 @@ def test_results_as_the_table_a_paper_shows() -> None:
                                      "| STANDARD | 1500 | 0.1785 | 0.3000 |\n")
     html = results._repr_html_()
     assert html.startswith("<table>") and "<td>STANDARD</td><td>1500</td><td>0.1785</td>" in html
+
+
+def test_results_look_a_run_up_by_its_name_or_file() -> None:
+    suite = Path(__file__).resolve().parent / "data" / "trec_eval"
+    run = str(suite / "results.test")
+    results = inexeval.evaluate(str(suite / "qrels.test"), run, ["AP"])
+    assert results.mean("AP", run) == results.mean("AP", "STANDARD") == results.mean("map",
+                                                                                      run)
+    assert results.value(run, "301", "AP") == results.value("STANDARD", "301", "AP")
+    with pytest.raises(KeyError, match=r"the runs are STANDARD \(files .*results.test\)"):
+        results.mean("AP", "other.run")

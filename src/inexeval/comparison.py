@@ -84,6 +84,24 @@ class Comparison:
                 f"{len(self.measures)} measures, {base}, tests={self.tests}, "
                 f"{len(self.rows)} rows)")
 
+    def __str__(self) -> str:
+        """The table ``inexeval compare`` prints (``print(comparison)``)."""
+        from inexeval.report.comparison import render_comparison
+
+        return render_comparison(self, "table")
+
+    def to_markdown(self, digits: int = 4) -> str:
+        """The table of ``inexeval compare --format markdown``."""
+        from inexeval.report.comparison import render_comparison
+
+        return render_comparison(self, "markdown", digits)
+
+    def _repr_html_(self) -> str:
+        """The terminal table, preformatted (a notebook shows it)."""
+        from html import escape
+
+        return f"<pre>{escape(str(self))}</pre>"
+
     def relabelled(self, labels: dict[str, str]) -> Comparison:
         """The same comparison with its measures named as they were asked for (``labels``:
         name to the name typed, ``map`` for ``AP``: :attr:`inexeval.Experiment.labels`)."""

@@ -231,6 +231,8 @@ class Evaluator:
         names = distinct_names([run.name for run in runs], [run.source for run in runs])
         for run, name, (rows, topics) in zip(runs, names, evaluated):
             results.topics_evaluated[name] = topics
+            if run.source is not None:
+                results.files[name] = str(run.source)
             results.extend(rows if name == run.name else [row._replace(run=name) for row in rows])
         return results
 

@@ -547,7 +547,8 @@ class Experiment:
             b = [float(means[names[1]][r] or 0.0) for r in shown]
             fit = ranking_agreement(a, b, names[0], names[1])
             fig, (ax,) = plots.figure(width=9.0)
-            plots.scatter(ax, a, b, shown, measure_a=names[0], measure_b=names[1],
+            plots.scatter(ax, a, b, shown, measure_a=self.labels.get(names[0], names[0]),
+                          measure_b=self.labels.get(names[1], names[1]),
                           slope=fit.slope, intercept=fit.intercept, tau=fit.kendall_tau,
                           rule=rule, n_topics=len(scores.topics))
         elif kind == "box":
@@ -557,7 +558,8 @@ class Experiment:
             fig, (ax,) = plots.figure()
             plots.box(ax, {run: [float(v) for v, yes in zip(matrix[i], included[i])
                                  if yes and not math.isnan(v)]
-                           for i, run in enumerate(scores.runs)}, measure=measure,
+                           for i, run in enumerate(scores.runs)},
+                      measure=self.labels.get(measure, measure),
                       rule=rule, n_topics=len(scores.topics))
         else:
             measure = main_measure(names)
@@ -570,7 +572,8 @@ class Experiment:
                                      share_y=True)
             for ax, other, by_topic in zip(axes, others, differences):
                 plots.per_topic_differences(
-                    ax, by_topic, run=other, baseline=base, measure=measure,
+                    ax, by_topic, run=other, baseline=base,
+                    measure=self.labels.get(measure, measure),
                     reach=plots.difference_reach(differences), rule=rule,
                     n_topics=len(scores.topics))
         return fig
@@ -752,6 +755,18 @@ class Evaluation:
                 for m in self.scores.measures]
         return pd.concat([frame, pd.DataFrame(rows, columns=list(frame.columns))],
                          ignore_index=True)
+
+    def __str__(self) -> str:
+        """The means, runs × measures (``print(evaluation)``: the terminal table)."""
+        return str(self.results)
+
+    def to_markdown(self, digits: int = 4) -> str:
+        """The means, runs × measures, as a Markdown table."""
+        return self.results.to_markdown(digits)
+
+    def _repr_html_(self) -> str:
+        """The means, runs × measures, as an HTML table (a notebook shows it)."""
+        return self.results._repr_html_()
 
     def __repr__(self) -> str:
         return (f"Evaluation({len(self.scores.runs)} runs × {len(self.scores.topics)} topics × "

@@ -53,6 +53,8 @@ class Results:
     aggregates: dict[str, str] = field(default_factory=dict)
     overall: list[Row] = field(default_factory=list)
     topics_evaluated: dict[str, list[str]] = field(default_factory=dict)
+    files: dict[str, str] = field(default_factory=dict)
+    """Each run's file, where it was read from one: a run is looked up by its name or file."""
     _means: dict[tuple[str | None, str], float | None] = field(default_factory=dict, repr=False)
     _means_of: int = field(default=-1, repr=False)
 
@@ -69,8 +71,8 @@ class Results:
 
     def value(self, run: str, topic: str, measure: str) -> float | None:
         """The value of one run, topic (or ``all``) and measure (any spelling of the measure:
-        ``inex_eval(quant=strict)`` finds ``inex_eval``)."""
-        self._known_run(run)
+        ``inex_eval(quant=strict)`` finds ``inex_eval``); ``run`` its name or file."""
+        run = self.run_name(run)
         if topic == ALL:
             return self.mean(measure, run)
         for row in self.rows:
@@ -111,14 +113,15 @@ class Results:
 
     def mean(self, measure: str, run: str | None = None) -> float | None:
         """The ``all`` value of a measure, in any spelling (of the first run if ``run`` is
-        None)."""
+        None; else its name or file)."""
         if self._means_of != len(self.rows) + len(self.overall):
             self._means = {}
             for row in self.means():
                 self._means.setdefault((row.run, row.measure), row.value)
                 self._means.setdefault((None, row.measure), row.value)
             self._means_of = len(self.rows) + len(self.overall)
-        self._known_run(run)
+        if run is not None:
+            run = self.run_name(run)
         if (run, measure) in self._means:
             return self._means[(run, measure)]
         name = _canonical(measure)
@@ -186,6 +189,14 @@ class Results:
             cells.append(row)
         return cells
 
+    def __str__(self) -> str:
+        """The means, runs × measures, as ``eval --table`` prints them on a terminal (what
+        ``print(results)`` shows)."""
+        cells = self._mean_cells(4)
+        widths = [max(len(row[i]) for row in cells) for i in range(len(cells[0]))]
+        return "".join("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() + "\n"
+                       for row in cells)
+
     def to_markdown(self, digits: int = 4) -> str:
         """The means, runs × measures, as a Markdown table (``digits`` decimals)."""
         cells = self._mean_cells(digits)
@@ -203,10 +214,19 @@ class Results:
                        for row in cells[1:])
         return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
-    def _known_run(self, run: str | None) -> None:
-        """A KeyError naming the runs the results know when ``run`` is none of them."""
-        if run is not None and run not in self.runs():
-            raise KeyError(f"no run {run!r}: the runs are {', '.join(self.runs())}")
+    def run_name(self, run: str) -> str:
+        """The run named ``run`` or read from the file ``run``; a KeyError naming the runs
+        (and their files) when it is none of them."""
+        runs = self.runs()
+        if run in runs:
+            return run
+        from pathlib import Path
+
+        for name, file in self.files.items():
+            if Path(run) == Path(file):
+                return name
+        files = f" (files {', '.join(self.files.values())})" if self.files else ""
+        raise KeyError(f"no run {run!r}: the runs are {', '.join(runs)}{files}")
 
     def extend(self, rows: Sequence[Row]) -> None:
         self.rows.extend(rows)

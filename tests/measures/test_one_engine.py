@@ -1,8 +1,8 @@
 """One document engine (issue 33): ``inexeval eval --format trec_eval`` and the API compute every
 measure ``inexeval trec_eval`` computes (itself trec_eval's bytes: test_trec_eval.py), through
-its code. Checked on trec_eval's own test suite (every configuration ``eval`` can express: not
-``-Z``, which only ``inexeval trec_eval`` takes) and on random qrels and runs (the robustness
-cases test_trec_eval.py draws, each trec_eval option ``eval`` has).
+its code. Checked on trec_eval's own test suite (every configuration; ``-Z``, z-scores, through
+``eval --format trec_eval`` only, the API having no z-scores) and on random qrels and runs (the
+robustness cases test_trec_eval.py draws, each trec_eval option ``eval`` has).
 
 ``relstring`` (text, not a number) is the one trec_eval measure left to ``inexeval trec_eval``."""
 
@@ -56,6 +56,24 @@ def test_eval_prints_what_trec_eval_prints(expected: str, argv: list[str],
     theirs = _numbers((SUITE / expected).read_text(encoding="utf-8"))
     assert len(theirs) > 20
     assert ours == theirs
+
+
+ZSCORES = [(expected, [a for a in argv if not a.startswith("-mrelstring")])
+           for expected, argv in QUICKTEST if "-Z" in argv]
+
+
+@pytest.mark.parametrize(("expected", "argv"), ZSCORES, ids=[" ".join(a) for _, a in ZSCORES])
+def test_eval_prints_trec_eval_s_zscores(expected: str, argv: list[str],
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    # trec_eval's -Z passed through eval's trec_eval layout: each topic's value made a z-score
+    # under its printed name, the all line their mean (sum, geometric mean), names Z + name
+    assert main(["eval", "--format", "trec_eval", *_eval_argv(argv)]) == 0
+    ours = _numbers(capsys.readouterr().out)
+    theirs = _numbers((SUITE / expected).read_text(encoding="utf-8"))
+    assert len(theirs) > 300 and theirs[0].startswith("Z")
+    assert ours == theirs
+    assert main(["eval", *_eval_argv(argv)]) == 2  # no other layout prints z-scores
+    assert "-Z (z-scores) goes with --format trec_eval" in capsys.readouterr().err
 
 
 def _api_values(qrels: Path, run: Path, requests: list[str], level: int, complete: bool,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from inexeval.errors import InexevalError
 
@@ -86,7 +87,19 @@ def _measures(args: argparse.Namespace) -> str:
         title = (f"agreement of the rankings of {len(args.runs)} runs under assessments A "
                  f"({args.assessments}) and B ({args.assessments_b}); "
                  f"{evaluation.describe()}; tau_AP with A as the truth")
-    return render_rows(AGREEMENT_COLUMNS, rows, args.format, args.digits, title)
+    return render_rows(AGREEMENT_COLUMNS, typed(rows, study.labels), args.format, args.digits,
+                       title)
+
+
+def typed(rows: list[Any], labels: dict[str, str]) -> list[Any]:
+    """The rows with their measures named as they were asked for (``map``, not ``AP``: the
+    experiment's labels, as compare prints them); ``AP [A]`` becomes ``map [A]``."""
+    def name(measure: str) -> str:
+        base, space, side = measure.partition(" [")
+        return labels.get(base, base) + space + side
+
+    return [row._replace(measure_a=name(row.measure_a), measure_b=name(row.measure_b))
+            for row in rows]
 
 
 def _judgements(args: argparse.Namespace) -> str:

@@ -31,6 +31,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "per-topic value at full precision, for inexeval meta --scores; "
                         "trec_eval: trec_eval's layout, as inexeval trec_eval prints it, "
                         "each run's block opening with its runid line when there are several)")
+    parser.add_argument("-Z", metavar="ZSCORES_FILE",
+                        help="with --format trec_eval on TREC qrels: every value printed as a "
+                        "z-score, as trec_eval's -Z (lines of ZSCORES_FILE: topic measure "
+                        "mean sd; -1000000 where it lacks them)")
     parser.add_argument("-o", "--output", metavar="FILE",
                         help="write the output to FILE (atomically, never over an input; "
                         "said on stderr)")
@@ -71,6 +75,15 @@ def run(args: argparse.Namespace) -> int:
                             "SYSTEM.json)", args.assessments)
     fmt = "table" if args.table else args.format
     labels = _trec_eval_names(args)
+    if args.Z is not None:
+        from inexeval.formats.detect import detect_assessments_format
+
+        if fmt != "trec_eval" or args.task or (args.assessments_format or detect_assessments_format(
+                args.assessments)) != "trec":
+            raise InexevalError("-Z (z-scores) goes with --format trec_eval on TREC qrels")
+        from inexeval.formats.trec_zscores import read_zscores
+
+        args.zscores = read_zscores(args.Z)
     from inexeval.evaluation_trec_eval import trec_eval_study
 
     # TREC qrels and runs, trec_eval's measures: its reader and kernels (the same output)
@@ -81,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
         study = experiment(args)
     if fmt == "official" and not study.task:
         raise InexevalError("--format official goes with --task")
-    inputs = (args.assessments, *args.runs)
+    inputs = (args.assessments, *args.runs, *([args.Z] if args.Z is not None else []))
     if args.output is not None:
         from inexeval.outputs import check_output
 
@@ -90,7 +103,9 @@ def run(args: argparse.Namespace) -> int:
         from inexeval.defaults import table_measures
 
         study.measures = table_measures(study.task, [] if study.default_task else study.measures)
-    outcomes = study.outcomes(complete=args.c, per_topic=args.q, official=fmt == "official")
+    # -Z: every topic's value is needed to average the z-scores
+    outcomes = study.outcomes(complete=args.c, per_topic=args.q or args.Z is not None,
+                              official=fmt == "official")
     if args.output is None or fmt == "scores":
         code = _report(args, fmt, study, outcomes, labels)
         if args.output is not None:
@@ -124,7 +139,10 @@ def _trec_eval_names(args: argparse.Namespace) -> dict[str, str]:
             fmt = detect_assessments_format(args.assessments)
         except InexevalError:
             fmt = "unknown"  # told when the assessments are read
-    if args.task or fmt not in (None, "trec"):
+    # sampled qrels (NIST's, TREC's documents): the names as typed, as compare prints them
+    # there, but no -l and no default measures of trec_eval's (not the inferred ones)
+    sampled = fmt == "sampled" and bool(args.measure) and args.l == 1
+    if args.task or (fmt not in (None, "trec") and not sampled):
         if args.l != 1 and fmt != "unknown":
             raise InexevalError("-l (the lowest relevant level) goes with TREC qrels; give "
                                 "other assessments' measures a quantisation (quant=)")
@@ -212,7 +230,8 @@ def _report(args: argparse.Namespace, fmt: str, study: Any, outcomes: Iterator[A
 
             sys.stdout.write(render_trec_eval(merged, per_topic=args.q,
                                               runid=getattr(args, "runid", False),
-                                              num_q=getattr(args, "num_q", True)))
+                                              num_q=getattr(args, "num_q", True),
+                                              zscores=getattr(args, "zscores", None)))
         else:
             sys.stdout.write(render(merged, fmt, digits=args.digits, per_topic=args.q,
                                     terminal=sys.stdout.isatty(),

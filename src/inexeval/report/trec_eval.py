@@ -13,6 +13,7 @@ quantisation) prints as ``nan``, which trec_eval's measures never are.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -20,12 +21,20 @@ from inexeval.results import ALL, Results
 
 
 def render_trec_eval(results: Results, per_topic: bool = False, runid: bool = False,
-                     num_q: bool = True) -> str:
+                     num_q: bool = True,
+                     zscores: Mapping[str, Mapping[str, tuple[float, float]]] | None = None
+                     ) -> str:
     """Every run of ``results`` in trec_eval's layout (``per_topic``: its ``-q``); each run's
     block opens with its ``runid`` line when ``runid`` (trec_eval's ``-m runid``) or when
     there are several runs (which trec_eval, one run a call, never prints together);
-    ``num_q``: the number of topics is printed (trec_eval prints it when asked)."""
+    ``num_q``: the number of topics is printed (trec_eval prints it when asked).
+    ``zscores`` (trec_eval's ``-Z``, :func:`~inexeval.formats.trec_zscores.read_zscores`):
+    each topic's value made a z-score under the name printed
+    (:func:`~inexeval.measures.trec_eval_more.as_zscores`), the ``all`` line their mean (sum,
+    geometric mean) as the measure's is, names printed ``Z`` + name, as trec_eval prints
+    them."""
     from inexeval.measures.trec_eval import BY_NAME, Chosen, Definition, Evaluated, TrecEvalResults
+    from inexeval.measures.trec_eval_more import as_zscores
     from inexeval.report.text import COUNT_MEASURES
 
     means = sorted(results.means(), key=lambda r: _table_place(r.measure))
@@ -56,11 +65,28 @@ def render_trec_eval(results: Results, per_topic: bool = False, runid: bool = Fa
                 for r in rows:
                     if r.measure == mean.measure and r.value is not None:
                         values[place[r.topic], 0] = r.value
+                if zscores is not None:
+                    given = ~np.isnan(values[:, 0])
+                    values = as_zscores(topics, (mean.measure,), values, zscores)
+                    overall = [_z_overall(values[given, 0],
+                                          results.aggregates.get(mean.measure, "mean"))]
             measures.append(Evaluated(Chosen(definition, (), (), (mean.measure,)), values,
                                       overall))
-        out.append(TrecEvalResults(topics, run, measures).render(
+        out.append(TrecEvalResults(topics, run, measures, zscores is not None).render(
             per_topic=per_topic, runid_first=len(runs) > 1))
     return "".join(out)
+
+
+def _z_overall(values: np.ndarray, aggregate: str) -> float:
+    """The ``all`` value of a measure's z-scores, as trec_eval averages them under ``-Z``:
+    their sum for a count, the exponential of their mean for a geometric mean, else their
+    mean (NaN without any)."""
+    if not len(values):
+        return math.nan
+    total = math.fsum(values.tolist())
+    if aggregate == "sum":
+        return total
+    return math.exp(total / len(values)) if aggregate == "gm" else total / len(values)
 
 
 def _table_place(label: str) -> int:

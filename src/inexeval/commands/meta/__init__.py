@@ -12,6 +12,7 @@ import argparse
 import json
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any, NamedTuple
 
 from inexeval.cli import add_executor_arguments, digits, positive, probability
@@ -131,8 +132,18 @@ def scores_from_inputs(args: argparse.Namespace) -> Any:
 
         scores = mean_names(read_scores(args.scores))
         if args.measure:
-            scores = scores.select(measures=[_measure_in(scores, m, args.scores)
-                                             for m in args.measure])
+            # each measure printed as typed (map, not the matrix's AP), the first of two
+            # spellings of one measure, as when the runs are evaluated; an official task's
+            # mean under its mean name (AiP as MAiP), as a study on the runs gives it
+            from inexeval.scores import MEAN_NAME
+
+            typed: dict[str, str] = {}
+            for m in args.measure:
+                found = _measure_in(scores, m, args.scores)
+                typed.setdefault(found, found if found in MEAN_NAME.values()
+                                 else _printed_name(m))
+            scores = scores.select(measures=list(typed))
+            scores = replace(scores, measures=tuple(typed[m] for m in scores.measures))
         topics = None if args.topics is None else args.topics.split(",")
         try:
             return study_scores(scores, complete=bool(args.c), topics=topics)
@@ -141,6 +152,18 @@ def scores_from_inputs(args: argparse.Namespace) -> Any:
     if args.assessments is None or len(args.runs) < 2:
         raise InexevalError("give ASSESSMENTS and at least two RUNs, or --scores FILE")
     return evaluate_inputs(args)
+
+
+def _printed_name(name: str) -> str:
+    """The name a measure asked for as ``name`` is printed under: as typed, trec_eval's
+    ``P.10`` as trec_eval prints it (``P_10``)."""
+    from inexeval.measures.trec_names import trec_eval_requests
+
+    try:
+        labels = trec_eval_requests([name]).labels
+    except InexevalError:
+        return name
+    return next(iter(labels.values())) if len(labels) == 1 else name
 
 
 def _measure_in(scores: Any, name: str, path: str) -> str:
@@ -156,7 +179,6 @@ def _measure_in(scores: Any, name: str, path: str) -> str:
 def mean_names(scores: Any) -> Any:
     """The scores with the focused task's per-topic measures under their mean names (``AiP``
     as ``MAiP``), the names a study on the assessments and runs gives them."""
-    from dataclasses import replace
 
     from inexeval.scores import MEAN_NAME
 
@@ -188,7 +210,6 @@ def evaluate_inputs(args: argparse.Namespace) -> Any:
     if getattr(args, "bioasq_version", None) is not None:
         raise InexevalError("--bioasq-version goes with BioASQ JSON files (GOLD.json "
                             "SYSTEM.json)", args.assessments)
-    from dataclasses import replace
 
     study = experiment(args)
     scores = study.evaluate("all" if args.c else "any").scores

@@ -8,6 +8,7 @@ import json
 import math
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from inexeval.cli import add_executor_arguments, digits, non_negative, positive, probability
@@ -234,7 +235,6 @@ class _FileReader:
 
     def read(self) -> StudyInputs:
         import warnings
-        from dataclasses import replace
 
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -294,6 +294,8 @@ def run_pool(args: argparse.Namespace) -> int:
     finally:
         if hasattr(executor, "close"):
             executor.close()
+    labels = _typed_names(args)
+    rows = [replace(row, measure=labels.get(row.measure, row.measure)) for row in rows]
     table = [row_values(row, LEVEL_COLUMNS) for row in rows]
     how = ([f"{args.sample} samples, {args.iterations} per rate, seed {args.seed}"]
            if args.sample else []) + (["unjudged units removed (condensed)"]
@@ -345,6 +347,11 @@ def run_reuse(args: argparse.Namespace) -> int:
     finally:
         if hasattr(executor, "close"):
             executor.close()
+    labels = _typed_names(args)
+    reuse = replace(reuse, runs=[replace(row, measure=labels.get(row.measure, row.measure))
+                                 for row in reuse.runs],
+                    summary=[replace(row, measure=labels.get(row.measure, row.measure))
+                             for row in reuse.summary])
     runs = [row_values(row, RUN_COLUMNS) for row in reuse.runs]
     summary = [row_values(row, SUMMARY_COLUMNS) for row in reuse.summary]
     title = _title(plan, args, "leave-" + ("one-group" if group is not None else "one-run")
@@ -376,6 +383,26 @@ def run_reuse(args: argparse.Namespace) -> int:
                                            [r.run for r in chosen], tau), title), args.plot)
         _wrote_plot(args.plot)
     return 0
+
+
+def _typed_names(args: argparse.Namespace) -> dict[str, str]:
+    """Each measure's name to the name it was asked for (``AP`` to ``map``, ``P@10`` to
+    ``P_10``) on TREC qrels, as the experiment's labels give them to compare and the other
+    meta studies (the inputs may be read on a worker: the names are made here, from ``-m``)."""
+    if args.task or not args.measure or args.assessments in (None, "-"):
+        return {}
+    from inexeval.formats.detect import detect_assessments_format
+
+    try:
+        fmt = args.assessments_format or detect_assessments_format(args.assessments)
+    except InexevalError:
+        return {}
+    if fmt not in ("trec", "sampled"):
+        return {}
+    from inexeval.experiment import measure_names
+    from inexeval.measures.trec_names import trec_eval_requests
+
+    return trec_eval_requests(measure_names(args.measure)).labels
 
 
 def _main(summary: Sequence[Any]) -> str:
