@@ -211,12 +211,19 @@ def test_a_task_whose_worker_dies_is_given_out_again_with_its_payload(
     assert next(w for w in cluster.workers.values() if w.pid == died).poll() is not None
 
 
+INTERRUPTIBLE = ("import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+                 "from inexeval.cli import main; sys.exit(main(sys.argv[1:]))")
+"""``inexeval ARGS`` with Ctrl+C raising KeyboardInterrupt: a test suite started in the
+background by a non-interactive shell (``pytest ... &``, as some CI runners start it) hands its
+processes SIGINT ignored, and Python then installs no KeyboardInterrupt for it."""
+
+
 @pytest.mark.slow
 def test_ctrl_c_leaves_no_worker_busy(cluster: Cluster, tmp_path: Path) -> None:
     from distributed import Client
 
     qrels, runs = _inputs(tmp_path)
-    study = subprocess.Popen([sys.executable, "-m", "inexeval.cli",
+    study = subprocess.Popen([sys.executable, "-c", INTERRUPTIBLE,
                               *_command("pool", qrels, runs), "--iterations", "400",
                               "--scheduler", cluster.address], stdout=subprocess.DEVNULL,
                              stderr=subprocess.PIPE)
