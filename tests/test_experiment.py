@@ -164,6 +164,28 @@ def test_results_by_run_name_or_file_and_short_reprs() -> None:
         evaluation["nope"]
 
 
+def test_an_agreement_reads_well_in_a_notebook() -> None:
+    """Experiment.agree: the rows as before (a list), a repr of what it holds (it was the
+    list's, thousands of characters with six measures), print() the table agree prints."""
+    from inexeval.analysis.agreement import AGREEMENT_COLUMNS, AgreementRow, measure_agreement
+    from inexeval.experiment import Agreement
+
+    measures = [f"P@{k}" for k in (1, 2, 3, 5, 10, 20)]
+    study = Experiment(str(ASSESSMENTS_2004), [str(r) for r in RUNS], measures=measures)
+    agreement = study.agree()
+    evaluation = study.evaluate("any")
+    assert agreement == measure_agreement(evaluation.mean_table(measures), measures)
+    assert isinstance(agreement, Agreement) and len(agreement) == 15
+    assert all(isinstance(r, AgreementRow) for r in agreement)
+    shown = repr(agreement)
+    assert len(shown) < 500 and shown.startswith("Agreement(15 pairs of measures over 3 runs: "
+                                                 "P@1 ~ P@2, P@1 ~ P@3, P@1 ~ P@5, ...")
+    table = str(agreement).splitlines()
+    assert table[0].split() == list(AGREEMENT_COLUMNS) and len(table) == 16
+    assert agreement.to_markdown().startswith("| measure_a | measure_b |")
+    assert agreement._repr_html_().startswith("<pre>")
+
+
 def test_ir_measures_objects_are_mapped_or_named_when_they_have_no_counterpart() -> None:
     ir_measures = pytest.importorskip("ir_measures")
     qrels = {"1": {"d1": 2, "d2": 0, "d3": 1}, "2": {"d1": 1}}

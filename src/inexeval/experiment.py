@@ -450,11 +450,12 @@ class Experiment:
                               power=power, wilcoxon=wilcoxon)
 
     def agree(self, other: Experiment | None = None, *,
-              evaluation: Evaluation | None = None) -> list[Any]:
+              evaluation: Evaluation | None = None) -> Agreement:
         """Agreement of the measures' rankings of the runs (at least two measures), or, with
         ``other`` (the same runs under other assessments), of each measure's rankings under
         the two (:func:`inexeval.analysis.agreement.measure_agreement`); means under the rule
-        (default ``any``)."""
+        (default ``any``). An :class:`Agreement`: the list of rows, with a short repr,
+        ``print`` giving the table, ``to_markdown()``, ``to_dataframe()``."""
         from inexeval.analysis.agreement import measure_agreement
 
         measures = self.comparison_measures()
@@ -464,9 +465,9 @@ class Experiment:
             if len(measures) < 2:
                 raise InexevalError("measure agreement needs at least two measures (-m M1 -m "
                                     "M2), or other assessments")
-            return measure_agreement(means, measures)
+            return Agreement(measure_agreement(means, measures))
         means_b = other.evaluate(other.rule or COMPARISON_RULE).mean_table(measures)
-        rows = []
+        rows = Agreement()
         for m in measures:
             rows.extend(measure_agreement({f"{m} [A]": means[m], f"{m} [B]": means_b[m]}))
         return rows
@@ -683,6 +684,47 @@ class Experiment:
         what = f"task={self.task!r}" if self.task else f"measures={self.measures!r}"
         return (f"Experiment({len(self.assessments)} assessed topics, {len(self.inputs)} runs, "
                 f"{what})")
+
+
+class Agreement(list[Any]):
+    """The rows of a measure agreement (:meth:`Experiment.agree`), each an
+    :class:`inexeval.analysis.agreement.AgreementRow`: a list that says what it holds in a line
+    (its repr), prints the table ``inexeval agree`` prints (``print(agreement)``) and gives it
+    as Markdown, HTML (a notebook) and a DataFrame."""
+
+    def __repr__(self) -> str:
+        pairs = [f"{row.measure_a} ~ {row.measure_b}" for row in self[:3]]
+        more = f", ... ({len(self)} pairs)" if len(self) > 3 else ""
+        runs = "/".join(str(n) for n in sorted({row.n_runs for row in self})) or "0"
+        return (f"Agreement({len(self)} pairs of measures over {runs} runs: "
+                f"{', '.join(pairs)}{more})")[:480]
+
+    def __str__(self) -> str:
+        return self._table("table", 4)
+
+    def to_markdown(self, digits: int = 4) -> str:
+        """The table of ``inexeval agree --format markdown``."""
+        return self._table("markdown", digits)
+
+    def _repr_html_(self) -> str:
+        """The terminal table, preformatted (a notebook shows it)."""
+        from html import escape
+
+        return f"<pre>{escape(str(self))}</pre>"
+
+    def to_dataframe(self) -> Any:
+        """The rows as a pandas DataFrame, a column per field of the rows."""
+        import pandas as pd  # type: ignore[import-untyped, import-not-found, unused-ignore]
+
+        from inexeval.analysis.agreement import AGREEMENT_COLUMNS
+
+        return pd.DataFrame(list(self), columns=list(AGREEMENT_COLUMNS))
+
+    def _table(self, fmt: str, digits: int) -> str:
+        from inexeval.analysis.agreement import AGREEMENT_COLUMNS
+        from inexeval.report.comparison import render_rows
+
+        return render_rows(AGREEMENT_COLUMNS, self, fmt, digits)
 
 
 @dataclass(repr=False)
