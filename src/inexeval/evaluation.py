@@ -54,11 +54,15 @@ class Evaluator:
         options: Mapping[str, Any] | None = None,
     ) -> None:
         if not isinstance(assessments, Assessments):
-            raise TypeError(f"assessments must be Assessments (see load_assessments), not "
-                            f"{type(assessments).__name__}")
+            from inexeval.inputs import as_assessments
+
+            assessments = as_assessments(assessments)  # a path, a DataFrame, a dict
         collection, chosen = _checked_options(collection, num_docs, complete, topics, order,
                                               limit, keep_repeats)
-        self.measures = list(dict.fromkeys(parse_measures(_measure_list(measures))))
+        given = _listed(measures)
+        listed = _measure_list(given)
+        self._keys = _measure_keys(given, listed)
+        self.measures = list(dict.fromkeys(parse_measures(listed)))
         if not self.measures:
             raise MeasureError("no measure given (see inexeval.measures or `inexeval measures`)")
         problems = [
@@ -109,11 +113,29 @@ class Evaluator:
 
         return default_order(run, self.assessments.scale == "trec")
 
-    def iter_calc(self, run: Run) -> Iterator[Metric]:
+    def iter_calc(self, run: Any) -> Iterator[Metric]:
         """Yield ``Metric(topic, measure, value)`` per topic and measure, topics in natural id
-        order (ir_measures' ``iter_calc``)."""
-        for row in self.rows(run):
+        order (ir_measures' ``iter_calc``); ``run`` a :class:`Run`, a path, a DataFrame or a
+        dict."""
+        from inexeval.inputs import as_run
+
+        for row in self.rows(as_run(run)):
             yield Metric(row.topic, row.measure, row.value)
+
+    def calc_aggregate(self, run: Any) -> dict[Any, float | None]:
+        """The ``all`` value of each measure for ``run`` (ir_measures' ``evaluator(measures,
+        qrels).calc_aggregate(run)``), keyed as :func:`calc_aggregate` keys them: by the
+        ir_measures object given, else by the measure (printing as its name)."""
+        from inexeval.inputs import as_run
+
+        results = self.evaluate(as_run(run))
+        return {self._keys.get(m) or m: results.mean(str(m)) for m in self.measures}
+
+    def __repr__(self) -> str:
+        shown = ", ".join(str(m) for m in self.measures[:4])
+        more = f", ... ({len(self.measures)})" if len(self.measures) > 4 else ""
+        return (f"Evaluator({shown}{more}; {len(self.assessments)} assessed topics, "
+                f"{self.assessments.scale})")[:480]
 
     def rows(self, run: Run) -> Iterator[Row]:
         """Yield one :class:`Row` (run, topic, measure, value) per topic and measure. An element
@@ -382,17 +404,33 @@ def calc_aggregate(measures: Any, qrels: Any, run: Any, collection: Any = None,
     """The ``all`` value of each measure for one run, keyed by measure object (printing as its
     name; an ir_measures object given is the key of its value), as ir_measures'
     ``calc_aggregate(measures, qrels, run)``."""
-    from inexeval.measures.registry import is_ir_measure
-
     assessments, one, wanted = _arguments(measures, qrels, run, measures_first=True)
     given = measures if _names_measures(measures) else run
     given = list(given) if isinstance(given, (list, tuple, set, frozenset)) else [given]
+    evaluator = Evaluator(wanted, assessments, collection=collection, **options)
+    evaluator._keys = _measure_keys(given, wanted)
+    return evaluator.calc_aggregate(one)
+
+
+def _listed(measures: Any) -> Any:
+    """The measures given, as a list when they are several (an iterator read once), else as
+    given (one name, measure or object; what is no measure is told by :func:`_measure_list`)."""
+    from inexeval.measures.registry import is_ir_measure
+
+    if isinstance(measures, (str, Measure)) or is_ir_measure(measures):
+        return [measures]
+    return list(measures) if isinstance(measures, Iterable) else measures
+
+
+def _measure_keys(given: Sequence[Any], listed: Sequence[str | Measure]) -> dict[Measure, Any]:
+    """Each measure (``listed``: the names of ``given``) to the ir_measures object it was given
+    as, if any (the key of its value in :func:`calc_aggregate`'s answer)."""
+    from inexeval.measures.registry import is_ir_measure
+
     keys: dict[Measure, Any] = {}
-    for text, asked in zip(wanted, given):
+    for text, asked in zip(listed, given):
         keys.setdefault(parse_measures([text])[0], asked if is_ir_measure(asked) else None)
-    parsed = list(dict.fromkeys(parse_measures(wanted)))
-    results = Evaluator(parsed, assessments, collection=collection, **options).evaluate(one)
-    return {keys.get(m) or m: results.mean(str(m)) for m in parsed}
+    return keys
 
 
 def with_implicit(assessments: Assessments, *, skip: Iterable[str] = (),

@@ -236,6 +236,16 @@ def test_ir_measures_objects_in_every_verb() -> None:
     assert evaluator.evaluate(inexeval.load_run(run)).mean("IPrec@0.50") == ours[IPrec @ 0.5]
     study = Experiment(qrels, [run], measures=[AP @ 10, Judged @ 10])
     assert study.evaluate()["STANDARD"]["AP@10"] == ours[AP @ 10]
+    # ir_measures' evaluator(measures, qrels).calc_aggregate(run) / .iter_calc(run): the
+    # qrels and the run given as paths (or DataFrames, dicts), the answer keyed as above
+    bound = inexeval.Evaluator([AP @ 10, SetP, "P@5"], qrels)
+    aggregate = bound.calc_aggregate(run)
+    assert aggregate[AP @ 10] == ours[AP @ 10] and aggregate[SetP] == ours[SetP]
+    assert [str(m) for m in aggregate] == ["AP@10", "SetP", "P@5"]
+    assert {(m.topic, m.measure): m.value for m in bound.iter_calc(run)
+            if m.measure == "AP@10"} == per_topic
+    shown = repr(bound)
+    assert shown.startswith("Evaluator(AP@10, SetP, P@5; ") and "trec" in shown
 
 
 def test_ir_measures_without_counterpart_are_named() -> None:
