@@ -101,6 +101,23 @@ def test_user_names_are_normalised_and_look_alikes_refused(connect: Any, campaig
     assert response.status_code == 200 and response.json()["user"] == "alice"
 
 
+def test_latin_look_alikes_of_a_name_are_refused(campaign: str) -> None:
+    """Issue 36, 27: Latin letters drawn like others (confusables.txt: dotless ı, ɩ and ȷ,
+    Latin alpha ɑ) made a second "alice": ``Alıce`` was added beside
+    ``alice``."""
+    from inexeval.assess.store import Store, StoreError
+    from tests.assess.conftest import CHEAP_HASHER
+
+    hashed = CHEAP_HASHER.hash("another one")
+    with Store.open(campaign) as store:
+        for alike in ("Al\u0131ce", "al\u0269ce", "\u0251lice"):
+            with pytest.raises(StoreError, match="looks like the user"):
+                store.add_user(alike, hashed, False, "test")
+        store.add_user("\u0237ane", hashed, False, "test")
+        with pytest.raises(StoreError, match="looks like the user"):
+            store.add_user("jane", hashed, False, "test")
+
+
 def test_a_topic_id_dot_dot_is_refused(tmp_path: Any, campaign_files: dict[str, Any]) -> None:
     from inexeval.cli import main
 
