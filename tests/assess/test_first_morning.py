@@ -450,3 +450,20 @@ def test_a_password_in_the_url_is_never_shown() -> None:
     assert shown == ("postgresql://u:***@127.0.0.1:1/db?sslmode=require&password=***"
                      "&connect_timeout=3")
     assert shown_store("campaign.db") == "campaign.db"
+
+
+def test_an_empty_partial_export_names_the_topics_with_nothing_done(
+        campaign: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 36, 18: ``export --partial`` with a topic left out (no assessor) and the others
+    without an article done said only "nothing to export (topics left out: 2 (no assessor
+    assigned))", as if topic 1 were exported: it says that topic 1 has no article done."""
+    from inexeval.assess.store import Store
+    from inexeval.cli import main
+
+    with Store.open(campaign) as store:
+        store.unassign("carol", ["2"], "test")
+    assert main(["assess", "export", campaign, "-o", "-", "--partial"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1, err
+    assert "topics left out: 2 (no assessor assigned)" in err
+    assert "no article is done in topic 1 (alice)" in err
