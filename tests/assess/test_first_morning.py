@@ -467,3 +467,28 @@ def test_an_empty_partial_export_names_the_topics_with_nothing_done(
     assert out == "" and err.count("\n") == 1, err
     assert "topics left out: 2 (no assessor assigned)" in err
     assert "no article is done in topic 1 (alice)" in err
+
+
+def test_a_comment_of_several_lines_is_kept(connect: Any, campaign: str, tmp_path: Any,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 36, beyond the anchors: a comment typed with Enter in the page's comment box (a
+    text area) was refused, 422 "a string of the body holds a control character", and never
+    saved. Line breaks and tabs are kept in a comment (CR LF as LF); any other control
+    character is still refused, and the export's notes stay on one line."""
+    from inexeval.cli import main
+
+    alice = connect("alice")
+    note = "/api/topics/1/docs/co/a2/note"
+    kept = alice.put(note, {"flag": "unsure", "comment": "Figure 2 is cut.\r\nTable 3\ttoo.\n"})
+    assert kept.status_code == 200, kept.text
+    assert alice.get(note).json()["comment"] == "Figure 2 is cut.\nTable 3\ttoo."
+    for bad in ("a\x00b", "a\x1bb", "a\x0bb", "a\u0085b"):
+        assert alice.put(note, {"comment": bad}).status_code == 422, repr(bad)
+    assert alice.put(note, {"flag": "unsure\n"}).status_code == 422  # only in a comment
+    for file in ("co/a1", "co/a2"):
+        assert alice.put(f"/api/topics/1/docs/{file}", {"version": 0, "status": "done"}
+                         ).status_code == 200
+    assert main(["assess", "export", campaign, "-o", str(tmp_path / "q.fol"), "--assessor",
+                 "alice"]) == 0
+    err = capsys.readouterr().err
+    assert "1 co/a2 (alice: unsure: Figure 2 is cut. / Table 3 too.)" in err, err

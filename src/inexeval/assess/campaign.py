@@ -292,7 +292,9 @@ def export_store(store: Store, output: str | Path, fmt: str | None, assessor: st
     if flagged:
         notes.append("assessors' notes: " + "; ".join(
             f"{n['topic']} {n['file']} ({n['assessor']}: "
-            + ": ".join(str(part) for part in (n["flag"], n["comment"]) if part) + ")"
+            + ": ".join(" / ".join(" ".join(line.split()) for line in str(part).splitlines()
+                                   if line.strip())
+                        for part in (n["flag"], n["comment"]) if part) + ")"
             for n in flagged))
     if not any(fmt == "json" or j.status == "done" for j in chosen):
         why = (f"topics left out: {'; '.join(left_out)}" if left_out else
