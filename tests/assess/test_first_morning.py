@@ -101,6 +101,23 @@ def test_user_names_are_normalised_and_look_alikes_refused(connect: Any, campaig
     assert response.status_code == 200 and response.json()["user"] == "alice"
 
 
+def test_latin_look_alikes_of_a_name_are_refused(campaign: str) -> None:
+    """Issue 36, 27: Latin letters drawn like others (confusables.txt: dotless ı, ɩ and ȷ,
+    Latin alpha ɑ) made a second "alice": ``Alıce`` was added beside
+    ``alice``."""
+    from inexeval.assess.store import Store, StoreError
+    from tests.assess.conftest import CHEAP_HASHER
+
+    hashed = CHEAP_HASHER.hash("another one")
+    with Store.open(campaign) as store:
+        for alike in ("Al\u0131ce", "al\u0269ce", "\u0251lice"):
+            with pytest.raises(StoreError, match="looks like the user"):
+                store.add_user(alike, hashed, False, "test")
+        store.add_user("\u0237ane", hashed, False, "test")
+        with pytest.raises(StoreError, match="looks like the user"):
+            store.add_user("jane", hashed, False, "test")
+
+
 def test_a_topic_id_dot_dot_is_refused(tmp_path: Any, campaign_files: dict[str, Any]) -> None:
     from inexeval.cli import main
 
@@ -433,3 +450,45 @@ def test_a_password_in_the_url_is_never_shown() -> None:
     assert shown == ("postgresql://u:***@127.0.0.1:1/db?sslmode=require&password=***"
                      "&connect_timeout=3")
     assert shown_store("campaign.db") == "campaign.db"
+
+
+def test_an_empty_partial_export_names_the_topics_with_nothing_done(
+        campaign: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 36, 18: ``export --partial`` with a topic left out (no assessor) and the others
+    without an article done said only "nothing to export (topics left out: 2 (no assessor
+    assigned))", as if topic 1 were exported: it says that topic 1 has no article done."""
+    from inexeval.assess.store import Store
+    from inexeval.cli import main
+
+    with Store.open(campaign) as store:
+        store.unassign("carol", ["2"], "test")
+    assert main(["assess", "export", campaign, "-o", "-", "--partial"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1, err
+    assert "topics left out: 2 (no assessor assigned)" in err
+    assert "no article is done in topic 1 (alice)" in err
+
+
+def test_a_comment_of_several_lines_is_kept(connect: Any, campaign: str, tmp_path: Any,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 36, beyond the anchors: a comment typed with Enter in the page's comment box (a
+    text area) was refused, 422 "a string of the body holds a control character", and never
+    saved. Line breaks and tabs are kept in a comment (CR LF as LF); any other control
+    character is still refused, and the export's notes stay on one line."""
+    from inexeval.cli import main
+
+    alice = connect("alice")
+    note = "/api/topics/1/docs/co/a2/note"
+    kept = alice.put(note, {"flag": "unsure", "comment": "Figure 2 is cut.\r\nTable 3\ttoo.\n"})
+    assert kept.status_code == 200, kept.text
+    assert alice.get(note).json()["comment"] == "Figure 2 is cut.\nTable 3\ttoo."
+    for bad in ("a\x00b", "a\x1bb", "a\x0bb", "a\u0085b"):
+        assert alice.put(note, {"comment": bad}).status_code == 422, repr(bad)
+    assert alice.put(note, {"flag": "unsure\n"}).status_code == 422  # only in a comment
+    for file in ("co/a1", "co/a2"):
+        assert alice.put(f"/api/topics/1/docs/{file}", {"version": 0, "status": "done"}
+                         ).status_code == 200
+    assert main(["assess", "export", campaign, "-o", str(tmp_path / "q.fol"), "--assessor",
+                 "alice"]) == 0
+    err = capsys.readouterr().err
+    assert "1 co/a2 (alice: unsure: Figure 2 is cut. / Table 3 too.)" in err, err

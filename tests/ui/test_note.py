@@ -78,3 +78,21 @@ def test_a_note_set_from_the_keyboard_is_kept_and_the_organiser_sees_it(
     done = cli("assess", "export", str(server.store), "-o", str(tmp_path / "qrels.fol"),
                "--partial")
     assert f"assessors' notes: 1 co/a2 (alice: broken document: {COMMENT})" in done.stderr
+
+
+def test_a_comment_of_two_lines_is_saved(browser: Any, server: Server,
+                                         console: ConsoleErrors) -> None:
+    """Enter in the comment box starts a new line of the comment, which is saved as typed (it
+    was refused: "Note not saved: a string of the body holds a control character")."""
+    page = open_as(browser, server, console, "bob", "1", "co/a3")
+    note = page.locator("#note")
+    page.keyboard.press("c")
+    page.keyboard.type("Figure 2 is cut.")
+    page.keyboard.press("Enter")
+    page.keyboard.type("Table 3 too.")
+    page.keyboard.press("Escape")  # saves, back to the text
+    expect(page.locator("#note-status")).to_have_text("Note saved.")
+    expect(note).to_have_attribute("data-state", "saved")
+    assert server.api("bob").get("/api/topics/1/docs/co/a3/note").json()["comment"] \
+        == "Figure 2 is cut.\nTable 3 too."
+    page.context.close()

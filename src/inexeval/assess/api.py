@@ -867,7 +867,7 @@ async def note_of(request: Request) -> Response:
         app.store.access(topic, user.name)
         app.require_pooled(topic, file)
         if request.method == "PUT":
-            body = json_body(raw)
+            body = json_body(raw, lines="comment")
             flag, comment = body.get("flag"), body.get("comment", "")
             if set(body) - {"flag", "comment"} or flag is not None and flag not in NOTE_FLAGS \
                     or not isinstance(comment, str) or len(comment) > MAX_COMMENT:
@@ -1001,9 +1001,11 @@ async def openapi(request: Request) -> Response:
 
 # -- bodies ------------------------------------------------------------------------------------
 
-def json_body(raw: bytes) -> dict[str, Any]:
+def json_body(raw: bytes, lines: str | None = None) -> dict[str, Any]:
     """A request body's JSON object; 422 for anything else, or one nested deeper than
-    :data:`MAX_JSON_DEPTH`. (Bodies too large never get here: see the app's body limit.)"""
+    :data:`MAX_JSON_DEPTH`, or holding a control character; ``lines`` names a top-level field
+    that may hold line breaks and tabs (a note's comment, typed in a text area). (Bodies too
+    large never get here: see the app's body limit.)"""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -1016,9 +1018,16 @@ def json_body(raw: bytes) -> dict[str, Any]:
         raise HTTPException(422, f"the body is not JSON: {failure}") from None
     if not isinstance(body, dict):
         raise HTTPException(422, "the body must be a JSON object")
-    if _holds_control(body):
+    free = body.get(lines) if lines is not None else None
+    if isinstance(free, str):
+        body[lines] = free = free.replace("\r\n", "\n")
+    if _holds_control({**body, lines: _LINES.sub(" ", free)} if isinstance(free, str)
+                      else body):
         raise HTTPException(422, "a string of the body holds a control character")
     return body
+
+
+_LINES = re.compile("[\n\t]")
 
 
 def _holds_control(value: Any) -> bool:

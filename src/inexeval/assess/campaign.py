@@ -241,6 +241,7 @@ def export_store(store: Store, output: str | Path, fmt: str | None, assessor: st
     used: list[str] = []
     left_out: list[str] = []
     exported: list[str] = []
+    whose: dict[str, str] = {}  # the assessor exported for each topic (not adaptive)
     # the json format keeps every judgement given, whatever its status (a backup)
     keep_all = partial or fmt == "json"
     if adaptive and assessor is None:
@@ -274,6 +275,7 @@ def export_store(store: Store, output: str | Path, fmt: str | None, assessor: st
             assert name is not None
             chosen.extend(store.judgements(topic, name))
             used.append(f"{topic}: {name}")
+            whose[topic] = name
             exported.append(topic)
     if assessor is None and not adaptive:
         others = [f"{t['topic']} ({', '.join(t['assessors'][1:])})"
@@ -290,12 +292,19 @@ def export_store(store: Store, output: str | Path, fmt: str | None, assessor: st
     if flagged:
         notes.append("assessors' notes: " + "; ".join(
             f"{n['topic']} {n['file']} ({n['assessor']}: "
-            + ": ".join(str(part) for part in (n["flag"], n["comment"]) if part) + ")"
+            + ": ".join(" / ".join(" ".join(line.split()) for line in str(part).splitlines()
+                                   if line.strip())
+                        for part in (n["flag"], n["comment"]) if part) + ")"
             for n in flagged))
     if not any(fmt == "json" or j.status == "done" for j in chosen):
         why = (f"topics left out: {'; '.join(left_out)}" if left_out else
                "no judgement in the store" if fmt == "json" else
                f"{assessor} has done no article" if assessor else "no article is done")
+        if left_out and exported and fmt != "json":
+            # the topics kept (--partial) are empty too: said, not left for the topics left
+            # out to seem the only reason
+            why += "; no article is done in topic " + ", ".join(
+                f"{topic} ({whose[topic]})" if topic in whose else topic for topic in exported)
         raise NothingToExport(f"nothing to export ({why}); nothing written")
     shown = str(output) if shown is None else shown
     if fmt in RAG_FORMATS:

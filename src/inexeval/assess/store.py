@@ -363,9 +363,10 @@ def user_key(name: str) -> str:
 
 
 _CONFUSABLE = str.maketrans(
-    # Cyrillic and Greek letters drawn like Latin ones (Unicode's confusables.txt, the
-    # lower-case letters of user names after user_key), and the digits read as letters
-    "аеорсухіјѕԁһԛԝӏвкмнтɡαεικνορτυχο01", "aeopcyxijsdhqwlbkmhtgaeikvoptuxool")
+    # Cyrillic, Greek and Latin letters drawn like the Latin letters of ASCII (Unicode's
+    # confusables.txt, the lower-case letters of user names after user_key: dotless ı, ɩ and
+    # ȷ, Latin alpha ɑ), and the digits read as letters
+    "аеорсухіјѕԁһԛԝӏвкмнтɡαεικνορτυχοıɩȷɑ01", "aeopcyxijsdhqwlbkmhtgaeikvoptuxoiijaol")
 
 
 def name_skeleton(name: str) -> str:
