@@ -164,6 +164,19 @@ def test_results_by_run_name_or_file_and_short_reprs() -> None:
         evaluation["nope"]
 
 
+def test_an_experiment_s_results_find_a_run_by_its_file() -> None:
+    """Results.mean(measure, FILE), as inexeval.evaluate's results and Evaluation do, on the
+    results of Experiment.evaluate under every rule (their Results were rebuilt without the
+    files)."""
+    runs = [str(r) for r in RUNS]
+    for rule in ("answered", "any", "all"):
+        evaluation = Experiment(str(ASSESSMENTS_2004), runs, measures=["P@5"]).evaluate(rule)
+        name = evaluation.scores.runs[2]
+        assert evaluation.results.mean("P@5", runs[2]) == evaluation.results.mean("P@5", name)
+        with pytest.raises(KeyError, match="files"):
+            evaluation.results.mean("P@5", "nope")
+
+
 def test_an_agreement_reads_well_in_a_notebook() -> None:
     """Experiment.agree: the rows as before (a list), a repr of what it holds (it was the
     list's, thousands of characters with six measures), print() the table agree prints."""

@@ -488,4 +488,5 @@ def evaluate_runs(evaluate_one: Any, runs: Sequence[Run]) -> Results:
         merged.overall.extend(part.overall)
         merged.aggregates.update(part.aggregates)
         merged.topics_evaluated.update(part.topics_evaluated)
+        merged.files.update(part.files)
     return merged

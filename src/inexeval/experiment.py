@@ -394,12 +394,13 @@ class Experiment:
                 for r in results.rows]
         scores = Scores.from_rows(((r.run, r.topic, r.measure, r.value) for r in rows),
                                   rule=rule, topics=topics, runs=runs, answered=answered)
+        files = {name: o.source for name, o in zip(runs, outcomes)}
         if rule == "any":
             chosen = set(union)
             results = Results(rows=[r for r in rows if r.topic in chosen],
                               aggregates={**results.aggregates, "AiP": "mean", "AgP": "mean"},
                               topics_evaluated={r: list(union) for r in runs})
-        files = {name: o.source for name, o in zip(runs, outcomes)}
+        results.files = {name: str(file) for name, file in files.items() if file}
         return Evaluation(results, scores, rule, files, len(assessed))
 
     def warn_coverage(self, answered: Iterable[str]) -> None:

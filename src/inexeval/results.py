@@ -194,7 +194,8 @@ class Results:
         ``print(results)`` shows)."""
         cells = self._mean_cells(4)
         widths = [max(len(row[i]) for row in cells) for i in range(len(cells[0]))]
-        return "".join("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() + "\n"
+        return "".join("  ".join(c.ljust(w) if i == 0 else c.rjust(w)  # numbers right
+                                 for i, (c, w) in enumerate(zip(row, widths))).rstrip() + "\n"
                        for row in cells)
 
     def to_markdown(self, digits: int = 4) -> str:
@@ -247,12 +248,14 @@ def together(collected: Sequence[tuple[str, Results]]) -> Results:
 
         names = distinct_names(names, [path for path, _ in collected])
     merged = Results()
-    for (_, results), name in zip(collected, names):
+    for (path, results), name in zip(collected, names):
         results = named(results, name)
         merged.rows.extend(results.rows)
         merged.overall.extend(results.overall)
         merged.aggregates.update(results.aggregates)
         merged.topics_evaluated.update(results.topics_evaluated)
+        if path:
+            merged.files[name] = str(path)
     return merged
 
 

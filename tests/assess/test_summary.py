@@ -81,3 +81,10 @@ def test_the_wikipedia_s_entity_elements_inside_a_paragraph_break_no_word() -> N
         ("/article[1]/body[1]/p[2]", "Boldface type."),
         ("/article[1]/body[1]/p[2]/ss[1]", "Bold")])
     assert summarise(text, elements)[1] == text
+    # the old summary's formulas, code and bold stay in the line too
+    text = "A n-dimensional space. Boldface."
+    text, elements = _elements(text, [
+        ("/article[1]", text), ("/article[1]/sec[1]", text),
+        ("/article[1]/sec[1]/p[1]", text[:22]), ("/article[1]/sec[1]/p[1]/math[1]", "n"),
+        ("/article[1]/sec[1]/bold[1]", "Bold")])
+    assert summarise(text, elements)[1] == text

@@ -76,6 +76,30 @@ def test_eval_prints_trec_eval_s_zscores(expected: str, argv: list[str],
     assert "-Z (z-scores) goes with --format trec_eval" in capsys.readouterr().err
 
 
+def test_z_scores_of_qrels_on_the_standard_input_and_z_refused_on_other_inputs(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    from tests.rag.bioasq_cases import random_case, write_case
+
+    z = ["-Z", str(SUITE / "zscores_file")]
+    assert main(["eval", "--format", "trec_eval", "-m", "map", *z, str(SUITE / "qrels.test"),
+                 str(SUITE / "results.test")]) == 0
+    from_file = capsys.readouterr().out
+    assert from_file.startswith("Zmap")
+    # qrels given as '-': -Z does not read the standard input to tell their format
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(
+        (SUITE / "qrels.test").read_bytes())))
+    assert main(["eval", "--format", "trec_eval", "-m", "map", *z, "-",
+                 str(SUITE / "results.test")]) == 0
+    assert capsys.readouterr().out == from_file
+    # BioASQ's JSON took its own way before -Z was looked at (exit 0, -Z ignored)
+    gold, system = write_case(tmp_path, "case", random_case(3))
+    assert main(["eval", "--format", "trec_eval", *z, str(gold), str(system)]) == 2
+    assert "-Z (z-scores) goes with --format trec_eval" in capsys.readouterr().err
+
+
 def _api_values(qrels: Path, run: Path, requests: list[str], level: int, complete: bool,
                 limit: int | None) -> dict[tuple[str, str], float]:
     asked = trec_eval_requests(requests, level)

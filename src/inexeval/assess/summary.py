@@ -29,6 +29,9 @@ PREFIX = 2000
 """Characters of the text and of the element list read."""
 FIRST_WORDS = 25
 
+ALSO_IN_LINE = frozenset({"math", "code", "bold"})
+"""Tags whose edges break no word in the first words although the judging page may ask about
+them (a formula ``<math>n</math>-dimensional`` reads "n-dimensional")."""
 METADATA_TAGS = frozenset({"conversionwarning"})
 """Tags of elements about the document rather than of it, whose text is never among its first
 words: the Wikipedia collections' ``<conversionwarning>0</conversionwarning>`` (the count of
@@ -57,7 +60,8 @@ def summarise(text: str, elements: str) -> tuple[str, str]:
     # an element's edges break words unless it is in the line of text (the stored text has
     # no blank between elements): the judging page's rule (names.inline_kinds)
     inline = inline_kinds(found)
-    breaks = sorted({at for path, start, end in found if not inline[path]
+    breaks = sorted({at for path, start, end in found
+                     if not (inline[path] or tag(path) in ALSO_IN_LINE)
                      for at in (start, end) if after < at < len(text)})
     cuts = [after, *breaks, len(text)]
     metadata = [(start, end) for path, start, end in found if tag(path) in METADATA_TAGS]

@@ -56,6 +56,8 @@ def run(args: argparse.Namespace) -> int:
     from inexeval.formats.probes import is_questions_csv
     from inexeval.options import check_eval_options
 
+    if args.Z is not None:
+        _check_z(args)
     if is_questions_csv(args.assessments):
         from inexeval.evaluation_spans import eval_span_runs
 
@@ -76,11 +78,6 @@ def run(args: argparse.Namespace) -> int:
     fmt = "table" if args.table else args.format
     labels = _trec_eval_names(args)
     if args.Z is not None:
-        from inexeval.formats.detect import detect_assessments_format
-
-        if fmt != "trec_eval" or args.task or (args.assessments_format or detect_assessments_format(
-                args.assessments)) != "trec":
-            raise InexevalError("-Z (z-scores) goes with --format trec_eval on TREC qrels")
         from inexeval.formats.trec_zscores import read_zscores
 
         args.zscores = read_zscores(args.Z)
@@ -123,6 +120,25 @@ def run(args: argparse.Namespace) -> int:
         code = _report(args, fmt, study, outcomes, labels)
     write(args, printed.getvalue(), *inputs)
     return code
+
+
+def _check_z(args: argparse.Namespace) -> None:
+    """``-Z`` goes with trec_eval's layout on TREC qrels (told before any reading: qrels on
+    the standard input are not read here, their format is told when they are read)."""
+    from inexeval.errors import InexevalError
+
+    fmt = args.assessments_format
+    if fmt is None and args.assessments != "-":
+        from inexeval.formats.probes import is_questions_csv, looks_like_bioasq
+
+        if is_questions_csv(args.assessments) or looks_like_bioasq(args.assessments):
+            fmt = "spans"  # questions with their excerpts (Chroma's CSV, BioASQ's JSON)
+        else:
+            from inexeval.formats.detect import detect_assessments_format
+
+            fmt = detect_assessments_format(args.assessments)
+    if args.format != "trec_eval" or args.table or args.task or fmt not in (None, "trec"):
+        raise InexevalError("-Z (z-scores) goes with --format trec_eval on TREC qrels")
 
 
 def _trec_eval_names(args: argparse.Namespace) -> dict[str, str]:
