@@ -455,9 +455,11 @@ def test_api_validates_its_arguments(fol: tuple[Path, Path]) -> None:
     one = inexeval.evaluate(qrels, run, "P@10")
     assert {row.measure for row in one.rows} == {"P@10"}
     assert inexeval.evaluate(str(fol[0]), str(fol[1]), "P@10").rows == one.rows
+    # an Evaluator reads its qrels from a path as the verbs do (ir_measures' evaluator)
+    assert inexeval.Evaluator(["P@10"], str(fol[0])).evaluate(run).rows == one.rows
     for call in (lambda: inexeval.evaluate(qrels, run, 10),
                  lambda: inexeval.evaluate(qrels, run, ["P@10", None]),
-                 lambda: inexeval.Evaluator(["P@10"], str(fol[0])),
+                 lambda: inexeval.Evaluator(["P@10"], 7),
                  lambda: inexeval.Evaluator(["P@10"], qrels).evaluate(str(fol[1])),
                  lambda: inexeval.load_run(7), lambda: inexeval.load_assessments(None)):
         with pytest.raises(TypeError):
