@@ -76,6 +76,26 @@ def test_eval_prints_trec_eval_s_zscores(expected: str, argv: list[str],
     assert "-Z (z-scores) goes with --format trec_eval" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("measures", [
+    ["P.5", "P.10"], ["all_trec", "P.5,7"], ["P.5", "map", "P.10,20"], ["P", "P.5"],
+    ["ndcg_cut.5", "ndcg_cut", "map"], ["official", "recall.3"]])
+def test_a_measure_asked_twice_keeps_the_parameters_of_its_first(
+        measures: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    # as trec_eval 10.0 prints them: -m P.5 -m P.10 is P_5 alone, all_trec with -m P.5,7 has
+    # P_5 and P_7 (eval printed every parameter set given)
+    files = [str(SUITE / "qrels.test"), str(SUITE / "results.test")]
+    asked = [a for m in measures for a in ("-m", m)]
+    assert main(["trec_eval", *asked, *files]) == 0
+    theirs = capsys.readouterr().out
+    assert main(["eval", "--format", "trec_eval", *asked, *files]) == 0
+    assert capsys.readouterr().out == theirs
+    names = {line.split()[0] for line in theirs.splitlines()}
+    if measures[:2] == ["P.5", "P.10"]:
+        assert names == {"P_5"}
+    if measures[0] == "all_trec":
+        assert {"P_5", "P_7"} <= names and "P_10" not in names
+
+
 def test_z_scores_of_qrels_on_the_standard_input_and_z_refused_on_other_inputs(
         tmp_path: Path, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:

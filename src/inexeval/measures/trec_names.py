@@ -89,9 +89,19 @@ def trec_eval_requests(texts: Iterable[Any], relevance_level: int = 1) -> Reques
     module); ``relevance_level``: ``-l``. A measure object (ir_measures' or inexeval's) is
     taken as it is."""
     from inexeval.measures.registry import Measure, canonical_name, parse_measures
-    from inexeval.measures.trec_eval import choose, knows
+    from inexeval.measures.trec_eval import BY_NAME, choose, choose_definition, knows
 
     out = Requests()
+    seen: set[str] = set()
+    # a trec_eval measure's parameters are those of its first -m that gives any (P.5 then
+    # P.10 is P_5 alone; all_trec with P.5,7 has P_5 and P_7), as in trec_eval
+    first: dict[str, str] = {}
+    texts = list(texts)
+    for text in texts:
+        if isinstance(text, str):
+            name, dot, params = text.strip().partition(".")
+            if dot and params and name in BY_NAME:
+                first.setdefault(name, params)
 
     def add(measure: Any, label: str | None) -> None:
         if relevance_level != 1:
@@ -99,6 +109,9 @@ def trec_eval_requests(texts: Iterable[Any], relevance_level: int = 1) -> Reques
             if parsed.family.param("rel") is not None and "rel=" not in str(measure):
                 measure = parsed(rel=relevance_level)
         name = canonical_name(measure) if isinstance(measure, str) else str(measure)
+        if name in seen:  # asked twice (map and AP, or P.5 given again by P.10)
+            return
+        seen.add(name)
         out.measures.append(measure if isinstance(measure, str) else str(measure))
         out.labels.setdefault(name, label or name)
 
@@ -124,6 +137,9 @@ def trec_eval_requests(texts: Iterable[Any], relevance_level: int = 1) -> Reques
             raise MeasureError(f"{typed!r}: trec_eval's relstring is text, not a number: "
                                "'inexeval trec_eval -q -m relstring' prints it")
         for c in chosen:
+            given = first.get(c.definition.name)
+            if given is not None:
+                c = choose_definition(c.definition, given)
             if c.definition.name in NOT_MEASURES:
                 out.extras.append(c.definition.name)
             for measure, label in registry_measures(c):
