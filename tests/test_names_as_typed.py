@@ -67,7 +67,10 @@ def test_meta_pool_and_reuse_print_the_names_as_typed(
     assert main(["meta", "pool", qrels, *runs, "--depth", "30", "--depths", "5", *TYPED]) == 0
     assert _first_column(capsys.readouterr().out) == {"map", "IPrec@0.5", "P_10"}
     assert main(["meta", "reuse", qrels, *runs, "--depth", "30", *TYPED]) == 0
-    assert _first_column(capsys.readouterr().out) == {"map", "IPrec@0.5", "P_10"}
+    out = capsys.readouterr().out
+    assert _first_column(out) == {"map", "IPrec@0.5", "P_10"}
+    # a TREC pool is of documents (the title said "(articles)")
+    assert out.splitlines()[0].endswith("pooled to depth 30 (documents)")
 
 
 def test_plot_labels_the_measures_as_typed(tmp_path: Path) -> None:

@@ -389,20 +389,27 @@ def _typed_names(args: argparse.Namespace) -> dict[str, str]:
     """Each measure's name to the name it was asked for (``AP`` to ``map``, ``P@10`` to
     ``P_10``) on TREC qrels, as the experiment's labels give them to compare and the other
     meta studies (the inputs may be read on a worker: the names are made here, from ``-m``)."""
-    if args.task or not args.measure or args.assessments in (None, "-"):
-        return {}
-    from inexeval.formats.detect import detect_assessments_format
-
-    try:
-        fmt = args.assessments_format or detect_assessments_format(args.assessments)
-    except InexevalError:
-        return {}
-    if fmt not in ("trec", "sampled"):
+    if args.task or not args.measure or not _on_documents(args):
         return {}
     from inexeval.experiment import measure_names
     from inexeval.measures.trec_names import trec_eval_requests
 
     return trec_eval_requests(measure_names(args.measure)).labels
+
+
+def _on_documents(args: argparse.Namespace) -> bool:
+    """Whether the qrels are TREC's or NIST's sampled ones (documents, not INEX articles), as
+    far as this process tells without reading them whole (the inputs may be read on a
+    worker)."""
+    if args.assessments in (None, "-"):
+        return False
+    from inexeval.formats.detect import detect_assessments_format
+
+    try:
+        fmt = args.assessments_format or detect_assessments_format(args.assessments)
+    except InexevalError:
+        return False
+    return fmt in ("trec", "sampled")
 
 
 def _main(summary: Sequence[Any]) -> str:
@@ -424,8 +431,11 @@ def _title(plan: Plan, args: argparse.Namespace, what: str) -> str:
         pooled += f" from {args.runs_per_group} run(s) per group"
     from inexeval.meta import topic_rule
 
+    unit = "document" if plan.unit == "article" and _on_documents(args) else plan.unit
+    if unit == "document":
+        pooled = pooled.replace(" articles", " documents")
     return (f"{what}: {len(plan.names)} runs, {topic_rule(plan.topics, _rule(args))}"
-            + (f"; {pooled} ({plan.unit}s)" if pooled else ""))
+            + (f"; {pooled} ({unit}s)" if pooled else ""))
 
 
 def _rule(args: argparse.Namespace) -> str:
