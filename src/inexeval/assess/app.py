@@ -10,9 +10,12 @@ failing store 503, never a 500.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import copy
 import gc
 import json
+import logging
 import os
 import time
 from collections.abc import AsyncIterator, Iterable
@@ -248,3 +251,30 @@ def create_app(store_url: str | Path, *, secure_cookies: bool = False,
     app.guard = {"allowed_hosts": [*LOOPBACK_HOSTS, *allowed_hosts], "secure": secure_cookies}
     app.state.service = service
     return app
+
+
+class CancelledAtShutdown(logging.Filter):
+    """uvicorn's "Exception in ASGI application" for a request it cancelled because it still
+    ran when the server stopped (``timeout_graceful_shutdown``: a client sending its body
+    slowly, say) becomes one line: the cancellation is the stop working, not an error, and
+    its traceback (forty lines) read as a crash in the operator's log."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        if isinstance(error, asyncio.CancelledError):
+            record.msg, record.args = "a request still running at the stop was cancelled", ()
+            record.exc_info, record.exc_text = None, None
+        return True
+
+
+def serve_logging() -> dict[str, Any]:
+    """uvicorn's logging configuration with :class:`CancelledAtShutdown` on its error log's
+    handler (a configuration, not a filter added here: ``--workers`` processes configure their
+    logging afresh from it)."""
+    from uvicorn.config import LOGGING_CONFIG
+
+    config = copy.deepcopy(LOGGING_CONFIG)
+    config.setdefault("filters", {})["cancelled"] = {
+        "()": f"{CancelledAtShutdown.__module__}.{CancelledAtShutdown.__qualname__}"}
+    config["handlers"]["default"].setdefault("filters", []).append("cancelled")
+    return config

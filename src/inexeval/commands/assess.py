@@ -480,7 +480,12 @@ def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from inexeval.assess.api import CHECK_THREADS
-    from inexeval.assess.app import SERVE_OPTIONS, create_app, create_app_from_environment
+    from inexeval.assess.app import (
+        SERVE_OPTIONS,
+        create_app,
+        create_app_from_environment,
+        serve_logging,
+    )
     from inexeval.assess.store import Store, shown_store
 
     # a server listening on one address may be reached by it; on all of them, only by name
@@ -504,8 +509,9 @@ def _serve(args: argparse.Namespace) -> int:
           f"({args.workers} process{'es' if args.workers > 1 else ''}; Ctrl-C stops)",
           file=sys.stderr, flush=True)
     # SIGTERM (or Ctrl-C) stops within seconds: requests still running after
-    # SHUTDOWN_SECONDS are cancelled (a client sending a body slowly kept it up before)
+    # SHUTDOWN_SECONDS are cancelled (a client sending a body slowly kept it up before), each
+    # said in one line of the log
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning",
-                timeout_graceful_shutdown=SHUTDOWN_SECONDS, workers=args.workers,
-                factory=args.workers > 1)
+                log_config=serve_logging(), timeout_graceful_shutdown=SHUTDOWN_SECONDS,
+                workers=args.workers, factory=args.workers > 1)
     return 0
