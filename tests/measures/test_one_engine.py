@@ -334,3 +334,25 @@ def test_the_document_names_are_the_registry_s() -> None:
     families()
     documents = {n for n, f in REGISTRY.items() if f.name in SPECS or f.name in ("P", "Judged")}
     assert DOCUMENT_NAMES == documents
+
+
+@pytest.mark.parametrize("complete", [False, True])
+def test_eval_adds_the_all_value_as_trec_eval_does(tmp_path: Path, complete: bool,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """P_200 of 3, 5, 4 and 5 relevant documents (topics 1, 10a, 11, 2b): 0.015, 0.025, 0.02,
+    0.025, whose mean 0.02125 is 0.021249999999999998 added in trec_eval's order (0.0212,
+    trec_eval 10.0's output, here as the built binary prints it) and exactly 0.02125 by fsum
+    (0.0213, what eval --format trec_eval printed)."""
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    sizes = [("1", 3), ("10a", 5), ("11", 4), ("2b", 5)]
+    qrels.write_text("".join(f"{t} 0 d{i} 1\n" for t, n in sizes for i in range(n))
+                     + "".join(f"{t} 0 n0 0\n" for t, _ in sizes), encoding="utf-8")
+    run.write_text("".join(f"{t} Q0 d{i} {i + 1} {10 - i} r\n" for t, n in sizes
+                           for i in range(n)), encoding="utf-8")
+    options = ["-c"] if complete else []
+    for command in (["trec_eval"], ["eval", "--format", "trec_eval"]):
+        capsys.readouterr()
+        assert main([*command, *options, "-m", "P.200", "-m", "gm_map", str(qrels),
+                     str(run)]) == 0
+        assert capsys.readouterr().out == ("gm_map                \tall\t1.0000\n"
+                                           "P_200                 \tall\t0.0212\n")
