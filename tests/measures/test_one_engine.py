@@ -356,3 +356,26 @@ def test_eval_adds_the_all_value_as_trec_eval_does(tmp_path: Path, complete: boo
                      str(run)]) == 0
         assert capsys.readouterr().out == ("gm_map                \tall\t1.0000\n"
                                            "P_200                 \tall\t0.0212\n")
+
+
+@pytest.mark.parametrize(("options", "expected"), [
+    (["-m", "runid"], "runid                 \tall\tr\n"),
+    (["-q", "-m", "num_q"], "num_q                 \tall\t2\n"),
+    (["-q", "-m", "num_q", "-m", "runid", "-M", "1"],
+     "runid                 \tall\tr\nnum_q                 \tall\t2\n"),
+])
+def test_eval_prints_runid_or_num_q_asked_alone(tmp_path: Path, options: list[str],
+                                                 expected: str,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """-m runid or -m num_q alone: trec_eval 10.0 prints those lines alone (``expected``, as
+    the built binary prints them); eval --format trec_eval printed its own default measures
+    (num_ret … Judged@10, every topic's with -q) under them."""
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text("1 0 d1 1\n1 0 d2 0\n2 0 d1 1\n2 0 d3 0\n", encoding="utf-8")
+    run.write_text("1 Q0 d1 1 3 r\n1 Q0 d2 2 2 r\n2 Q0 d3 1 1 r\n", encoding="utf-8")
+    capsys.readouterr()
+    assert main(["trec_eval", *options, str(qrels), str(run)]) == 0
+    assert capsys.readouterr().out == expected
+    argv = ["--limit" if a == "-M" else a for a in options]
+    assert main(["eval", "--format", "trec_eval", *argv, str(qrels), str(run)]) == 0
+    assert capsys.readouterr().out == expected
