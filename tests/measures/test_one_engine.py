@@ -379,3 +379,26 @@ def test_eval_prints_runid_or_num_q_asked_alone(tmp_path: Path, options: list[st
     argv = ["--limit" if a == "-M" else a for a in options]
     assert main(["eval", "--format", "trec_eval", *argv, str(qrels), str(run)]) == 0
     assert capsys.readouterr().out == expected
+
+
+@pytest.mark.parametrize(("qrels_text", "expected"), [
+    ("1 0 d1 0\n1 0 d2 0\n2 0 d1 1\n2 0 d2 0\n",
+     ("Rndcg                 \t1\t  -nan\nRndcg                 \t2\t0.0000\n"
+      "Rndcg                 \tall\t  -nan\n")),
+    ("1 0 d1 0\n1 0 d2 0\n",
+     "Rndcg                 \t1\t  -nan\nRndcg                 \tall\t  -nan\n"),
+])
+def test_eval_s_all_value_of_a_nan_is_trec_eval_s(tmp_path: Path, qrels_text: str,
+                                                  expected: str,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """Rndcg at -l 0 of a topic judged only 0 is -nan, and trec_eval's all value, the topics'
+    values added, is -nan too (``expected``, as the built trec_eval 10.0 prints it); eval
+    --format trec_eval printed ``   nan`` (a NaN of fsum's sign) or the mean of the others."""
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text(qrels_text, encoding="utf-8")
+    run.write_text("1 Q0 d1 1 2 r\n1 Q0 d2 2 1 r\n2 Q0 d2 1 2 r\n2 Q0 d1 2 1 r\n",
+                   encoding="utf-8")
+    for command in (["trec_eval"], ["eval", "--format", "trec_eval"]):
+        capsys.readouterr()
+        assert main([*command, "-q", "-l", "0", "-m", "Rndcg", str(qrels), str(run)]) == 0
+        assert capsys.readouterr().out == expected
