@@ -402,3 +402,21 @@ def test_eval_s_all_value_of_a_nan_is_trec_eval_s(tmp_path: Path, qrels_text: st
         capsys.readouterr()
         assert main([*command, "-q", "-l", "0", "-m", "Rndcg", str(qrels), str(run)]) == 0
         assert capsys.readouterr().out == expected
+
+
+@pytest.mark.parametrize("measure", ["ndcg.2", "ndcg.1,3", "G.2"])
+def test_eval_refuses_what_trec_eval_refuses(tmp_path: Path, measure: str,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """trec_eval 10.0 stops on ndcg.2 ("malformed pair parameters in '2'", exit 2), as
+    inexeval trec_eval does; eval read ndcg.2 as the registry reads it, nDCG@2 (ndcg.1,3 as
+    nDCG@1 and nDCG@3), printed under trec_eval's name."""
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text("1 0 d1 1\n1 0 d2 0\n", encoding="utf-8")
+    run.write_text("1 Q0 d2 1 2 r\n1 Q0 d1 2 1 r\n", encoding="utf-8")
+    for command in (["trec_eval"], ["eval", "--format", "trec_eval"]):
+        capsys.readouterr()
+        assert main([*command, "-m", measure, str(qrels), str(run)]) == 2
+        out, err = capsys.readouterr()
+        assert out == ""
+        expected = f"inexeval: error: {measure}: malformed pair parameters (give name=value,...)"
+        assert err.splitlines() == [expected]
