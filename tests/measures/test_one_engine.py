@@ -420,3 +420,20 @@ def test_eval_refuses_what_trec_eval_refuses(tmp_path: Path, measure: str,
         assert out == ""
         expected = f"inexeval: error: {measure}: malformed pair parameters (give name=value,...)"
         assert err.splitlines() == [expected]
+
+
+def test_eval_reads_only_the_first_parameters_as_trec_eval_does(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """-m G.1=2 -m G.0.5: trec_eval 10.0 reads the parameters of the first -m giving any, and
+    never the second's (the output here the built binary's); eval read G.0.5 alone and
+    stopped ('cannot read measure name'), and -m ndcg.1=3 -m ndcg.2 printed nDCG@2 as
+    ndcg.2 too."""
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text("1 0 d1 1\n1 0 d2 0\n", encoding="utf-8")
+    run.write_text("1 Q0 d2 1 2 r\n1 Q0 d1 2 1 r\n", encoding="utf-8")
+    argv = ["-m", "G.1=2", "-m", "G.0.5", "-m", "ndcg.1=3", "-m", "ndcg.2", str(qrels), str(run)]
+    for command in (["trec_eval"], ["eval", "--format", "trec_eval"]):
+        capsys.readouterr()
+        assert main([*command, *argv]) == 0
+        assert capsys.readouterr().out == ("G_1=2                 \tall\t0.6309\n"
+                                           "ndcg_1=3              \tall\t0.6309\n")
