@@ -334,3 +334,106 @@ def test_the_document_names_are_the_registry_s() -> None:
     families()
     documents = {n for n, f in REGISTRY.items() if f.name in SPECS or f.name in ("P", "Judged")}
     assert DOCUMENT_NAMES == documents
+
+
+@pytest.mark.parametrize("complete", [False, True])
+def test_eval_adds_the_all_value_as_trec_eval_does(tmp_path: Path, complete: bool,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """P_200 of 3, 5, 4 and 5 relevant documents (topics 1, 10a, 11, 2b): 0.015, 0.025, 0.02,
+    0.025, whose mean 0.02125 is 0.021249999999999998 added in trec_eval's order (0.0212,
+    trec_eval 10.0's output, here as the built binary prints it) and exactly 0.02125 by fsum
+    (0.0213, what eval --format trec_eval printed)."""
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    sizes = [("1", 3), ("10a", 5), ("11", 4), ("2b", 5)]
+    qrels.write_text("".join(f"{t} 0 d{i} 1\n" for t, n in sizes for i in range(n))
+                     + "".join(f"{t} 0 n0 0\n" for t, _ in sizes), encoding="utf-8")
+    run.write_text("".join(f"{t} Q0 d{i} {i + 1} {10 - i} r\n" for t, n in sizes
+                           for i in range(n)), encoding="utf-8")
+    options = ["-c"] if complete else []
+    for command in (["trec_eval"], ["eval", "--format", "trec_eval"]):
+        capsys.readouterr()
+        assert main([*command, *options, "-m", "P.200", "-m", "gm_map", str(qrels),
+                     str(run)]) == 0
+        assert capsys.readouterr().out == ("gm_map                \tall\t1.0000\n"
+                                           "P_200                 \tall\t0.0212\n")
+
+
+@pytest.mark.parametrize(("options", "expected"), [
+    (["-m", "runid"], "runid                 \tall\tr\n"),
+    (["-q", "-m", "num_q"], "num_q                 \tall\t2\n"),
+    (["-q", "-m", "num_q", "-m", "runid", "-M", "1"],
+     "runid                 \tall\tr\nnum_q                 \tall\t2\n"),
+])
+def test_eval_prints_runid_or_num_q_asked_alone(tmp_path: Path, options: list[str],
+                                                 expected: str,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """-m runid or -m num_q alone: trec_eval 10.0 prints those lines alone (``expected``, as
+    the built binary prints them); eval --format trec_eval printed its own default measures
+    (num_ret … Judged@10, every topic's with -q) under them."""
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text("1 0 d1 1\n1 0 d2 0\n2 0 d1 1\n2 0 d3 0\n", encoding="utf-8")
+    run.write_text("1 Q0 d1 1 3 r\n1 Q0 d2 2 2 r\n2 Q0 d3 1 1 r\n", encoding="utf-8")
+    capsys.readouterr()
+    assert main(["trec_eval", *options, str(qrels), str(run)]) == 0
+    assert capsys.readouterr().out == expected
+    argv = ["--limit" if a == "-M" else a for a in options]
+    assert main(["eval", "--format", "trec_eval", *argv, str(qrels), str(run)]) == 0
+    assert capsys.readouterr().out == expected
+
+
+@pytest.mark.parametrize(("qrels_text", "expected"), [
+    ("1 0 d1 0\n1 0 d2 0\n2 0 d1 1\n2 0 d2 0\n",
+     ("Rndcg                 \t1\t  -nan\nRndcg                 \t2\t0.0000\n"
+      "Rndcg                 \tall\t  -nan\n")),
+    ("1 0 d1 0\n1 0 d2 0\n",
+     "Rndcg                 \t1\t  -nan\nRndcg                 \tall\t  -nan\n"),
+])
+def test_eval_s_all_value_of_a_nan_is_trec_eval_s(tmp_path: Path, qrels_text: str,
+                                                  expected: str,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """Rndcg at -l 0 of a topic judged only 0 is -nan, and trec_eval's all value, the topics'
+    values added, is -nan too (``expected``, as the built trec_eval 10.0 prints it); eval
+    --format trec_eval printed ``   nan`` (a NaN of fsum's sign) or the mean of the others."""
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text(qrels_text, encoding="utf-8")
+    run.write_text("1 Q0 d1 1 2 r\n1 Q0 d2 2 1 r\n2 Q0 d2 1 2 r\n2 Q0 d1 2 1 r\n",
+                   encoding="utf-8")
+    for command in (["trec_eval"], ["eval", "--format", "trec_eval"]):
+        capsys.readouterr()
+        assert main([*command, "-q", "-l", "0", "-m", "Rndcg", str(qrels), str(run)]) == 0
+        assert capsys.readouterr().out == expected
+
+
+@pytest.mark.parametrize("measure", ["ndcg.2", "ndcg.1,3", "G.2"])
+def test_eval_refuses_what_trec_eval_refuses(tmp_path: Path, measure: str,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """trec_eval 10.0 stops on ndcg.2 ("malformed pair parameters in '2'", exit 2), as
+    inexeval trec_eval does; eval read ndcg.2 as the registry reads it, nDCG@2 (ndcg.1,3 as
+    nDCG@1 and nDCG@3), printed under trec_eval's name."""
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text("1 0 d1 1\n1 0 d2 0\n", encoding="utf-8")
+    run.write_text("1 Q0 d2 1 2 r\n1 Q0 d1 2 1 r\n", encoding="utf-8")
+    for command in (["trec_eval"], ["eval", "--format", "trec_eval"]):
+        capsys.readouterr()
+        assert main([*command, "-m", measure, str(qrels), str(run)]) == 2
+        out, err = capsys.readouterr()
+        assert out == ""
+        expected = f"inexeval: error: {measure}: malformed pair parameters (give name=value,...)"
+        assert err.splitlines() == [expected]
+
+
+def test_eval_reads_only_the_first_parameters_as_trec_eval_does(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """-m G.1=2 -m G.0.5: trec_eval 10.0 reads the parameters of the first -m giving any, and
+    never the second's (the output here the built binary's); eval read G.0.5 alone and
+    stopped ('cannot read measure name'), and -m ndcg.1=3 -m ndcg.2 printed nDCG@2 as
+    ndcg.2 too."""
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text("1 0 d1 1\n1 0 d2 0\n", encoding="utf-8")
+    run.write_text("1 Q0 d2 1 2 r\n1 Q0 d1 2 1 r\n", encoding="utf-8")
+    argv = ["-m", "G.1=2", "-m", "G.0.5", "-m", "ndcg.1=3", "-m", "ndcg.2", str(qrels), str(run)]
+    for command in (["trec_eval"], ["eval", "--format", "trec_eval"]):
+        capsys.readouterr()
+        assert main([*command, *argv]) == 0
+        assert capsys.readouterr().out == ("G_1=2                 \tall\t0.6309\n"
+                                           "ndcg_1=3              \tall\t0.6309\n")

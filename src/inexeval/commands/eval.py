@@ -176,6 +176,11 @@ def _trec_eval_names(args: argparse.Namespace) -> dict[str, str]:
     args.measure = requests.measures
     args.runid = "runid" in requests.extras
     args.num_q = "num_q" in requests.extras
+    if not args.measure and requests.extras:
+        # -m runid or -m num_q alone: trec_eval prints those lines alone (not eval's default
+        # measures); num_ret is computed for the run's name and topics, and not printed
+        args.measure = ["num_ret"]
+        args.unprinted = "num_ret"
     return requests.labels
 
 
@@ -215,6 +220,12 @@ def _report(args: argparse.Namespace, fmt: str, study: Any, outcomes: Iterator[A
             continue
         answered.update(outcome.answered)
         results = outcome.results
+        unprinted = getattr(args, "unprinted", None)
+        if unprinted is not None:  # (-m runid or -m num_q alone)
+            from dataclasses import replace
+
+            results = replace(results, rows=[r for r in results.rows if r.measure != unprinted],
+                              overall=[r for r in results.overall if r.measure != unprinted])
         if labels and fmt != "scores":
             results = results.relabelled(labels)
         if fmt == "official":

@@ -128,11 +128,13 @@ def trec_eval_requests(texts: Iterable[Any], relevance_level: int = 1) -> Reques
         if not knows(typed):  # an inexeval or ir_measures name (AP, P@10)
             add(text, typed)
             continue
-        try:
-            chosen = choose([typed])
-        except MeasureError:
-            add(text, typed)
-            continue
+        # trec_eval's name with parameters it refuses (ndcg.2, ndcg.1,3: not name=value
+        # pairs): an error, as in trec_eval and inexeval trec_eval, not read as the registry
+        # reads the text (nDCG@2; nDCG@1 and nDCG@3)
+        name, dot, params = typed.partition(".")
+        if dot and params and first.get(name, params) != params:
+            typed = name  # trec_eval reads only the first -m's parameters (-m G.1=2 -m G.0.5)
+        chosen = choose([typed])
         if typed.partition(".")[0] == "relstring":
             raise MeasureError(f"{typed!r}: trec_eval's relstring is text, not a number: "
                                "'inexeval trec_eval -q -m relstring' prints it")

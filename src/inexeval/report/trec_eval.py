@@ -38,6 +38,7 @@ def render_trec_eval(results: Results, per_topic: bool = False, runid: bool = Fa
     from inexeval.report.text import COUNT_MEASURES
 
     means = sorted(results.means(), key=lambda r: _table_place(r.measure))
+    given = {(r.run, r.measure) for r in results.overall}  # an all value a family computed
     out = []
     runs = results.runs()
     for run in runs:
@@ -62,19 +63,43 @@ def render_trec_eval(results: Results, per_topic: bool = False, runid: bool = Fa
                 definition = Definition(mean.measure, printed=printed,
                                         per_topic=known is None or known.per_topic)
                 values = np.full((len(topics), 1), math.nan)
+                valued = np.zeros(len(topics), dtype=bool)  # (a NaN value is one: -nan)
                 for r in rows:
                     if r.measure == mean.measure and r.value is not None:
                         values[place[r.topic], 0] = r.value
+                        valued[place[r.topic]] = True
                 if zscores is not None:
-                    given = ~np.isnan(values[:, 0])
+                    answered = ~np.isnan(values[:, 0])
                     values = as_zscores(topics, (mean.measure,), values, zscores)
-                    overall = [_z_overall(values[given, 0],
+                    overall = [_z_overall(values[answered, 0],
                                           results.aggregates.get(mean.measure, "mean"))]
+                elif mean.value is not None and (run, mean.measure) not in given:
+                    overall = [_overall(values[valued, 0],
+                                        results.aggregates.get(mean.measure, "mean"))]
             measures.append(Evaluated(Chosen(definition, (), (), (mean.measure,)), values,
                                       overall))
         out.append(TrecEvalResults(topics, run, measures, zscores is not None).render(
             per_topic=per_topic, runid_first=len(runs) > 1))
     return "".join(out)
+
+
+def _overall(values: np.ndarray, aggregate: str) -> float:
+    """The ``all`` value as trec_eval computes it (``te_calc_avg_meas_s``): the topics' values
+    added one after the other in its (``strcmp``) order of the topics, not exactly
+    (:meth:`~inexeval.results.Results.means`' ``fsum``), then divided by their number (their
+    sum for a count, the exponential of their mean for a geometric mean, whose values are
+    logarithms): a mean on a rounding boundary (0.02125 of 0.015, 0.025, 0.02, 0.025) prints
+    as trec_eval prints it (0.0212, not fsum's 0.0213); a NaN among them (``Rndcg`` at
+    ``-l 0``) makes it NaN of the same sign, printed ``-nan`` as trec_eval prints it."""
+    given = values.tolist()
+    if not given:
+        return math.nan
+    total = 0.0
+    for value in given:
+        total += value
+    if aggregate == "sum":
+        return total
+    return math.exp(total / len(given)) if aggregate == "gm" else total / len(given)
 
 
 def _z_overall(values: np.ndarray, aggregate: str) -> float:
