@@ -192,11 +192,7 @@ class Results:
     def __str__(self) -> str:
         """The means, runs × measures, as ``eval --table`` prints them on a terminal (what
         ``print(results)`` shows)."""
-        cells = self._mean_cells(4)
-        widths = [max(len(row[i]) for row in cells) for i in range(len(cells[0]))]
-        return "".join("  ".join(c.ljust(w) if i == 0 else c.rjust(w)  # numbers right
-                                 for i, (c, w) in enumerate(zip(row, widths))).rstrip() + "\n"
-                       for row in cells)
+        return aligned(self._mean_cells(4))
 
     def to_markdown(self, digits: int = 4) -> str:
         """The means, runs × measures, as a Markdown table (``digits`` decimals)."""
@@ -237,6 +233,16 @@ def _canonical(measure: str) -> str:
     from inexeval.measures.registry import canonical_name
 
     return canonical_name(measure)
+
+
+def aligned(rows: list[list[str]], left: int = 1) -> str:
+    """Rows of cells as aligned plain text: the first ``left`` columns left-aligned, the others
+    right."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(cell.ljust(w) if i < left else cell.rjust(w)
+                       for i, (cell, w) in enumerate(zip(row, widths))).rstrip()
+             for row in rows]
+    return "\n".join(lines) + "\n"
 
 
 def together(collected: Sequence[tuple[str, Results]]) -> Results:

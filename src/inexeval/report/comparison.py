@@ -32,7 +32,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 from inexeval.analysis.agreement import JUDGEMENT_COLUMNS, TopicAgreement
-from inexeval.report.text import aligned, latex_escape, latex_table
+from inexeval.report.text import latex_escape, latex_table
+from inexeval.results import aligned
 
 
 class Comparison(Protocol):

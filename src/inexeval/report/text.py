@@ -14,7 +14,7 @@ import io
 import math
 from collections.abc import Callable
 
-from inexeval.results import ALL, Results, Row
+from inexeval.results import ALL, Results, Row, aligned
 
 COUNT_MEASURES = frozenset(
     {"num_q", "num_ret", "num_rel", "num_rel_ret", "ret_size", "rel_size", "rel_ret_size"}
@@ -117,16 +117,6 @@ def latex_escape(text: str) -> str:
         text = text.replace(a, b)
     text = text.replace("\x00", r"\textbackslash{}")
     return "{}" + text if text.startswith("[") else text
-
-
-def aligned(rows: list[list[str]], left: int = 1) -> str:
-    """Rows of cells as aligned plain text: the first ``left`` columns left-aligned, the others
-    right."""
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    lines = ["  ".join(cell.ljust(w) if i < left else cell.rjust(w)
-                       for i, (cell, w) in enumerate(zip(row, widths))).rstrip()
-             for row in rows]
-    return "\n".join(lines) + "\n"
 
 
 def columns(rows: list[list[str]], terminal: bool = True) -> str:

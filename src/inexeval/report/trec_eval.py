@@ -13,7 +13,7 @@ quantisation) prints as ``nan``, which trec_eval's measures never are.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import numpy as np
 
@@ -71,8 +71,9 @@ def render_trec_eval(results: Results, per_topic: bool = False, runid: bool = Fa
                 if zscores is not None:
                     answered = ~np.isnan(values[:, 0])
                     values = as_zscores(topics, (mean.measure,), values, zscores)
-                    overall = [_z_overall(values[answered, 0],
-                                          results.aggregates.get(mean.measure, "mean"))]
+                    overall = [_overall(values[answered, 0],
+                                        results.aggregates.get(mean.measure, "mean"),
+                                        math.fsum)]
                 elif mean.value is not None and (run, mean.measure) not in given:
                     overall = [_overall(values[valued, 0],
                                         results.aggregates.get(mean.measure, "mean"))]
@@ -83,35 +84,30 @@ def render_trec_eval(results: Results, per_topic: bool = False, runid: bool = Fa
     return "".join(out)
 
 
-def _overall(values: np.ndarray, aggregate: str) -> float:
+def _overall(values: np.ndarray, aggregate: str,
+             add: Callable[[list[float]], float] | None = None) -> float:
     """The ``all`` value as trec_eval computes it (``te_calc_avg_meas_s``): the topics' values
     added one after the other in its (``strcmp``) order of the topics, not exactly
     (:meth:`~inexeval.results.Results.means`' ``fsum``), then divided by their number (their
     sum for a count, the exponential of their mean for a geometric mean, whose values are
     logarithms): a mean on a rounding boundary (0.02125 of 0.015, 0.025, 0.02, 0.025) prints
     as trec_eval prints it (0.0212, not fsum's 0.0213); a NaN among them (``Rndcg`` at
-    ``-l 0``) makes it NaN of the same sign, printed ``-nan`` as trec_eval prints it."""
+    ``-l 0``) makes it NaN of the same sign, printed ``-nan`` as trec_eval prints it. ``add``
+    another way of adding them (``math.fsum`` for ``-Z``'s z-scores); NaN without any."""
     given = values.tolist()
     if not given:
         return math.nan
-    total = 0.0
-    for value in given:
-        total += value
+    total = add(given) if add is not None else _in_order(given)
     if aggregate == "sum":
         return total
     return math.exp(total / len(given)) if aggregate == "gm" else total / len(given)
 
 
-def _z_overall(values: np.ndarray, aggregate: str) -> float:
-    """The ``all`` value of a measure's z-scores, as trec_eval averages them under ``-Z``:
-    their sum for a count, the exponential of their mean for a geometric mean, else their
-    mean (NaN without any)."""
-    if not len(values):
-        return math.nan
-    total = math.fsum(values.tolist())
-    if aggregate == "sum":
-        return total
-    return math.exp(total / len(values)) if aggregate == "gm" else total / len(values)
+def _in_order(values: list[float]) -> float:
+    total = 0.0
+    for value in values:
+        total += value
+    return total
 
 
 def _table_place(label: str) -> int:
