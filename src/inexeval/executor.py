@@ -15,9 +15,11 @@ executor applies it to every task and gives the results **in task order**, whate
   queued. The tasks go out one per worker thread at a time, the next when one ends (a worker
   that ends early takes it), and run with the worker's statistical profiler paused. Needs the
   ``dask`` extra. With ``inputs="shared"`` (``--inputs shared``) a study's
-  :class:`ReadOnWorkers` inputs are not made here and sent: each worker makes them itself
-  (reading the files from their paths), once per study, and keeps them for its tasks; their
-  recipe, and tasks of a few KB, then go in the tasks, through the scheduler.
+  :class:`ReadOnWorkers` inputs are not made here and sent: the workers make them (reading
+  the files from their paths), once per study and machine (the first worker of a machine
+  makes them and stores them, the others load what it stored: :mod:`inexeval.executor_store`),
+  and keep them for their tasks; their recipe, and tasks of a few KB, then go in the tasks,
+  through the scheduler.
 
 Randomness belongs to the task, never to the worker: :func:`task_seeds` gives task ``i`` the
 ``i``-th child of ``numpy.random.SeedSequence(seed)`` (:func:`task_seed`, that child alone), so
@@ -65,9 +67,9 @@ class Executor(Protocol):
 class ReadOnWorkers:
     """What every task of a study needs, as the recipe to make it: ``make(source)`` (reading
     the inputs from their paths and coding them). An executor of this machine makes it here,
-    once; a :class:`DaskExecutor` with ``inputs="shared"`` sends the recipe and each worker
-    makes it once per study (``key``), for all its tasks; with ``inputs="send"`` it is made
-    here and sent."""
+    once; a :class:`DaskExecutor` with ``inputs="shared"`` sends the recipe and the workers of
+    a machine make it once per study (``key``; one makes it, the others load it), for all
+    their tasks; with ``inputs="send"`` it is made here and sent."""
 
     make: Callable[[Any], Any]
     source: Any
@@ -77,17 +79,30 @@ class ReadOnWorkers:
         if not self.key:
             object.__setattr__(self, "key", uuid.uuid4().hex)
 
-    def value(self) -> Any:
+    def value(self, *, machine: bool = False) -> Any:
         """The inputs, made on the first call in this process and kept for the study (a
         process keeps those of the last study it was given, none other, a Dask worker until
         the study's command closes its executor; a worker's threads wait for the one making
-        them)."""
+        them). ``machine``: made once per machine, the other processes of this user loading
+        them (:mod:`inexeval.executor_store`: a Dask worker's)."""
         with _MAKING:
             if _MADE and _MADE[0][0] == self.key:
-                return _MADE[0][1]
-            _MADE.clear()
-            made = self.make(self.source)
-            _MADE.append((self.key, made))
+                made = _MADE[0][1]
+            elif machine:
+                from inexeval import executor_store
+
+                _MADE.clear()
+                executor_store.forget_others(self.key)
+                made = executor_store.made_on_machine(self.key,
+                                                      lambda: self.make(self.source))
+                _MADE.append((self.key, made))
+            else:
+                _MADE.clear()
+                made = self.make(self.source)
+                _MADE.append((self.key, made))
+            if self.key in _LATE:  # the study ended while this waited: not kept
+                _LATE.clear()
+                _drop([self.key])
             return made
 
     def forget(self) -> None:
@@ -99,6 +114,9 @@ class ReadOnWorkers:
 _MADE: list[tuple[str, Any]] = []
 """The inputs this process made last (:meth:`ReadOnWorkers.value`) and their study's key."""
 _MAKING = threading.Lock()
+_LATE: set[str] = set()
+"""Studies whose command ended while this process was making (or waiting for) their inputs:
+let go of once made."""
 
 
 def resolved(shared: Any) -> Any:
@@ -289,15 +307,26 @@ def _pause_profiler(worker: Any, change: int) -> None:
 
 
 def _forget_on_worker(keys: list[str]) -> None:
-    """Drop the inputs this worker made for a study of ``keys`` (its command is over), unless
-    it is making another study's now (which replaces them)."""
-    if _MAKING.acquire(blocking=False):
-        try:
-            if _MADE and _MADE[0][0] in keys:
-                _MADE.clear()
-                _give_back_memory()
-        finally:
-            _MAKING.release()
+    """Drop the inputs this worker made for a study of ``keys`` (its command is over); if it
+    is making inputs now, once they are made (those of ``keys``), or replaced (another
+    study's)."""
+    if not _MAKING.acquire(blocking=False):
+        _LATE.update(keys)
+        return
+    try:
+        _drop(keys)
+    finally:
+        _MAKING.release()
+
+
+def _drop(keys: list[str]) -> None:
+    """The inputs of the studies ``keys`` let go of (with ``_MAKING`` held)."""
+    from inexeval import executor_store
+
+    executor_store.forget(keys)
+    if _MADE and _MADE[0][0] in keys:
+        _MADE.clear()
+        _give_back_memory()
 
 
 def _give_back_memory() -> None:
@@ -319,7 +348,7 @@ def _made_on_worker(recipe: ReadOnWorkers) -> Any:
     """The recipe's inputs made on this Dask worker (once per study); a problem with them is
     one line naming the worker."""
     try:
-        return recipe.value()
+        return recipe.value(machine=True)
     except (InexevalError, OSError) as error:
         from distributed import get_worker
 

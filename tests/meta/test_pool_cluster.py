@@ -274,3 +274,33 @@ def test_with_shared_inputs_the_command_reads_nothing(cluster: Cluster, tmp_path
         assert client.run(held) == dict.fromkeys(cluster.workers, 0)
     with pytest.raises(AssertionError, match="read the inputs"):
         main([*argv, "--scheduler", cluster.address, "--inputs", "send"])
+
+
+@pytest.mark.slow
+def test_the_workers_of_a_machine_make_a_study_s_inputs_once(cluster: Cluster,
+                                                             tmp_path: Path) -> None:
+    from inexeval.executor import DaskExecutor, ReadOnWorkers
+    from inexeval.executor_store import store_folder
+
+    marker = tmp_path / "made"
+
+    def make(source: int) -> list[int]:  # by value: the workers cannot import tests
+        with open(marker, "a") as note:
+            note.write(f"{os.getpid()}\n")
+        time.sleep(1.0)  # both workers come while it makes
+        return [source] * 3
+
+    def picked(shared: list[int], task: int) -> int:
+        return shared[task] + task
+
+    recipe = ReadOnWorkers(make, 5)
+    with DaskExecutor(cluster.address, inputs="shared") as executor:
+        assert executor.map(picked, [0, 1, 2, 0, 1, 2], recipe) == [5, 6, 7, 5, 6, 7]
+        # each worker is given the study at once: one made the inputs, the other loaded them
+        assert len(marker.read_text().split()) == 1
+    folder = store_folder()
+    assert folder is not None
+    deadline = time.monotonic() + LIMIT
+    while list(folder.glob(f"{recipe.key}.*")) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not list(folder.glob(f"{recipe.key}.*"))  # let go when the study was over

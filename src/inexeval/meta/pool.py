@@ -305,14 +305,16 @@ class ShippedRuns:
     """Runs a task scores, given to it as they are in this process (one process, forked
     ``--jobs``) and pickled (for a Dask worker) packed: each run's columns joined over its topics
     (a dozen arrays per run instead of a dozen per topic and run: pickling thousands of small
-    arrays cost more than their bytes), cut back into topics when unpickled. The runs come back
-    equal, array for array."""
+    arrays cost more than their bytes), each cut back into topics when first used after
+    unpickling. The runs come back equal, array for array."""
 
     def __init__(self, runs: Sequence[Run]) -> None:
-        self.runs = tuple(runs)
+        self.runs: Sequence[Run] = runs if isinstance(runs, _PackedRuns) else tuple(runs)
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
-        return _unpacked_runs, (tuple(_packed(run) for run in self.runs),)
+        runs = self.runs
+        return _unpacked_runs, (runs._packed if isinstance(runs, _PackedRuns) else
+                                tuple(_packed(run) for run in runs),)
 
     def __len__(self) -> int:
         return len(self.runs)
@@ -394,31 +396,67 @@ def _packed(run: Run) -> tuple[Any, ...]:
 
 
 def _unpacked_runs(packed: tuple[tuple[Any, ...], ...]) -> ShippedRuns:
-    from inexeval.model.run import TopicRun
+    return ShippedRuns(_PackedRuns(packed))
 
-    runs = []
-    for name, kind, source, meta, topics, sizes, columns, rsv, coded, codes in packed:
-        bounds = np.concatenate(([0], np.cumsum(sizes))).tolist()
-        codes = _widened(codes)
-        if isinstance(columns["files"], tuple):
-            text, count = columns["files"]
-            columns["files"] = _from_text(text, count)[codes]
-        for column in _NAMES:
-            if columns[column] is not None and not isinstance(columns[column], np.ndarray):
-                columns[column] = _from_text(columns[column], bounds[-1])
-        for column in ("offsets", "lengths", "ranks", "lines"):
-            columns[column] = _widened(columns[column])
-        code_bounds = np.concatenate(([0], np.cumsum(np.where(coded, sizes, 0)))).tolist()
-        parts = {}
-        for k, topic in enumerate(topics):
-            rows = slice(bounds[k], bounds[k + 1])
-            parts[topic] = TopicRun(topic, columns["files"][rows], columns["paths"][rows],
-                                    columns["offsets"][rows], columns["lengths"][rows],
-                                    columns["ranks"][rows], rsv[rows], columns["lines"][rows],
-                                    columns["missing"][rows],
-                                    codes[code_bounds[k]:code_bounds[k + 1]])
-        runs.append(Run(name, kind, parts, source, meta))
-    return ShippedRuns(runs)
+
+def _unpacked_run(packed: tuple[Any, ...]) -> Run:
+    """The run :func:`_packed` packed (its ``columns`` left as they are: it may be unpacked
+    again)."""
+    name, kind, source, meta, topics, sizes, given, rsv, coded, codes = packed
+    columns = dict(given)
+    bounds = np.concatenate(([0], np.cumsum(sizes))).tolist()
+    codes = _widened(codes)
+    if isinstance(columns["files"], tuple):
+        text, count = columns["files"]
+        columns["files"] = _from_text(text, count)[codes]
+    for column in _NAMES:
+        if columns[column] is not None and not isinstance(columns[column], np.ndarray):
+            columns[column] = _from_text(columns[column], bounds[-1])
+    for column in ("offsets", "lengths", "ranks", "lines"):
+        columns[column] = _widened(columns[column])
+    code_bounds = np.concatenate(([0], np.cumsum(np.where(coded, sizes, 0)))).tolist()
+    parts = {}
+    for k, topic in enumerate(topics):
+        rows = slice(bounds[k], bounds[k + 1])
+        parts[topic] = TopicRun(topic, columns["files"][rows], columns["paths"][rows],
+                                columns["offsets"][rows], columns["lengths"][rows],
+                                columns["ranks"][rows], rsv[rows], columns["lines"][rows],
+                                columns["missing"][rows],
+                                codes[code_bounds[k]:code_bounds[k + 1]])
+    return Run(name, kind, parts, source, meta)
+
+
+class _PackedRuns(Sequence[Run]):
+    """Runs as :func:`_packed` packs them, each unpacked when first asked for, and kept: a
+    worker given the inputs (or loading them from its machine's store,
+    :mod:`inexeval.executor_store`) unpacks the runs its tasks score, no other."""
+
+    def __init__(self, packed: tuple[tuple[Any, ...], ...]) -> None:
+        self._packed = packed
+        self._runs: list[Run | None] = [None] * len(packed)
+
+    def __len__(self) -> int:
+        return len(self._runs)
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self._runs)))]
+        run = self._runs[i]
+        if run is None:
+            run = self._runs[i] = _unpacked_run(self._packed[i])
+        return run
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        return _PackedRuns, (self._packed,)
+
+    def names(self) -> list[str]:
+        """The runs' names, none unpacked."""
+        return [packed[0] for packed in self._packed]
+
+
+def run_names(runs: Sequence[Run]) -> list[str]:
+    """The names of ``runs`` (packed ones not unpacked for it)."""
+    return runs.names() if isinstance(runs, _PackedRuns) else [run.name for run in runs]
 
 
 def pool_unit(assessments: Assessments, runs: Sequence[Run], depth: int | None) -> str:
@@ -711,7 +749,7 @@ class StudyInputs:
         return planned(self)
 
     @cached_property
-    def assessed_runs(self) -> list[Run]:
+    def assessed_runs(self) -> Sequence[Run]:
         """The runs without their topics that have no qrels (never scored: less to ship)."""
         return assessed_only(self.runs, self.assessments)
 
@@ -725,7 +763,7 @@ class StudyInputs:
 def _shipped_inputs(assessments: Assessments, runs: ShippedRuns, scoring: Scoring,
                     pooling: Pooling | None, plan: Plan) -> StudyInputs:
     inputs = StudyInputs(assessments, runs.runs, scoring, pooling, plan.note)
-    inputs.__dict__.update(plan=plan, assessed_runs=list(runs.runs))
+    inputs.__dict__.update(plan=plan, assessed_runs=runs.runs)
     return inputs
 
 
@@ -784,7 +822,7 @@ class _PoolWork:
     power: Power | None
 
     @property
-    def runs(self) -> list[Run]:
+    def runs(self) -> Sequence[Run]:
         return self.inputs.assessed_runs
 
     @property

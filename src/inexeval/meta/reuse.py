@@ -59,6 +59,7 @@ from inexeval.meta.pool import (
     judged_units,
     kendall_tau,
     left_out_units,
+    run_names,
     say_again,
     without_units,
 )
@@ -135,7 +136,7 @@ class _ReuseWork:
     judged: Mapping[str, Judged]
 
     @property
-    def runs(self) -> list[Run]:
+    def runs(self) -> Sequence[Run]:
         return self.inputs.assessed_runs
 
 
@@ -151,7 +152,7 @@ def _reuse_work(reader: InputReader) -> _ReuseWork:
 
 
 def _run_names(work: _ReuseWork, _: None) -> list[str]:
-    return [run.name for run in work.inputs.runs]
+    return run_names(work.inputs.runs)
 
 
 def _left_out_task(work: _ReuseWork, left: tuple[int, ...] | None

@@ -1,0 +1,280 @@
+"""A study's inputs made once per machine for the Dask workers on it.
+
+With ``--inputs shared`` each Dask worker makes a study's
+:class:`~inexeval.executor.ReadOnWorkers` inputs itself, reading the files from their paths.
+Workers of one machine would each read and code every run: on a reuse study of 1,000 runs,
+16 s of each worker's CPU in a 37-s study. Instead the first worker of the machine makes
+them and writes them to the machine's store; the others wait for it and load what it wrote
+(a run is loaded packed, and unpacked when a task uses it). The store is a folder of the
+temporary directory only this user can open (``inexeval-UID`` in ``$TMPDIR``, or the
+system's), holding for a study of key ``KEY``:
+
+* ``KEY.use``: every worker using the study holds a shared lock on it until the study is
+  forgotten (its command closes its executor) or the worker ends; the last to let go removes
+  the study's files, and a worker making a store removes those of studies nobody holds (their
+  workers gone, or the command interrupted);
+* ``KEY.lock``: held, exclusively, by the worker making the inputs or loading them;
+* ``KEY.made``: the inputs, pickled, their arrays' bytes beside the pickle (mapped, not
+  copied, by the workers that load them), written to a temporary name and renamed.
+
+Whatever goes wrong with the store (no temporary directory, a folder of another user or
+open to others, a full disk, a file that does not load, inputs that do not pickle), the worker
+makes the inputs itself: the store saves work, it never changes a result. Locks are
+``flock`` locks, which the system lets go when their process ends: a worker killed while
+making leaves the making to the next one waiting.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import mmap
+import os
+import pickle
+import stat
+import struct
+import tempfile
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+try:
+    import fcntl
+except ImportError:  # not POSIX: no store, each worker makes the inputs
+    fcntl = None  # type: ignore[assignment]
+
+_HELD: dict[str, int] = {}
+"""The ``KEY.use`` descriptors this process holds a shared lock on, by study key."""
+
+_FOLDERS: dict[str, int] = {}
+"""The store folders this process opened (by path): their files are opened relative to the
+folder's descriptor, so that the folder checked is the folder used."""
+
+_log = logging.getLogger("inexeval.executor")
+
+
+def made_on_machine(key: str, make: Callable[[], Any]) -> Any:
+    """The inputs of study ``key``: loaded from this machine's store if another worker made
+    them, else made by ``make()`` (here, while the others wait) and stored."""
+    folder = _folder() if fcntl is not None else None
+    if folder is None:
+        return make()
+    try:
+        if key not in _HELD:
+            _HELD[key] = _locked(folder, f"{key}.use", fcntl.LOCK_SH)
+        lock = _locked(folder, f"{key}.lock", fcntl.LOCK_EX)
+    except OSError:
+        return make()
+    try:
+        try:
+            return _load(folder, f"{key}.made")
+        except FileNotFoundError:  # the first to come: made here
+            pass
+        except Exception as error:  # noqa: BLE001 (whatever it is, made again)
+            _log.warning("the inputs stored as %s.made do not load (%s): made again", key,
+                         error)
+        inputs = make()
+        _sweep(folder, keep=key)
+        _store(folder, key, inputs)
+        return inputs
+    finally:
+        os.close(lock)  # its lock with it
+
+
+def forget(keys: Iterable[str]) -> None:
+    """Let go of the studies ``keys`` (their command is over); the last worker of the machine
+    to let go removes their files."""
+    for key in keys:
+        use = _HELD.pop(key, None)
+        if use is None:
+            continue
+        try:
+            fcntl.flock(use, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:  # another worker still holds it
+            pass
+        else:
+            folder = _folder()
+            if folder is not None and _same(use, folder, f"{key}.use"):
+                _remove(folder, key)
+        finally:
+            os.close(use)
+
+
+def forget_others(key: str) -> None:
+    """Let go of every study but ``key`` (this worker was given another study)."""
+    forget([held for held in list(_HELD) if held != key])
+
+
+def store_folder() -> Path | None:
+    """This user's store folder of the temporary directory, made if need be; None when it
+    cannot be made, or is not a folder of this user's alone (a link, another owner, open to
+    others)."""
+    try:
+        folder = Path(tempfile.gettempdir()) / f"inexeval-{os.getuid()}"
+        with contextlib.suppress(FileExistsError):
+            os.mkdir(folder, 0o700)
+        status = os.lstat(folder)
+    except OSError:
+        return None
+    return folder if _private(status) else None
+
+
+def _private(status: os.stat_result) -> bool:
+    return (stat.S_ISDIR(status.st_mode) and status.st_uid == os.getuid()
+            and not status.st_mode & 0o077)
+
+
+def _folder() -> int | None:
+    """A descriptor of :func:`store_folder` (opened once, without following a link, and
+    checked as opened); None without one."""
+    path = store_folder()
+    if path is None:
+        return None
+    opened = _FOLDERS.get(str(path))
+    if opened is not None:
+        with contextlib.suppress(OSError):
+            now, then = os.lstat(path), os.fstat(opened)
+            if (now.st_ino, now.st_dev) == (then.st_ino, then.st_dev):
+                return opened
+        os.close(opened)
+        del _FOLDERS[str(path)]
+    try:
+        opened = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return None
+    if not _private(os.fstat(opened)):
+        os.close(opened)
+        return None
+    _FOLDERS[str(path)] = opened
+    return opened
+
+
+def _locked(folder: int, name: str, how: int) -> int:
+    """A descriptor of the file ``name`` of ``folder`` (made if need be), locked ``how``: the
+    file that is there once locked (one removed while this waited is opened again)."""
+    while True:
+        opened = os.open(name, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600,
+                         dir_fd=folder)
+        try:
+            fcntl.flock(opened, how)
+            if _same(opened, folder, name):
+                return opened
+        except BaseException:
+            os.close(opened)
+            raise
+        os.close(opened)
+
+
+def _same(opened: int, folder: int, name: str) -> bool:
+    """Whether the descriptor ``opened`` is of the file ``name`` of ``folder`` now."""
+    try:
+        now = os.stat(name, dir_fd=folder, follow_symlinks=False)
+    except FileNotFoundError:
+        return False
+    then = os.fstat(opened)
+    return (now.st_ino, now.st_dev) == (then.st_ino, then.st_dev)
+
+
+_MAGIC = b"inexeval-store-1"
+_HEAD = struct.Struct("<16sQQ")
+"""A stored file: ``_MAGIC``, the pickle's length and the number of its buffers; the pickle;
+each buffer's offset and length (``<QQ``); the buffers, each at an offset that is a multiple
+of :data:`_ALIGN`."""
+_ALIGN = 64
+
+
+def _store(folder: int, key: str, inputs: Any) -> None:
+    """``inputs`` pickled to ``KEY.made`` (a temporary name, then renamed), their arrays'
+    bytes out of the pickle (protocol 5's buffers), to be mapped, not copied, where they are
+    loaded (:func:`_load`); on any failure, not stored (said in the worker's log: each worker
+    makes them)."""
+    temporary = f"{key}.made.{os.getpid()}.tmp"
+    made = False
+    try:
+        buffers: list[pickle.PickleBuffer] = []
+        stream = pickle.dumps(inputs, protocol=5, buffer_callback=buffers.append)
+        raws = [buffer.raw() for buffer in buffers]
+        start = _aligned(_HEAD.size + len(stream) + 16 * len(raws))
+        places = []
+        for raw in raws:
+            places.append((start, raw.nbytes))
+            start = _aligned(start + raw.nbytes)
+        opened = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+                         | os.O_CLOEXEC, 0o600, dir_fd=folder)
+        made = True
+        with open(opened, "wb") as out:
+            out.write(_HEAD.pack(_MAGIC, len(stream), len(raws)))
+            out.write(stream)
+            out.write(b"".join(struct.pack("<QQ", *place) for place in places))
+            for (offset, _), raw in zip(places, raws):
+                out.write(bytes(offset - out.tell()))
+                out.write(raw)
+        os.replace(temporary, f"{key}.made", src_dir_fd=folder, dst_dir_fd=folder)
+    except Exception as error:  # noqa: BLE001 (whatever it is, the inputs are not stored)
+        _log.warning("the study's inputs are not stored for this machine's other workers "
+                     "(%s): each makes them", error)
+        if made:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary, dir_fd=folder)
+
+
+def _aligned(offset: int) -> int:
+    return -(-offset // _ALIGN) * _ALIGN
+
+
+def _load(folder: int, name: str) -> Any:
+    """What :func:`_store` stored as ``name``: the arrays map the file (copy on write: the
+    workers of the machine share its pages, and a worker that writes to an array writes to a
+    copy of the page), the rest unpickled (from this user's own folder)."""
+    opened = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=folder)
+    try:
+        mapped = mmap.mmap(opened, 0, access=mmap.ACCESS_COPY)
+    finally:
+        os.close(opened)
+    view = memoryview(mapped)
+    magic, length, count = _HEAD.unpack_from(view)
+    if magic != _MAGIC:
+        raise ValueError("not a stored study")
+    table = _HEAD.size + length
+    buffers = [view[offset:offset + size]
+               for offset, size in struct.iter_unpack("<QQ", view[table:table + 16 * count])]
+    return pickle.loads(view[_HEAD.size:table], buffers=buffers)
+
+
+def _sweep(folder: int, keep: str) -> None:
+    """Remove the files of the studies no worker holds (but ``keep``): those whose ``.use``
+    no worker has locked, and those left without a ``.use`` (which a worker makes first)."""
+    with contextlib.suppress(OSError):
+        names = os.listdir(folder)
+        used = {name[:-4] for name in names if name.endswith(".use")}
+        for name in names:
+            key, _, suffix = name.partition(".")
+            if key == keep or key in _HELD:
+                continue
+            if suffix != "use":
+                if key not in used:
+                    with contextlib.suppress(OSError):
+                        os.unlink(name, dir_fd=folder)
+                continue
+            try:
+                use = os.open(name, os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=folder)
+            except OSError:
+                continue
+            try:
+                fcntl.flock(use, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                if _same(use, folder, name):
+                    _remove(folder, key)
+            except OSError:  # held: in use
+                pass
+            finally:
+                os.close(use)
+
+
+def _remove(folder: int, key: str) -> None:
+    """The files of study ``key`` removed (those of a worker's unfinished writing too), its
+    ``.use`` last (the caller holds it, locked exclusively)."""
+    with contextlib.suppress(OSError):
+        for name in sorted(os.listdir(folder), key=lambda name: name.endswith(".use")):
+            if name.startswith(f"{key}."):
+                with contextlib.suppress(OSError):
+                    os.unlink(name, dir_fd=folder)

@@ -1,0 +1,208 @@
+"""A study's inputs made once per machine for the Dask workers on it (issue 35): the first
+worker makes them and stores them, the others load them; whatever goes wrong, each makes them."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from inexeval import executor_store
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs POSIX (fork, flock)")
+
+
+@pytest.fixture
+def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    yield tmp_path / f"inexeval-{os.getuid()}"
+    executor_store.forget(list(executor_store._HELD))
+
+
+def _making(log: Path, pause: float) -> object:
+    def make() -> list[int]:
+        with log.open("a") as out:
+            out.write(f"{os.getpid()}\n")
+        time.sleep(pause)
+        return [os.getpid(), 7]
+    return make
+
+
+def _worker(key: str, log: Path, pause: float, results: Path, done: Any = None) -> None:
+    made = executor_store.made_on_machine(key, _making(log, pause))  # type: ignore[arg-type]
+    results.with_name(f"{results.name}.{os.getpid()}").write_text(repr(made))
+    if done is not None:
+        done.wait(60)  # every worker has the inputs before any lets go of them
+    executor_store.forget([key])
+
+
+def _fork(*args: object) -> multiprocessing.process.BaseProcess:
+    process = multiprocessing.get_context("fork").Process(target=_worker, args=args)
+    process.start()
+    return process
+
+
+def test_the_first_worker_makes_the_inputs_and_the_others_load_them(store: Path,
+                                                                    tmp_path: Path) -> None:
+    key, log = uuid.uuid4().hex, tmp_path / "made"
+    done = multiprocessing.get_context("fork").Barrier(3)
+    workers = [_fork(key, log, 0.5, tmp_path / "result", done) for _ in range(3)]
+    for worker in workers:
+        worker.join(60)
+        assert worker.exitcode == 0
+    [maker] = log.read_text().split()  # made once for the three
+    results = {p.read_text() for p in tmp_path.glob("result.*")}
+    assert results == {repr([int(maker), 7])}
+    assert not list(store.iterdir())  # the last to let go removed the study's files
+
+
+def test_a_maker_killed_while_making_leaves_the_making_to_the_next(store: Path,
+                                                                  tmp_path: Path) -> None:
+    key, log = uuid.uuid4().hex, tmp_path / "made"
+    first = _fork(key, log, 60.0, tmp_path / "result")
+    deadline = time.monotonic() + 30
+    while not log.exists() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    second = _fork(key, log, 0.0, tmp_path / "result")
+    time.sleep(0.3)
+    assert second.is_alive()  # waiting for the first
+    assert first.pid is not None
+    os.kill(first.pid, signal.SIGKILL)
+    second.join(60)
+    assert second.exitcode == 0
+    assert log.read_text().split() == [str(first.pid), str(second.pid)]
+    assert (tmp_path / f"result.{second.pid}").read_text() == repr([second.pid, 7])
+
+
+def test_the_stored_inputs_load_and_a_study_nobody_holds_is_swept(store: Path) -> None:
+    assert executor_store.made_on_machine("a", lambda: {"made": 3}) == {"made": 3}
+    assert sorted(p.name for p in store.iterdir()) == ["a.lock", "a.made", "a.use"]
+    again = executor_store.made_on_machine("a", lambda: pytest.fail("made twice"))
+    assert again == {"made": 3}  # loaded
+    # a study whose workers are gone (nobody holds its .use) is removed by the next making
+    (store / "gone.use").touch()
+    (store / "gone.made").write_bytes(b"stale")
+    executor_store.made_on_machine("b", lambda: 1)
+    assert not (store / "gone.made").exists() and not (store / "gone.use").exists()
+    assert (store / "a.made").exists()  # held by this process
+    executor_store.forget(["a", "b"])
+    assert not list(store.iterdir())
+
+
+def test_without_a_store_of_its_own_each_worker_makes_the_inputs(
+        store: Path, caplog: pytest.LogCaptureFixture) -> None:
+    store.mkdir(mode=0o777)
+    store.chmod(0o777)  # open to others: not used
+    assert executor_store.store_folder() is None
+    assert executor_store.made_on_machine("c", lambda: 5) == 5
+    assert not list(store.iterdir())
+    store.chmod(0o700)
+    with caplog.at_level("WARNING"):
+        assert executor_store.made_on_machine("d", lambda: (lambda: 1)) is not None  # no pickle
+    assert "not stored" in caplog.text
+    assert sorted(p.name for p in store.iterdir()) == ["d.lock", "d.use"]
+    (store / "e.made").write_bytes(b"not a pickle")
+    with caplog.at_level("WARNING"):
+        assert executor_store.made_on_machine("e", lambda: 6) == 6
+    assert "do not load" in caplog.text
+
+
+def test_stored_study_inputs_unpack_the_runs_a_task_uses(store: Path, tmp_path: Path) -> None:
+    from inexeval.formats.detect import load_assessments, load_run
+    from inexeval.meta.pool import Pooling, Scoring, StudyInputs, _PackedRuns
+
+    (tmp_path / "q.fol").write_text("1 Q0 d1 20 100 -1 0:20\n1 Q0 d2 0 50\n"
+                                    "2 Q0 d3 10 40 -1 5:10\n")
+    (tmp_path / "a.fol").write_text("1 Q0 d1 1 0.9 a 0 10\n1 Q0 d2 2 0.5 a 5 7\n"
+                                    "2 Q0 d3 1 0.3 a 2 9\n9 Q0 d9 1 0.3 a 2 9\n")
+    (tmp_path / "b.fol").write_text("2 Q0 d3 1 0.9 b 5 5\n1 Q0 d2 1 0.5 b 0 7\n")
+    inputs = StudyInputs(load_assessments(str(tmp_path / "q.fol")),
+                         [load_run(str(tmp_path / n)) for n in ("a.fol", "b.fol")],
+                         Scoring((), task="focused"), Pooling(depth=10), "read\n",
+                         (UserWarning("said"),))
+    made = executor_store.made_on_machine("s", lambda: inputs)
+    assert made is inputs and "plan" in inputs.__dict__  # made with the store
+    stored = executor_store.made_on_machine("s", lambda: pytest.fail("made twice"))
+    runs = stored.assessed_runs
+    assert isinstance(runs, _PackedRuns) and runs._runs == [None, None]
+    assert runs[1].name == "b" and runs._runs[0] is None  # unpacked when used, no other
+    assert list(runs[0]) == ["1", "2"]  # the assessed topics
+    plan, again = inputs.plan, stored.plan
+    assert again.names == plan.names == ["a", "b"] and again.note == "read\n"
+    assert again.measures == plan.measures
+    assert again.full_means.tolist() == plan.full_means.tolist()
+    assert [str(w) for w in again.warnings] == [str(w) for w in plan.warnings]
+    assert str(again.warnings[0]) == "said" and len(again.warnings) > 1
+
+
+def test_a_lock_file_removed_while_waiting_for_it_is_made_again(store: Path) -> None:
+    import fcntl
+    import threading
+
+    executor_store.made_on_machine("x", lambda: 0)  # the folder made
+    executor_store.forget(["x"])
+    use = os.open(store / "k.use", os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(use, fcntl.LOCK_EX)  # the last worker of a study, letting go of it
+    got: list[object] = []
+    waiting = threading.Thread(target=lambda: got.append(
+        executor_store.made_on_machine("k", lambda: "made")))
+    waiting.start()
+    time.sleep(0.3)
+    assert not got  # waits for the lock
+    for name in os.listdir(store):
+        os.unlink(store / name)
+    os.close(use)  # removed, then let go: the waiting worker must not use the removed file
+    waiting.join(30)
+    assert got == ["made"]
+    held = executor_store._HELD["k"]
+    assert os.fstat(held).st_ino == os.stat(store / "k.use").st_ino
+    executor_store.forget(["k"])
+    assert not list(store.iterdir())
+
+
+def test_a_study_that_ends_while_its_inputs_are_made_lets_them_go_once_made(
+        store: Path) -> None:
+    import threading
+
+    from inexeval import executor
+    from inexeval.executor import ReadOnWorkers
+
+    started, go = threading.Event(), threading.Event()
+
+    def make(_: None) -> str:
+        started.set()
+        go.wait(30)
+        return "made"
+
+    recipe = ReadOnWorkers(make, None)
+    got: list[object] = []
+    making = threading.Thread(target=lambda: got.append(recipe.value(machine=True)))
+    making.start()
+    assert started.wait(30)
+    executor._forget_on_worker([recipe.key])  # the command closed: does not wait
+    go.set()
+    making.join(30)
+    assert got == ["made"]
+    assert not executor._MADE and not executor._LATE and recipe.key not in executor_store._HELD
+    assert not list(store.iterdir())
+
+
+def test_without_flock_each_worker_makes_the_inputs_and_lets_them_go(
+        store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from inexeval import executor
+    from inexeval.executor import ReadOnWorkers
+
+    monkeypatch.setattr(executor_store, "fcntl", None)  # as on Windows
+    recipe = ReadOnWorkers(lambda source: [source], 3)
+    assert recipe.value(machine=True) == [3]
+    assert not store.exists()
+    executor._forget_on_worker([recipe.key])
+    assert not executor._MADE
