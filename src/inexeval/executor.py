@@ -43,7 +43,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol, TypeVar
 
 import numpy as np
@@ -74,6 +74,9 @@ class ReadOnWorkers:
     make: Callable[[Any], Any]
     source: Any
     key: str = ""
+    machine: bool = True
+    """On a Dask worker: made once per machine (one worker makes them, the others load them,
+    :mod:`inexeval.executor_store`); False, by every worker itself (``--inputs each``)."""
 
     def __post_init__(self) -> None:
         if not self.key:
@@ -348,7 +351,7 @@ def _made_on_worker(recipe: ReadOnWorkers) -> Any:
     """The recipe's inputs made on this Dask worker (once per study); a problem with them is
     one line naming the worker."""
     try:
-        return recipe.value(machine=True)
+        return recipe.value(machine=recipe.machine)
     except (InexevalError, OSError) as error:
         from distributed import get_worker
 
@@ -428,12 +431,13 @@ class DaskExecutor:
     def __init__(self, address: str, *, retries: int = 3, inputs: str = "send") -> None:
         dask, Client, LocalCluster = _import_distributed()
         if inputs not in INPUTS:
-            raise InexevalError(f"--inputs is shared or send, not {inputs!r}")
+            raise InexevalError(f"--inputs is shared, each or send, not {inputs!r}")
         self.address = address
         self.retries = retries
         self.inputs = inputs
         """``shared``: the workers make a study's :class:`ReadOnWorkers` inputs themselves
-        (they see the same files); ``send``: they are made here and sent to every worker."""
+        (they see the same files), once per machine; ``each``: every worker makes them;
+        ``send``: they are made here and sent to every worker."""
         self.last_payload_bytes = 0
         """The bytes of the tasks the last :meth:`map` sent (pickled), for a benchmark."""
         configured = dask.config.get("distributed.client.direct-to-workers", None)
@@ -480,6 +484,8 @@ class DaskExecutor:
         advance = _advance(description, len(tasks))
         if self.inputs == "send":
             shared = resolved(shared)
+        elif self.inputs == "each" and isinstance(shared, ReadOnWorkers):
+            shared = replace(shared, machine=False)
         # inputs the workers make themselves go as their recipe (a few KB: the files' paths) in
         # each task, through the scheduler, as do tasks of a few KB in all: no connection to
         # every worker and no scatter for a study that sends next to nothing
@@ -628,7 +634,7 @@ INLINE_BYTES = 1 << 20
 """The most bytes of tasks (pickled, all of a study's) that go in the tasks themselves, through
 the scheduler, when the workers make the inputs (``inputs="shared"``): more are scattered."""
 
-INPUTS = ("shared", "send")
+INPUTS = ("shared", "each", "send")
 """Where a study's inputs are made on a Dask cluster (``--inputs``): on each worker, from the
 files' paths, or here, then sent."""
 

@@ -142,7 +142,8 @@ def test_a_cluster_gives_the_bytes_of_one_process(cluster: Cluster, tmp_path: Pa
         said = _notes(capsys.readouterr().err)
         assert b'"kendall_tau"' in one
         assert _output(tmp_path, [*argv, "--jobs", "2"], f"{study}-2") == one
-        for inputs in ("shared", "send"):  # read by each worker; read here and sent
+        for inputs in ("shared", "each", "send"):  # read once a machine, by each worker;
+            # read here and sent
             assert _output(tmp_path, [*argv, "--scheduler", cluster.address, "--inputs",
                                       inputs], f"{study}-dask-{inputs}") == one
             assert _notes(capsys.readouterr().err) == said  # the notes and warnings, said here
@@ -298,6 +299,9 @@ def test_the_workers_of_a_machine_make_a_study_s_inputs_once(cluster: Cluster,
         assert executor.map(picked, [0, 1, 2, 0, 1, 2], recipe) == [5, 6, 7, 5, 6, 7]
         # each worker is given the study at once: one made the inputs, the other loaded them
         assert len(marker.read_text().split()) == 1
+    with DaskExecutor(cluster.address, inputs="each") as executor:
+        assert executor.map(picked, [0, 1, 2], ReadOnWorkers(make, 6)) == [6, 7, 8]
+        assert len(marker.read_text().split()) == 3  # made by both workers
     folder = store_folder()
     assert folder is not None
     deadline = time.monotonic() + LIMIT

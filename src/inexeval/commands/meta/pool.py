@@ -78,11 +78,13 @@ def _common(parser: argparse.ArgumentParser) -> None:
                         help="also draw the study's figure to FILE (.png, .svg or .pdf; needs "
                         "the plot extra)")
     add_executor_arguments(parser, "study's tasks")
-    parser.add_argument("--inputs", choices=("shared", "send"),
-                        help="with --scheduler: shared (default), each worker reads the runs "
-                        "and qrels itself from their paths, once per study (the workers see "
-                        "the same files: one machine, a shared file system); send, they are "
-                        "read here and sent to every worker")
+    parser.add_argument("--inputs", choices=("shared", "each", "send"),
+                        help="with --scheduler: shared (default), the workers read the runs "
+                        "and qrels from their paths (they see the same files: one machine, a "
+                        "shared file system), once per study and machine, the first worker "
+                        "of a machine storing them for the others; each, every worker reads "
+                        "them (more CPU and memory, the others not waiting for the first); "
+                        "send, they are read here and sent to every worker")
 
 
 def add_pool_arguments(parser: argparse.ArgumentParser) -> None:
@@ -166,7 +168,7 @@ class _Study:
         self.pooled_by = ("depth" if args.depth is not None else
                           "articles" if args.articles is not None else None)
         self.reader: InputReader
-        if args.scheduler is not None and (args.inputs or "shared") == "shared":
+        if args.scheduler is not None and (args.inputs or "shared") != "send":
             self.reader = _FileReader(args)
         else:
             self.reader = _read(args)
