@@ -206,3 +206,84 @@ def test_without_flock_each_worker_makes_the_inputs_and_lets_them_go(
     assert not store.exists()
     executor._forget_on_worker([recipe.key])
     assert not executor._MADE
+
+
+class _Work:
+    """Inputs whose plan is made after they are stored (as a study's are)."""
+
+    def __init__(self, inputs: Any) -> None:
+        self.inputs = inputs
+
+    def __after_stored__(self) -> object:
+        return self.inputs.plan
+
+
+class _Slow(_Work):
+    """A plan made once ``go`` is set, after saying ``stored``."""
+
+    stored: Any = None
+    go: Any = None
+
+    def __after_stored__(self) -> object:
+        self.stored.set()
+        self.go.wait(30)
+        return super().__after_stored__()
+
+
+def _study(folder: Path) -> Any:
+    from inexeval.formats.detect import load_assessments, load_run
+    from inexeval.meta.pool import Pooling, Scoring, StudyInputs
+
+    (folder / "q.fol").write_text("1 Q0 d1 20 100 -1 0:20\n2 Q0 d3 10 40 -1 5:10\n")
+    (folder / "a.fol").write_text("1 Q0 d1 1 0.9 a 0 10\n9 Q0 d9 1 0.3 a 2 9\n")
+    return StudyInputs(load_assessments(str(folder / "q.fol")), [load_run(str(folder / "a.fol"))],
+                       Scoring((), task="focused"), Pooling(depth=10), "read\n")
+
+
+def _made_again(folder: str) -> _Work:
+    return _Work(_study(Path(folder)))
+
+
+def test_a_study_s_plan_is_stored_after_its_inputs(store: Path, tmp_path: Path) -> None:
+    from inexeval.executor import ReadOnWorkers
+
+    recipe = ReadOnWorkers(_made_again, str(tmp_path))
+    made = executor_store.made_on_machine("p", lambda: _made_again(str(tmp_path)), recipe)
+    assert "plan" in made.inputs.__dict__  # made after the inputs were stored
+    assert sorted(p.name for p in store.iterdir()) == [
+        "p.later", "p.later.lock", "p.lock", "p.made", "p.use"]
+    loaded = executor_store.made_on_machine("p", lambda: pytest.fail("made twice"), recipe)
+    assert "plan" not in loaded.inputs.__dict__  # stored before it
+    plan, again = made.inputs.plan, loaded.inputs.plan  # loaded from p.later
+    assert (again.names, again.note, again.measures) == (plan.names, plan.note, plan.measures)
+    assert again.full_means.tolist() == plan.full_means.tolist()
+    assert [str(w) for w in again.warnings] == [str(w) for w in plan.warnings]
+    assert "are not in the qrels" in str(again.warnings[0])  # of the run's unassessed topic
+    # the worker that stored the inputs died before storing the plan: made again from the recipe
+    (store / "p.later").unlink()
+    orphan = executor_store.made_on_machine("p", lambda: pytest.fail("made twice"), recipe)
+    assert [str(w) for w in orphan.inputs.plan.warnings] == [str(w) for w in plan.warnings]
+
+
+def test_a_plan_asked_for_while_it_is_made_is_waited_for(store: Path, tmp_path: Path) -> None:
+    import threading
+
+    from inexeval.executor import ReadOnWorkers
+
+    stored, go = _Slow.stored, _Slow.go = threading.Event(), threading.Event()
+    recipe = ReadOnWorkers(_made_again, str(tmp_path))
+    maker = threading.Thread(target=lambda: executor_store.made_on_machine(
+        "w", lambda: _Slow(_study(tmp_path)), recipe))
+    maker.start()
+    assert stored.wait(30)
+    executor_store._HELD.pop("w")  # as another worker: its own hold
+    loaded = executor_store.made_on_machine("w", lambda: pytest.fail("made twice"), recipe)
+    got: list[object] = []
+    asking = threading.Thread(target=lambda: got.append(loaded.inputs.plan))
+    asking.start()
+    time.sleep(0.3)
+    assert not got  # waits for the plan being made
+    go.set()
+    maker.join(30)
+    asking.join(30)
+    assert got and got[0].names == ["a"]  # type: ignore[attr-defined]

@@ -97,7 +97,7 @@ class ReadOnWorkers:
                 _MADE.clear()
                 executor_store.forget_others(self.key)
                 made = executor_store.made_on_machine(self.key,
-                                                      lambda: self.make(self.source))
+                                                      lambda: self.make(self.source), self)
                 _MADE.append((self.key, made))
             else:
                 _MADE.clear()

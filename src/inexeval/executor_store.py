@@ -15,7 +15,11 @@ system's), holding for a study of key ``KEY``:
   workers gone, or the command interrupted);
 * ``KEY.lock``: held, exclusively, by the worker making the inputs or loading them;
 * ``KEY.made``: the inputs, pickled, their arrays' bytes beside the pickle (mapped, not
-  copied, by the workers that load them), written to a temporary name and renamed.
+  copied, by the workers that load them), written to a temporary name and renamed;
+* ``KEY.later``, ``KEY.later.lock``: what the first worker makes once the inputs are stored
+  (a study's plan: every run scored on the full qrels, which needs the runs of every topic,
+  not stored), while the others start on their tasks; one of them that needs it waits for it
+  under the lock, and makes the inputs again itself if the first worker ended before.
 
 Whatever goes wrong with the store (no temporary directory, a folder of another user or
 open to others, a full disk, a file that does not load, inputs that do not pickle), the worker
@@ -27,6 +31,7 @@ making leaves the making to the next one waiting.
 from __future__ import annotations
 
 import contextlib
+import io
 import logging
 import mmap
 import os
@@ -36,7 +41,9 @@ import struct
 import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
+
+from inexeval.errors import InexevalError
 
 try:
     import fcntl
@@ -53,9 +60,14 @@ folder's descriptor, so that the folder checked is the folder used."""
 _log = logging.getLogger("inexeval.executor")
 
 
-def made_on_machine(key: str, make: Callable[[], Any]) -> Any:
+def made_on_machine(key: str, make: Callable[[], Any], recipe: Any = None) -> Any:
     """The inputs of study ``key``: loaded from this machine's store if another worker made
-    them, else made by ``make()`` (here, while the others wait) and stored."""
+    them, else made by ``make()`` (here, while the others wait) and stored. Inputs with an
+    ``__after_stored__()`` are stored first, and what that gives (a study's plan) next, while
+    the others start their tasks: where they are loaded, an object with a
+    ``__reduce_stored__(later)`` is given ``later``, which waits for that part (or, if the
+    worker that stored them died first, makes the inputs again from ``recipe``, a
+    :class:`~inexeval.executor.ReadOnWorkers`, and takes it from them)."""
     folder = _folder() if fcntl is not None else None
     if folder is None:
         return make()
@@ -65,6 +77,7 @@ def made_on_machine(key: str, make: Callable[[], Any]) -> Any:
         lock = _locked(folder, f"{key}.lock", fcntl.LOCK_EX)
     except OSError:
         return make()
+    after = None
     try:
         try:
             return _load(folder, f"{key}.made")
@@ -75,10 +88,50 @@ def made_on_machine(key: str, make: Callable[[], Any]) -> Any:
                          error)
         inputs = make()
         _sweep(folder, keep=key)
-        _store(folder, key, inputs)
-        return inputs
+        if getattr(type(inputs), "__after_stored__", None) is not None:
+            with contextlib.suppress(OSError):  # taken before the others can load them
+                after = _locked(folder, f"{key}.later.lock", fcntl.LOCK_EX)
+        _store(folder, f"{key}.made", inputs,
+               _Later(key, recipe) if after is not None else None)
     finally:
-        os.close(lock)  # its lock with it
+        os.close(lock)  # its lock with it: the others load the inputs
+    if after is not None:
+        try:
+            _store(folder, f"{key}.later", inputs.__after_stored__())
+        finally:
+            os.close(after)
+    return inputs
+
+
+class _Later:
+    """What a worker that stored a study's inputs makes next (:func:`made_on_machine`), where
+    they are loaded: called, it waits for it, and loads it."""
+
+    def __init__(self, key: str, recipe: Any) -> None:
+        self.key, self.recipe = key, recipe
+
+    def __call__(self) -> Any:
+        folder = _folder() if fcntl is not None else None
+        if folder is not None:
+            try:
+                lock = _locked(folder, f"{self.key}.later.lock", fcntl.LOCK_SH)
+            except OSError:
+                pass
+            else:
+                try:
+                    return _load(folder, f"{self.key}.later")
+                except FileNotFoundError:  # not made: made here
+                    pass
+                except Exception as error:  # noqa: BLE001 (whatever it is, made here)
+                    _log.warning("what was stored as %s.later does not load (%s)", self.key,
+                                 error)
+                finally:
+                    os.close(lock)
+        if self.recipe is None:
+            raise InexevalError("the worker that stored the study's inputs ended before "
+                                "making the rest")
+        _log.warning("the worker that stored the study's inputs ended first: made again")
+        return self.recipe.make(self.recipe.source).__after_stored__()
 
 
 def forget(keys: Iterable[str]) -> None:
@@ -183,16 +236,19 @@ of :data:`_ALIGN`."""
 _ALIGN = 64
 
 
-def _store(folder: int, key: str, inputs: Any) -> None:
-    """``inputs`` pickled to ``KEY.made`` (a temporary name, then renamed), their arrays'
-    bytes out of the pickle (protocol 5's buffers), to be mapped, not copied, where they are
-    loaded (:func:`_load`); on any failure, not stored (said in the worker's log: each worker
-    makes them)."""
-    temporary = f"{key}.made.{os.getpid()}.tmp"
+def _store(folder: int, name: str, inputs: Any, later: _Later | None = None) -> None:
+    """``inputs`` pickled to ``name`` (a temporary name, then renamed), their arrays' bytes
+    out of the pickle (protocol 5's buffers), to be mapped, not copied, where they are loaded
+    (:func:`_load`); an object with ``__reduce_stored__`` stored as that says, given ``later``
+    (if given). On any failure, not stored (said in the worker's log: each worker makes
+    them)."""
+    temporary = f"{name}.{os.getpid()}.tmp"
     made = False
     try:
         buffers: list[pickle.PickleBuffer] = []
-        stream = pickle.dumps(inputs, protocol=5, buffer_callback=buffers.append)
+        pickled = io.BytesIO()
+        _Storing(pickled, later, buffers.append).dump(inputs)
+        stream = pickled.getbuffer()
         raws = [buffer.raw() for buffer in buffers]
         start = _aligned(_HEAD.size + len(stream) + 16 * len(raws))
         places = []
@@ -209,13 +265,27 @@ def _store(folder: int, key: str, inputs: Any) -> None:
             for (offset, _), raw in zip(places, raws):
                 out.write(bytes(offset - out.tell()))
                 out.write(raw)
-        os.replace(temporary, f"{key}.made", src_dir_fd=folder, dst_dir_fd=folder)
+        os.replace(temporary, name, src_dir_fd=folder, dst_dir_fd=folder)
     except Exception as error:  # noqa: BLE001 (whatever it is, the inputs are not stored)
         _log.warning("the study's inputs are not stored for this machine's other workers "
                      "(%s): each makes them", error)
         if made:
             with contextlib.suppress(OSError):
                 os.unlink(temporary, dir_fd=folder)
+
+
+class _Storing(pickle.Pickler):
+    """Protocol 5, the buffers to ``buffer_callback``; an object with ``__reduce_stored__``
+    pickled as it says when given ``later``."""
+
+    def __init__(self, out: IO[bytes], later: _Later | None,
+                 buffer_callback: Callable[[pickle.PickleBuffer], Any]) -> None:
+        super().__init__(out, protocol=5, buffer_callback=buffer_callback)
+        self.later = later
+
+    def reducer_override(self, obj: Any) -> Any:
+        stored = getattr(type(obj), "__reduce_stored__", None) if self.later else None
+        return NotImplemented if stored is None else stored(obj, self.later)
 
 
 def _aligned(offset: int) -> int:

@@ -743,10 +743,17 @@ class StudyInputs:
     def read(self) -> StudyInputs:
         return self
 
-    @cached_property
+    @property
     def plan(self) -> Plan:
-        """The study's :class:`Plan` (the runs scored on the full qrels), made once."""
-        return planned(self)
+        """The study's :class:`Plan` (the runs scored on the full qrels), made once (or, for
+        inputs loaded from a machine's store before their plan was made, the plan the worker
+        that stored them makes next: waited for outside ``cached_property``, whose lock in
+        Python 3.11 is one for every instance)."""
+        made = self.__dict__.get("plan")
+        if made is None:
+            later = self.__dict__.get("_plan_later")
+            made = self.__dict__["plan"] = later() if later is not None else planned(self)
+        return made
 
     @cached_property
     def assessed_runs(self) -> Sequence[Run]:
@@ -758,6 +765,24 @@ class StudyInputs:
         # assessed topics only, packed (:class:`ShippedRuns`: a dozen arrays per run)
         return _shipped_inputs, (self.assessments, ShippedRuns(self.assessed_runs),
                                  self.scoring, self.pooling, self.plan)
+
+
+    def __reduce_stored__(self, later: Callable[[], Plan]) -> tuple[Any, tuple[Any, ...]]:
+        """How a machine's store keeps the inputs before their plan is made
+        (:mod:`inexeval.executor_store`): as they are shipped, the plan given by ``later``
+        where they are loaded."""
+        if "plan" in self.__dict__:
+            return self.__reduce__()
+        return _stored_inputs, (self.assessments, ShippedRuns(self.assessed_runs),
+                                self.scoring, self.pooling, self.note, later)
+
+
+def _stored_inputs(assessments: Assessments, runs: ShippedRuns, scoring: Scoring,
+                   pooling: Pooling | None, note: str,
+                   later: Callable[[], Plan]) -> StudyInputs:
+    inputs = StudyInputs(assessments, runs.runs, scoring, pooling, note)
+    inputs.__dict__.update(assessed_runs=runs.runs, _plan_later=later)
+    return inputs
 
 
 def _shipped_inputs(assessments: Assessments, runs: ShippedRuns, scoring: Scoring,
@@ -829,6 +854,10 @@ class _PoolWork:
     def assessments(self) -> Assessments:
         return self.inputs.assessments
 
+    def __after_stored__(self) -> Plan:
+        """What a machine's store keeps once these are stored: the plan, made then."""
+        return self.inputs.plan
+
     @property
     def scoring(self) -> Scoring:
         return self.inputs.scoring
@@ -865,7 +894,9 @@ def _level_task(work: _PoolWork, task: tuple[str, float, int, int, int] | None
                 ) -> Plan | _LevelScores:
     """One level (or one iteration of a sampling rate): the reduced qrels and the runs scored
     on them; task None, the study's :class:`Plan` (the runs on the full qrels: a task like the
-    others, run while they run, as the levels do not need it). A task is its strategy, level
+    others, run while they run, as the levels do not need it, and given out last: on a
+    cluster the first worker of each machine makes it once the inputs are stored, and it is
+    ready by the time it comes, :mod:`inexeval.executor_store`). A task is its strategy, level
     and iteration, the study's seed and its index (its randomness: :func:`task_seed`)."""
     if task is None:
         return work.inputs.plan
@@ -952,15 +983,15 @@ def read_pool_study(reader: InputReader, *, levels: Sequence[int] = (),
     # command that only gives the tasks to a cluster)
     seeded = [(*task, seed, i) for i, task in enumerate(tasks)]
     try:
-        done = executor.map(_level_task, [None, *seeded], work, description="levels")
+        done = executor.map(_level_task, [*seeded, None], work, description="levels")
     finally:
         work.forget()
-    plan = done[0]
+    plan = done[-1]
     assert isinstance(plan, Plan)
     if say is not None:
         say(plan)
     say_again(plan)
-    rows = [row for task, level in zip(seeded, done[1:]) if isinstance(level, _LevelScores)
+    rows = [row for task, level in zip(seeded, done[:-1]) if isinstance(level, _LevelScores)
             for row in _level_rows(task, level, plan)]
     order = {m: i for i, m in enumerate(plan.measures)}
     return sorted(rows, key=lambda r: order[r.measure]), plan

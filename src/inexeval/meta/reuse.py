@@ -139,6 +139,10 @@ class _ReuseWork:
     def runs(self) -> Sequence[Run]:
         return self.inputs.assessed_runs
 
+    def __after_stored__(self) -> Plan:
+        """What a machine's store keeps once these are stored: the plan, made then."""
+        return self.inputs.plan
+
 
 def _reuse_work(reader: InputReader) -> _ReuseWork:
     """A reuse study's shared inputs: the inputs read, the runs coded, the full pool's units
@@ -218,7 +222,9 @@ def read_reuse_study(reader: InputReader, *,
     executor = executor or Serial()
     work = ReadOnWorkers(_reuse_work, reader)
     # the runs' names from the shared inputs (on a worker), then each left-out group given
-    # out as the positions of its runs, and the runs' scores on the full qrels as one more task
+    # out as the positions of its runs, and the runs' scores on the full qrels as one more task,
+    # the last (on a cluster, the first worker of a machine makes them once it has stored the
+    # inputs: they are ready by the time the task comes)
     try:
         [names] = executor.map(_run_names, [None], work)
         if len(names) < 2:
@@ -232,11 +238,11 @@ def read_reuse_study(reader: InputReader, *,
             raise InexevalError(f"every run is in group {labels[0]!r}: leaving it out leaves "
                                 "no pool (give a --group that tells the groups apart)")
         tasks = [tuple(members) for members in sets.values()]
-        done = map_chunked(executor, _left_out_task, [None, *tasks], work,
+        done = map_chunked(executor, _left_out_task, [*tasks, None], work,
                            description="left out")
     finally:
         work.forget()
-    plan = done[0]
+    plan = done[-1]
     assert isinstance(plan, Plan)
     if say is not None:
         say(plan)
@@ -245,7 +251,7 @@ def read_reuse_study(reader: InputReader, *,
     full_means = plan.full_means
     without = np.full_like(full_means, np.nan)
     unique = np.zeros(len(names), dtype=np.int64)
-    for members, result in zip(tasks, done[1:]):
+    for members, result in zip(tasks, done[:-1]):
         assert not isinstance(result, Plan)
         named, means, count = result
         without[list(members)] = means[:, [named.index(m) for m in measures]]
