@@ -764,31 +764,25 @@ class StudyInputs:
         # what the tasks need: the plan made here, with every run, and the runs of the
         # assessed topics only, packed (:class:`ShippedRuns`: a dozen arrays per run)
         return _shipped_inputs, (self.assessments, ShippedRuns(self.assessed_runs),
-                                 self.scoring, self.pooling, self.plan)
-
+                                 self.scoring, self.pooling, self.note, self.plan)
 
     def __reduce_stored__(self, later: Callable[[], Plan]) -> tuple[Any, tuple[Any, ...]]:
         """How a machine's store keeps the inputs before their plan is made
         (:mod:`inexeval.executor_store`): as they are shipped, the plan given by ``later``
         where they are loaded."""
-        if "plan" in self.__dict__:
-            return self.__reduce__()
-        return _stored_inputs, (self.assessments, ShippedRuns(self.assessed_runs),
-                                self.scoring, self.pooling, self.note, later)
-
-
-def _stored_inputs(assessments: Assessments, runs: ShippedRuns, scoring: Scoring,
-                   pooling: Pooling | None, note: str,
-                   later: Callable[[], Plan]) -> StudyInputs:
-    inputs = StudyInputs(assessments, runs.runs, scoring, pooling, note)
-    inputs.__dict__.update(assessed_runs=runs.runs, _plan_later=later)
-    return inputs
+        return _shipped_inputs, (self.assessments, ShippedRuns(self.assessed_runs),
+                                 self.scoring, self.pooling, self.note,
+                                 self.__dict__.get("plan", later))
 
 
 def _shipped_inputs(assessments: Assessments, runs: ShippedRuns, scoring: Scoring,
-                    pooling: Pooling | None, plan: Plan) -> StudyInputs:
-    inputs = StudyInputs(assessments, runs.runs, scoring, pooling, plan.note)
-    inputs.__dict__.update(plan=plan, assessed_runs=runs.runs)
+                    pooling: Pooling | None, note: str,
+                    plan: Plan | Callable[[], Plan]) -> StudyInputs:
+    """The inputs as shipped (or stored): the runs of the assessed topics, and the plan, or
+    what gives it (:meth:`StudyInputs.__reduce_stored__`)."""
+    inputs = StudyInputs(assessments, runs.runs, scoring, pooling, note)
+    inputs.__dict__.update({"assessed_runs": runs.runs,
+                            "plan" if isinstance(plan, Plan) else "_plan_later": plan})
     return inputs
 
 
