@@ -80,7 +80,8 @@ def _distinct_swaps(rng: np.random.Generator, topic: str, items: list[tuple[str,
     """Each article, with probability 0.6, replaced by a judged article of the topic (or any)
     that the results do not hold, no two by the same."""
     articles = list(dict.fromkeys(f for f, _, _ in items))
-    candidates = [a for a in dict.fromkeys(judged.get(topic) or every) if a not in set(articles)]
+    held = set(articles)
+    candidates = [a for a in dict.fromkeys(judged.get(topic) or every) if a not in held]
     picked = rng.permutation(len(candidates))
     swap, used = {}, 0
     for a in articles:
@@ -247,6 +248,38 @@ def what_travels(runs: list[Path], articles: int, workers: int = 2) -> None:
                 groups=groups, executor=Probe())
 
 
+def alternate(times: int, command: list[str], inputs: list[str], idle: float,
+              quiet_cluster: bool) -> None:
+    """The study at ``--jobs 1`` and on a running 2-worker cluster, alternately ``times``
+    times: each pair's figures, then the medians of the ratios (workers' CPU together, less the
+    cluster's idle ticking over the wall time, and wall time, against the ``--jobs 1`` run just
+    before)."""
+    address, cluster = start_cluster(2, quiet_cluster)
+    try:
+        rate = idle_rate({k: p for k, p in cluster.items() if k != "scheduler"}, idle)
+        cpu, net, wall = [], [], []
+        for n in range(times):
+            one = timed([*command, "--jobs", "1"])
+            two = timed([*command, "--scheduler", address, *inputs], cluster)
+            if two.output != one.output:
+                raise SystemExit("DIFFERENT OUTPUT on the cluster")
+            workers = sum(v for k, v in two.cluster.items() if k != "scheduler")
+            cpu.append(workers / one.cpu - 1)
+            net.append((workers - rate * two.wall) / one.cpu - 1)
+            wall.append(two.wall / one.wall)
+            peaks = ", ".join(f"{name} {mb:.0f}" for name, mb in two.peak.items())
+            print(f"{n + 1}: --jobs 1 CPU {one.cpu:.2f} s wall {one.wall:.2f} s; workers CPU "
+                  f"{workers:.2f} s ({cpu[-1]:+.1%}; less idle ticking {net[-1]:+.1%}), "
+                  f"command {two.command:.2f} s, scheduler {two.cluster['scheduler']:.2f} s, "
+                  f"wall {two.wall:.2f} s ({wall[-1]:.2f}x); same bytes; peak RSS MB so far: "
+                  f"{peaks}", flush=True)
+        print(f"medians of {times}: the workers' CPU against --jobs 1 {np.median(cpu):+.1%} "
+              f"(less the workers' idle ticking, {rate:.3f} CPU s/s: {np.median(net):+.1%}); "
+              f"wall {np.median(wall):.2f}x")
+    finally:
+        stop_cluster(cluster)
+
+
 def _load() -> str:
     return subprocess.run(["uptime"], check=False, capture_output=True,
                           text=True).stdout.strip()
@@ -283,6 +316,12 @@ def main() -> None:
     parser.add_argument("--inputs", choices=("shared", "send"),
                         help="--inputs of the Dask runs (default: the command's, shared): "
                         "the workers read the inputs, or they are read here and sent")
+    parser.add_argument("--alternate", type=int, default=0, metavar="N",
+                        help="instead: start a 2-worker cluster once and run the study at "
+                        "--jobs 1 and on the cluster alternately N times; print each pair and "
+                        "the medians of the workers' CPU and the wall time against --jobs 1 of "
+                        "the same minutes (this machine's speed moves by a fifth within "
+                        "minutes)")
     parser.add_argument("--skip", action="append", default=[],
                         choices=("jobs2", "dask1", "local"),
                         help="leave out --jobs 2, the 1-worker cluster or local:2 (repeatable)")
@@ -318,6 +357,10 @@ def main() -> None:
               f"{best.command:.2f}{parts}{ticking})  {same}; peak RSS MB: {peaks}",
               flush=True)
 
+    if args.alternate:
+        alternate(args.alternate, command, inputs, args.idle, args.quiet_cluster)
+        print(f"after: {_load()}")
+        return
     measure("--jobs 1", [*command, "--jobs", "1"])
     if "jobs2" not in args.skip:
         measure("--jobs 2", [*command, "--jobs", "2"])
