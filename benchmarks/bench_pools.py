@@ -39,6 +39,18 @@ machine of at least 3 cores (the scheduler and the command need a core besides t
     python benchmarks/bench_pools.py --repeat 1 --skip local   # quicker
     INEXEVAL_SHARED=/path/to/shared python benchmarks/bench_pools.py --folder /tmp/runs
 
+This machine's speed moves by a fifth within minutes, which single runs cannot tell from an
+overhead of 10%: ``--alternate N`` starts the 2-worker cluster once and runs the study at
+``--jobs 1`` and on it in turn, N times, printing the medians of the ratios of the same minutes
+(the workers' CPU together, with and without their idle ticking, and the wall time). On a
+virtual machine booted a short while before, the first touch of a page of memory cost about
+2.3 s a GB here (against 0.1-0.3 s for a page touched before, freed and taken again): the
+worker that writes a study's store (about 1 GB for 1,000 runs) paid 2-4 s more the first
+times. ``--warm-memory GB`` touches that much memory first, for figures of a machine that has
+run a while:
+
+    python benchmarks/bench_pools.py --runs 1000 --groups 250 --alternate 4 --warm-memory 19
+
 The runs are derived from the real data as ``bench_pool.py`` derives them: topic ``t`` of run
 ``k`` takes the passages of one topic of the real FOL run ``ipcs/bert_inex_converted_1.run``
 (cyclically), each article replaced with probability 0.6 by an article judged for that topic in
@@ -280,6 +292,24 @@ def alternate(times: int, command: list[str], inputs: list[str], idle: float,
         stop_cluster(cluster)
 
 
+def warm_memory(gigabytes: float) -> None:
+    """Touch ``gigabytes`` of memory, a byte a page, and let it go (``--warm-memory``)."""
+    start = time.perf_counter()
+    meminfo = Path("/proc/meminfo").read_text().split()
+    available = int(meminfo[meminfo.index("MemAvailable:") + 1]) / 2**20  # GB
+    if math.ceil(gigabytes) > available - 2:
+        raise SystemExit(f"--warm-memory {gigabytes:g}: this machine has {available:.1f} GB "
+                         "available; keep 2 GB free")
+    held = []  # held until the end: a block let go would be given back for the next one
+    for _ in range(math.ceil(gigabytes)):
+        block = np.empty(1 << 30, dtype=np.uint8)
+        block[::4096] = 1
+        held.append(block)
+    del held
+    print(f"touched {math.ceil(gigabytes)} GB of memory in {time.perf_counter() - start:.1f} s",
+          flush=True)
+
+
 def _load() -> str:
     return subprocess.run(["uptime"], check=False, capture_output=True,
                           text=True).stdout.strip()
@@ -322,11 +352,18 @@ def main() -> None:
                         "the medians of the workers' CPU and the wall time against --jobs 1 of "
                         "the same minutes (this machine's speed moves by a fifth within "
                         "minutes)")
+    parser.add_argument("--warm-memory", type=float, default=0.0, metavar="GB",
+                        help="first touch GB of memory once and let it go: on a freshly booted "
+                        "virtual machine the first touch of a page costs the guest about 2 s "
+                        "a GB here (the host backs it then), so that the first studies, and "
+                        "the worker that writes the store, pay for memory later ones reuse")
     parser.add_argument("--skip", action="append", default=[],
                         choices=("jobs2", "dask1", "local"),
                         help="leave out --jobs 2, the 1-worker cluster or local:2 (repeatable)")
     args = parser.parse_args()
     runs = make_runs(args.folder, args.runs, args.groups)
+    if args.warm_memory:
+        warm_memory(args.warm_memory)
     if args.travels:
         what_travels(runs, args.articles)
         return

@@ -144,26 +144,40 @@ def test_a_cluster_is_given_one_task_per_thread_at_a_time() -> None:
         assert len(submitted) == 9
 
 
-def _profiling(shared: object, task: int) -> bool:
+def _profiling(shared: object, task: int) -> tuple[bool, float]:
     import time
 
     from distributed import get_worker
 
     time.sleep(0.3)  # the worker's loop pauses the profiler as the task starts
-    return bool(get_worker().periodic_callbacks["profile"].is_running())
+    return _profiler_running(get_worker())
 
 
-def _profiler_running(dask_worker: object) -> bool:
-    return bool(dask_worker.periodic_callbacks["profile"].is_running())  # type: ignore[attr-defined]
+def _profiler_running(dask_worker: object) -> tuple[bool, float]:
+    """Whether the worker's profiler runs, and its watchdog's interval (ms)."""
+    callbacks = dask_worker.periodic_callbacks  # type: ignore[attr-defined]
+    return bool(callbacks["profile"].is_running()), float(callbacks["tick"].callback_time)
 
 
-def test_a_worker_s_profiler_is_paused_while_it_runs_our_tasks() -> None:
+def test_a_worker_s_profiler_is_paused_and_its_watchdog_slowed_while_it_runs_our_tasks(
+        ) -> None:
     pytest.importorskip("distributed", reason="needs distributed (pip install '.[dask]')")
-    from inexeval.executor import DaskExecutor
+    import dask
+    from dask.utils import parse_timedelta
 
+    from inexeval.executor import WATCHDOG_MS, DaskExecutor
+
+    configured = 1000 * parse_timedelta(dask.config.get("distributed.admin.tick.interval"),
+                                        default="ms")
     with DaskExecutor("local:1") as cluster:
-        assert cluster.map(_profiling, [1, 2, 3]) == [False, False, False]
-        assert list(cluster.client.run(_profiler_running).values()) == [True]
+        [(running, tick)] = cluster.client.run(_profiler_running).values()
+        assert tick == configured  # Dask's default: 20 ms
+        slowed = max(configured, WATCHDOG_MS)
+        assert cluster.map(_profiling, [1, 2, 3]) == [(False, slowed)] * 3
+        assert list(cluster.client.run(_profiler_running).values()) == [(running, configured)]
+    with (dask.config.set({"distributed.admin.tick.interval": "2s"}),
+          DaskExecutor("local:1") as cluster):  # a slower watchdog is left as it is
+        assert cluster.map(_profiling, [1]) == [(False, 2000.0)]
 
 
 def test_inputs_go_straight_to_the_workers_or_through_the_scheduler() -> None:
@@ -290,6 +304,7 @@ class _Timer:
 
     def __init__(self) -> None:
         self.running, self.starts = True, 0
+        self.callback_time = 20.0
 
     def is_running(self) -> bool:
         return self.running
@@ -304,7 +319,7 @@ class _Timer:
 
 class _Worker:
     def __init__(self) -> None:
-        self.periodic_callbacks = {"profile": _Timer()}
+        self.periodic_callbacks = {"profile": _Timer(), "tick": _Timer()}
 
 
 def test_each_worker_of_a_process_has_its_own_profiler_pause() -> None:
@@ -319,11 +334,34 @@ def test_each_worker_of_a_process_has_its_own_profiler_pause() -> None:
     for worker in (a, b):
         assert worker.periodic_callbacks["profile"].running
         assert worker.periodic_callbacks["profile"].starts == 1
+        assert worker.periodic_callbacks["tick"].callback_time == 20.0
+    _pause_profiler(a, 1)
+    _pause_profiler(a, 1)
+    assert a.periodic_callbacks["tick"].callback_time == 1000.0
+    _pause_profiler(a, -1)
+    assert a.periodic_callbacks["tick"].callback_time == 1000.0
+    _pause_profiler(a, -1)
+    assert a.periodic_callbacks["tick"].callback_time == 20.0
     off = _Worker()  # configured off: stays off
     off.periodic_callbacks["profile"].running = False
     _pause_profiler(off, 1)
     _pause_profiler(off, -1)
     assert not off.periodic_callbacks["profile"].running
+
+
+def test_a_watchdog_with_a_short_limit_is_slowed_to_a_third_of_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # review: slowed to 1 s under a limit of 0.5 s, every tick would be logged as a blocked loop
+    core = pytest.importorskip("distributed.core",
+                               reason="needs distributed (pip install '.[dask]')")
+    from inexeval.executor import _pause_profiler
+
+    monkeypatch.setattr(core, "tick_maximum_delay", 0.5)
+    worker = _Worker()
+    _pause_profiler(worker, 1)
+    assert worker.periodic_callbacks["tick"].callback_time == pytest.approx(500 / 3)
+    _pause_profiler(worker, -1)
+    assert worker.periodic_callbacks["tick"].callback_time == 20.0
 
 
 def test_the_first_import_of_distributed_freezes_what_the_process_holds() -> None:

@@ -97,6 +97,51 @@ def test_the_stored_inputs_load_and_a_study_nobody_holds_is_swept(store: Path) -
     assert not list(store.iterdir())
 
 
+class _Items:
+    """Inputs whose ``items`` the store writes one by one (:class:`executor_store.Streamed`)."""
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+        self.made: list[Any] = []  # weak references to each item's array
+
+    def items(self) -> Iterator[tuple[str, Any]]:
+        for k in range(self.count):
+            # every item before this one written and let go of (not held until the end)
+            assert all(made() is None for made in self.made)
+            yield f"item {k}", self._array(k)
+
+    def _array(self, k: int) -> Any:
+        import weakref
+
+        import numpy as np
+
+        array = np.arange(50_000, dtype=np.int64) * (k + 1)
+        self.made.append(weakref.ref(array))
+        return array
+
+    def __reduce_stored__(self, later: Any) -> tuple[Any, tuple[Any, ...]]:
+        return dict, ({"items": executor_store.Streamed(self.items()), "more": [1, 2]},)
+
+
+def test_streamed_items_are_written_one_by_one_and_load_as_a_tuple(store: Path) -> None:
+    import pickle
+
+    import numpy as np
+
+    executor_store.made_on_machine("t", lambda: _Items(4))
+    loaded = executor_store.made_on_machine("t", lambda: pytest.fail("made twice"))
+    assert loaded["more"] == [1, 2] and isinstance(loaded["items"], tuple)
+    assert [name for name, _ in loaded["items"]] == [f"item {k}" for k in range(4)]
+    for k, (_, array) in enumerate(loaded["items"]):
+        assert np.array_equal(array, np.arange(50_000) * (k + 1))
+        base = array
+        while isinstance(base, np.ndarray):
+            base = base.base
+        assert isinstance(base, memoryview)  # the file mapped, not copied
+    # pickled anywhere else, a tuple
+    assert pickle.loads(pickle.dumps(executor_store.Streamed(iter([1, 2])))) == (1, 2)
+
+
 def test_without_a_store_of_its_own_each_worker_makes_the_inputs(
         store: Path, caplog: pytest.LogCaptureFixture) -> None:
     store.mkdir(mode=0o777)

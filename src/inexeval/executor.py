@@ -269,10 +269,14 @@ def _warm(recipe: ReadOnWorkers) -> None:
 def _unprofiled() -> Iterator[None]:
     """The Dask worker's statistical profiler (``distributed.worker.profile``, on by
     default: every 10 ms the worker's event loop walks the stack of each task running) paused
-    while this task runs, and resumed when the worker runs none of ours any more: on
-    ``meta pool``'s long study it cost the workers 5% of their CPU (the tasks' stacks are deep,
-    and each sample holds the interpreter's lock). The worker's loop does both, in the order
-    the tasks ask; a profiler configured off stays off."""
+    while this task runs, and its event loop's watchdog (``distributed.admin.tick``, every
+    20 ms by default) slowed to once a second, both as they were when the worker runs none of
+    ours any more: on ``meta pool``'s long study the profiler cost the workers 5% of their CPU
+    (the tasks' stacks are deep, and each sample holds the interpreter's lock), and the
+    watchdog 1.4% of a core a worker (a block of the loop longer than its limit, 3 s by
+    default, is still told). The worker's loop does both, in the order the tasks ask; a
+    profiler configured off stays off, a watchdog configured slower stays as it is (and one
+    whose limit is under 3 s is slowed to a third of it, :func:`_watchdog_ms`)."""
     from distributed import get_worker
 
     try:
@@ -287,26 +291,46 @@ def _unprofiled() -> Iterator[None]:
         worker.loop.add_callback(_pause_profiler, worker, -1)
 
 
-_PROFILER: dict[int, tuple[int, Any]] = {}
+_PROFILER: dict[int, tuple[int, Any, float | None]] = {}
 """Per worker of this process (by ``id``; several when the cluster runs its workers in one
-process): our tasks running there, and the profiler they paused (None: none). Changed on
-the worker's event loop only."""
+process): our tasks running there, the profiler they paused (None: none) and the watchdog's
+interval in ms they slowed (None: not slowed). Changed on the worker's event loop only."""
+
+WATCHDOG_MS = 1000.0
+"""The interval of a worker's event-loop watchdog while our tasks run (:func:`_unprofiled`)."""
+
+
+def _watchdog_ms() -> float:
+    """:data:`WATCHDOG_MS`, or a third of the watchdog's limit if that is less (Dask logs a
+    tick later than its limit as a blocked loop: slowed to the limit, every tick would be)."""
+    try:
+        from distributed import core
+    except ImportError:
+        return WATCHDOG_MS
+    return min(WATCHDOG_MS, float(getattr(core, "tick_maximum_delay", 3.0)) * 1000 / 3)
 
 
 def _pause_profiler(worker: Any, change: int) -> None:
-    tasks, paused = _PROFILER.get(id(worker), (0, None))
+    tasks, paused, interval = _PROFILER.get(id(worker), (0, None, None))
     if change > 0 and tasks == 0:
         profiler = worker.periodic_callbacks.get("profile")
         if profiler is not None and profiler.is_running():
             profiler.stop()
             paused = profiler
+        tick = worker.periodic_callbacks.get("tick")
+        slowed = _watchdog_ms()
+        if tick is not None and getattr(tick, "callback_time", slowed) < slowed:
+            interval, tick.callback_time = tick.callback_time, slowed
     tasks += change
     if tasks > 0:
-        _PROFILER[id(worker)] = (tasks, paused)
+        _PROFILER[id(worker)] = (tasks, paused, interval)
         return
     _PROFILER.pop(id(worker), None)
     if paused is not None and not paused.is_running():
         paused.start()  # the one this worker's tasks stopped, once
+    tick = worker.periodic_callbacks.get("tick")
+    if interval is not None and tick is not None:
+        tick.callback_time = interval
 
 
 def _forget_on_worker(keys: list[str]) -> None:

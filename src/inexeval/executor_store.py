@@ -15,7 +15,8 @@ system's), holding for a study of key ``KEY``:
   workers gone, or the command interrupted);
 * ``KEY.lock``: held, exclusively, by the worker making the inputs or loading them;
 * ``KEY.made``: the inputs, pickled, their arrays' bytes beside the pickle (mapped, not
-  copied, by the workers that load them), written to a temporary name and renamed;
+  copied, by the workers that load them), written to a temporary name as the pickler comes to
+  them (the runs packed, written and let go of one by one: :class:`Streamed`) and renamed;
 * ``KEY.later``, ``KEY.later.lock``: what the first worker makes once the inputs are stored
   (a study's plan: every run scored on the full qrels, which needs the runs of every topic,
   not stored), while the others start on their tasks; one of them that needs it waits for it
@@ -43,6 +44,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import IO, Any
 
+import numpy as np
+
 from inexeval.errors import InexevalError
 
 try:
@@ -65,7 +68,8 @@ def made_on_machine(key: str, make: Callable[[], Any], recipe: Any = None) -> An
     them, else made by ``make()`` (here, while the others wait) and stored. Inputs with an
     ``__after_stored__()`` are stored first, and what that gives (a study's plan) next, while
     the others start their tasks: where they are loaded, an object with a
-    ``__reduce_stored__(later)`` is given ``later``, which waits for that part (or, if the
+    ``__reduce_stored__(later)`` (every such object is stored as it says; given None for
+    inputs stored whole) is given ``later``, which waits for that part (or, if the
     worker that stored them died first, makes the inputs again from ``recipe``, a
     :class:`~inexeval.executor.ReadOnWorkers`, and takes it from them)."""
     folder = _folder() if fcntl is not None else None
@@ -228,43 +232,76 @@ def _same(opened: int, folder: int, name: str) -> bool:
     return (now.st_ino, now.st_dev) == (then.st_ino, then.st_dev)
 
 
-_MAGIC = b"inexeval-store-1"
+class Streamed:
+    """Items a store writes one by one (:func:`_store`): each pickled, its arrays written, and
+    let go of before the next is made (``items`` may make them as they are asked for: a
+    thousand runs packed at once for the store were a copy of them all, taken in fresh
+    memory); loaded as a tuple. Pickled anywhere else, a tuple."""
+
+    def __init__(self, items: Iterable[Any]) -> None:
+        self.items = items
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        return tuple, (tuple(self.items),)
+
+
+_MAGIC = b"inexeval-store-2"
 _HEAD = struct.Struct("<16sQQ")
-"""A stored file: ``_MAGIC``, the pickle's length and the number of its buffers; the pickle;
-each buffer's offset and length (``<QQ``); the buffers, each at an offset that is a multiple
-of :data:`_ALIGN`."""
+"""A stored file: ``_MAGIC``, the offset and the length of its table; its regions, each at an
+offset that is a multiple of :data:`_ALIGN` (the pickle's out-of-band buffers, the items of a
+:class:`Streamed`, each its buffers then its pickle, and the pickle last); the table, numbers
+``<u8``: the number of regions, each region's offset and length, the pickle's region, the
+number of its buffers and their regions."""
 _ALIGN = 64
+
+
+class _Writer:
+    """Regions written one after another to the file ``out`` (after room for the head)."""
+
+    def __init__(self, out: int) -> None:
+        self.out, self.at = out, _HEAD.size
+        self.places: list[tuple[int, int]] = []
+        _written(out, [bytes(_HEAD.size)])
+
+    def region(self, data: Any) -> int:
+        """``data`` (bytes-like) written as the next region; its number."""
+        view = memoryview(data).cast("B")
+        start = _aligned(self.at)
+        _written(self.out, [bytes(start - self.at), view])  # one call, padding and data
+        self.places.append((start, view.nbytes))
+        self.at = start + view.nbytes
+        return len(self.places) - 1
+
+    def finish(self, pickled: int, buffers: list[int]) -> None:
+        """The table written, and the head that says where it is."""
+        table = np.array([len(self.places), *(n for place in self.places for n in place),
+                          pickled, len(buffers), *buffers], dtype="<u8").tobytes()
+        _written(self.out, [table])
+        head = _HEAD.pack(_MAGIC, self.at, len(table))
+        if os.pwrite(self.out, head, 0) != len(head):
+            raise OSError("the head of the store's file was not written whole")
 
 
 def _store(folder: int, name: str, inputs: Any, later: _Later | None = None) -> None:
     """``inputs`` pickled to ``name`` (a temporary name, then renamed), their arrays' bytes
-    out of the pickle (protocol 5's buffers), to be mapped, not copied, where they are loaded
-    (:func:`_load`); an object with ``__reduce_stored__`` stored as that says, given ``later``
-    (if given). On any failure, not stored (said in the worker's log: each worker makes
-    them)."""
+    out of the pickle (protocol 5's buffers, written as the pickler gives them), to be mapped,
+    not copied, where they are loaded (:func:`_load`); an object with ``__reduce_stored__``
+    stored as that says, given ``later``; a :class:`Streamed` written item by item. On any
+    failure, not stored (said in the worker's log: each worker makes them)."""
     temporary = f"{name}.{os.getpid()}.tmp"
     made = False
     try:
-        buffers: list[pickle.PickleBuffer] = []
-        pickled = io.BytesIO()
-        _Storing(pickled, later, buffers.append).dump(inputs)
-        stream = pickled.getbuffer()
-        raws = [buffer.raw() for buffer in buffers]
-        start = _aligned(_HEAD.size + len(stream) + 16 * len(raws))
-        places = []
-        for raw in raws:
-            places.append((start, raw.nbytes))
-            start = _aligned(start + raw.nbytes)
         opened = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
                          | os.O_CLOEXEC, 0o600, dir_fd=folder)
         made = True
-        with open(opened, "wb") as out:
-            out.write(_HEAD.pack(_MAGIC, len(stream), len(raws)))
-            out.write(stream)
-            out.write(b"".join(struct.pack("<QQ", *place) for place in places))
-            for (offset, _), raw in zip(places, raws):
-                out.write(bytes(offset - out.tell()))
-                out.write(raw)
+        try:
+            writer = _Writer(opened)
+            pickled = io.BytesIO()
+            storing = _Storing(pickled, later, writer)
+            storing.dump(inputs)
+            writer.finish(writer.region(pickled.getbuffer()), storing.buffers)
+        finally:
+            os.close(opened)
         os.replace(temporary, name, src_dir_fd=folder, dst_dir_fd=folder)
     except Exception as error:  # noqa: BLE001 (whatever it is, the inputs are not stored)
         _log.warning("the study's inputs are not stored for this machine's other workers "
@@ -274,18 +311,75 @@ def _store(folder: int, name: str, inputs: Any, later: _Later | None = None) -> 
                 os.unlink(temporary, dir_fd=folder)
 
 
-class _Storing(pickle.Pickler):
-    """Protocol 5, the buffers to ``buffer_callback``; an object with ``__reduce_stored__``
-    pickled as it says when given ``later``."""
+def _written(opened: int, parts: list[Any]) -> None:
+    """``parts`` (bytes-like) written to the descriptor ``opened`` by one ``writev`` (more if
+    it writes less: a short write resumed)."""
+    views = [view for view in (memoryview(part).cast("B") for part in parts) if view.nbytes]
+    while views:
+        done = os.writev(opened, views)
+        while views and done >= views[0].nbytes:
+            done -= views.pop(0).nbytes
+        if views and done:
+            views[0] = views[0][done:]
 
-    def __init__(self, out: IO[bytes], later: _Later | None,
-                 buffer_callback: Callable[[pickle.PickleBuffer], Any]) -> None:
-        super().__init__(out, protocol=5, buffer_callback=buffer_callback)
-        self.later = later
+
+class _Storing(pickle.Pickler):
+    """Protocol 5, each out-of-band buffer written by ``writer`` as it comes (their regions in
+    ``buffers``), each item of a :class:`Streamed` pickled and written by itself; an object
+    with ``__reduce_stored__`` pickled as it says, given ``later``."""
+
+    def __init__(self, out: IO[bytes], later: _Later | None, writer: _Writer) -> None:
+        self.buffers: list[int] = []
+        self.later, self.writer = later, writer
+        super().__init__(out, protocol=5, buffer_callback=self._buffer)
+
+    def _buffer(self, buffer: pickle.PickleBuffer) -> None:
+        self.buffers.append(self.writer.region(buffer.raw()))
+
+    def _region(self, buffer: pickle.PickleBuffer) -> None:
+        self.writer.region(buffer.raw())
 
     def reducer_override(self, obj: Any) -> Any:
-        stored = getattr(type(obj), "__reduce_stored__", None) if self.later else None
+        if type(obj) is Streamed:
+            return _streamed, (self._items(obj),)
+        stored = getattr(type(obj), "__reduce_stored__", None)
         return NotImplemented if stored is None else stored(obj, self.later)
+
+    def _items(self, streamed: Streamed) -> list[tuple[int, int, int]]:
+        """Each item pickled by itself, its buffers then its pickle written, and let go of
+        (its pickler's memo with it); where they are: (pickle, first buffer, buffers)."""
+        records = []
+        for item in streamed.items:
+            first = len(self.writer.places)
+            pickled = io.BytesIO()
+            pickle.Pickler(pickled, protocol=5, buffer_callback=self._region).dump(item)
+            del item
+            buffers = len(self.writer.places) - first
+            records.append((self.writer.region(pickled.getbuffer()), first, buffers))
+        return records
+
+
+def _streamed(records: list[tuple[int, int, int]]) -> tuple[Any, ...]:
+    """A :class:`Streamed`'s items: :class:`_Loading` loads them (named here for the pickle)."""
+    raise pickle.UnpicklingError("a stored study's items load from its file only")
+
+
+class _Loading(pickle.Unpickler):
+    """Loads what :class:`_Storing` stored, over the file's ``regions`` (mapped)."""
+
+    def __init__(self, data: Any, buffers: list[memoryview], regions: list[memoryview]
+                 ) -> None:
+        super().__init__(io.BytesIO(data), buffers=buffers)
+        self.regions = regions
+
+    def find_class(self, module: str, name: str) -> Any:
+        if (module, name) == (__name__, "_streamed"):
+            return self._items
+        return super().find_class(module, name)
+
+    def _items(self, records: list[tuple[int, int, int]]) -> tuple[Any, ...]:
+        return tuple(pickle.loads(self.regions[at], buffers=self.regions[first:first + count])
+                     for at, first, count in records)
 
 
 def _aligned(offset: int) -> int:
@@ -302,13 +396,17 @@ def _load(folder: int, name: str) -> Any:
     finally:
         os.close(opened)
     view = memoryview(mapped)
-    magic, length, count = _HEAD.unpack_from(view)
+    magic, at, length = _HEAD.unpack_from(view)
     if magic != _MAGIC:
         raise ValueError("not a stored study")
-    table = _HEAD.size + length
-    buffers = [view[offset:offset + size]
-               for offset, size in struct.iter_unpack("<QQ", view[table:table + 16 * count])]
-    return pickle.loads(view[_HEAD.size:table], buffers=buffers)
+    table = np.frombuffer(view[at:at + length], dtype="<u8").tolist()
+    count = table[0]
+    regions = [view[table[1 + 2 * k]:table[1 + 2 * k] + table[2 + 2 * k]]
+               for k in range(count)]
+    pickled, buffers = table[1 + 2 * count], table[3 + 2 * count:]
+    if len(buffers) != table[2 + 2 * count]:
+        raise ValueError("a stored study's table does not hold")
+    return _Loading(regions[pickled], [regions[k] for k in buffers], regions).load()
 
 
 def _sweep(folder: int, keep: str) -> None:

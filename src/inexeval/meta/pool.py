@@ -316,6 +316,16 @@ class ShippedRuns:
         return _unpacked_runs, (runs._packed if isinstance(runs, _PackedRuns) else
                                 tuple(_packed(run) for run in runs),)
 
+    def __reduce_stored__(self, later: Any) -> tuple[Any, tuple[Any, ...]]:
+        """Kept in a machine's store (:mod:`inexeval.executor_store`): each run packed, then
+        written and let go of before the next is packed (not all of them at once)."""
+        from inexeval.executor_store import Streamed
+
+        runs = self.runs
+        if isinstance(runs, _PackedRuns):
+            return self.__reduce__()
+        return _unpacked_runs, (Streamed(_packed(run) for run in runs),)
+
     def __len__(self) -> int:
         return len(self.runs)
 
@@ -766,13 +776,16 @@ class StudyInputs:
         return _shipped_inputs, (self.assessments, ShippedRuns(self.assessed_runs),
                                  self.scoring, self.pooling, self.note, self.plan)
 
-    def __reduce_stored__(self, later: Callable[[], Plan]) -> tuple[Any, tuple[Any, ...]]:
-        """How a machine's store keeps the inputs before their plan is made
-        (:mod:`inexeval.executor_store`): as they are shipped, the plan given by ``later``
-        where they are loaded."""
+    def __reduce_stored__(self, later: Callable[[], Plan] | None
+                          ) -> tuple[Any, tuple[Any, ...]]:
+        """How a machine's store keeps the inputs (:mod:`inexeval.executor_store`): as they
+        are shipped, with their plan (made here first if need be, as shipping makes it) or,
+        if it is made after, what gives it where they are loaded (``later``)."""
+        plan = self.__dict__.get("plan")
         return _shipped_inputs, (self.assessments, ShippedRuns(self.assessed_runs),
                                  self.scoring, self.pooling, self.note,
-                                 self.__dict__.get("plan", later))
+                                 plan if plan is not None else
+                                 later if later is not None else self.plan)
 
 
 def _shipped_inputs(assessments: Assessments, runs: ShippedRuns, scoring: Scoring,
