@@ -343,9 +343,10 @@ def main() -> None:
                         help="start the running clusters with the configuration that makes "
                         "them tick less (docs/guides/cluster.md); default: "
                         "Dask's defaults")
-    parser.add_argument("--inputs", choices=("shared", "send"),
+    parser.add_argument("--inputs", choices=("shared", "each", "send"),
                         help="--inputs of the Dask runs (default: the command's, shared): "
-                        "the workers read the inputs, or they are read here and sent")
+                        "the first worker of the machine reads the inputs for the others, "
+                        "each worker reads them, or they are read here and sent")
     parser.add_argument("--alternate", type=int, default=0, metavar="N",
                         help="instead: start a 2-worker cluster once and run the study at "
                         "--jobs 1 and on the cluster alternately N times; print each pair and "
