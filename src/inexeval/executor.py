@@ -91,17 +91,16 @@ class ReadOnWorkers:
         with _MAKING:
             if _MADE and _MADE[0][0] == self.key:
                 made = _MADE[0][1]
-            elif machine:
-                from inexeval import executor_store
-
-                _MADE.clear()
-                executor_store.forget_others(self.key)
-                made = executor_store.made_on_machine(self.key,
-                                                      lambda: self.make(self.source), self)
-                _MADE.append((self.key, made))
             else:
                 _MADE.clear()
-                made = self.make(self.source)
+                if machine:
+                    from inexeval import executor_store
+
+                    executor_store.forget_others(self.key)
+                    made = executor_store.made_on_machine(self.key,
+                                                          lambda: self.make(self.source), self)
+                else:
+                    made = self.make(self.source)
                 _MADE.append((self.key, made))
             if self.key in _LATE:  # the study ended while this waited: not kept
                 _LATE.clear()

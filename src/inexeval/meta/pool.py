@@ -773,8 +773,7 @@ class StudyInputs:
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         # what the tasks need: the plan made here, with every run, and the runs of the
         # assessed topics only, packed (:class:`ShippedRuns`: a dozen arrays per run)
-        return _shipped_inputs, (self.assessments, ShippedRuns(self.assessed_runs),
-                                 self.scoring, self.pooling, self.note, self.plan)
+        return self.__reduce_stored__(None)
 
     def __reduce_stored__(self, later: Callable[[], Plan] | None
                           ) -> tuple[Any, tuple[Any, ...]]:
